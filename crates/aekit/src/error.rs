@@ -1,0 +1,61 @@
+//! The one error type of aekit.
+
+use core::fmt;
+
+/// Everything that can go wrong in aekit, each case precise enough to act on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Error {
+    /// The key is not 16, 24 or 32 bytes long (the length given).
+    InvalidKeyLength(usize),
+    /// The IV (nonce) is empty; GCM needs at least one byte.
+    EmptyIv,
+    /// The IV is longer than GCM allows (2^61 − 1 bytes) or than the API takes.
+    IvTooLong,
+    /// The tag length is not one GCM allows (4, 8, 12, 13, 14, 15 or 16 bytes).
+    InvalidTagLength(usize),
+    /// The plaintext or ciphertext exceeds GCM's limit of 2^36 − 32 bytes.
+    MessageTooLong,
+    /// The associated data exceeds GCM's limit of 2^61 − 1 bytes.
+    AadTooLong,
+    /// Associated data was given after message data in a streaming operation.
+    AadAfterMessage,
+    /// The strategy asked for needs CPU instructions this machine lacks.
+    StrategyUnavailable(&'static str),
+    /// The tag did not verify: the message, the associated data, the IV, the tag or the key is wrong.
+    AuthenticationFailed,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::InvalidKeyLength(n) => {
+                write!(f, "invalid key length {n} bytes (AES takes 16, 24 or 32)")
+            }
+            Error::EmptyIv => f.write_str("empty IV (GCM needs at least one byte)"),
+            Error::IvTooLong => f.write_str("IV too long (GCM allows at most 2^61 - 1 bytes)"),
+            Error::InvalidTagLength(n) => write!(
+                f,
+                "invalid tag length {n} bytes (GCM allows 4, 8, 12, 13, 14, 15 or 16)"
+            ),
+            Error::MessageTooLong => {
+                f.write_str("message too long (GCM allows at most 2^36 - 32 bytes)")
+            }
+            Error::AadTooLong => {
+                f.write_str("associated data too long (GCM allows at most 2^61 - 1 bytes)")
+            }
+            Error::AadAfterMessage => {
+                f.write_str("associated data must all be given before the message")
+            }
+            Error::StrategyUnavailable(name) => {
+                write!(
+                    f,
+                    "strategy {name} needs CPU instructions this machine lacks"
+                )
+            }
+            Error::AuthenticationFailed => f.write_str("authentication failed"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

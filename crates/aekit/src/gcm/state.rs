@@ -1,0 +1,238 @@
+//! The GCM computation itself (spec §2.3), written once for every
+//! (AES, GHASH) pair and for both the one-shot and the on-line API.
+//!
+//! A [`State`] holds everything one message needs between calls: the next
+//! counter, E(K, Y_0), the running GHASH value, the lengths, a partial block
+//! waiting for GHASH and the unused end of a keystream block. That is what
+//! lets data arrive in pieces of any size, split anywhere inside a block.
+
+use subtle::ConstantTimeEq;
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+use crate::Error;
+use crate::aes::{Block, BlockCipher};
+use crate::ctr::incr32;
+use crate::ghash::GhashKey;
+
+/// Largest plaintext GCM allows: 2^39 − 256 bits = 2^36 − 32 bytes.
+pub const MAX_MESSAGE_LEN: u64 = (1 << 36) - 32;
+/// Largest associated data (and IV) GCM allows: 2^64 − 1 bits, rounded
+/// down to whole bytes.
+pub const MAX_AAD_LEN: u64 = (1 << 61) - 1;
+/// Tag lengths GCM allows, in bytes (spec §2.1 and NIST SP 800-38D §5.2.1.2).
+pub const TAG_LENGTHS: [usize; 7] = [4, 8, 12, 13, 14, 15, 16];
+
+/// Bytes encrypted, then hashed, per pass: small enough that GHASH reads
+/// the ciphertext back from L1.
+const PASS: usize = 4096;
+
+/// Whether message data is being encrypted or decrypted: GHASH always reads
+/// the ciphertext, before decryption or after encryption.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Direction {
+    Encrypt,
+    Decrypt,
+}
+
+/// One message in progress.
+#[derive(Zeroize, ZeroizeOnDrop)]
+pub(crate) struct State {
+    /// The counter block for the next keystream block.
+    counter: Block,
+    /// E(K, Y_0), XORed onto GHASH to form the tag.
+    tag_mask: Block,
+    /// The running GHASH value X_i.
+    y: Block,
+    aad_len: u64,
+    text_len: u64,
+    /// Bytes waiting to complete a 16-byte GHASH block.
+    pending: Block,
+    pending_len: usize,
+    /// The last keystream block and how much of it is used (16: all).
+    keystream: Block,
+    keystream_used: usize,
+    /// Message data has begun: no more associated data.
+    in_text: bool,
+}
+
+/// Rejects a tag length GCM does not allow.
+pub(crate) fn check_tag_len(len: usize) -> Result<(), Error> {
+    if TAG_LENGTHS.contains(&len) {
+        Ok(())
+    } else {
+        Err(Error::InvalidTagLength(len))
+    }
+}
+
+/// Rejects an IV GCM cannot take.
+pub(crate) fn check_iv(iv: &[u8]) -> Result<(), Error> {
+    if iv.is_empty() {
+        Err(Error::EmptyIv)
+    } else if iv.len() as u64 > MAX_AAD_LEN {
+        Err(Error::IvTooLong)
+    } else {
+        Ok(())
+    }
+}
+
+impl State {
+    /// Y_0 from the IV (spec §2.3): IV ‖ 0^31 ‖ 1 for 96-bit IVs, otherwise
+    /// GHASH(H, {}, IV). The IV must have passed [`check_iv`].
+    pub(crate) fn start<A: BlockCipher, G: GhashKey>(aes: &A, ghash: &G, iv: &[u8]) -> State {
+        let mut j0 = [0u8; 16];
+        if iv.len() == 12 {
+            j0[..12].copy_from_slice(iv);
+            j0[15] = 1;
+        } else {
+            let full = iv.len() / 16 * 16;
+            ghash.update_blocks(&mut j0, &iv[..full]);
+            let mut last = [0u8; 16];
+            last[..iv.len() - full].copy_from_slice(&iv[full..]);
+            if iv.len() > full {
+                ghash.update_blocks(&mut j0, &last);
+            }
+            let mut lengths = [0u8; 16];
+            lengths[8..].copy_from_slice(&(iv.len() as u64 * 8).to_be_bytes());
+            ghash.update_blocks(&mut j0, &lengths);
+        }
+        let mut tag_mask = [j0];
+        aes.encrypt_blocks(&mut tag_mask);
+        let mut counter = j0;
+        incr32(&mut counter);
+        State {
+            counter,
+            tag_mask: tag_mask[0],
+            y: [0; 16],
+            aad_len: 0,
+            text_len: 0,
+            pending: [0; 16],
+            pending_len: 0,
+            keystream: [0; 16],
+            keystream_used: 16,
+            in_text: false,
+        }
+    }
+
+    /// Feeds associated data; all of it must come before the message.
+    pub(crate) fn aad<G: GhashKey>(&mut self, ghash: &G, aad: &[u8]) -> Result<(), Error> {
+        if aad.is_empty() {
+            return Ok(());
+        }
+        if self.in_text {
+            return Err(Error::AadAfterMessage);
+        }
+        self.aad_len = self
+            .aad_len
+            .checked_add(aad.len() as u64)
+            .filter(|&n| n <= MAX_AAD_LEN)
+            .ok_or(Error::AadTooLong)?;
+        self.absorb(ghash, aad);
+        Ok(())
+    }
+
+    /// Encrypts or decrypts `data` in place and hashes the ciphertext.
+    pub(crate) fn crypt<A: BlockCipher, G: GhashKey>(
+        &mut self,
+        aes: &A,
+        ghash: &G,
+        data: &mut [u8],
+        direction: Direction,
+    ) -> Result<(), Error> {
+        self.text_len = self
+            .text_len
+            .checked_add(data.len() as u64)
+            .filter(|&n| n <= MAX_MESSAGE_LEN)
+            .ok_or(Error::MessageTooLong)?;
+        if !self.in_text {
+            self.flush(ghash); // the AAD's last block, zero-padded
+            self.in_text = true;
+        }
+        for pass in data.chunks_mut(PASS) {
+            if direction == Direction::Decrypt {
+                self.absorb(ghash, pass);
+            }
+            self.apply_keystream(aes, pass);
+            if direction == Direction::Encrypt {
+                self.absorb(ghash, pass);
+            }
+        }
+        Ok(())
+    }
+
+    /// The full 16-byte tag: GHASH over the padded data and len(A) ‖ len(C),
+    /// XOR E(K, Y_0).
+    pub(crate) fn finish<G: GhashKey>(&mut self, ghash: &G) -> Block {
+        self.flush(ghash);
+        let mut lengths = [0u8; 16];
+        lengths[..8].copy_from_slice(&(self.aad_len * 8).to_be_bytes());
+        lengths[8..].copy_from_slice(&(self.text_len * 8).to_be_bytes());
+        ghash.update_blocks(&mut self.y, &lengths);
+        let mut tag = self.y;
+        for (t, m) in tag.iter_mut().zip(self.tag_mask) {
+            *t ^= m;
+        }
+        tag
+    }
+
+    /// Hashes `bytes` as a continuation of the data so far, keeping a
+    /// partial last block for later.
+    fn absorb<G: GhashKey>(&mut self, ghash: &G, mut bytes: &[u8]) {
+        if self.pending_len > 0 {
+            let take = bytes.len().min(16 - self.pending_len);
+            self.pending[self.pending_len..self.pending_len + take].copy_from_slice(&bytes[..take]);
+            self.pending_len += take;
+            bytes = &bytes[take..];
+            if self.pending_len < 16 {
+                return;
+            }
+            ghash.update_blocks(&mut self.y, &self.pending);
+            self.pending_len = 0;
+        }
+        let full = bytes.len() / 16 * 16;
+        ghash.update_blocks(&mut self.y, &bytes[..full]);
+        let rest = &bytes[full..];
+        self.pending[..rest.len()].copy_from_slice(rest);
+        self.pending_len = rest.len();
+    }
+
+    /// Hashes a pending partial block, zero-padded (the 0^v and 0^u of the
+    /// spec's GHASH definition).
+    fn flush<G: GhashKey>(&mut self, ghash: &G) {
+        if self.pending_len > 0 {
+            self.pending[self.pending_len..].fill(0);
+            ghash.update_blocks(&mut self.y, &self.pending);
+            self.pending_len = 0;
+        }
+    }
+
+    /// XORs the next keystream bytes onto `data`: first what is left of the
+    /// last keystream block, then whole blocks, then a new partial block.
+    fn apply_keystream<A: BlockCipher>(&mut self, aes: &A, data: &mut [u8]) {
+        let left = (16 - self.keystream_used).min(data.len());
+        let (head, rest) = data.split_at_mut(left);
+        for (d, k) in head.iter_mut().zip(&self.keystream[self.keystream_used..]) {
+            *d ^= k;
+        }
+        self.keystream_used += left;
+        let full = rest.len() / 16 * 16;
+        let (blocks, tail) = rest.split_at_mut(full);
+        aes.ctr32(&mut self.counter, blocks);
+        if !tail.is_empty() {
+            let mut keystream = [self.counter];
+            aes.encrypt_blocks(&mut keystream);
+            self.keystream = keystream[0];
+            incr32(&mut self.counter);
+            for (d, k) in tail.iter_mut().zip(&self.keystream) {
+                *d ^= k;
+            }
+            self.keystream_used = tail.len();
+            keystream.zeroize();
+        }
+    }
+}
+
+/// Compares the first `expected.len()` bytes of the computed tag with the
+/// received one in constant time.
+pub(crate) fn tags_match(computed: &Block, expected: &[u8]) -> bool {
+    computed[..expected.len()].ct_eq(expected).into()
+}

@@ -1,0 +1,157 @@
+//! On-line AES-GCM: associated data and message arrive in pieces of any
+//! size, lengths unknown in advance (spec §2: GCM is on-line). Each call
+//! dispatches on the strategy pair once and continues the shared
+//! [`State`]; the output equals the one-shot API's for every split.
+
+use zeroize::Zeroize;
+
+use super::state::{Direction, State, check_iv, check_tag_len, tags_match};
+use super::{AesGcm, PairOp, Tag};
+use crate::Error;
+use crate::aes::{Block, BlockCipher};
+use crate::ghash::GhashKey;
+
+/// An on-line encryption in progress; see [`AesGcm::encryptor`].
+pub struct Encryptor<'k> {
+    gcm: &'k AesGcm,
+    state: State,
+}
+
+impl<'k> Encryptor<'k> {
+    pub(super) fn new(gcm: &'k AesGcm, iv: &[u8]) -> Result<Encryptor<'k>, Error> {
+        check_iv(iv)?;
+        Ok(Encryptor {
+            gcm,
+            state: gcm.run(Start { iv }),
+        })
+    }
+
+    /// Feeds associated data. All of it must come before the first
+    /// [`update`](Self::update) with a non-empty message piece.
+    pub fn update_aad(&mut self, aad: &[u8]) -> Result<(), Error> {
+        self.gcm
+            .run(Continue {
+                state: &mut self.state,
+                step: Step::Aad(aad),
+            })
+            .map(drop)
+    }
+
+    /// Encrypts the next piece of the message in place.
+    pub fn update(&mut self, buf: &mut [u8]) -> Result<(), Error> {
+        let step = Step::Crypt(buf, Direction::Encrypt);
+        self.gcm
+            .run(Continue {
+                state: &mut self.state,
+                step,
+            })
+            .map(drop)
+    }
+
+    /// Ends the message and returns its tag, `tag_len` bytes long.
+    pub fn finish(mut self, tag_len: usize) -> Result<Tag, Error> {
+        check_tag_len(tag_len)?;
+        let tag = self.gcm.run(Continue {
+            state: &mut self.state,
+            step: Step::Finish,
+        })?;
+        Ok(Tag::truncate(tag, tag_len))
+    }
+}
+
+/// An on-line decryption in progress; see [`AesGcm::decryptor`].
+///
+/// **Plaintext comes out of [`update`](Self::update) before it is
+/// authenticated.** Treat it as untrusted, and discard it, until
+/// [`finish`](Self::finish) returns `Ok`.
+pub struct Decryptor<'k> {
+    gcm: &'k AesGcm,
+    state: State,
+}
+
+impl<'k> Decryptor<'k> {
+    pub(super) fn new(gcm: &'k AesGcm, iv: &[u8]) -> Result<Decryptor<'k>, Error> {
+        check_iv(iv)?;
+        Ok(Decryptor {
+            gcm,
+            state: gcm.run(Start { iv }),
+        })
+    }
+
+    /// Feeds associated data, all of it before the first message piece.
+    pub fn update_aad(&mut self, aad: &[u8]) -> Result<(), Error> {
+        self.gcm
+            .run(Continue {
+                state: &mut self.state,
+                step: Step::Aad(aad),
+            })
+            .map(drop)
+    }
+
+    /// Decrypts the next piece of ciphertext in place. The plaintext is
+    /// **not yet authenticated**.
+    pub fn update(&mut self, buf: &mut [u8]) -> Result<(), Error> {
+        let step = Step::Crypt(buf, Direction::Decrypt);
+        self.gcm
+            .run(Continue {
+                state: &mut self.state,
+                step,
+            })
+            .map(drop)
+    }
+
+    /// Ends the message and checks its tag in constant time.
+    pub fn finish(mut self, tag: &[u8]) -> Result<(), Error> {
+        check_tag_len(tag.len())?;
+        let mut computed = self.gcm.run(Continue {
+            state: &mut self.state,
+            step: Step::Finish,
+        })?;
+        let ok = tags_match(&computed, tag);
+        computed.zeroize();
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::AuthenticationFailed)
+        }
+    }
+}
+
+/// Begins a message: derives Y_0 from the IV.
+struct Start<'a> {
+    iv: &'a [u8],
+}
+
+impl PairOp for Start<'_> {
+    type Output = State;
+    fn run<A: BlockCipher, G: GhashKey>(self, aes: &A, ghash: &G) -> State {
+        State::start(aes, ghash, self.iv)
+    }
+}
+
+/// One step of a message in progress.
+enum Step<'a> {
+    Aad(&'a [u8]),
+    Crypt(&'a mut [u8], Direction),
+    Finish,
+}
+
+struct Continue<'s, 'a> {
+    state: &'s mut State,
+    step: Step<'a>,
+}
+
+impl PairOp for Continue<'_, '_> {
+    /// The full tag after `Finish`, zeros after the other steps.
+    type Output = Result<Block, Error>;
+    fn run<A: BlockCipher, G: GhashKey>(self, aes: &A, ghash: &G) -> Self::Output {
+        match self.step {
+            Step::Aad(aad) => self.state.aad(ghash, aad).map(|()| [0; 16]),
+            Step::Crypt(buf, direction) => self
+                .state
+                .crypt(aes, ghash, buf, direction)
+                .map(|()| [0; 16]),
+            Step::Finish => Ok(self.state.finish(ghash)),
+        }
+    }
+}

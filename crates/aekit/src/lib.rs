@@ -1,0 +1,27 @@
+//! aekit: fast, verifiable authenticated encryption.
+//!
+//! AES-GCM exactly as specified (McGrew & Viega, *The Galois/Counter Mode of
+//! Operation*), computed by any pair of an AES strategy ([`aes::Strategy`])
+//! and a GHASH strategy ([`ghash::Strategy`]): every classic multiplication
+//! method side by side, all checked against one another.
+//!
+//! ```
+//! # fn main() -> Result<(), aekit::Error> {
+//! let key = [0x42u8; 32];
+//! let gcm = aekit::AesGcm::new(&key)?; // the fastest constant-time strategies here
+//! let mut buf = *b"attack at dawn";
+//! let tag = gcm.encrypt_in_place_detached(b"unique nonce", b"header", &mut buf, 16)?;
+//! gcm.decrypt_in_place_detached(b"unique nonce", b"header", &mut buf, tag.as_ref())?;
+//! assert_eq!(&buf, b"attack at dawn");
+//! # Ok(()) }
+//! ```
+#![deny(unsafe_code)]
+
+pub mod aes;
+pub mod ctr;
+mod error;
+pub mod gcm;
+pub mod ghash;
+
+pub use error::Error;
+pub use gcm::{Aes128Gcm, Aes256Gcm, AesGcm, Decryptor, Encryptor, Gmac, Tag};
