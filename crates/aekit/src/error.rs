@@ -10,6 +10,8 @@ pub enum Error {
     InvalidKeyLength(usize),
     /// The IV (nonce) is empty; GCM needs at least one byte.
     EmptyIv,
+    /// The nonce is not the length the algorithm takes (the length given).
+    InvalidNonceLength(usize),
     /// The IV is longer than GCM allows (2^61 − 1 bytes) or than the API takes.
     IvTooLong,
     /// The tag length is not one GCM allows (4, 8, 12, 13, 14, 15 or 16 bytes).
@@ -33,6 +35,7 @@ impl fmt::Display for Error {
                 write!(f, "invalid key length {n} bytes (AES takes 16, 24 or 32)")
             }
             Error::EmptyIv => f.write_str("empty IV (GCM needs at least one byte)"),
+            Error::InvalidNonceLength(n) => write!(f, "invalid nonce length {n} bytes"),
             Error::IvTooLong => f.write_str("IV too long (GCM allows at most 2^61 - 1 bytes)"),
             Error::InvalidTagLength(n) => write!(
                 f,
