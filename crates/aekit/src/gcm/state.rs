@@ -138,6 +138,9 @@ impl State {
         data: &mut [u8],
         direction: Direction,
     ) -> Result<(), Error> {
+        if data.is_empty() {
+            return Ok(()); // an empty piece neither ends the AAD nor counts
+        }
         self.text_len = self
             .text_len
             .checked_add(data.len() as u64)
@@ -235,4 +238,90 @@ impl State {
 /// received one in constant time.
 pub(crate) fn tags_match(computed: &Block, expected: &[u8]) -> bool {
     computed[..expected.len()].ct_eq(expected).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A key whose "AES" is the identity and whose "GHASH" is XOR: enough to
+    /// drive the length bookkeeping, which is all these tests look at.
+    struct Identity;
+
+    impl BlockCipher for Identity {
+        const NAME: &'static str = "identity";
+        const CONSTANT_TIME: bool = true;
+        const STORAGE_BYTES: usize = 0;
+        fn new(_: &crate::aes::KeySchedule) -> Option<Self> {
+            Some(Identity)
+        }
+        fn encrypt_blocks(&self, _: &mut [Block]) {}
+    }
+
+    impl GhashKey for Identity {
+        const NAME: &'static str = "xor";
+        const CONSTANT_TIME: bool = true;
+        const STORAGE_BYTES: usize = 0;
+        fn new(_: &Block) -> Option<Self> {
+            Some(Identity)
+        }
+        fn update_blocks(&self, y: &mut Block, blocks: &[u8]) {
+            for block in blocks.chunks(16) {
+                y.iter_mut().zip(block).for_each(|(y, x)| *y ^= x);
+            }
+        }
+    }
+
+    #[test]
+    fn message_limit_is_2_pow_36_minus_32_and_a_rejected_piece_changes_nothing() {
+        let mut state = State::start(&Identity, &Identity, &[0; 12]);
+        state.text_len = MAX_MESSAGE_LEN - 10;
+        let mut piece = [7u8; 11];
+        let err = state.crypt(&Identity, &Identity, &mut piece, Direction::Encrypt);
+        assert_eq!(err, Err(Error::MessageTooLong));
+        assert_eq!(piece, [7; 11]);
+        assert_eq!(state.text_len, MAX_MESSAGE_LEN - 10);
+        let fits = state.crypt(&Identity, &Identity, &mut piece[..10], Direction::Encrypt);
+        assert_eq!(fits, Ok(()));
+        assert_eq!(state.text_len, MAX_MESSAGE_LEN);
+        let err = state.crypt(&Identity, &Identity, &mut [0u8; 1], Direction::Decrypt);
+        assert_eq!(err, Err(Error::MessageTooLong));
+    }
+
+    #[test]
+    fn aad_limit_is_2_pow_61_minus_1_bytes() {
+        let mut state = State::start(&Identity, &Identity, &[0; 12]);
+        state.aad_len = MAX_AAD_LEN - 2;
+        assert_eq!(state.aad(&Identity, &[1, 2, 3]), Err(Error::AadTooLong));
+        assert_eq!(state.aad_len, MAX_AAD_LEN - 2);
+        assert_eq!(state.aad(&Identity, &[1, 2]), Ok(()));
+        assert_eq!(state.aad(&Identity, &[1]), Err(Error::AadTooLong));
+    }
+
+    #[test]
+    fn lengths_block_uses_bits() {
+        // With identity AES and XOR GHASH the tag is the XOR of the padded
+        // blocks, the lengths block and E(K, Y_0) = Y_0.
+        let mut state = State::start(&Identity, &Identity, &[0; 12]);
+        state.aad(&Identity, &[0xff]).unwrap();
+        let tag = state.finish(&Identity);
+        let mut expected = [0u8; 16];
+        expected[0] = 0xff;
+        expected[7] = 8; // len(A) = 8 bits
+        expected[15] = 1; // Y_0 = 0^96 ‖ 0^31 ‖ 1
+        assert_eq!(tag, expected);
+    }
+
+    #[test]
+    fn tag_and_iv_checks() {
+        for len in 0..=32 {
+            assert_eq!(
+                check_tag_len(len).is_ok(),
+                TAG_LENGTHS.contains(&len),
+                "{len}"
+            );
+        }
+        assert_eq!(check_iv(&[]), Err(Error::EmptyIv));
+        assert_eq!(check_iv(&[0]), Ok(()));
+    }
 }

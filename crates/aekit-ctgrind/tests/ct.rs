@@ -1,0 +1,99 @@
+//! Constant-time claims, checked: every strategy runs under Valgrind
+//! memcheck with its secrets marked undefined. A strategy that says it is
+//! constant-time must come out clean; one that says it is not must be
+//! caught — so the check is seen to fail where it should.
+//!
+//! Needs `valgrind` on PATH. Without it the test is skipped with a note,
+//! except under CI (`CI` set), where it fails.
+
+use std::process::Command;
+
+use aekit::{aes, ghash};
+
+/// memcheck's verdict on one run: Ok(clean) or Err(report).
+fn memcheck(kind: &str, name: &str) -> Result<bool, String> {
+    let out = Command::new("valgrind")
+        .args([
+            "--tool=memcheck",
+            "--error-exitcode=42",
+            "--track-origins=no",
+            "-q",
+        ])
+        .arg(env!("CARGO_BIN_EXE_aekit-ctgrind"))
+        .args([kind, name])
+        .output()
+        .map_err(|e| e.to_string())?;
+    match out.status.code() {
+        Some(0) => Ok(true),
+        Some(42) => Ok(false),
+        other => Err(format!(
+            "{kind} {name}: exit {other:?}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )),
+    }
+}
+
+fn valgrind_present() -> bool {
+    let found = Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "valgrind is required in CI"
+        );
+        eprintln!("SKIP constant-time checks: valgrind not found");
+    }
+    found
+}
+
+fn check(kind: &str, name: &str, claims_constant_time: bool) {
+    let clean = memcheck(kind, name).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        clean, claims_constant_time,
+        "{kind} {name}: claims constant-time = {claims_constant_time}, memcheck clean = {clean}"
+    );
+    println!("{kind} {name}: constant-time = {clean} (as claimed)");
+}
+
+#[test]
+fn aes_strategies_are_constant_time_exactly_when_they_say_so() {
+    if !valgrind_present() {
+        return;
+    }
+    for s in aes::Strategy::ALL.into_iter().filter(|s| s.is_available()) {
+        check("aes", s.name(), s.is_constant_time());
+    }
+}
+
+#[test]
+fn ghash_strategies_are_constant_time_exactly_when_they_say_so() {
+    if !valgrind_present() {
+        return;
+    }
+    for s in ghash::Strategy::ALL
+        .into_iter()
+        .filter(|s| s.is_available())
+    {
+        check("ghash", s.name(), s.is_constant_time());
+    }
+}
+
+#[test]
+fn gcm_over_constant_time_pairs_is_constant_time() {
+    if !valgrind_present() {
+        return;
+    }
+    let ct_aes = aes::Strategy::ALL
+        .into_iter()
+        .filter(|s| s.is_available() && s.is_constant_time());
+    for a in ct_aes {
+        for g in ghash::Strategy::ALL
+            .into_iter()
+            .filter(|s| s.is_available() && s.is_constant_time())
+        {
+            check("gcm", &format!("{}+{}", a.name(), g.name()), true);
+        }
+    }
+}

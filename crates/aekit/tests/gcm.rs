@@ -1,0 +1,411 @@
+//! AES-GCM for every available (AES, GHASH) pair, enumerated from the
+//! strategy registries: the specification's test cases, Wycheproof, the
+//! `aes-gcm` crate, and properties against the plain pair (`table`,
+//! `bitserial`).
+
+mod common;
+
+use aekit::aes::Strategy as Aes;
+use aekit::ghash::Strategy as Ghash;
+use aekit::{AesGcm, Error, Gmac};
+use common::{Rng, pairs, unhex};
+use proptest::prelude::*;
+use serde_json::Value;
+
+const TAG_LENGTHS: [usize; 7] = [4, 8, 12, 13, 14, 15, 16];
+
+fn vectors(name: &str) -> Value {
+    let path = format!("{}/../../vectors/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    serde_json::from_str(&text).expect("vector file is JSON")
+}
+
+fn field(v: &Value, name: &str) -> Vec<u8> {
+    unhex(v[name].as_str().unwrap_or_else(|| panic!("missing {name}")))
+}
+
+/// The plain pair every other pair is checked against.
+fn oracle(key: &[u8]) -> AesGcm {
+    AesGcm::with(key, Aes::Table, Ghash::BitSerial).unwrap()
+}
+
+#[test]
+fn spec_appendix_b_test_cases_1_to_18_every_pair() {
+    let v = vectors("gcm_spec_appendix_b.json");
+    let cases = v["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 18);
+    let pairs = pairs();
+    assert!(!pairs.is_empty());
+    for (a, g) in pairs {
+        for case in cases {
+            let (key, iv, aad) = (field(case, "key"), field(case, "iv"), field(case, "aad"));
+            let (pt, ct, tag) = (
+                field(case, "plaintext"),
+                field(case, "ciphertext"),
+                field(case, "tag"),
+            );
+            let id = format!("case {} with ({}, {})", case["case"], a.name(), g.name());
+            let gcm = AesGcm::with(&key, a, g).unwrap();
+            for tag_len in TAG_LENGTHS {
+                let mut buf = pt.clone();
+                let got = gcm
+                    .encrypt_in_place_detached(&iv, &aad, &mut buf, tag_len)
+                    .unwrap();
+                assert_eq!(buf, ct, "{id}: ciphertext");
+                assert_eq!(got.as_bytes(), &tag[..tag_len], "{id}: tag of {tag_len}");
+                gcm.decrypt_in_place_detached(&iv, &aad, &mut buf, &tag[..tag_len])
+                    .unwrap();
+                assert_eq!(buf, pt, "{id}: decryption");
+            }
+        }
+    }
+}
+
+#[test]
+fn wycheproof_aes_gcm_every_pair() {
+    let v = vectors("aes_gcm_test.json");
+    let mut checked = 0;
+    for (a, g) in pairs() {
+        for group in v["testGroups"].as_array().unwrap() {
+            let tag_len = group["tagSize"].as_u64().unwrap() as usize / 8;
+            for t in group["tests"].as_array().unwrap() {
+                let id = format!("tcId {} with ({}, {})", t["tcId"], a.name(), g.name());
+                let (key, iv, aad) = (field(t, "key"), field(t, "iv"), field(t, "aad"));
+                let (msg, ct, tag) = (field(t, "msg"), field(t, "ct"), field(t, "tag"));
+                let gcm = AesGcm::with(&key, a, g).unwrap();
+                let mut buf = ct.clone();
+                let opened = gcm.decrypt_in_place_detached(&iv, &aad, &mut buf, &tag);
+                match t["result"].as_str().unwrap() {
+                    "valid" | "acceptable" => {
+                        opened.unwrap_or_else(|e| panic!("{id}: {e}"));
+                        assert_eq!(buf, msg, "{id}: plaintext");
+                        let sealed = gcm.encrypt(&iv, &aad, &msg, tag_len).unwrap();
+                        assert_eq!(sealed, [ct, tag].concat(), "{id}: ciphertext and tag");
+                    }
+                    _ => {
+                        let err = opened.expect_err(&id);
+                        let expected = if iv.is_empty() {
+                            Error::EmptyIv
+                        } else {
+                            Error::AuthenticationFailed
+                        };
+                        assert_eq!(err, expected, "{id}");
+                        if err == Error::AuthenticationFailed {
+                            assert!(buf.iter().all(|&b| b == 0), "{id}: output not wiped");
+                        }
+                    }
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 256, "only {checked} Wycheproof checks ran");
+}
+
+#[test]
+fn wycheproof_aes_gmac_every_pair() {
+    let v = vectors("aes_gmac_test.json");
+    let mut checked = 0;
+    for (a, g) in pairs() {
+        for group in v["testGroups"].as_array().unwrap() {
+            let tag_len = group["tagSize"].as_u64().unwrap() as usize / 8;
+            for t in group["tests"].as_array().unwrap() {
+                let id = format!("tcId {} with ({}, {})", t["tcId"], a.name(), g.name());
+                let (key, iv, msg, tag) = (
+                    field(t, "key"),
+                    field(t, "iv"),
+                    field(t, "msg"),
+                    field(t, "tag"),
+                );
+                let gmac = Gmac::with(&key, a, g).unwrap();
+                let verified = gmac.verify(&iv, &msg, &tag);
+                if t["result"] == "valid" {
+                    verified.unwrap_or_else(|e| panic!("{id}: {e}"));
+                    let computed = gmac.compute(&iv, &msg, tag_len).unwrap();
+                    assert_eq!(computed.as_bytes(), &tag[..], "{id}");
+                } else {
+                    assert!(verified.is_err(), "{id}: invalid tag accepted");
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 0);
+}
+
+/// Every pair against the oracle pair on every length 0..=1024 and lengths
+/// around the internal 4 KiB pass, with 12-byte and odd IVs.
+#[test]
+fn every_length_agrees_with_the_oracle_pair() {
+    let mut rng = Rng(10);
+    let key = rng.bytes(16);
+    let reference = oracle(&key);
+    let data = rng.bytes(4096 * 2 + 64);
+    let aad = rng.bytes(37);
+    let lengths: Vec<usize> = (0..=1024)
+        .chain((4096 - 17..4096 + 17).step_by(3))
+        .chain([8192, 8193])
+        .collect();
+    for (a, g) in pairs() {
+        let gcm = AesGcm::with(&key, a, g).unwrap();
+        for &len in &lengths {
+            let iv = if len % 2 == 0 {
+                rng.bytes(12)
+            } else {
+                rng.bytes(1 + len % 40)
+            };
+            let expected = reference
+                .encrypt(&iv, &aad[..len % 38], &data[..len], 16)
+                .unwrap();
+            let got = gcm
+                .encrypt(&iv, &aad[..len % 38], &data[..len], 16)
+                .unwrap();
+            assert_eq!(
+                got,
+                expected,
+                "({}, {}) at length {len}",
+                a.name(),
+                g.name()
+            );
+        }
+    }
+}
+
+/// The `aes-gcm` crate, an independent implementation, for 12-byte nonces,
+/// through aekit's own API and through its RustCrypto traits.
+#[test]
+fn differential_against_the_aes_gcm_crate() {
+    use aes_gcm::aead::{Aead, KeyInit, Payload};
+    let mut rng = Rng(11);
+    for _ in 0..200 {
+        let (len, aad_len) = (rng.below(600), rng.below(70));
+        let (pt, aad, nonce) = (rng.bytes(len), rng.bytes(aad_len), rng.bytes(12));
+        for key_len in [16, 32] {
+            let key = rng.bytes(key_len);
+            let payload = Payload {
+                msg: &pt,
+                aad: &aad,
+            };
+            let expected = if key_len == 16 {
+                let c = aes_gcm::Aes128Gcm::new_from_slice(&key).unwrap();
+                c.encrypt(nonce.as_slice().try_into().unwrap(), payload)
+                    .unwrap()
+            } else {
+                let c = aes_gcm::Aes256Gcm::new_from_slice(&key).unwrap();
+                c.encrypt(nonce.as_slice().try_into().unwrap(), payload)
+                    .unwrap()
+            };
+            for (a, g) in pairs() {
+                let got = AesGcm::with(&key, a, g)
+                    .unwrap()
+                    .encrypt(&nonce, &aad, &pt, 16)
+                    .unwrap();
+                assert_eq!(got, expected, "({}, {}) len {len}", a.name(), g.name());
+            }
+            let payload = Payload {
+                msg: &pt,
+                aad: &aad,
+            };
+            let ours = if key_len == 16 {
+                let c = <aekit::Aes128Gcm as aead::KeyInit>::new_from_slice(&key).unwrap();
+                aead::Aead::encrypt(&c, nonce.as_slice().try_into().unwrap(), payload).unwrap()
+            } else {
+                let c = <aekit::Aes256Gcm as aead::KeyInit>::new_from_slice(&key).unwrap();
+                aead::Aead::encrypt(&c, nonce.as_slice().try_into().unwrap(), payload).unwrap()
+            };
+            assert_eq!(ours, expected, "aead traits, len {len}");
+        }
+    }
+}
+
+#[test]
+fn aead_traits_round_trip_and_reject() {
+    use aead::{Aead, KeyInit};
+    let key = [7u8; 32];
+    let c = aekit::Aes256Gcm::new_from_slice(&key).unwrap();
+    let nonce = [9u8; 12].into();
+    let mut sealed = c.encrypt(&nonce, &b"drop-in"[..]).unwrap();
+    assert_eq!(c.decrypt(&nonce, sealed.as_slice()).unwrap(), b"drop-in");
+    sealed[0] ^= 1;
+    assert!(c.decrypt(&nonce, sealed.as_slice()).is_err());
+    assert!(aekit::Aes128Gcm::new_from_slice(&key).is_err());
+}
+
+#[test]
+fn precise_errors_for_bad_input() {
+    let gcm = AesGcm::new(&[0u8; 16]).unwrap();
+    for n in [0, 8, 15, 17, 31, 33] {
+        assert_eq!(
+            AesGcm::new(&vec![0; n]).err(),
+            Some(Error::InvalidKeyLength(n))
+        );
+        assert_eq!(
+            Gmac::new(&vec![0; n]).err(),
+            Some(Error::InvalidKeyLength(n))
+        );
+    }
+    let mut buf = [1u8; 20];
+    assert_eq!(
+        gcm.encrypt_in_place_detached(&[], b"", &mut buf, 16).err(),
+        Some(Error::EmptyIv)
+    );
+    assert_eq!(buf, [1; 20], "nothing is touched on a rejected call");
+    assert_eq!(
+        gcm.decrypt_in_place_detached(&[], b"", &mut buf, &[0; 16]),
+        Err(Error::EmptyIv)
+    );
+    assert_eq!(gcm.encryptor(&[]).err().unwrap(), Error::EmptyIv);
+    for bad in [0, 1, 3, 5, 6, 7, 9, 10, 11, 17, 32] {
+        let expected = Some(Error::InvalidTagLength(bad));
+        assert_eq!(
+            gcm.encrypt_in_place_detached(&[0; 12], b"", &mut buf, bad)
+                .err(),
+            expected
+        );
+        assert_eq!(
+            gcm.decrypt_in_place_detached(&[0; 12], b"", &mut buf, &vec![0; bad])
+                .err(),
+            expected
+        );
+        assert_eq!(gcm.encrypt(&[0; 12], b"", b"x", bad).err(), expected);
+        assert_eq!(gcm.decrypt(&[0; 12], b"", &[0; 40], bad).err(), expected);
+        assert_eq!(gcm.encryptor(&[0; 12]).unwrap().finish(bad).err(), expected);
+        assert_eq!(
+            gcm.decryptor(&[0; 12]).unwrap().finish(&vec![0; bad]).err(),
+            expected
+        );
+    }
+    assert_eq!(buf, [1; 20]);
+    assert_eq!(
+        gcm.decrypt(&[0; 12], b"", &[0; 15], 16),
+        Err(Error::AuthenticationFailed)
+    );
+    let mut enc = gcm.encryptor(&[0; 12]).unwrap();
+    enc.update(&mut [0; 3]).unwrap();
+    assert_eq!(enc.update_aad(b"late"), Err(Error::AadAfterMessage));
+    let sealed = gcm.encrypt(&[0; 12], b"a", b"message", 16).unwrap();
+    assert_eq!(
+        gcm.decrypt(&[1; 12], b"a", &sealed, 16),
+        Err(Error::AuthenticationFailed)
+    );
+}
+
+#[test]
+fn strategies_chosen_by_default_are_the_best_constant_time_ones() {
+    let gcm = AesGcm::new(&[0u8; 32]).unwrap();
+    assert_eq!(gcm.strategies(), (Aes::best(), Ghash::best()));
+    assert!(Aes::best().is_constant_time() && Ghash::best().is_constant_time());
+    // Table-driven strategies are never chosen by default.
+    for s in Ghash::ALL.into_iter().filter(|s| !s.is_constant_time()) {
+        assert_ne!(Ghash::best(), s);
+    }
+}
+
+/// Splits `len` into pieces at the cut points given (each taken modulo
+/// what is left), so pieces straddle block boundaries.
+fn pieces(len: usize, cuts: &[usize]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for &c in cuts {
+        if at >= len {
+            break;
+        }
+        let next = at + c % (len - at + 1);
+        out.push(at..next);
+        at = next;
+    }
+    out.push(at..len);
+    out
+}
+
+fn any_tag_len() -> impl Strategy<Value = usize> {
+    proptest::sample::select(TAG_LENGTHS.to_vec())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Every pair agrees with the oracle pair; decryption inverts it.
+    #[test]
+    fn every_pair_agrees_and_round_trips(
+        key in prop::sample::select(vec![16usize, 24, 32]).prop_flat_map(|n| prop::collection::vec(any::<u8>(), n)),
+        iv in prop::collection::vec(any::<u8>(), 1..=200),
+        aad in prop::collection::vec(any::<u8>(), 0..=300),
+        pt in prop::collection::vec(any::<u8>(), 0..=300),
+        tag_len in any_tag_len(),
+    ) {
+        let expected = oracle(&key).encrypt(&iv, &aad, &pt, tag_len).unwrap();
+        for (a, g) in pairs() {
+            let gcm = AesGcm::with(&key, a, g).unwrap();
+            let sealed = gcm.encrypt(&iv, &aad, &pt, tag_len).unwrap();
+            prop_assert_eq!(&sealed, &expected, "({}, {})", a.name(), g.name());
+            prop_assert_eq!(gcm.decrypt(&iv, &aad, &sealed, tag_len).unwrap(), pt.clone());
+        }
+    }
+
+    /// Any single flipped bit of IV, AAD, ciphertext or tag is rejected and
+    /// the output wiped.
+    #[test]
+    fn any_flipped_bit_is_rejected(
+        iv in prop::collection::vec(any::<u8>(), 1..=40),
+        aad in prop::collection::vec(any::<u8>(), 0..=40),
+        pt in prop::collection::vec(any::<u8>(), 1..=80),
+        tag_len in any_tag_len(),
+        which in 0usize..4,
+        bit in any::<prop::sample::Index>(),
+    ) {
+        for (a, g) in pairs() {
+            let gcm = AesGcm::with(&[3u8; 16], a, g).unwrap();
+            let (mut iv, mut aad, mut ct) = (iv.clone(), aad.clone(), pt.clone());
+            let mut tag = gcm.encrypt_in_place_detached(&iv, &aad, &mut ct, tag_len).unwrap().as_bytes().to_vec();
+            let target: &mut Vec<u8> = match which {
+                0 => &mut iv,
+                1 if !aad.is_empty() => &mut aad,
+                2 => &mut ct,
+                _ => &mut tag,
+            };
+            let i = bit.index(target.len() * 8);
+            target[i / 8] ^= 1 << (i % 8);
+            let r = gcm.decrypt_in_place_detached(&iv, &aad, &mut ct, &tag);
+            prop_assert_eq!(r, Err(Error::AuthenticationFailed));
+            prop_assert!(ct.iter().all(|&b| b == 0), "output not wiped");
+        }
+    }
+
+    /// On-line encryption and decryption with random split points equal the
+    /// one-shot result.
+    #[test]
+    fn streaming_equals_one_shot_for_every_split(
+        iv in prop::collection::vec(any::<u8>(), 1..=30),
+        aad in prop::collection::vec(any::<u8>(), 0..=100),
+        pt in prop::collection::vec(any::<u8>(), 0..=300),
+        aad_cuts in prop::collection::vec(0usize..40, 0..6),
+        pt_cuts in prop::collection::vec(0usize..70, 0..10),
+        tag_len in any_tag_len(),
+    ) {
+        for (a, g) in pairs() {
+            let gcm = AesGcm::with(&[5u8; 32], a, g).unwrap();
+            let expected = gcm.encrypt(&iv, &aad, &pt, tag_len).unwrap();
+            let mut enc = gcm.encryptor(&iv).unwrap();
+            for r in pieces(aad.len(), &aad_cuts) {
+                enc.update_aad(&aad[r]).unwrap();
+            }
+            let mut ct = pt.clone();
+            for r in pieces(ct.len(), &pt_cuts) {
+                enc.update(&mut ct[r]).unwrap();
+            }
+            let tag = enc.finish(tag_len).unwrap();
+            prop_assert_eq!([ct.clone(), tag.as_bytes().to_vec()].concat(), expected.clone());
+
+            let mut dec = gcm.decryptor(&iv).unwrap();
+            for r in pieces(aad.len(), &pt_cuts) {
+                dec.update_aad(&aad[r]).unwrap();
+            }
+            for r in pieces(ct.len(), &aad_cuts) {
+                dec.update(&mut ct[r]).unwrap();
+            }
+            dec.finish(tag.as_bytes()).unwrap();
+            prop_assert_eq!(&ct, &pt);
+        }
+    }
+}
