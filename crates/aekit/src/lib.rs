@@ -25,3 +25,8 @@ pub mod ghash;
 
 pub use error::Error;
 pub use gcm::{Aes128Gcm, Aes256Gcm, AesGcm, Decryptor, Encryptor, Gmac, Tag};
+
+// The README's examples are compiled and run as doc-tests.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+struct ReadmeDoctests;
