@@ -18,7 +18,7 @@ pub fn incr32(counter: &mut Block) {
 
 /// XORs `data` with the keystream E(K, counter), E(K, incr32(counter)), …
 /// using only `encrypt_blocks`; the default of [`BlockCipher::ctr32`].
-pub fn apply_keystream<A: BlockCipher + ?Sized>(aes: &A, counter: &mut Block, data: &mut [u8]) {
+pub fn apply_keystream<A: BlockCipher>(aes: &A, counter: &mut Block, data: &mut [u8]) {
     let mut keystream = [[0u8; 16]; BATCH];
     for chunk in data.chunks_mut(16 * BATCH) {
         let blocks = chunk.len().div_ceil(16);
