@@ -36,9 +36,85 @@ pub fn to_block(x: u128) -> [u8; 16] {
 /// X · P: one step of Algorithm 1's `V ← rightshift(V) ⊕ R if V_127`.
 /// Constant-time: the reduction is masked, not branched on.
 #[inline(always)]
-pub fn mul_p(v: u128) -> u128 {
+pub const fn mul_p(v: u128) -> u128 {
     let carry = (v & 1).wrapping_neg(); // all ones when V_127 = 1
     (v >> 1) ^ (R & carry)
+}
+
+/// The GHASH loop every portable strategy shares: for each 16-byte block X_i
+/// of `blocks`, Y ← (Y ⊕ X_i) · H, where `mul_h` is the strategy's product by
+/// its H. Y is read into a `u128` once and written back once; a trailing
+/// partial block (never passed by callers) is ignored.
+#[inline(always)]
+pub(crate) fn ghash_with(y: &mut [u8; 16], blocks: &[u8], mul_h: impl Fn(u128) -> u128) {
+    debug_assert_eq!(blocks.len() % 16, 0);
+    let mut acc = from_block(y);
+    for chunk in blocks.chunks_exact(16) {
+        let mut x = [0u8; 16];
+        x.copy_from_slice(chunk);
+        acc = mul_h(acc ^ from_block(&x));
+    }
+    *y = to_block(acc);
+}
+
+/// Fills a table of `t.len()` = 2^w entries with t\[v\] = (v as the w-bit
+/// group that starts at bit X_0) · `top`, for the table methods of spec
+/// §4.1, and returns `top` · P^w: the top entry of the next table in a chain
+/// M_0, M_1, … (M_{j+1}\[2^(w-1)\] = M_j\[1\] · P).
+///
+/// Spec Algorithm 3, for any w: the single-bit entries (index a power of two)
+/// by successive multiply-by-P, t\[2^(w-1)\] = `top`, t\[2^(w-2)\] = `top`·P, …;
+/// then every other entry t\[i + j\] = t\[i\] ⊕ t\[j\] (i a power of two,
+/// 0 < j < i) from entries already computed; t\[0\] = 0. Cost: w `mul_p`
+/// and 2^w − w − 1 XORs (11 for w = 4, 247 for w = 8), no full multiply.
+pub(crate) fn fill_table(t: &mut [u128], top: u128) -> u128 {
+    let n = t.len();
+    debug_assert!(n.is_power_of_two() && n >= 2);
+    let mut v = top;
+    let mut i = n / 2;
+    while i > 0 {
+        t[i] = v; // (the bit at index i) · top = top · P^(w-1-log2 i)
+        v = mul_p(v);
+        i /= 2;
+    }
+    t[0] = 0;
+    let mut i = 2;
+    while i < n {
+        for j in 1..i {
+            t[i + j] = t[i] ^ t[j];
+        }
+        i *= 2;
+    }
+    v
+}
+
+/// Shoup's key-independent reduction table for a shift by w bits, N = 2^w
+/// entries (spec §4.1, the table R of Algorithm 2).
+///
+/// In aekit's order Z · P^w = (Z >> w) ⊕ (Z mod 2^w) · P^w: the high bits
+/// just move right, and the w bits shifted out (coefficients of
+/// α^(128−w)..α^127) come back as R\[Z mod 2^w\] = (Z mod 2^w) · P^w. That
+/// product has its low 112 bits zero (α^128 = R reaches bit 120, and at most
+/// 7 further shifts take it down to bit 113), so an entry is kept as its top
+/// 16 bits: use it as `(R[a] as u128) << 112`. Computed at compile time by
+/// w multiply-by-P per entry.
+pub(crate) const fn reduction_table<const N: usize>() -> [u16; N] {
+    assert!(N.is_power_of_two() && N >= 2 && N <= 256);
+    let w = N.trailing_zeros();
+    let mut table = [0u16; N];
+    let mut a = 0;
+    while a < N {
+        let mut v = a as u128;
+        let mut s = 0;
+        while s < w {
+            v = mul_p(v);
+            s += 1;
+        }
+        assert!(v & ((1 << 112) - 1) == 0, "reduction reaches below bit 112");
+        table[a] = (v >> 112) as u16;
+        a += 1;
+    }
+    table
 }
 
 /// X · Y by Algorithm 1, the oracle every strategy is checked against.
@@ -82,5 +158,28 @@ mod tests {
         assert_eq!(mul(h, one), h);
         assert_eq!(mul(one >> 1, h), mul_p(h)); // α · H = H · P
         assert_eq!(mul(h, 0), 0);
+    }
+
+    #[test]
+    fn fill_table_matches_algorithm_1() {
+        let h = from_block(&hex!("b83b533708bf535d0aa6e52980d53b78"));
+        let mut t = [0u128; 256];
+        let next = fill_table(&mut t, h);
+        for (v, &entry) in t.iter().enumerate() {
+            assert_eq!(entry, mul((v as u128) << 120, h), "entry {v}");
+        }
+        assert_eq!(next, mul(1 << 119, h)); // H · P^8
+    }
+
+    #[test]
+    fn reduction_table_is_the_product_by_p_to_the_w() {
+        let r4 = reduction_table::<16>();
+        let r8 = reduction_table::<256>();
+        for a in 0..256u128 {
+            assert_eq!((r8[a as usize] as u128) << 112, mul(a, 1 << 119)); // a · P^8
+        }
+        for a in 0..16u128 {
+            assert_eq!((r4[a as usize] as u128) << 112, mul(a, 1 << 123)); // a · P^4
+        }
     }
 }

@@ -5,7 +5,7 @@
 //! | token       | storage per key | constant-time | method                                     |
 //! |-------------|-----------------|---------------|--------------------------------------------|
 //! | `bitserial` | 16 B            | yes           | Algorithm 1, one bit of X at a time        |
-//! | `table1`    | 2 KiB           | no            | 128 entries H·P^i, one per bit of X        |
+//! | `table1`    | 2 KiB           | yes           | 128 entries H·P^i, masked by the bits of X |
 //! | `table4`    | 8 KiB           | no            | 32 tables of 16, one per nibble of X       |
 //! | `table8`    | 64 KiB          | no            | 16 tables of 256, one per byte of X        |
 //! | `shoup4`    | 256 B           | no            | Shoup: one 16-entry table + reduction R    |
