@@ -15,17 +15,18 @@
 //! ```text
 //!     bit 16·r + 4·c + k          (r, c, k ∈ 0..4)
 //!
-//!     bit 63                                                        bit 0
-//!     | row 3 (16 bits) | row 2         | row 1         | row 0         |
-//!                                                       | c3 | c2 | c1 | c0 |
-//!                                                                | k3 k2 k1 k0 |
+//!     bit 63                                                    bit 0
+//!     |     row 3     |     row 2     |     row 1     |     row 0     |
+//!                                                     |c3 |c2 |c1 |c0 |
+//!                                                                 |   |
+//!                                                             k: 3 2 1 0
 //! ```
 //!
 //! so a row is a 16-bit lane, a column is a nibble inside it, and the four
-//! blocks are the four bits of the nibble. Moving every byte up one row is
-//! one word rotation by 16 — which is what MixColumns needs — and moving it
-//! along its row is a rotation *inside* the 16-bit lanes, which costs two
-//! rotations and a blend (five operations instead of one).
+//! blocks are the four bits of the nibble. Moving bytes from row to row is
+//! one word rotation by a multiple of 16 — which is what MixColumns needs —
+//! and moving them along their row is a rotation *inside* the 16-bit lanes,
+//! which costs two rotations and a blend (five operations instead of one).
 //!
 //! Packing (`pack`) builds eight words — word `4·(c mod 2) + k` holds the
 //! bytes of the two columns of block `k` with that parity, interleaved by
@@ -36,7 +37,7 @@
 //! # Fixslicing
 //!
 //! ShiftRows moves row `r` along by `r` columns: in this layout a different
-//! in-lane rotation per lane, about a dozen operations per slice. Fixslicing
+//! in-lane rotation per lane, about 19 operations per slice. Fixslicing
 //! never applies it. After `i` rounds the slices hold `P_i = SR^-i (S_i)`,
 //! the true state `S_i` with `i` ShiftRows *not* applied. One round of AES,
 //! `S_{i+1} = MC(SR(SB(S_i ⊕ K_i)))`, becomes
@@ -53,10 +54,10 @@
 //!     out[r][c] = 2·a[r][c] ⊕ 3·a[r+1][c+j] ⊕ a[r+2][c+2j] ⊕ a[r+3][c+3j]
 //! ```
 //!
-//! i.e. MixColumns along a "diagonal" of slope `j`. Writing `R(x)[r][c] =
-//! x[r+1][c+j]`, it is computed as `t = a ⊕ R(a)`, `out = 2·t ⊕ R(a) ⊕
-//! R²(t)` (`gather` implements `R` and `R²`; `2·` is a bitsliced xtime, three
-//! XORs). This is the *fully fixsliced* variant of the paper: the round
+//! (indices mod 4), i.e. MixColumns along a "diagonal" of slope `j`.
+//! Writing `R(x)[r][c] = x[r+1][c+j]`, it is computed as `t = a ⊕ R(a)`,
+//! `out = 2·t ⊕ R(a) ⊕ R²(t)` (`gather` implements `R` and `R²`; `2·` is a
+//! bitsliced xtime, three XORs). This is the *fully fixsliced* variant of the paper: the round
 //! function cycles through `MC_1, MC_2, MC_3, MC_0, MC_1, …`, the round keys
 //! absorb the `SR^-i` (computed once in [`Fixslice::new`]), and the only
 //! re-alignment is at the very end: the output is `SR^Nr (P_Nr ⊕
@@ -71,7 +72,8 @@
 //! cryptology* (SEA 2010): 23 XOR (top linear layer), 32 AND and 30 XOR
 //! (inversion in GF(2^4)² form), 26 XOR and 4 XNOR (bottom linear layer and
 //! the affine map). Its variable names are kept so it can be read against
-//! the paper. Checked here exhaustively against [`super::sub_byte`].
+//! the paper. The unit tests check it on all 256 inputs against the
+//! arithmetic `sub_byte` of the parent module.
 //!
 //! AddRoundKey and SubBytes are fused into one routine (`ark_sub`, the
 //! Ark_Sub of the fixsliced Cortex-M4 work): the key slice is XORed in as
@@ -117,9 +119,10 @@
 //! # Tried and rejected
 //!
 //! - *Plain bitslicing* (ShiftRows applied every round, as in BearSSL's
-//!   `aes_ct64`): ShiftRows costs about 13 operations per slice in this
-//!   layout, ~104 per round, on top of MC_0's 43: ≈ 147 against fixslicing's
-//!   average of ≈ 83 for the linear layer.
+//!   `aes_ct64`, which uses this same layout): ShiftRows is four masked
+//!   pieces per slice with three in-lane rotations, about 19 operations per
+//!   slice, ~150 per round, on top of MC_0's 43: ≈ 193 against
+//!   fixslicing's average of ≈ 83 for the linear layer.
 //! - *Semi-fixslicing* (alternate MC_1 with an explicit SR² then MC_0, so the
 //!   round keys need only two variants): 107 + 48 + 43 = 198 per two rounds,
 //!   99 per round. The key variants cost nothing at run time here (they are
@@ -129,8 +132,9 @@
 //!   directions; putting the row in the 16-bit lane index keeps MC_0, the
 //!   cheapest variant, at one rotation per move.
 //! - *Round keys stored once (16 bits per slice) and broadcast at use*: 4×
-//!   less storage but a broadcast per slice per round; the 960 bytes are
-//!   kept instead.
+//!   less storage, but every slice of every round would need its bits
+//!   widened to nibbles (a few shifts and masks) before the XOR; the 960
+//!   bytes are kept instead.
 //! - *FACE* (caching the counter-invariant part of the first rounds in CTR
 //!   mode, the other half of the seed work): not done; it needs `ctr32`
 //!   overridden with a cache reset every 2^8 blocks, and the generic
@@ -558,9 +562,9 @@ mod tests {
         for (k, block) in group.iter().enumerate() {
             for c in 0..4 {
                 for r in 0..4 {
-                    for b in 0..8 {
+                    for (b, slice) in state.iter().enumerate() {
                         let want = (block[4 * c + r] >> b) & 1;
-                        let got = (state[b] >> (16 * r + 4 * c + k)) & 1;
+                        let got = (slice >> (16 * r + 4 * c + k)) & 1;
                         assert_eq!(got as u8, want, "block {k} row {r} col {c} bit {b}");
                     }
                 }
