@@ -1,7 +1,7 @@
 //! AES-GCM and GMAC over any (AES strategy, GHASH strategy) pair.
 //!
 //! The strategies are chosen once, when the key is set up, and held as two
-//! enums; each call matches on them once ([`dispatch`]) and then runs code
+//! enums; each call matches on them once (in `dispatch`) and then runs code
 //! monomorphized for the pair, so no inner loop ever branches on the
 //! strategy. Validation lives here; the computation is in `state.rs`.
 
