@@ -4,7 +4,9 @@
 //! caught — so the check is seen to fail where it should.
 //!
 //! Needs `valgrind` on PATH. Without it the test is skipped with a note,
-//! except under CI (`CI` set), where it fails.
+//! except under CI (`CI` set), where it fails. The checked binary is the
+//! one this test was built with, or `AEKIT_CTGRIND_BIN` when set — `.ci/run`
+//! points it at the release build, the code users actually run.
 
 use std::process::Command;
 
@@ -19,7 +21,7 @@ fn memcheck(kind: &str, name: &str) -> Result<bool, String> {
             "--track-origins=no",
             "-q",
         ])
-        .arg(env!("CARGO_BIN_EXE_aekit-ctgrind"))
+        .arg(checked_binary())
         .args([kind, name])
         .output()
         .map_err(|e| e.to_string())?;
@@ -31,6 +33,11 @@ fn memcheck(kind: &str, name: &str) -> Result<bool, String> {
             String::from_utf8_lossy(&out.stderr)
         )),
     }
+}
+
+fn checked_binary() -> std::ffi::OsString {
+    std::env::var_os("AEKIT_CTGRIND_BIN")
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_aekit-ctgrind").into())
 }
 
 fn valgrind_present() -> bool {
@@ -54,7 +61,10 @@ fn check(kind: &str, name: &str, claims_constant_time: bool) {
         clean, claims_constant_time,
         "{kind} {name}: claims constant-time = {claims_constant_time}, memcheck clean = {clean}"
     );
-    println!("{kind} {name}: constant-time = {clean} (as claimed)");
+    println!(
+        "{kind} {name}: constant-time = {clean} (as claimed) in {:?}",
+        checked_binary()
+    );
 }
 
 #[test]

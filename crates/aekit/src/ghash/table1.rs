@@ -62,7 +62,10 @@ impl Table1 {
     fn mul(&self, x: u128) -> u128 {
         let mut z = 0u128;
         for (i, entry) in self.m.iter().enumerate() {
-            let mask = ((x >> (127 - i)) & 1).wrapping_neg(); // all ones when X_i = 1
+            // All ones when X_i = 1. The bit passes through `black_box` so that the
+            // optimizer cannot turn the masked XOR back into a branch on X_i
+            // (it does, at opt-level 3: the constant-time check caught it).
+            let mask = core::hint::black_box((x >> (127 - i)) & 1).wrapping_neg();
             z ^= entry & mask;
         }
         z
