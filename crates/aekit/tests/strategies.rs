@@ -203,3 +203,20 @@ fn registry_reports_metadata() {
     assert!(AesStrategy::best().is_constant_time());
     assert!(AesStrategy::best().is_available());
 }
+
+/// A strategy this CPU can run must report itself available: a detection
+/// bug would otherwise silently drop it from every test above.
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn hardware_strategies_run_where_the_cpu_has_them() {
+    use std::arch::is_x86_feature_detected as has;
+    if has!("aes") && has!("sse4.1") {
+        assert!(AesStrategy::Ni.is_available());
+    }
+    if has!("pclmulqdq") && has!("ssse3") {
+        assert!(ghash::Strategy::Clmul.is_available());
+    }
+    for s in AesStrategy::ALL.into_iter().filter(|s| !s.is_constant_time()) {
+        assert!(s.is_available(), "portable strategy {} must always run", s.name());
+    }
+}
