@@ -216,7 +216,14 @@ fn hardware_strategies_run_where_the_cpu_has_them() {
     if has!("pclmulqdq") && has!("ssse3") {
         assert!(ghash::Strategy::Clmul.is_available());
     }
-    for s in AesStrategy::ALL.into_iter().filter(|s| !s.is_constant_time()) {
-        assert!(s.is_available(), "portable strategy {} must always run", s.name());
+    for s in AesStrategy::ALL
+        .into_iter()
+        .filter(|s| !s.is_constant_time())
+    {
+        assert!(
+            s.is_available(),
+            "portable strategy {} must always run",
+            s.name()
+        );
     }
 }

@@ -15,7 +15,7 @@ use crate::Error;
 use crate::aes::{self, Block, BlockCipher, Cipher};
 use crate::ghash::{self, GhashKey};
 
-pub use rustcrypto::{Aes128Gcm, Aes256Gcm};
+pub use rustcrypto::{AeadAesGcm, Aes128Gcm, Aes256Gcm};
 pub use state::{MAX_AAD_LEN, MAX_MESSAGE_LEN, TAG_LENGTHS};
 pub use stream::{Decryptor, Encryptor};
 

@@ -2,67 +2,66 @@
 //! `aes-gcm` crate: `Aes128Gcm` / `Aes256Gcm` with 12-byte nonces and
 //! 16-byte tags appended after the ciphertext.
 
-use aead::array::Array;
+use core::marker::PhantomData;
+
+use aead::array::ArraySize;
 use aead::consts::{U12, U16, U32};
 use aead::inout::InOutBuf;
-use aead::{AeadCore, AeadInOut, Key, KeyInit, KeySizeUser, Nonce, TagPosition};
+use aead::{AeadCore, AeadInOut, Key, KeyInit, KeySizeUser, Nonce, Tag, TagPosition};
 
 use super::AesGcm;
 
-/// AES-128-GCM behind RustCrypto's `aead` traits, in the fastest
-/// constant-time strategies this CPU runs.
-pub struct Aes128Gcm(AesGcm);
-
-/// AES-256-GCM behind RustCrypto's `aead` traits, in the fastest
-/// constant-time strategies this CPU runs.
-pub struct Aes256Gcm(AesGcm);
-
-impl KeySizeUser for Aes128Gcm {
-    type KeySize = U16;
+/// AES-GCM behind RustCrypto's `aead` traits for a key of `K` bytes, in the
+/// fastest constant-time strategies this CPU runs. Use the aliases
+/// [`Aes128Gcm`] and [`Aes256Gcm`].
+pub struct AeadAesGcm<K> {
+    gcm: AesGcm,
+    key_size: PhantomData<K>,
 }
 
-impl KeySizeUser for Aes256Gcm {
-    type KeySize = U32;
+/// AES-128-GCM with RustCrypto's `aead` traits.
+pub type Aes128Gcm = AeadAesGcm<U16>;
+
+/// AES-256-GCM with RustCrypto's `aead` traits.
+pub type Aes256Gcm = AeadAesGcm<U32>;
+
+impl<K: ArraySize> KeySizeUser for AeadAesGcm<K> {
+    type KeySize = K;
 }
 
-impl KeyInit for Aes128Gcm {
+impl<K: ArraySize> KeyInit for AeadAesGcm<K> {
+    /// The key length is fixed by the type (16 or 32 bytes) and `best()`
+    /// only returns available strategies, so construction cannot fail.
     fn new(key: &Key<Self>) -> Self {
-        Aes128Gcm(with_best(key))
+        let gcm = AesGcm::new(key).expect("an AES key length in available strategies");
+        AeadAesGcm {
+            gcm,
+            key_size: PhantomData,
+        }
     }
 }
 
-impl KeyInit for Aes256Gcm {
-    fn new(key: &Key<Self>) -> Self {
-        Aes256Gcm(with_best(key))
-    }
-}
-
-/// The key length is fixed by the type and `best()` only returns available
-/// strategies, so construction cannot fail.
-fn with_best(key: &[u8]) -> AesGcm {
-    AesGcm::new(key).expect("a 16- or 32-byte key in available strategies")
-}
-
-impl AeadCore for Aes128Gcm {
+impl<K: ArraySize> AeadCore for AeadAesGcm<K> {
     type NonceSize = U12;
     type TagSize = U16;
     const TAG_POSITION: TagPosition = TagPosition::Postfix;
 }
 
-impl AeadCore for Aes256Gcm {
-    type NonceSize = U12;
-    type TagSize = U16;
-    const TAG_POSITION: TagPosition = TagPosition::Postfix;
-}
-
-impl AeadInOut for Aes128Gcm {
+impl<K: ArraySize> AeadInOut for AeadAesGcm<K> {
     fn encrypt_inout_detached(
         &self,
         nonce: &Nonce<Self>,
         associated_data: &[u8],
         buffer: InOutBuf<'_, '_, u8>,
-    ) -> aead::Result<aead::Tag<Self>> {
-        seal(&self.0, nonce, associated_data, buffer)
+    ) -> aead::Result<Tag<Self>> {
+        let out = buffer.into_out_with_copied_in();
+        let tag = self
+            .gcm
+            .encrypt_in_place_detached(nonce, associated_data, out, 16)
+            .map_err(|_| aead::Error)?;
+        let mut array = Tag::<Self>::default();
+        array.copy_from_slice(tag.as_bytes());
+        Ok(array)
     }
 
     fn decrypt_inout_detached(
@@ -70,56 +69,11 @@ impl AeadInOut for Aes128Gcm {
         nonce: &Nonce<Self>,
         associated_data: &[u8],
         buffer: InOutBuf<'_, '_, u8>,
-        tag: &aead::Tag<Self>,
+        tag: &Tag<Self>,
     ) -> aead::Result<()> {
-        open(&self.0, nonce, associated_data, buffer, tag)
+        let out = buffer.into_out_with_copied_in();
+        self.gcm
+            .decrypt_in_place_detached(nonce, associated_data, out, tag)
+            .map_err(|_| aead::Error)
     }
-}
-
-impl AeadInOut for Aes256Gcm {
-    fn encrypt_inout_detached(
-        &self,
-        nonce: &Nonce<Self>,
-        associated_data: &[u8],
-        buffer: InOutBuf<'_, '_, u8>,
-    ) -> aead::Result<aead::Tag<Self>> {
-        seal(&self.0, nonce, associated_data, buffer)
-    }
-
-    fn decrypt_inout_detached(
-        &self,
-        nonce: &Nonce<Self>,
-        associated_data: &[u8],
-        buffer: InOutBuf<'_, '_, u8>,
-        tag: &aead::Tag<Self>,
-    ) -> aead::Result<()> {
-        open(&self.0, nonce, associated_data, buffer, tag)
-    }
-}
-
-fn seal(
-    gcm: &AesGcm,
-    nonce: &[u8],
-    aad: &[u8],
-    buffer: InOutBuf<'_, '_, u8>,
-) -> aead::Result<Array<u8, U16>> {
-    let out = buffer.into_out_with_copied_in();
-    let tag = gcm
-        .encrypt_in_place_detached(nonce, aad, out, 16)
-        .map_err(|_| aead::Error)?;
-    let mut array = Array::default();
-    array.copy_from_slice(tag.as_bytes());
-    Ok(array)
-}
-
-fn open(
-    gcm: &AesGcm,
-    nonce: &[u8],
-    aad: &[u8],
-    buffer: InOutBuf<'_, '_, u8>,
-    tag: &[u8],
-) -> aead::Result<()> {
-    let out = buffer.into_out_with_copied_in();
-    gcm.decrypt_in_place_detached(nonce, aad, out, tag)
-        .map_err(|_| aead::Error)
 }

@@ -12,50 +12,28 @@ use crate::aes::{Block, BlockCipher};
 use crate::ghash::GhashKey;
 
 /// An on-line encryption in progress; see [`AesGcm::encryptor`].
-pub struct Encryptor<'k> {
-    gcm: &'k AesGcm,
-    state: State,
-}
+pub struct Encryptor<'k>(Online<'k>);
 
 impl<'k> Encryptor<'k> {
     pub(super) fn new(gcm: &'k AesGcm, iv: &[u8]) -> Result<Encryptor<'k>, Error> {
-        check_iv(iv)?;
-        Ok(Encryptor {
-            gcm,
-            state: gcm.run(Start { iv }),
-        })
+        Online::new(gcm, iv).map(Encryptor)
     }
 
     /// Feeds associated data. All of it must come before the first
     /// [`update`](Self::update) with a non-empty message piece.
     pub fn update_aad(&mut self, aad: &[u8]) -> Result<(), Error> {
-        self.gcm
-            .run(Continue {
-                state: &mut self.state,
-                step: Step::Aad(aad),
-            })
-            .map(drop)
+        self.0.step(Step::Aad(aad)).map(drop)
     }
 
     /// Encrypts the next piece of the message in place.
     pub fn update(&mut self, buf: &mut [u8]) -> Result<(), Error> {
-        let step = Step::Crypt(buf, Direction::Encrypt);
-        self.gcm
-            .run(Continue {
-                state: &mut self.state,
-                step,
-            })
-            .map(drop)
+        self.0.step(Step::Crypt(buf, Direction::Encrypt)).map(drop)
     }
 
     /// Ends the message and returns its tag, `tag_len` bytes long.
     pub fn finish(mut self, tag_len: usize) -> Result<Tag, Error> {
         check_tag_len(tag_len)?;
-        let tag = self.gcm.run(Continue {
-            state: &mut self.state,
-            step: Step::Finish,
-        })?;
-        Ok(Tag::truncate(tag, tag_len))
+        Ok(Tag::truncate(self.0.step(Step::Finish)?, tag_len))
     }
 }
 
@@ -64,49 +42,28 @@ impl<'k> Encryptor<'k> {
 /// **Plaintext comes out of [`update`](Self::update) before it is
 /// authenticated.** Treat it as untrusted, and discard it, until
 /// [`finish`](Self::finish) returns `Ok`.
-pub struct Decryptor<'k> {
-    gcm: &'k AesGcm,
-    state: State,
-}
+pub struct Decryptor<'k>(Online<'k>);
 
 impl<'k> Decryptor<'k> {
     pub(super) fn new(gcm: &'k AesGcm, iv: &[u8]) -> Result<Decryptor<'k>, Error> {
-        check_iv(iv)?;
-        Ok(Decryptor {
-            gcm,
-            state: gcm.run(Start { iv }),
-        })
+        Online::new(gcm, iv).map(Decryptor)
     }
 
     /// Feeds associated data, all of it before the first message piece.
     pub fn update_aad(&mut self, aad: &[u8]) -> Result<(), Error> {
-        self.gcm
-            .run(Continue {
-                state: &mut self.state,
-                step: Step::Aad(aad),
-            })
-            .map(drop)
+        self.0.step(Step::Aad(aad)).map(drop)
     }
 
     /// Decrypts the next piece of ciphertext in place. The plaintext is
     /// **not yet authenticated**.
     pub fn update(&mut self, buf: &mut [u8]) -> Result<(), Error> {
-        let step = Step::Crypt(buf, Direction::Decrypt);
-        self.gcm
-            .run(Continue {
-                state: &mut self.state,
-                step,
-            })
-            .map(drop)
+        self.0.step(Step::Crypt(buf, Direction::Decrypt)).map(drop)
     }
 
     /// Ends the message and checks its tag in constant time.
     pub fn finish(mut self, tag: &[u8]) -> Result<(), Error> {
         check_tag_len(tag.len())?;
-        let mut computed = self.gcm.run(Continue {
-            state: &mut self.state,
-            step: Step::Finish,
-        })?;
+        let mut computed = self.0.step(Step::Finish)?;
         let ok = tags_match(&computed, tag);
         computed.zeroize();
         if ok {
@@ -114,6 +71,30 @@ impl<'k> Decryptor<'k> {
         } else {
             Err(Error::AuthenticationFailed)
         }
+    }
+}
+
+/// A key and one message's state, shared by both directions.
+struct Online<'k> {
+    gcm: &'k AesGcm,
+    state: State,
+}
+
+impl<'k> Online<'k> {
+    fn new(gcm: &'k AesGcm, iv: &[u8]) -> Result<Online<'k>, Error> {
+        check_iv(iv)?;
+        Ok(Online {
+            gcm,
+            state: gcm.run(Start { iv }),
+        })
+    }
+
+    /// Runs one step on this key's strategy pair (one dispatch).
+    fn step(&mut self, step: Step<'_>) -> Result<Block, Error> {
+        self.gcm.run(Continue {
+            state: &mut self.state,
+            step,
+        })
     }
 }
 
