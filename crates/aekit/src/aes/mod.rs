@@ -8,6 +8,7 @@
 //! | `table`    | `table.rs`    | no            | four 1 KiB T-tables indexed by state bytes |
 //! | `fixslice` | `fixslice.rs` | yes           | fixsliced bitsliced AES on 64-bit words    |
 //! | `ni`       | `ni.rs`       | yes           | AES-NI, eight blocks in flight             |
+//! | `vaes`     | `vaes.rs`     | yes           | VAES on 512-bit registers (AVX-512)        |
 //!
 //! The key schedule (FIPS-197 §5.2 KeyExpansion) is computed here once, in
 //! constant time, and each strategy converts the round keys to its own
@@ -17,6 +18,8 @@ pub mod fixslice;
 #[allow(unsafe_code)] // AES-NI intrinsics; every block carries a SAFETY line.
 pub mod ni;
 pub mod table;
+#[allow(unsafe_code)] // VAES/AVX-512 intrinsics; every block carries a SAFETY line.
+pub mod vaes;
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
@@ -66,13 +69,21 @@ pub enum Strategy {
     Table,
     /// Fixsliced bitsliced AES on 64-bit words: constant-time, portable.
     Fixslice,
-    /// AES-NI (x86-64): constant-time, the fastest where present.
+    /// AES-NI (x86-64): constant-time.
     Ni,
+    /// VAES on 512-bit registers (x86-64 with AVX-512): constant-time, the
+    /// fastest where present.
+    Vaes,
 }
 
 impl Strategy {
     /// Every strategy, available on this CPU or not.
-    pub const ALL: [Strategy; 3] = [Strategy::Table, Strategy::Fixslice, Strategy::Ni];
+    pub const ALL: [Strategy; 4] = [
+        Strategy::Table,
+        Strategy::Fixslice,
+        Strategy::Ni,
+        Strategy::Vaes,
+    ];
 
     /// The strategy's token, used in names everywhere (CLI, benches, tests).
     pub fn name(self) -> &'static str {
@@ -102,7 +113,7 @@ impl Strategy {
     /// The fastest constant-time strategy this CPU runs. The order of
     /// preference is here and nowhere else.
     pub fn best() -> Strategy {
-        [Strategy::Ni, Strategy::Fixslice]
+        [Strategy::Vaes, Strategy::Ni, Strategy::Fixslice]
             .into_iter()
             .find(|s| s.is_available())
             .unwrap_or(Strategy::Fixslice)
@@ -122,6 +133,7 @@ impl Strategy {
             Strategy::Table => of::<table::Table>(),
             Strategy::Fixslice => of::<fixslice::Fixslice>(),
             Strategy::Ni => of::<ni::Ni>(),
+            Strategy::Vaes => of::<vaes::Vaes>(),
         }
     }
 }
@@ -135,6 +147,8 @@ pub enum Cipher {
     Fixslice(Box<fixslice::Fixslice>),
     /// An `ni` key.
     Ni(Box<ni::Ni>),
+    /// A `vaes` key.
+    Vaes(Box<vaes::Vaes>),
 }
 
 impl Cipher {
@@ -150,6 +164,7 @@ impl Cipher {
             Strategy::Table => Cipher::Table(boxed(&keys)?),
             Strategy::Fixslice => Cipher::Fixslice(boxed(&keys)?),
             Strategy::Ni => Cipher::Ni(boxed(&keys)?),
+            Strategy::Vaes => Cipher::Vaes(boxed(&keys)?),
         })
     }
 
@@ -159,6 +174,7 @@ impl Cipher {
             Cipher::Table(_) => Strategy::Table,
             Cipher::Fixslice(_) => Strategy::Fixslice,
             Cipher::Ni(_) => Strategy::Ni,
+            Cipher::Vaes(_) => Strategy::Vaes,
         }
     }
 
@@ -168,6 +184,7 @@ impl Cipher {
             Cipher::Table(a) => a.encrypt_blocks(blocks),
             Cipher::Fixslice(a) => a.encrypt_blocks(blocks),
             Cipher::Ni(a) => a.encrypt_blocks(blocks),
+            Cipher::Vaes(a) => a.encrypt_blocks(blocks),
         }
     }
 
@@ -177,6 +194,7 @@ impl Cipher {
             Cipher::Table(a) => a.ctr32(counter, data),
             Cipher::Fixslice(a) => a.ctr32(counter, data),
             Cipher::Ni(a) => a.ctr32(counter, data),
+            Cipher::Vaes(a) => a.ctr32(counter, data),
         }
     }
 }

@@ -1,10 +1,19 @@
-//! AES-GCM and GMAC over any (AES strategy, GHASH strategy) pair.
+//! AES-GCM and GMAC over any (AES strategy, GHASH strategy) pair, or over a
+//! fused kernel that computes both in one pass ([`Fused`]).
 //!
-//! The strategies are chosen once, when the key is set up, and held as two
-//! enums; each call matches on them once (in `dispatch`) and then runs code
-//! monomorphized for the pair, so no inner loop ever branches on the
-//! strategy. Validation lives here; the computation is in `state.rs`.
+//! The implementation is chosen once, when the key is set up, and held as
+//! enums; each call matches on them once (in `AesGcm::run`) and then runs
+//! code monomorphized for the choice ([`kernel`]), so no inner loop ever
+//! branches on the strategy. Validation lives here; the computation is in
+//! `state.rs`.
 
+#[allow(unsafe_code)] // VAES/VPCLMULQDQ intrinsics; every block carries a SAFETY line.
+mod fused_avx2;
+#[allow(unsafe_code)] // VAES/VPCLMULQDQ intrinsics; every block carries a SAFETY line.
+mod fused_avx512;
+#[allow(unsafe_code)] // AES-NI/PCLMULQDQ intrinsics; every block carries a SAFETY line.
+mod fused_ni;
+mod kernel;
 mod rustcrypto;
 mod state;
 mod stream;
@@ -12,8 +21,9 @@ mod stream;
 use zeroize::Zeroize;
 
 use crate::Error;
-use crate::aes::{self, Block, BlockCipher, Cipher};
-use crate::ghash::{self, GhashKey};
+use crate::aes::{self, Block, Cipher, KeySchedule};
+use crate::ghash;
+use kernel::{Kernel, Pair};
 
 pub use rustcrypto::{AeadAesGcm, Aes128Gcm, Aes256Gcm};
 pub use state::{MAX_AAD_LEN, MAX_MESSAGE_LEN, TAG_LENGTHS};
@@ -45,18 +55,108 @@ impl AsRef<[u8]> for Tag {
     }
 }
 
-/// AES-GCM with a key of 16, 24 or 32 bytes, in the strategies chosen at
+/// The fused AES+GHASH kernels: counter mode and GHASH in one pass over the
+/// data, for the x86-64 instruction sets that have both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Fused {
+    /// VAES and VPCLMULQDQ on 512-bit registers (AVX-512).
+    Avx512,
+    /// VAES and VPCLMULQDQ on 256-bit registers (AVX2), for CPUs without AVX-512.
+    Avx2,
+    /// AES-NI and PCLMULQDQ on 128-bit registers, for older x86-64.
+    Ni,
+}
+
+impl Fused {
+    /// Every fused kernel, in order of preference.
+    pub const ALL: [Fused; 3] = [Fused::Avx512, Fused::Avx2, Fused::Ni];
+
+    /// The kernel's token.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fused::Avx512 => fused_avx512::FusedAvx512::NAME,
+            Fused::Avx2 => fused_avx2::FusedAvx2::NAME,
+            Fused::Ni => fused_ni::FusedNi::NAME,
+        }
+    }
+
+    /// Looks a kernel up by its token.
+    pub fn from_name(name: &str) -> Option<Fused> {
+        Fused::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// Whether this CPU can run the kernel.
+    pub fn is_available(self) -> bool {
+        match self {
+            Fused::Avx512 => fused_avx512::FusedAvx512::is_available(),
+            Fused::Avx2 => fused_avx2::FusedAvx2::is_available(),
+            Fused::Ni => fused_ni::FusedNi::is_available(),
+        }
+    }
+
+    /// The (AES, GHASH) strategies whose keys the kernel holds.
+    pub fn strategies(self) -> (aes::Strategy, ghash::Strategy) {
+        match self {
+            Fused::Avx512 => (aes::Strategy::Vaes, ghash::Strategy::Vclmul),
+            Fused::Avx2 | Fused::Ni => (aes::Strategy::Ni, ghash::Strategy::Clmul),
+        }
+    }
+
+    /// The fastest kernel this CPU runs, if any. All are constant-time.
+    pub fn best() -> Option<Fused> {
+        Fused::ALL.into_iter().find(|f| f.is_available())
+    }
+}
+
+/// A fused kernel: a [`Kernel`] built straight from the key schedule.
+pub(crate) trait FusedKernel: Kernel + Sized {
+    /// The kernel's token.
+    const NAME: &'static str;
+    /// Whether this CPU has every instruction the kernel uses.
+    fn is_available() -> bool;
+    /// Expands the key; `None` when the CPU lacks the instructions.
+    fn new(keys: &KeySchedule) -> Option<Self>;
+}
+
+/// AES-GCM with a key of 16, 24 or 32 bytes, in the implementation chosen at
 /// construction. Key material and tables are zeroized when it is dropped.
 pub struct AesGcm {
-    aes: Cipher,
-    ghash: ghash::Key,
+    inner: Inner,
+}
+
+/// The implementation a key runs on: the enum matched once per call.
+enum Inner {
+    Pair { aes: Cipher, ghash: ghash::Key },
+    Avx512(Box<fused_avx512::FusedAvx512>),
+    Avx2(Box<fused_avx2::FusedAvx2>),
+    Ni(Box<fused_ni::FusedNi>),
 }
 
 impl AesGcm {
-    /// AES-GCM in the fastest constant-time strategies this CPU runs
-    /// ([`aes::Strategy::best`], [`ghash::Strategy::best`]).
+    /// AES-GCM in the fastest constant-time implementation this CPU runs:
+    /// the best fused kernel ([`Fused::best`]) where there is one, otherwise
+    /// the pair ([`aes::Strategy::best`], [`ghash::Strategy::best`]).
     pub fn new(key: &[u8]) -> Result<AesGcm, Error> {
-        AesGcm::with(key, aes::Strategy::best(), ghash::Strategy::best())
+        match Fused::best() {
+            Some(fused) => AesGcm::fused(key, fused),
+            None => AesGcm::with(key, aes::Strategy::best(), ghash::Strategy::best()),
+        }
+    }
+
+    /// AES-GCM on the fused kernel given.
+    pub fn fused(key: &[u8], kernel: Fused) -> Result<AesGcm, Error> {
+        fn boxed<F: FusedKernel>(keys: &KeySchedule) -> Result<Box<F>, Error> {
+            F::new(keys)
+                .map(Box::new)
+                .ok_or(Error::StrategyUnavailable(F::NAME))
+        }
+        let keys = KeySchedule::new(key)?;
+        let inner = match kernel {
+            Fused::Avx512 => Inner::Avx512(boxed(&keys)?),
+            Fused::Avx2 => Inner::Avx2(boxed(&keys)?),
+            Fused::Ni => Inner::Ni(boxed(&keys)?),
+        };
+        Ok(AesGcm { inner })
     }
 
     /// AES-GCM in the strategies given, constant-time or not.
@@ -70,12 +170,41 @@ impl AesGcm {
         aes.encrypt_blocks(&mut h);
         let ghash = ghash::Key::new(ghash_strategy, &h[0]);
         h.zeroize();
-        Ok(AesGcm { aes, ghash: ghash? })
+        Ok(AesGcm {
+            inner: Inner::Pair { aes, ghash: ghash? },
+        })
     }
 
-    /// The (AES, GHASH) strategies this key runs on.
+    /// The (AES, GHASH) strategies this key runs on (for a fused kernel,
+    /// the strategies whose keys it holds).
     pub fn strategies(&self) -> (aes::Strategy, ghash::Strategy) {
-        (self.aes.strategy(), self.ghash.strategy())
+        match &self.inner {
+            Inner::Pair { aes, ghash } => (aes.strategy(), ghash.strategy()),
+            Inner::Avx512(_) => Fused::Avx512.strategies(),
+            Inner::Avx2(_) => Fused::Avx2.strategies(),
+            Inner::Ni(_) => Fused::Ni.strategies(),
+        }
+    }
+
+    /// The fused kernel this key runs on, or `None` for a plain pair.
+    pub fn fused_kernel(&self) -> Option<Fused> {
+        match &self.inner {
+            Inner::Pair { .. } => None,
+            Inner::Avx512(_) => Some(Fused::Avx512),
+            Inner::Avx2(_) => Some(Fused::Avx2),
+            Inner::Ni(_) => Some(Fused::Ni),
+        }
+    }
+
+    /// A one-line description: `fused vaes-avx512`, or `ni + clmul`.
+    pub fn implementation(&self) -> String {
+        match self.fused_kernel() {
+            Some(f) => format!("fused {}", f.name()),
+            None => {
+                let (a, g) = self.strategies();
+                format!("{} + {}", a.name(), g.name())
+            }
+        }
     }
 
     /// Encrypts `buf` in place and returns a tag of `tag_len` bytes.
@@ -177,9 +306,19 @@ impl AesGcm {
         Decryptor::new(self, iv)
     }
 
-    /// Runs `op` on this key's strategy pair.
-    fn run<O: PairOp>(&self, op: O) -> O::Output {
-        dispatch(&self.aes, &self.ghash, op)
+    /// Runs `op` on this key's implementation: the one match per call.
+    fn run<O: KernelOp>(&self, op: O) -> O::Output {
+        match &self.inner {
+            Inner::Pair { aes, ghash } => match aes {
+                Cipher::Table(a) => with_ghash(&**a, ghash, op),
+                Cipher::Fixslice(a) => with_ghash(&**a, ghash, op),
+                Cipher::Ni(a) => with_ghash(&**a, ghash, op),
+                Cipher::Vaes(a) => with_ghash(&**a, ghash, op),
+            },
+            Inner::Avx512(k) => op.run(&**k),
+            Inner::Avx2(k) => op.run(&**k),
+            Inner::Ni(k) => op.run(&**k),
+        }
     }
 }
 
@@ -195,32 +334,25 @@ fn check_lengths(iv: &[u8], aad: &[u8], buf: &[u8]) -> Result<(), Error> {
     Ok(())
 }
 
-/// A computation that needs the concrete (AES, GHASH) types.
-trait PairOp {
+/// A computation that needs the concrete kernel type.
+trait KernelOp {
     type Output;
-    fn run<A: BlockCipher, G: GhashKey>(self, aes: &A, ghash: &G) -> Self::Output;
+    fn run<K: Kernel>(self, kernel: &K) -> Self::Output;
 }
 
-/// The one place the strategy enums are matched: once per call.
-fn dispatch<O: PairOp>(aes: &Cipher, ghash: &ghash::Key, op: O) -> O::Output {
-    match aes {
-        Cipher::Table(a) => dispatch_ghash(&**a, ghash, op),
-        Cipher::Fixslice(a) => dispatch_ghash(&**a, ghash, op),
-        Cipher::Ni(a) => dispatch_ghash(&**a, ghash, op),
-    }
-}
-
-fn dispatch_ghash<A: BlockCipher, O: PairOp>(aes: &A, ghash: &ghash::Key, op: O) -> O::Output {
+/// The second half of the pair match: the GHASH strategy.
+fn with_ghash<A: aes::BlockCipher, O: KernelOp>(aes: &A, ghash: &ghash::Key, op: O) -> O::Output {
     use ghash::Key;
     match ghash {
-        Key::BitSerial(g) => op.run(aes, &**g),
-        Key::Table1(g) => op.run(aes, &**g),
-        Key::Table4(g) => op.run(aes, &**g),
-        Key::Table8(g) => op.run(aes, &**g),
-        Key::Shoup4(g) => op.run(aes, &**g),
-        Key::Shoup8(g) => op.run(aes, &**g),
-        Key::Karatsuba(g) => op.run(aes, &**g),
-        Key::Clmul(g) => op.run(aes, &**g),
+        Key::BitSerial(g) => op.run(&Pair { aes, ghash: &**g }),
+        Key::Table1(g) => op.run(&Pair { aes, ghash: &**g }),
+        Key::Table4(g) => op.run(&Pair { aes, ghash: &**g }),
+        Key::Table8(g) => op.run(&Pair { aes, ghash: &**g }),
+        Key::Shoup4(g) => op.run(&Pair { aes, ghash: &**g }),
+        Key::Shoup8(g) => op.run(&Pair { aes, ghash: &**g }),
+        Key::Karatsuba(g) => op.run(&Pair { aes, ghash: &**g }),
+        Key::Clmul(g) => op.run(&Pair { aes, ghash: &**g }),
+        Key::Vclmul(g) => op.run(&Pair { aes, ghash: &**g }),
     }
 }
 
@@ -232,13 +364,13 @@ struct OneShot<'a> {
     direction: Direction,
 }
 
-impl PairOp for OneShot<'_> {
+impl KernelOp for OneShot<'_> {
     type Output = Result<Block, Error>;
-    fn run<A: BlockCipher, G: GhashKey>(self, aes: &A, ghash: &G) -> Self::Output {
-        let mut state = State::start(aes, ghash, self.iv);
-        state.aad(ghash, self.aad)?;
-        state.crypt(aes, ghash, self.buf, self.direction)?;
-        Ok(state.finish(ghash))
+    fn run<K: Kernel>(self, kernel: &K) -> Self::Output {
+        let mut state = State::start(kernel, self.iv);
+        state.aad(kernel, self.aad)?;
+        state.crypt(kernel, self.buf, self.direction)?;
+        Ok(state.finish(kernel))
     }
 }
 
@@ -280,5 +412,12 @@ impl Gmac {
     /// The (AES, GHASH) strategies this key runs on.
     pub fn strategies(&self) -> (aes::Strategy, ghash::Strategy) {
         self.gcm.strategies()
+    }
+}
+
+impl From<AesGcm> for Gmac {
+    /// GMAC on the implementation `gcm` was built with.
+    fn from(gcm: AesGcm) -> Gmac {
+        Gmac { gcm }
     }
 }

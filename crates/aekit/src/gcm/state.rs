@@ -9,6 +9,7 @@
 use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
+use super::kernel::Kernel;
 use crate::Error;
 use crate::aes::{Block, BlockCipher};
 use crate::ctr::incr32;
@@ -21,10 +22,6 @@ pub const MAX_MESSAGE_LEN: u64 = (1 << 36) - 32;
 pub const MAX_AAD_LEN: u64 = (1 << 61) - 1;
 /// Tag lengths GCM allows, in bytes (spec §2.1 and NIST SP 800-38D §5.2.1.2).
 pub const TAG_LENGTHS: [usize; 7] = [4, 8, 12, 13, 14, 15, 16];
-
-/// Bytes encrypted, then hashed, per pass: small enough that GHASH reads
-/// the ciphertext back from L1.
-const PASS: usize = 4096;
 
 /// Whether message data is being encrypted or decrypted: GHASH always reads
 /// the ciphertext, before decryption or after encryption.
@@ -78,7 +75,8 @@ pub(crate) fn check_iv(iv: &[u8]) -> Result<(), Error> {
 impl State {
     /// Y_0 from the IV (spec §2.3): IV ‖ 0^31 ‖ 1 for 96-bit IVs, otherwise
     /// GHASH(H, {}, IV). The IV must have passed [`check_iv`].
-    pub(crate) fn start<A: BlockCipher, G: GhashKey>(aes: &A, ghash: &G, iv: &[u8]) -> State {
+    pub(crate) fn start<K: Kernel>(kernel: &K, iv: &[u8]) -> State {
+        let (aes, ghash) = (kernel.aes(), kernel.ghash());
         let mut j0 = [0u8; 16];
         if iv.len() == 12 {
             j0[..12].copy_from_slice(iv);
@@ -114,7 +112,7 @@ impl State {
     }
 
     /// Feeds associated data; all of it must come before the message.
-    pub(crate) fn aad<G: GhashKey>(&mut self, ghash: &G, aad: &[u8]) -> Result<(), Error> {
+    pub(crate) fn aad<K: Kernel>(&mut self, kernel: &K, aad: &[u8]) -> Result<(), Error> {
         if aad.is_empty() {
             return Ok(());
         }
@@ -126,15 +124,16 @@ impl State {
             .checked_add(aad.len() as u64)
             .filter(|&n| n <= MAX_AAD_LEN)
             .ok_or(Error::AadTooLong)?;
-        self.absorb(ghash, aad);
+        self.absorb(kernel.ghash(), aad);
         Ok(())
     }
 
-    /// Encrypts or decrypts `data` in place and hashes the ciphertext.
-    pub(crate) fn crypt<A: BlockCipher, G: GhashKey>(
+    /// Encrypts or decrypts `data` in place and hashes the ciphertext: the
+    /// bytes that finish a block begun by an earlier piece, then whole
+    /// blocks through the kernel, then a partial block kept for later.
+    pub(crate) fn crypt<K: Kernel>(
         &mut self,
-        aes: &A,
-        ghash: &G,
+        kernel: &K,
         data: &mut [u8],
         direction: Direction,
     ) -> Result<(), Error> {
@@ -147,24 +146,40 @@ impl State {
             .filter(|&n| n <= MAX_MESSAGE_LEN)
             .ok_or(Error::MessageTooLong)?;
         if !self.in_text {
-            self.flush(ghash); // the AAD's last block, zero-padded
+            self.flush(kernel.ghash()); // the AAD's last block, zero-padded
             self.in_text = true;
         }
-        for pass in data.chunks_mut(PASS) {
-            if direction == Direction::Decrypt {
-                self.absorb(ghash, pass);
-            }
-            self.apply_keystream(aes, pass);
-            if direction == Direction::Encrypt {
-                self.absorb(ghash, pass);
-            }
-        }
+        // Keystream and GHASH offsets agree in the message (both are
+        // text_len mod 16), so after `head` both are block-aligned.
+        let head = (16 - self.keystream_used).min(data.len());
+        let (head, rest) = data.split_at_mut(head);
+        self.crypt_partial(kernel, head, direction);
+        let whole = rest.len() / 16 * 16;
+        let (blocks, tail) = rest.split_at_mut(whole);
+        kernel.crypt_blocks(&mut self.counter, &mut self.y, blocks, direction);
+        self.crypt_partial(kernel, tail, direction);
         Ok(())
+    }
+
+    /// Less than a block, byte by byte through the buffered keystream and
+    /// the pending GHASH block.
+    fn crypt_partial<K: Kernel>(&mut self, kernel: &K, bytes: &mut [u8], direction: Direction) {
+        if bytes.is_empty() {
+            return;
+        }
+        if direction == Direction::Decrypt {
+            self.absorb(kernel.ghash(), bytes);
+        }
+        self.apply_keystream(kernel.aes(), bytes);
+        if direction == Direction::Encrypt {
+            self.absorb(kernel.ghash(), bytes);
+        }
     }
 
     /// The full 16-byte tag: GHASH over the padded data and len(A) ‖ len(C),
     /// XOR E(K, Y_0).
-    pub(crate) fn finish<G: GhashKey>(&mut self, ghash: &G) -> Block {
+    pub(crate) fn finish<K: Kernel>(&mut self, kernel: &K) -> Block {
+        let ghash = kernel.ghash();
         self.flush(ghash);
         let mut lengths = [0u8; 16];
         lengths[..8].copy_from_slice(&(self.aad_len * 8).to_be_bytes());
@@ -208,28 +223,21 @@ impl State {
         }
     }
 
-    /// XORs the next keystream bytes onto `data`: first what is left of the
-    /// last keystream block, then whole blocks, then a new partial block.
+    /// XORs the next keystream bytes onto `data` (less than a block): first
+    /// what is left of the last keystream block, then a new one.
     fn apply_keystream<A: BlockCipher>(&mut self, aes: &A, data: &mut [u8]) {
-        let left = (16 - self.keystream_used).min(data.len());
-        let (head, rest) = data.split_at_mut(left);
-        for (d, k) in head.iter_mut().zip(&self.keystream[self.keystream_used..]) {
-            *d ^= k;
-        }
-        self.keystream_used += left;
-        let full = rest.len() / 16 * 16;
-        let (blocks, tail) = rest.split_at_mut(full);
-        aes.ctr32(&mut self.counter, blocks);
-        if !tail.is_empty() {
-            let mut keystream = [self.counter];
-            aes.encrypt_blocks(&mut keystream);
-            self.keystream = keystream[0];
-            incr32(&mut self.counter);
-            for (d, k) in tail.iter_mut().zip(&self.keystream) {
-                *d ^= k;
+        debug_assert!(data.len() < 16);
+        for byte in data {
+            if self.keystream_used == 16 {
+                let mut keystream = [self.counter];
+                aes.encrypt_blocks(&mut keystream);
+                self.keystream = keystream[0];
+                keystream.zeroize();
+                incr32(&mut self.counter);
+                self.keystream_used = 0;
             }
-            self.keystream_used = tail.len();
-            keystream.zeroize();
+            *byte ^= self.keystream[self.keystream_used];
+            self.keystream_used += 1;
         }
     }
 }
@@ -243,6 +251,7 @@ pub(crate) fn tags_match(computed: &Block, expected: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gcm::kernel::Pair;
 
     /// A key whose "AES" is the identity and whose "GHASH" is XOR: enough to
     /// drive the length bookkeeping, which is all these tests look at.
@@ -272,39 +281,44 @@ mod tests {
         }
     }
 
+    const KERNEL: Pair<'static, Identity, Identity> = Pair {
+        aes: &Identity,
+        ghash: &Identity,
+    };
+
     #[test]
     fn message_limit_is_2_pow_36_minus_32_and_a_rejected_piece_changes_nothing() {
-        let mut state = State::start(&Identity, &Identity, &[0; 12]);
+        let mut state = State::start(&KERNEL, &[0; 12]);
         state.text_len = MAX_MESSAGE_LEN - 10;
         let mut piece = [7u8; 11];
-        let err = state.crypt(&Identity, &Identity, &mut piece, Direction::Encrypt);
+        let err = state.crypt(&KERNEL, &mut piece, Direction::Encrypt);
         assert_eq!(err, Err(Error::MessageTooLong));
         assert_eq!(piece, [7; 11]);
         assert_eq!(state.text_len, MAX_MESSAGE_LEN - 10);
-        let fits = state.crypt(&Identity, &Identity, &mut piece[..10], Direction::Encrypt);
+        let fits = state.crypt(&KERNEL, &mut piece[..10], Direction::Encrypt);
         assert_eq!(fits, Ok(()));
         assert_eq!(state.text_len, MAX_MESSAGE_LEN);
-        let err = state.crypt(&Identity, &Identity, &mut [0u8; 1], Direction::Decrypt);
+        let err = state.crypt(&KERNEL, &mut [0u8; 1], Direction::Decrypt);
         assert_eq!(err, Err(Error::MessageTooLong));
     }
 
     #[test]
     fn aad_limit_is_2_pow_61_minus_1_bytes() {
-        let mut state = State::start(&Identity, &Identity, &[0; 12]);
+        let mut state = State::start(&KERNEL, &[0; 12]);
         state.aad_len = MAX_AAD_LEN - 2;
-        assert_eq!(state.aad(&Identity, &[1, 2, 3]), Err(Error::AadTooLong));
+        assert_eq!(state.aad(&KERNEL, &[1, 2, 3]), Err(Error::AadTooLong));
         assert_eq!(state.aad_len, MAX_AAD_LEN - 2);
-        assert_eq!(state.aad(&Identity, &[1, 2]), Ok(()));
-        assert_eq!(state.aad(&Identity, &[1]), Err(Error::AadTooLong));
+        assert_eq!(state.aad(&KERNEL, &[1, 2]), Ok(()));
+        assert_eq!(state.aad(&KERNEL, &[1]), Err(Error::AadTooLong));
     }
 
     #[test]
     fn lengths_block_uses_bits() {
         // With identity AES and XOR GHASH the tag is the XOR of the padded
         // blocks, the lengths block and E(K, Y_0) = Y_0.
-        let mut state = State::start(&Identity, &Identity, &[0; 12]);
-        state.aad(&Identity, &[0xff]).unwrap();
-        let tag = state.finish(&Identity);
+        let mut state = State::start(&KERNEL, &[0; 12]);
+        state.aad(&KERNEL, &[0xff]).unwrap();
+        let tag = state.finish(&KERNEL);
         let mut expected = [0u8; 16];
         expected[0] = 0xff;
         expected[7] = 8; // len(A) = 8 bits

@@ -1,15 +1,15 @@
 //! On-line AES-GCM: associated data and message arrive in pieces of any
 //! size, lengths unknown in advance (spec §2: GCM is on-line). Each call
-//! dispatches on the strategy pair once and continues the shared
+//! dispatches on the implementation once and continues the shared
 //! [`State`]; the output equals the one-shot API's for every split.
 
 use zeroize::Zeroize;
 
+use super::kernel::Kernel;
 use super::state::{Direction, State, check_iv, check_tag_len, tags_match};
-use super::{AesGcm, PairOp, Tag};
+use super::{AesGcm, KernelOp, Tag};
 use crate::Error;
-use crate::aes::{Block, BlockCipher};
-use crate::ghash::GhashKey;
+use crate::aes::Block;
 
 /// An on-line encryption in progress; see [`AesGcm::encryptor`].
 pub struct Encryptor<'k>(Online<'k>);
@@ -89,7 +89,7 @@ impl<'k> Online<'k> {
         })
     }
 
-    /// Runs one step on this key's strategy pair (one dispatch).
+    /// Runs one step on this key's implementation (one dispatch).
     fn step(&mut self, step: Step<'_>) -> Result<Block, Error> {
         self.gcm.run(Continue {
             state: &mut self.state,
@@ -103,10 +103,10 @@ struct Start<'a> {
     iv: &'a [u8],
 }
 
-impl PairOp for Start<'_> {
+impl KernelOp for Start<'_> {
     type Output = State;
-    fn run<A: BlockCipher, G: GhashKey>(self, aes: &A, ghash: &G) -> State {
-        State::start(aes, ghash, self.iv)
+    fn run<K: Kernel>(self, kernel: &K) -> State {
+        State::start(kernel, self.iv)
     }
 }
 
@@ -122,17 +122,16 @@ struct Continue<'s, 'a> {
     step: Step<'a>,
 }
 
-impl PairOp for Continue<'_, '_> {
+impl KernelOp for Continue<'_, '_> {
     /// The full tag after `Finish`, zeros after the other steps.
     type Output = Result<Block, Error>;
-    fn run<A: BlockCipher, G: GhashKey>(self, aes: &A, ghash: &G) -> Self::Output {
+    fn run<K: Kernel>(self, kernel: &K) -> Self::Output {
         match self.step {
-            Step::Aad(aad) => self.state.aad(ghash, aad).map(|()| [0; 16]),
-            Step::Crypt(buf, direction) => self
-                .state
-                .crypt(aes, ghash, buf, direction)
-                .map(|()| [0; 16]),
-            Step::Finish => Ok(self.state.finish(ghash)),
+            Step::Aad(aad) => self.state.aad(kernel, aad).map(|()| [0; 16]),
+            Step::Crypt(buf, direction) => {
+                self.state.crypt(kernel, buf, direction).map(|()| [0; 16])
+            }
+            Step::Finish => Ok(self.state.finish(kernel)),
         }
     }
 }

@@ -56,13 +56,49 @@ pub fn ghash_strategies() -> Vec<aekit::ghash::Strategy> {
     )
 }
 
-/// Every available (AES, GHASH) pair, enumerated from the registries.
-pub fn pairs() -> Vec<(aekit::aes::Strategy, aekit::ghash::Strategy)> {
+/// One way aekit can compute AES-GCM: a strategy pair or a fused kernel.
+#[derive(Clone, Copy, Debug)]
+pub enum Implementation {
+    Pair(aekit::aes::Strategy, aekit::ghash::Strategy),
+    Fused(aekit::gcm::Fused),
+}
+
+impl Implementation {
+    pub fn build(self, key: &[u8]) -> Result<aekit::AesGcm, aekit::Error> {
+        match self {
+            Implementation::Pair(a, g) => aekit::AesGcm::with(key, a, g),
+            Implementation::Fused(f) => aekit::AesGcm::fused(key, f),
+        }
+    }
+}
+
+impl std::fmt::Display for Implementation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Implementation::Pair(a, g) => write!(f, "({}, {})", a.name(), g.name()),
+            Implementation::Fused(k) => write!(f, "fused {}", k.name()),
+        }
+    }
+}
+
+/// Every implementation this CPU runs, enumerated from the registries:
+/// each available (AES, GHASH) pair and each available fused kernel.
+pub fn implementations() -> Vec<Implementation> {
     let ghash = ghash_strategies();
-    aes_strategies()
+    let mut all: Vec<Implementation> = aes_strategies()
         .into_iter()
-        .flat_map(|a| ghash.iter().map(move |&g| (a, g)))
-        .collect()
+        .flat_map(|a| ghash.iter().map(move |&g| Implementation::Pair(a, g)))
+        .collect();
+    all.extend(
+        available(&aekit::gcm::Fused::ALL, |f| f.is_available(), |f| f.name())
+            .into_iter()
+            .map(Implementation::Fused),
+    );
+    assert!(
+        !all.is_empty(),
+        "no implementation runs here: nothing would be tested"
+    );
+    all
 }
 
 fn available<S: Copy>(
