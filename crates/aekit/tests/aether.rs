@@ -64,7 +64,7 @@ fn aether(key: &[u8], s: Strategy) -> Aether {
 fn pad(x: &[u8]) -> Vec<u8> {
     let mut p = x.to_vec();
     p.push(0x80);
-    while p.len() % BLOCK_LEN != 0 {
+    while !p.len().is_multiple_of(BLOCK_LEN) {
         p.push(0);
     }
     p
