@@ -10,10 +10,10 @@ use aekit::aether::{Aether, Strategy};
 use ascon_aead::AsconAead128;
 use ascon_aead::aead::{AeadInOut, KeyInit};
 
-use crate::harness::{Case, Sample, cpu_model, measure, print_table, size_label, tsc_ghz};
+use crate::harness::{Case, Op, Sample, cpu_model, measure, print_table, size_label, tsc_ghz};
 
 const SIZES: [usize; 4] = [64, 1 << 10, 16 << 10, 1 << 20];
-const ROUNDS: usize = 9;
+const ROUNDS: usize = 25;
 
 /// Runs the comparison and prints the tables.
 pub fn run() {
@@ -22,7 +22,7 @@ pub fn run() {
 
     let mut cases: Vec<Case<'_>> = Vec::new();
     for s in Strategy::ALL {
-        let run: Result<Box<dyn FnMut(&mut [u8])>, String> = match Aether::with(&key, s) {
+        let run: Result<Op<'_>, String> = match Aether::with(&key, s) {
             Ok(a) => Ok(Box::new(move |buf: &mut [u8]| {
                 let tag = a
                     .encrypt_in_place_detached(&nonce16, b"", buf)
@@ -42,8 +42,8 @@ pub fn run() {
     cases.push(Case {
         name: "AEGIS-256 (aegis)".into(),
         run: Ok(Box::new(move |buf: &mut [u8]| {
-            let tag = aegis::aegis256::Aegis256::<16>::new(&key, &aegis_nonce)
-                .encrypt_in_place(buf, b"");
+            let tag =
+                aegis::aegis256::Aegis256::<16>::new(&key, &aegis_nonce).encrypt_in_place(buf, b"");
             std::hint::black_box(tag);
         })),
     });
@@ -76,10 +76,11 @@ pub fn run() {
 
     println!("## AETHER\n");
     println!("CPU: {}", cpu_model());
-    println!("TSC: {:.3} GHz", tsc_ghz(std::time::Duration::from_millis(50)));
     println!(
-        "Encryption in place, empty associated data, best of {ROUNDS} interleaved batches.\n"
+        "TSC: {:.3} GHz",
+        tsc_ghz(std::time::Duration::from_millis(50))
     );
+    println!("Encryption in place, empty associated data, best of {ROUNDS} interleaved batches.\n");
     for c in &cases {
         if let Err(why) = &c.run {
             println!("- {} unavailable: {why}", c.name);

@@ -19,13 +19,16 @@ use std::time::{Duration, Instant};
 /// Target wall time of one timed batch.
 pub const BATCH: Duration = Duration::from_millis(8);
 
-/// One thing to time: a name and an operation on a buffer of the size
-/// measured (or `None` when it cannot run here, with the reason).
+/// An operation on a buffer of the size measured.
+pub type Op<'a> = Box<dyn FnMut(&mut [u8]) + 'a>;
+
+/// One thing to time: a name and its operation, or the reason it cannot
+/// run here.
 pub struct Case<'a> {
     /// Row label.
     pub name: String,
     /// The operation, or why it is unavailable.
-    pub run: Result<Box<dyn FnMut(&mut [u8]) + 'a>, String>,
+    pub run: Result<Op<'a>, String>,
 }
 
 /// The best batch of one case at one size.

@@ -19,7 +19,9 @@ fn main() {
     match args.first().map(String::as_str) {
         Some("aether") => aether::run(),
         _ => {
-            eprintln!("usage: aekit-bench <subcommand>\n\nsubcommands:\n  aether   AETHER beside AEGIS-256, Ascon-AEAD128 and AES-256-GCM");
+            eprintln!(
+                "usage: aekit-bench <subcommand>\n\nsubcommands:\n  aether   AETHER beside AEGIS-256, Ascon-AEAD128 and AES-256-GCM"
+            );
             std::process::exit(2);
         }
     }

@@ -37,7 +37,7 @@ pub(crate) use imp::Avx2;
 mod imp {
     use core::arch::x86_64::*;
 
-    use super::super::{BLOCK_LEN, Engine, State};
+    use super::super::{BLOCK_LEN, Engine, State, Word};
     use crate::aether::reference::SBOX;
 
     /// Proof that this CPU runs AVX2.
@@ -63,6 +63,11 @@ mod imp {
         fn absorb(self, s: &mut State, blocks: &[u8]) {
             // SAFETY: as above, the token proves the features.
             unsafe { absorb_tf(s, blocks) }
+        }
+
+        fn absorb_repeated(self, s: &mut State, x: &[Word; 3], times: usize) {
+            // SAFETY: as above, the token proves the features.
+            unsafe { absorb_repeated_tf(s, x, times) }
         }
 
         fn encrypt(self, s: &mut State, blocks: &mut [u8]) {
@@ -321,6 +326,22 @@ mod imp {
                 spread(&k, load16(&b[16..32])),
                 spread(&k, load16(&b[32..48])),
             ];
+            let f = f9(&k, &v);
+            update(&mut v, f, x);
+        }
+        store_state(&k, &mut v, s);
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn absorb_repeated_tf(s: &mut State, x: &[Word; 3], times: usize) {
+        let k = tables();
+        let mut v = load_state(&k, s);
+        let x = [
+            spread(&k, load16(&x[0])),
+            spread(&k, load16(&x[1])),
+            spread(&k, load16(&x[2])),
+        ];
+        for _ in 0..times {
             let f = f9(&k, &v);
             update(&mut v, f, x);
         }

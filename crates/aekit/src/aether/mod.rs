@@ -117,7 +117,9 @@ pub(crate) trait Engine: Copy {
         }
     }
 
-    /// `R(S, X0, X1, X2)` applied `times` times with the same input.
+    /// `R(S, X0, X1, X2)` applied `times` times with the same input
+    /// (initialization and finalization). Engines override it to keep the
+    /// state in their own layout across all the rounds.
     fn absorb_repeated(self, s: &mut State, x: &[Word; 3], times: usize) {
         let mut block = [0u8; BLOCK_LEN];
         for (j, w) in x.iter().enumerate() {

@@ -45,7 +45,7 @@
 
 use zeroize::Zeroize;
 
-use super::{BLOCK_LEN, Engine, State};
+use super::{BLOCK_LEN, Engine, State, Word};
 
 /// The low bit of every nibble.
 const L: u128 = 0x1111_1111_1111_1111_1111_1111_1111_1111;
@@ -203,6 +203,16 @@ impl Engine for Portable {
                 round(v, block(b));
             }
         });
+    }
+
+    fn absorb_repeated(self, s: &mut State, x: &[Word; 3], times: usize) {
+        let mut xs = [load(&x[0]), load(&x[1]), load(&x[2])];
+        with_state(s, |v| {
+            for _ in 0..times {
+                round(v, xs);
+            }
+        });
+        xs.zeroize();
     }
 
     fn encrypt(self, s: &mut State, blocks: &mut [u8]) {
