@@ -24,7 +24,7 @@
 //! Constant-time: yes. Shuffles index registers, never memory; no branch
 //! depends on data.
 //!
-//! Cost per 48-byte block: 6 F pairs × (13 shuffle/shift + 9 logic) plus
+//! Cost per 48-byte block: 6 F pairs × (12 shuffle/shift + 9 logic) plus
 //! the round's XORs and about 30 instructions at the edges: roughly 100
 //! instructions on the shuffle ports, a third more than `avx512`.
 //! Rejected: an SSSE3 (128-bit) variant — each word would need two
