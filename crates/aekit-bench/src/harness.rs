@@ -1,0 +1,174 @@
+//! The measuring harness every subcommand shares: run a set of cases
+//! interleaved (case A, case B, …, then again), keep each case's best
+//! batch, and print markdown tables.
+//!
+//! Why interleaved best-of-N: frequency scaling, a neighbour's build or an
+//! interrupt slows whatever runs at that moment; cycling through the cases
+//! spreads such noise over all of them, and the minimum over rounds is the
+//! estimate least disturbed by it. A warm-up batch first brings caches,
+//! branch predictors and the clock up, and sizes the batches so each takes
+//! about [`BATCH`] of wall time.
+//!
+//! Cycles are the time-stamp counter's (`rdtsc`): a constant-rate clock on
+//! current x86-64, not the core clock when turbo or power saving changes it.
+//! The tables say "TSC cycles" for that reason.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// Target wall time of one timed batch.
+pub const BATCH: Duration = Duration::from_millis(8);
+
+/// An operation on a buffer of the size measured.
+pub type Op<'a> = Box<dyn FnMut(&mut [u8]) + 'a>;
+
+/// One thing to time: a name and its operation, or the reason it cannot
+/// run here.
+pub struct Case<'a> {
+    /// Row label.
+    pub name: String,
+    /// The operation, or why it is unavailable.
+    pub run: Result<Op<'a>, String>,
+}
+
+/// The best batch of one case at one size.
+#[derive(Clone, Copy, Debug)]
+pub struct Sample {
+    /// Bytes processed per operation.
+    pub size: usize,
+    /// Nanoseconds per operation.
+    pub ns_per_op: f64,
+    /// TSC cycles per operation.
+    pub tsc_per_op: f64,
+}
+
+impl Sample {
+    /// Decimal gigabytes per second.
+    pub fn gb_per_s(&self) -> f64 {
+        self.size as f64 / self.ns_per_op
+    }
+
+    /// TSC cycles per byte.
+    pub fn tsc_per_byte(&self) -> f64 {
+        self.tsc_per_op / self.size as f64
+    }
+}
+
+/// Reads the time-stamp counter (0 off x86-64).
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)] // the one unsafe call of this crate
+pub fn tsc() -> u64 {
+    // SAFETY: `rdtsc` exists on every x86-64 CPU and only reads a counter.
+    unsafe { core::arch::x86_64::_rdtsc() }
+}
+
+/// Reads the time-stamp counter (0 off x86-64).
+#[cfg(not(target_arch = "x86_64"))]
+pub fn tsc() -> u64 {
+    0
+}
+
+/// Times `iters` operations; returns (nanoseconds, TSC cycles) in total.
+fn batch(run: &mut dyn FnMut(&mut [u8]), buf: &mut [u8], iters: u64) -> (f64, f64) {
+    let t0 = Instant::now();
+    let c0 = tsc();
+    for _ in 0..iters {
+        run(black_box(&mut *buf));
+    }
+    let c1 = tsc();
+    let dt = t0.elapsed();
+    black_box(&buf);
+    (dt.as_nanos() as f64, c1.wrapping_sub(c0) as f64)
+}
+
+/// Measures every available case on `size`-byte buffers, `rounds` times,
+/// interleaved; returns each case's best, `None` for the unavailable.
+pub fn measure(cases: &mut [Case<'_>], size: usize, rounds: usize) -> Vec<Option<Sample>> {
+    let mut buf = vec![0x5au8; size];
+    // Warm up (doubling the batch until it takes a quarter of BATCH) and
+    // size the batches from the last warm-up.
+    let iters: Vec<u64> = cases
+        .iter_mut()
+        .map(|c| match &mut c.run {
+            Ok(run) => {
+                let target = BATCH.as_nanos() as f64;
+                let mut n = 1u64;
+                loop {
+                    let (ns, _) = batch(run.as_mut(), &mut buf, n);
+                    if ns >= target / 4.0 || n >= 1 << 24 {
+                        break ((n as f64 * target / ns.max(1.0)) as u64).max(1);
+                    }
+                    n *= 2;
+                }
+            }
+            Err(_) => 0,
+        })
+        .collect();
+    let mut best: Vec<Option<Sample>> = vec![None; cases.len()];
+    for _ in 0..rounds {
+        for (i, c) in cases.iter_mut().enumerate() {
+            let Ok(run) = &mut c.run else { continue };
+            let (ns, tsc) = batch(run.as_mut(), &mut buf, iters[i]);
+            let s = Sample {
+                size,
+                ns_per_op: ns / iters[i] as f64,
+                tsc_per_op: tsc / iters[i] as f64,
+            };
+            if best[i].is_none_or(|b| s.ns_per_op < b.ns_per_op) {
+                best[i] = Some(s);
+            }
+        }
+    }
+    best
+}
+
+/// Formats a byte count as the tables write it (64 B, 16 KiB, 1 MiB).
+pub fn size_label(n: usize) -> String {
+    match n {
+        n if n >= 1 << 20 && n.is_multiple_of(1 << 20) => format!("{} MiB", n >> 20),
+        n if n >= 1 << 10 && n.is_multiple_of(1 << 10) => format!("{} KiB", n >> 10),
+        n => format!("{n} B"),
+    }
+}
+
+/// Prints one markdown table: a row per case and size.
+pub fn print_table(names: &[String], sizes: &[usize], results: &[Vec<Option<Sample>>]) {
+    println!("| implementation | size | GB/s | ns/op | TSC cycles/B |");
+    println!("|---|---:|---:|---:|---:|");
+    for (i, name) in names.iter().enumerate() {
+        for (j, &size) in sizes.iter().enumerate() {
+            match results[j][i] {
+                Some(s) => println!(
+                    "| {name} | {} | {:.2} | {:.0} | {:.2} |",
+                    size_label(size),
+                    s.gb_per_s(),
+                    s.ns_per_op,
+                    s.tsc_per_byte()
+                ),
+                None => println!("| {name} | {} | unavailable | | |", size_label(size)),
+            }
+        }
+    }
+}
+
+/// The CPU's model name, from /proc/cpuinfo where there is one.
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".to_string())
+}
+
+/// TSC ticks per nanosecond, measured over `d`.
+pub fn tsc_ghz(d: Duration) -> f64 {
+    let t0 = Instant::now();
+    let c0 = tsc();
+    while t0.elapsed() < d {}
+    let c1 = tsc();
+    c1.wrapping_sub(c0) as f64 / t0.elapsed().as_nanos() as f64
+}
