@@ -32,7 +32,10 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::InvalidKeyLength(n) => {
-                write!(f, "invalid key length {n} bytes (AES takes 16, 24 or 32)")
+                write!(
+                    f,
+                    "invalid key length {n} bytes (AES takes 16, 24 or 32; AETHER 32)"
+                )
             }
             Error::EmptyIv => f.write_str("empty IV (GCM needs at least one byte)"),
             Error::InvalidNonceLength(n) => write!(f, "invalid nonce length {n} bytes"),
