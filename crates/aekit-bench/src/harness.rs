@@ -22,9 +22,6 @@ pub const BATCH: Duration = Duration::from_millis(8);
 /// An operation on a buffer of the size measured.
 pub type Op<'a> = Box<dyn FnMut(&mut [u8]) + 'a>;
 
-/// An operation on the buffer being measured.
-pub type Run<'a> = Box<dyn FnMut(&mut [u8]) + 'a>;
-
 /// One thing to time: a name and its operation, or the reason it cannot
 /// run here.
 pub struct Case<'a> {

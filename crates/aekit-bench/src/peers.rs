@@ -19,7 +19,7 @@ use std::hint::black_box;
 use aekit::AesGcm;
 use aes_gcm::aead::{AeadInOut, KeyInit};
 
-use crate::harness::{self, Case, Run, Sample, size_label};
+use crate::harness::{self, Case, Op, Sample, size_label};
 
 /// Sizes measured, in bytes.
 const SIZES: [usize; 7] = [16, 64, 256, 1024, 8192, 16384, 1 << 20];
@@ -180,7 +180,7 @@ fn aekit_case<'a>(key: &[u8], op: Op, size: usize) -> Case<'a> {
             };
         }
     };
-    let run: Run<'a> = match op {
+    let run: Op<'a> = match op {
         Op::Encrypt => Box::new(move |buf: &mut [u8]| {
             black_box(
                 gcm.encrypt_in_place_detached(&NONCE, &[], buf, 16)
@@ -211,7 +211,7 @@ fn aekit_case<'a>(key: &[u8], op: Op, size: usize) -> Case<'a> {
 }
 
 fn peer_case<'a>(peer: &str, key: &[u8], op: Op, size: usize) -> Case<'a> {
-    let run: Run<'a> = match peer {
+    let run: Op<'a> = match peer {
         "aws-lc-rs" => {
             use aws_lc_rs::aead::{AES_128_GCM, AES_256_GCM, Aad, LessSafeKey, Nonce, UnboundKey};
             let alg = if key.len() == 16 {
