@@ -19,7 +19,7 @@ use std::hint::black_box;
 use aekit::AesGcm;
 use aes_gcm::aead::{AeadInOut, KeyInit};
 
-use crate::harness::{self, Case, Op, Sample, size_label};
+use crate::harness::{self, Case, Sample, size_label};
 
 /// Sizes measured, in bytes.
 const SIZES: [usize; 7] = [16, 64, 256, 1024, 8192, 16384, 1 << 20];
@@ -28,16 +28,16 @@ const PEERS: [&str; 3] = ["aws-lc-rs", "ring", "aes-gcm"];
 const NONCE: [u8; 12] = [7; 12];
 
 #[derive(Clone, Copy, PartialEq)]
-enum Op {
+enum Direction {
     Encrypt,
     Decrypt,
 }
 
-impl Op {
+impl Direction {
     fn name(self) -> &'static str {
         match self {
-            Op::Encrypt => "encrypt",
-            Op::Decrypt => "decrypt",
+            Direction::Encrypt => "encrypt",
+            Direction::Decrypt => "decrypt",
         }
     }
 }
@@ -71,7 +71,7 @@ pub fn run(quick: bool) {
         let key: Vec<u8> = (0..key_len as u8)
             .map(|i| i.wrapping_mul(29) ^ 0x3c)
             .collect();
-        for op in [Op::Encrypt, Op::Decrypt] {
+        for op in [Direction::Encrypt, Direction::Decrypt] {
             println!("## {aead} {}\n", op.name());
             println!("| size | implementation | GB/s | ns/op | TSC cycles/B |");
             println!("|---:|---|---:|---:|---:|");
@@ -104,7 +104,7 @@ pub fn run(quick: bool) {
 
 /// One line per (AEAD, operation, size): aekit against the best peer and
 /// against aws-lc-rs.
-fn print_summary(rows: &[(&str, Op, usize, Vec<Option<Sample>>)]) {
+fn print_summary(rows: &[(&str, Direction, usize, Vec<Option<Sample>>)]) {
     println!("## Summary: aekit / peers (higher is better for aekit)\n");
     println!(
         "| AEAD | op | size | aekit GB/s | best peer | best peer GB/s | aekit / best peer | aekit / aws-lc-rs |"
@@ -170,7 +170,7 @@ impl Alternating {
     }
 }
 
-fn aekit_case<'a>(key: &[u8], op: Op, size: usize) -> Case<'a> {
+fn aekit_case<'a>(key: &[u8], op: Direction, size: usize) -> Case<'a> {
     let gcm = match AesGcm::new(key) {
         Ok(g) => g,
         Err(e) => {
@@ -180,14 +180,14 @@ fn aekit_case<'a>(key: &[u8], op: Op, size: usize) -> Case<'a> {
             };
         }
     };
-    let run: Op<'a> = match op {
-        Op::Encrypt => Box::new(move |buf: &mut [u8]| {
+    let run: harness::Op<'a> = match op {
+        Direction::Encrypt => Box::new(move |buf: &mut [u8]| {
             black_box(
                 gcm.encrypt_in_place_detached(&NONCE, &[], buf, 16)
                     .expect("seal"),
             );
         }),
-        Op::Decrypt => {
+        Direction::Decrypt => {
             let mut alt = Alternating::new(size, |b| {
                 gcm.encrypt_in_place_detached(&NONCE, &[], b, 16)
                     .expect("seal")
@@ -210,8 +210,8 @@ fn aekit_case<'a>(key: &[u8], op: Op, size: usize) -> Case<'a> {
     }
 }
 
-fn peer_case<'a>(peer: &str, key: &[u8], op: Op, size: usize) -> Case<'a> {
-    let run: Op<'a> = match peer {
+fn peer_case<'a>(peer: &str, key: &[u8], op: Direction, size: usize) -> Case<'a> {
+    let run: harness::Op<'a> = match peer {
         "aws-lc-rs" => {
             use aws_lc_rs::aead::{AES_128_GCM, AES_256_GCM, Aad, LessSafeKey, Nonce, UnboundKey};
             let alg = if key.len() == 16 {
@@ -222,13 +222,13 @@ fn peer_case<'a>(peer: &str, key: &[u8], op: Op, size: usize) -> Case<'a> {
             let k = LessSafeKey::new(UnboundKey::new(alg, key).expect("aws-lc-rs key"));
             let nonce = || Nonce::assume_unique_for_key(NONCE);
             match op {
-                Op::Encrypt => Box::new(move |buf: &mut [u8]| {
+                Direction::Encrypt => Box::new(move |buf: &mut [u8]| {
                     let _ = black_box(
                         k.seal_in_place_separate_tag(nonce(), Aad::empty(), buf)
                             .expect("seal"),
                     );
                 }),
-                Op::Decrypt => {
+                Direction::Decrypt => {
                     let mut alt = Alternating::new(size, |b| {
                         k.seal_in_place_separate_tag(nonce(), Aad::empty(), b)
                             .expect("seal")
@@ -254,13 +254,13 @@ fn peer_case<'a>(peer: &str, key: &[u8], op: Op, size: usize) -> Case<'a> {
             let k = LessSafeKey::new(UnboundKey::new(alg, key).expect("ring key"));
             let nonce = || Nonce::assume_unique_for_key(NONCE);
             match op {
-                Op::Encrypt => Box::new(move |buf: &mut [u8]| {
+                Direction::Encrypt => Box::new(move |buf: &mut [u8]| {
                     let _ = black_box(
                         k.seal_in_place_separate_tag(nonce(), Aad::empty(), buf)
                             .expect("seal"),
                     );
                 }),
-                Op::Decrypt => {
+                Direction::Decrypt => {
                     let mut alt = Alternating::new(size, |b| {
                         k.seal_in_place_separate_tag(nonce(), Aad::empty(), b)
                             .expect("seal")
@@ -285,10 +285,10 @@ fn peer_case<'a>(peer: &str, key: &[u8], op: Op, size: usize) -> Case<'a> {
                 Box::new(aes_gcm::Aes256Gcm::new_from_slice(key).expect("key"))
             };
             match op {
-                Op::Encrypt => Box::new(move |buf: &mut [u8]| {
+                Direction::Encrypt => Box::new(move |buf: &mut [u8]| {
                     black_box(k.seal(&nonce, buf));
                 }),
-                Op::Decrypt => {
+                Direction::Decrypt => {
                     let mut alt = Alternating::new(size, |b| k.seal(&nonce, b).to_vec());
                     Box::new(move |_: &mut [u8]| alt.step(|b, t| k.open(&nonce, b, t)))
                 }
