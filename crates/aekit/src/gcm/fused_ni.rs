@@ -11,8 +11,8 @@
 //!
 //! # What it computes
 //!
-//! [`Kernel::crypt_blocks`]: for whole 16-byte blocks, C_i = P_i ⊕ E(K, ctr
-//! + i) (incr32) and Y ← (Y ⊕ C_i)·H over the ciphertext, in one pass
+//! [`Kernel::crypt_blocks`]: for whole 16-byte blocks, C_i = P_i ⊕ E(K,
+//! incr32^i(counter)) and Y ← (Y ⊕ C_i)·H over the ciphertext, in one pass
 //! instead of the default's two. The keys are exactly `ni`'s round keys and
 //! `clmul`'s twisted powers H..H^8; the IV, the AAD, partial blocks and the
 //! tag go through those two strategies unchanged.
@@ -100,11 +100,68 @@
 //!   a load folded into PCLMULQDQ.
 //! - Karatsuba products: see `clmul.rs`; the same reasoning holds here.
 
-#[cfg(target_arch = "x86_64")]
-pub(crate) use imp::FusedNi;
-#[cfg(not(target_arch = "x86_64"))]
-pub(crate) use unsupported::FusedNi;
+use zeroize::Zeroize;
 
+use super::FusedKernel;
+use super::kernel::Kernel;
+use crate::aes::ni::Ni;
+use crate::aes::{BlockCipher, KeySchedule};
+use crate::ghash::GhashKey;
+use crate::ghash::clmul::Clmul;
+
+/// AES-NI and PCLMULQDQ in one pass. Holding one proves the CPU has both
+/// halves' features: each field is its own capability token. Off x86-64
+/// `Ni` and `Clmul` have no values, so neither has `FusedNi`.
+pub(crate) struct FusedNi {
+    aes: Ni,
+    ghash: Clmul,
+}
+
+impl Kernel for FusedNi {
+    type Aes = Ni;
+    type Ghash = Clmul;
+
+    fn aes(&self) -> &Ni {
+        &self.aes
+    }
+
+    fn ghash(&self) -> &Clmul {
+        &self.ghash
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn crypt_blocks(
+        &self,
+        counter: &mut crate::aes::Block,
+        y: &mut crate::aes::Block,
+        data: &mut [u8],
+        direction: super::state::Direction,
+    ) {
+        debug_assert_eq!(data.len() % 16, 0);
+        // SAFETY: `self.aes` and `self.ghash` exist, so detection found
+        // AES-NI, SSE4.1, PCLMULQDQ and SSSE3.
+        unsafe { self.crypt(counter, y, data, direction) }
+    }
+}
+
+impl FusedKernel for FusedNi {
+    const NAME: &'static str = "ni-clmul";
+
+    fn is_available() -> bool {
+        Ni::is_available() && Clmul::is_available()
+    }
+
+    fn new(keys: &KeySchedule) -> Option<Self> {
+        let aes = Ni::new(keys)?;
+        let mut h = [[0u8; 16]]; // H = E(K, 0^128)
+        aes.encrypt_blocks(&mut h);
+        let ghash = Clmul::new(&h[0]);
+        h.zeroize();
+        Some(FusedNi { aes, ghash: ghash? })
+    }
+}
+
+/// The intrinsics, x86-64 only.
 #[cfg(target_arch = "x86_64")]
 mod imp {
     use core::arch::x86_64::{
@@ -112,68 +169,15 @@ mod imp {
         _mm_xor_si128,
     };
 
-    use zeroize::Zeroize;
-
-    use crate::aes::ni::{self, Ni};
-    use crate::aes::{Block, BlockCipher, KeySchedule};
-    use crate::gcm::FusedKernel;
-    use crate::gcm::kernel::Kernel;
+    use super::FusedNi;
+    use crate::aes::Block;
+    use crate::aes::ni;
+    use crate::gcm::kernel::finish_two_pass;
     use crate::gcm::state::Direction;
-    use crate::ghash::GhashKey;
-    use crate::ghash::clmul::{self, Clmul};
+    use crate::ghash::clmul;
 
     /// Bytes per iteration: eight blocks.
     const BATCH: usize = 8 * 16;
-
-    /// AES-NI and PCLMULQDQ in one pass. Holding one proves the CPU has
-    /// both halves' features (each field is its own capability token).
-    pub(crate) struct FusedNi {
-        aes: Ni,
-        ghash: Clmul,
-    }
-
-    impl Kernel for FusedNi {
-        type Aes = Ni;
-        type Ghash = Clmul;
-
-        fn aes(&self) -> &Ni {
-            &self.aes
-        }
-
-        fn ghash(&self) -> &Clmul {
-            &self.ghash
-        }
-
-        fn crypt_blocks(
-            &self,
-            counter: &mut Block,
-            y: &mut Block,
-            data: &mut [u8],
-            direction: Direction,
-        ) {
-            debug_assert_eq!(data.len() % 16, 0);
-            // SAFETY: `self.aes` and `self.ghash` exist, so detection found
-            // AES-NI, SSE4.1, PCLMULQDQ and SSSE3.
-            unsafe { self.crypt(counter, y, data, direction) }
-        }
-    }
-
-    impl FusedKernel for FusedNi {
-        const NAME: &'static str = "ni-clmul";
-
-        fn is_available() -> bool {
-            Ni::is_available() && Clmul::is_available()
-        }
-
-        fn new(keys: &KeySchedule) -> Option<Self> {
-            let aes = Ni::new(keys)?;
-            let mut h = [[0u8; 16]]; // H = E(K, 0^128)
-            aes.encrypt_blocks(&mut h);
-            let ghash = Clmul::new(&h[0]);
-            h.zeroize();
-            Some(FusedNi { aes, ghash: ghash? })
-        }
-    }
 
     impl FusedNi {
         /// The one-pass loop; the contract of [`Kernel::crypt_blocks`].
@@ -182,7 +186,7 @@ mod imp {
         ///
         /// The CPU must support AES-NI, PCLMULQDQ, SSSE3 and SSE4.1.
         #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-        unsafe fn crypt(
+        pub(super) unsafe fn crypt(
             &self,
             counter: &mut Block,
             y: &mut Block,
@@ -224,19 +228,7 @@ mod imp {
 
             clmul::store(y, acc);
             counter[12..].copy_from_slice(&ctr.to_be_bytes());
-            let tail = batches * BATCH;
-            match direction {
-                Direction::Decrypt => {
-                    self.ghash.update_blocks(y, &data[tail..]);
-                    self.aes.ctr32(counter, &mut data[tail..]);
-                }
-                Direction::Encrypt => {
-                    self.aes.ctr32(counter, &mut data[tail..]);
-                    // The last batch (still unhashed) and the tail.
-                    let from = tail.saturating_sub(BATCH);
-                    self.ghash.update_blocks(y, &data[from..]);
-                }
-            }
+            finish_two_pass(self, counter, y, data, (batches, BATCH), direction);
         }
 
         /// Runs the eight counter blocks `s` through AES while folding the
@@ -302,42 +294,6 @@ mod imp {
             let p = chunk.as_mut_ptr().cast::<__m128i>();
             // SAFETY: `chunk` is exactly 16 readable and writable bytes.
             unsafe { _mm_storeu_si128(p, _mm_xor_si128(_mm_loadu_si128(p), *k)) };
-        }
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-mod unsupported {
-    use crate::aes::{KeySchedule, ni::Ni};
-    use crate::gcm::FusedKernel;
-    use crate::gcm::kernel::Kernel;
-    use crate::ghash::clmul::Clmul;
-
-    /// AES-NI and PCLMULQDQ are x86-64 only: here the kernel has no values.
-    pub(crate) enum FusedNi {}
-
-    impl Kernel for FusedNi {
-        type Aes = Ni;
-        type Ghash = Clmul;
-
-        fn aes(&self) -> &Ni {
-            match *self {}
-        }
-
-        fn ghash(&self) -> &Clmul {
-            match *self {}
-        }
-    }
-
-    impl FusedKernel for FusedNi {
-        const NAME: &'static str = "ni-clmul";
-
-        fn is_available() -> bool {
-            false
-        }
-
-        fn new(_: &KeySchedule) -> Option<Self> {
-            None
         }
     }
 }
