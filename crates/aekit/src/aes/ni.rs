@@ -92,6 +92,9 @@
 
 #[cfg(target_arch = "x86_64")]
 pub use imp::Ni;
+/// The counter blocks, for the fused kernels that interleave AES with GHASH.
+#[cfg(target_arch = "x86_64")]
+pub(crate) use imp::counter_blocks;
 
 #[cfg(not(target_arch = "x86_64"))]
 pub use unsupported::Ni;
@@ -140,6 +143,16 @@ mod imp {
     }
 
     impl Ni {
+        /// The round keys in register byte order; `rk[0..=rounds()]` are used.
+        pub(crate) fn round_keys(&self) -> &[Block; 15] {
+            &self.round_keys.0
+        }
+
+        /// 10, 12 or 14.
+        pub(crate) fn rounds(&self) -> usize {
+            self.rounds
+        }
+
         /// Encrypts eight states in place: FIPS-197 Figure 5, one round key
         /// at a time across all eight so their rounds overlap.
         ///
@@ -148,7 +161,7 @@ mod imp {
         /// The CPU must support AES-NI and SSE2.
         #[inline]
         #[target_feature(enable = "aes,sse2")]
-        unsafe fn encrypt8(&self, s: &mut [__m128i; LANES]) {
+        pub(crate) unsafe fn encrypt8(&self, s: &mut [__m128i; LANES]) {
             let keys = &self.round_keys.0;
             // SAFETY: `keys[0]` is 16 readable bytes; SSE2 is enabled on this
             // function and present per its contract.
@@ -255,7 +268,7 @@ mod imp {
     /// The CPU must support SSE2 and SSE4.1.
     #[inline]
     #[target_feature(enable = "sse2,sse4.1")]
-    unsafe fn counter_blocks(counter: &Block, ctr: u32) -> [__m128i; LANES] {
+    pub(crate) unsafe fn counter_blocks(counter: &Block, ctr: u32) -> [__m128i; LANES] {
         // SAFETY: `counter` is 16 readable bytes; SSE2 and SSE4.1 are
         // enabled on this function and present per its contract.
         unsafe {

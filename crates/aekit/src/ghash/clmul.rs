@@ -95,6 +95,9 @@
 
 #[cfg(target_arch = "x86_64")]
 pub use imp::Clmul;
+/// The field arithmetic, for the fused kernels that interleave it with AES.
+#[cfg(target_arch = "x86_64")]
+pub(crate) use imp::{Wide, byte_reverse_mask, load, mul_wide, reduce, store, to_m128};
 #[cfg(not(target_arch = "x86_64"))]
 pub use unsupported::Clmul;
 
@@ -122,6 +125,29 @@ mod imp {
     pub struct Clmul {
         /// `powers[k]` = ψ(H^(k+1) · x^−1), the twisted H^(k+1).
         powers: [u128; 8],
+    }
+
+    impl Clmul {
+        /// The twisted H, H^2, …, H^8 (`powers[k]` is H^(k+1)).
+        pub(crate) fn powers(&self) -> &[u128; 8] {
+            &self.powers
+        }
+
+        /// The product of two twisted elements, itself twisted: how the
+        /// powers are made, for callers that need more of them.
+        pub(crate) fn mul(&self, a: u128, b: u128) -> u128 {
+            // SAFETY: holding a `Clmul` proves PCLMULQDQ, SSSE3 and SSE2.
+            unsafe { mul_twisted(a, b) }
+        }
+    }
+
+    /// `reduce(mul_wide(a, b))` on integers.
+    ///
+    /// # Safety
+    /// The CPU must support PCLMULQDQ and SSE2.
+    #[target_feature(enable = "pclmulqdq,sse2")]
+    unsafe fn mul_twisted(a: u128, b: u128) -> u128 {
+        from_m128(reduce(mul_wide(to_m128(a), to_m128(b))))
     }
 
     impl GhashKey for Clmul {
@@ -213,7 +239,7 @@ mod imp {
     /// PSHUFB mask reversing the 16 bytes: spec byte order ↔ the integer.
     #[inline]
     #[target_feature(enable = "sse2")]
-    fn byte_reverse_mask() -> __m128i {
+    pub(crate) fn byte_reverse_mask() -> __m128i {
         _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
     }
 
@@ -221,7 +247,7 @@ mod imp {
     /// `u128::from_be_bytes(block)`.
     #[inline]
     #[target_feature(enable = "ssse3,sse2")]
-    fn load(block: &[u8]) -> __m128i {
+    pub(crate) fn load(block: &[u8]) -> __m128i {
         let block: &[u8; 16] = block.try_into().expect("a 16-byte block");
         // SAFETY: `block` is 16 readable bytes; MOVDQU needs no alignment.
         let x = unsafe { _mm_loadu_si128(block.as_ptr().cast()) };
@@ -231,7 +257,7 @@ mod imp {
     /// The inverse of [`load`].
     #[inline]
     #[target_feature(enable = "ssse3,sse2")]
-    fn store(block: &mut [u8; 16], x: __m128i) {
+    pub(crate) fn store(block: &mut [u8; 16], x: __m128i) {
         let x = _mm_shuffle_epi8(x, byte_reverse_mask());
         // SAFETY: `block` is 16 writable bytes; MOVDQU needs no alignment.
         unsafe { _mm_storeu_si128(block.as_mut_ptr().cast(), x) }
@@ -239,7 +265,7 @@ mod imp {
 
     #[inline]
     #[target_feature(enable = "sse2")]
-    fn to_m128(x: u128) -> __m128i {
+    pub(crate) fn to_m128(x: u128) -> __m128i {
         _mm_set_epi64x((x >> 64) as i64, x as i64)
     }
 
@@ -253,16 +279,16 @@ mod imp {
 
     /// An unreduced 255-bit product a ⊗ b = hi·t^128 ⊕ mid·t^64 ⊕ lo.
     #[derive(Clone, Copy)]
-    struct Wide {
-        lo: __m128i,
-        mid: __m128i,
-        hi: __m128i,
+    pub(crate) struct Wide {
+        pub(crate) lo: __m128i,
+        pub(crate) mid: __m128i,
+        pub(crate) hi: __m128i,
     }
 
     impl Wide {
         #[inline]
         #[target_feature(enable = "sse2")]
-        fn xor(self, other: Wide) -> Wide {
+        pub(crate) fn xor(self, other: Wide) -> Wide {
             Wide {
                 lo: _mm_xor_si128(self.lo, other.lo),
                 mid: _mm_xor_si128(self.mid, other.mid),
@@ -274,7 +300,7 @@ mod imp {
     /// The schoolbook 128 × 128 carry-less product: four PCLMULQDQ.
     #[inline]
     #[target_feature(enable = "pclmulqdq,sse2")]
-    fn mul_wide(a: __m128i, b: __m128i) -> Wide {
+    pub(crate) fn mul_wide(a: __m128i, b: __m128i) -> Wide {
         // imm8 bit 0 picks a's qword, bit 4 picks b's.
         Wide {
             lo: _mm_clmulepi64_si128(a, b, 0x00),
@@ -289,7 +315,7 @@ mod imp {
     /// Z · t^−128 mod g̃ by two Montgomery folds (see the module header).
     #[inline]
     #[target_feature(enable = "pclmulqdq,sse2")]
-    fn reduce(z: Wide) -> __m128i {
+    pub(crate) fn reduce(z: Wide) -> __m128i {
         // Z = (Z3, Z2) : (Z1, Z0) as two 128-bit halves.
         let lo = _mm_xor_si128(z.lo, _mm_slli_si128(z.mid, 8));
         let hi = _mm_xor_si128(z.hi, _mm_srli_si128(z.mid, 8));
