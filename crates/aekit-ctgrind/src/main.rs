@@ -8,11 +8,13 @@
 //! shows the check can fail).
 //!
 //! KIND is `aes`, `ghash`, `gcm` or `aether`; NAME a strategy token (for
-//! `gcm`, the pair `AES+GHASH`). Outside Valgrind the requests are no-ops.
+//! `gcm`, the pair `AES+GHASH` or a fused kernel's token). Outside Valgrind
+//! the requests are no-ops.
 
 use std::hint::black_box;
 use std::process::ExitCode;
 
+use aekit::gcm::Fused;
 use aekit::{AesGcm, aes, ghash};
 
 fn main() -> ExitCode {
@@ -70,11 +72,20 @@ fn run(kind: &str, name: &str) -> Result<(), String> {
             black_box(&y);
         }
         "gcm" => {
-            let (a, g) = name.split_once('+').ok_or("gcm takes AES+GHASH")?;
-            let a = aes::Strategy::from_name(a).ok_or(format!("no AES strategy {a}"))?;
-            let g = ghash::Strategy::from_name(g).ok_or(format!("no GHASH strategy {g}"))?;
+            let build = |key: &[u8]| match name.split_once('+') {
+                Some((a, g)) => {
+                    let a = aes::Strategy::from_name(a).ok_or(format!("no AES strategy {a}"))?;
+                    let g =
+                        ghash::Strategy::from_name(g).ok_or(format!("no GHASH strategy {g}"))?;
+                    AesGcm::with(key, a, g).map_err(|e| e.to_string())
+                }
+                None => {
+                    let f = Fused::from_name(name).ok_or(format!("no fused kernel {name}"))?;
+                    AesGcm::fused(key, f).map_err(|e| e.to_string())
+                }
+            };
             for key_len in [16, 32] {
-                let gcm = AesGcm::with(&key[..key_len], a, g).map_err(|e| e.to_string())?;
+                let gcm = build(&key[..key_len])?;
                 // A 12-byte and an odd-length IV, AAD, a message with a
                 // partial last block: every path of the mode.
                 let (aad, text) = message.split_at_mut(21);

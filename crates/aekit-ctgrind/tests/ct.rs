@@ -125,3 +125,16 @@ fn aether_strategies_are_constant_time_exactly_when_they_say_so() {
         check("aether", s.name(), s.is_constant_time());
     }
 }
+
+#[test]
+fn fused_kernels_are_constant_time() {
+    if !valgrind_present() {
+        return;
+    }
+    for f in aekit::gcm::Fused::ALL
+        .into_iter()
+        .filter(|f| f.is_available())
+    {
+        check("gcm", f.name(), true);
+    }
+}
