@@ -5,6 +5,7 @@
 //! monomorphized for the pair, so no inner loop ever branches on the
 //! strategy. Validation lives here; the computation is in `state.rs`.
 
+mod precomputed;
 mod rustcrypto;
 mod state;
 mod stream;
@@ -111,20 +112,13 @@ impl AesGcm {
     ) -> Result<(), Error> {
         check_tag_len(tag.len())?;
         check_lengths(iv, aad, buf)?;
-        let mut full = self.run(OneShot {
+        let full = self.run(OneShot {
             iv,
             aad,
             buf: &mut *buf,
             direction: Direction::Decrypt,
         })?;
-        let ok = tags_match(&full, tag);
-        full.zeroize();
-        if ok {
-            Ok(())
-        } else {
-            buf.zeroize();
-            Err(Error::AuthenticationFailed)
-        }
+        verify_or_wipe(full, tag, buf)
     }
 
     /// Encrypts `plaintext` and returns ciphertext ‖ tag.
@@ -180,6 +174,19 @@ impl AesGcm {
     /// Runs `op` on this key's strategy pair.
     fn run<O: PairOp>(&self, op: O) -> O::Output {
         dispatch(&self.aes, &self.ghash, op)
+    }
+}
+
+/// Compares the computed tag with the received one in constant time; on a
+/// mismatch wipes the decrypted `buf`, so no unverified plaintext leaves.
+fn verify_or_wipe(mut full: Block, tag: &[u8], buf: &mut [u8]) -> Result<(), Error> {
+    let ok = tags_match(&full, tag);
+    full.zeroize();
+    if ok {
+        Ok(())
+    } else {
+        buf.zeroize();
+        Err(Error::AuthenticationFailed)
     }
 }
 

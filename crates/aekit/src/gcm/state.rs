@@ -130,6 +130,24 @@ impl State {
         Ok(())
     }
 
+    /// A message whose keystream is supplied by the caller (see
+    /// `precomputed.rs`): only E(K, Y_0) is needed here; the counter is
+    /// never used, because [`State::crypt_with_keystream`] never calls AES.
+    pub(crate) fn with_tag_mask(tag_mask: &Block) -> State {
+        State {
+            counter: [0; 16],
+            tag_mask: *tag_mask,
+            y: [0; 16],
+            aad_len: 0,
+            text_len: 0,
+            pending: [0; 16],
+            pending_len: 0,
+            keystream: [0; 16],
+            keystream_used: 16,
+            in_text: false,
+        }
+    }
+
     /// Encrypts or decrypts `data` in place and hashes the ciphertext.
     pub(crate) fn crypt<A: BlockCipher, G: GhashKey>(
         &mut self,
@@ -137,6 +155,41 @@ impl State {
         ghash: &G,
         data: &mut [u8],
         direction: Direction,
+    ) -> Result<(), Error> {
+        self.crypt_by(ghash, data, direction, |state, pass| {
+            state.apply_keystream(aes, pass)
+        })
+    }
+
+    /// As [`State::crypt`], but XORs `keystream` (E(K, Y_1), E(K, Y_2), …
+    /// laid end to end, at least `data.len()` bytes) instead of running
+    /// AES. For a whole message in one call only: a second call would
+    /// reuse the keystream from its start.
+    pub(crate) fn crypt_with_keystream<G: GhashKey>(
+        &mut self,
+        ghash: &G,
+        data: &mut [u8],
+        keystream: &[u8],
+        direction: Direction,
+    ) -> Result<(), Error> {
+        assert!(keystream.len() >= data.len(), "keystream too short");
+        let mut used = 0;
+        self.crypt_by(ghash, data, direction, |_, pass| {
+            for (d, k) in pass.iter_mut().zip(&keystream[used..]) {
+                *d ^= k;
+            }
+            used += pass.len();
+        })
+    }
+
+    /// The length checks and the hash-before-decrypt / hash-after-encrypt
+    /// order, with `xor` laying keystream over each pass.
+    fn crypt_by<G: GhashKey>(
+        &mut self,
+        ghash: &G,
+        data: &mut [u8],
+        direction: Direction,
+        mut xor: impl FnMut(&mut State, &mut [u8]),
     ) -> Result<(), Error> {
         if data.is_empty() {
             return Ok(()); // an empty piece neither ends the AAD nor counts
@@ -154,7 +207,7 @@ impl State {
             if direction == Direction::Decrypt {
                 self.absorb(ghash, pass);
             }
-            self.apply_keystream(aes, pass);
+            xor(self, pass);
             if direction == Direction::Encrypt {
                 self.absorb(ghash, pass);
             }
