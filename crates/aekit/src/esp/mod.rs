@@ -516,8 +516,11 @@ impl Sa {
     /// The linear keystream index of a packet's Y_0 in its lane's counter
     /// space, or `None` where the packet does not sit on the precomputed
     /// counters (an RFC 4106 peer whose IV is not its sequence number).
-    fn index_of(&self, iv: &[u8], seq: u64) -> Option<u64> {
+    fn index_of(&self, iv: &[u8], seq: u64, blocks: usize) -> Option<u64> {
         match self.config.nonce {
+            // A packet longer than its slot would run into the next
+            // sequence number's counters: never served from the buffers.
+            NonceFormat::Rfc4106 if blocks as u64 > self.slot_blocks => None,
             NonceFormat::Rfc4106 if iv == seq.to_be_bytes() => seq.checked_mul(self.slot_blocks),
             NonceFormat::Rfc4106 => None,
             NonceFormat::ContinuousCounter => Some(u64::from_be_bytes(iv[4..].try_into().ok()?)),
@@ -579,7 +582,8 @@ impl Sa {
         icv: Icv<'_>,
     ) -> Result<(), Error> {
         self.start_lane(way);
-        let index = self.index_of(iv, seq);
+        let blocks = blocks_for_body(body.len());
+        let index = self.index_of(iv, seq, blocks);
         let lane = match way {
             Way::Out => &mut self.outbound,
             Way::In => &mut self.inbound,
@@ -591,7 +595,7 @@ impl Sa {
             pipeline.count_unplaceable();
             return self.engine.inline(iv, aad, body, icv);
         };
-        if let Some(keystream) = pipeline.keystream(index, blocks_for_body(body.len())) {
+        if let Some(keystream) = pipeline.keystream(index, blocks) {
             return self.engine.supplied(keystream, aad, body, icv);
         }
         self.engine.inline(iv, aad, body, icv)?;

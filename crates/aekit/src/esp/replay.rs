@@ -103,7 +103,7 @@ impl ReplayWindow {
         let top_high = (self.top >> 32) as u32;
         let high = if top_low >= w - 1 {
             // Case A: the window lies within one subspace of 2^32.
-            if low >= top_low - w + 1 {
+            if low >= top_low - (w - 1) {
                 Some(top_high)
             } else {
                 top_high.checked_add(1)
