@@ -96,7 +96,10 @@ fn rfc4106_packets_interoperate_with_the_one_shot_reference() {
                     let ours = sender.encapsulate(&payload, nh).unwrap();
                     let theirs = reference_packet(&key, &config, seq, &payload, nh);
                     assert_eq!(ours, theirs, "icv {icv_len} esn {esn} len {len}");
-                    assert_eq!(reference_open(&key, &config, seq, &ours), (payload.clone(), nh));
+                    assert_eq!(
+                        reference_open(&key, &config, seq, &ours),
+                        (payload.clone(), nh)
+                    );
                     let (got, got_nh) = receiver.decapsulate(&theirs).unwrap();
                     assert_eq!((got, got_nh), (payload, nh), "len {len}");
                 }

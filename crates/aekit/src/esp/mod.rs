@@ -229,7 +229,7 @@ pub struct Delivered {
 /// One direction's keystream pipeline, started on first use.
 enum Lane {
     Idle(Option<Box<dyn KeystreamProducer>>),
-    Running(Pipeline),
+    Running(Box<Pipeline>),
 }
 
 /// Which lane a packet uses.
@@ -283,9 +283,15 @@ impl Sa {
                     return Err(Error::InvalidConfig("max_payload over 64 KiB"));
                 }
                 let producer = |key| -> Result<Lane, Error> {
-                    Ok(Lane::Idle(Some(Box::new(CpuProducer::new(config.aes, key)?))))
+                    Ok(Lane::Idle(Some(Box::new(CpuProducer::new(
+                        config.aes, key,
+                    )?))))
                 };
-                (producer(key)?, producer(key)?, blocks_for(p.max_payload) as u64)
+                (
+                    producer(key)?,
+                    producer(key)?,
+                    blocks_for(p.max_payload) as u64,
+                )
             }
         };
         Ok(Sa {
@@ -345,7 +351,9 @@ impl Sa {
                 let blocks = blocks_for_body(body_len) as u64;
                 let mut first = self.next_position;
                 if (first & 0xffff_ffff) + blocks > 1 << 32 {
-                    first = (first | 0xffff_ffff).checked_add(1).ok_or(Error::SequenceExhausted)?;
+                    first = (first | 0xffff_ffff)
+                        .checked_add(1)
+                        .ok_or(Error::SequenceExhausted)?;
                 }
                 position_after = first.checked_add(blocks).ok_or(Error::SequenceExhausted)?;
                 iv[4..].copy_from_slice(&first.to_be_bytes());
@@ -545,9 +553,13 @@ impl Sa {
             return;
         };
         let start = match (way, self.config.nonce) {
-            (Way::Out, NonceFormat::Rfc4106) => (self.last_sent + 1).saturating_mul(self.slot_blocks),
+            (Way::Out, NonceFormat::Rfc4106) => {
+                (self.last_sent + 1).saturating_mul(self.slot_blocks)
+            }
             (Way::Out, NonceFormat::ContinuousCounter) => self.next_position,
-            (Way::In, NonceFormat::Rfc4106) => (self.window.top().saturating_add(1)).saturating_mul(self.slot_blocks),
+            (Way::In, NonceFormat::Rfc4106) => {
+                (self.window.top().saturating_add(1)).saturating_mul(self.slot_blocks)
+            }
             (Way::In, NonceFormat::ContinuousCounter) => 0,
         };
         let space = self.counter_space();
@@ -558,14 +570,14 @@ impl Sa {
         };
         if let Lane::Idle(producer) = lane {
             if let Some(producer) = producer.take() {
-                *lane = Lane::Running(Pipeline::new(
+                *lane = Lane::Running(Box::new(Pipeline::new(
                     producer,
                     space,
                     p.buffer_packets * slot,
                     p.history_packets * slot,
                     p.schedule,
                     start,
-                ));
+                )));
             }
         }
     }
@@ -618,10 +630,18 @@ struct Engine {
 
 impl Engine {
     /// GCM over `body` with precomputed keystream (Y_0's block first).
-    fn supplied(&self, keystream: &[u8], aad: &[u8], body: &mut [u8], icv: Icv<'_>) -> Result<(), Error> {
+    fn supplied(
+        &self,
+        keystream: &[u8],
+        aad: &[u8],
+        body: &mut [u8],
+        icv: Icv<'_>,
+    ) -> Result<(), Error> {
         match icv {
             Icv::Seal(icv) => {
-                let tag = self.gcm.encrypt_with_keystream(keystream, aad, body, icv.len())?;
+                let tag = self
+                    .gcm
+                    .encrypt_with_keystream(keystream, aad, body, icv.len())?;
                 icv.copy_from_slice(tag.as_bytes());
             }
             Icv::Open(icv) => self.gcm.decrypt_with_keystream(keystream, aad, body, icv)?,
@@ -632,7 +652,13 @@ impl Engine {
     /// GCM over `body` computing its own keystream: the one-shot API with
     /// nonce salt ‖ IV in RFC 4106 mode; in continuous mode the keystream
     /// from Y_0 = salt ‖ IV, computed here, then the supplied-keystream path.
-    fn inline(&mut self, iv: &[u8], aad: &[u8], body: &mut [u8], icv: Icv<'_>) -> Result<(), Error> {
+    fn inline(
+        &mut self,
+        iv: &[u8],
+        aad: &[u8],
+        body: &mut [u8],
+        icv: Icv<'_>,
+    ) -> Result<(), Error> {
         match self.nonce {
             NonceFormat::Rfc4106 => {
                 let mut nonce = [0u8; 12];
@@ -640,7 +666,9 @@ impl Engine {
                 nonce[4..].copy_from_slice(iv);
                 match icv {
                     Icv::Seal(icv) => {
-                        let tag = self.gcm.encrypt_in_place_detached(&nonce, aad, body, icv.len())?;
+                        let tag =
+                            self.gcm
+                                .encrypt_in_place_detached(&nonce, aad, body, icv.len())?;
                         icv.copy_from_slice(tag.as_bytes());
                     }
                     Icv::Open(icv) => self.gcm.decrypt_in_place_detached(&nonce, aad, body, icv)?,

@@ -141,7 +141,9 @@ mod tests {
             let mut top = 0u64;
             let mut x = 12345u64;
             for _ in 0..20_000 {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 let r = x >> 33;
                 // Mostly forward, sometimes back, sometimes a leap.
                 let seq = match r % 10 {
@@ -177,7 +179,10 @@ mod tests {
         // Window straddling 2^32 (case B).
         window.accept((1 << 32) + 5);
         assert_eq!(window.infer_esn(6), Some((1 << 32) + 6));
-        assert_eq!(window.infer_esn(u32::MAX - 3), Some(u64::from(u32::MAX) - 3));
+        assert_eq!(
+            window.infer_esn(u32::MAX - 3),
+            Some(u64::from(u32::MAX) - 3)
+        );
         // Before the SA began: no valid number.
         let fresh = ReplayWindow::new(64);
         assert_eq!(fresh.infer_esn(u32::MAX), None);

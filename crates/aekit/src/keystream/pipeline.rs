@@ -255,14 +255,21 @@ impl Pipeline {
     /// Tells the pipeline that an authentic packet used indices from
     /// `first` on. If that is beyond everything asked of the producer (the
     /// peer jumped ahead), the buffers are re-aimed there.
+    ///
+    /// Only buffers in hand are re-aimed: those with the producer come
+    /// back first, and the next jump re-aims them. Re-aiming while none is
+    /// in hand would only chase a consumer that is outrunning the producer.
     pub fn observe(&mut self, first: u64) {
-        if first < self.aim {
+        if first < self.aim || (self.current.is_none() && self.next.is_none()) {
             return;
         }
         self.stats.reaims += 1;
         self.aim = first;
         self.floor = first;
-        for buffer in [self.current.take(), self.next.take()].into_iter().flatten() {
+        for buffer in [self.current.take(), self.next.take()]
+            .into_iter()
+            .flatten()
+        {
             self.submit(buffer);
         }
     }
