@@ -14,7 +14,9 @@
 //! Reported per run: the packet thread's throughput (payload bytes over
 //! the wall time of the loop), the CPU time of the whole process during
 //! the loop (every thread's run time from /proc/self/task/*/schedstat, in
-//! ns), the cores that makes (CPU / wall), the packets that fell back to
+//! ns), the packet thread's own CPU time and the throughput that makes
+//! (what the thread would do with a core to itself), the cores used
+//! (CPU / wall), the packets that fell back to
 //! inline keystream, and the share of produced keystream nobody used. The
 //! packet loop also copies each packet into one arena (encapsulate) — the
 //! same for every mode. Sizes of 1 and 10 MiB are run several times and
@@ -57,9 +59,9 @@ fn main() {
         "packets of {PACKET} bytes; MB/s = 10^6 payload bytes per second of the packet thread\n"
     );
     println!(
-        "| strategies | size | mode | direction | MB/s | CPU s | cores | vs inline | fallbacks | waste |"
+        "| strategies | size | mode | direction | MB/s | vs inline | CPU s (all) | packet thread CPU s | MB per packet-thread CPU s | cores | fallbacks | waste |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     let key = [0x5au8; 16];
     let salt = [1, 2, 3, 4];
     for (aes, ghash) in worlds {
@@ -86,13 +88,15 @@ fn main() {
                         inline_rate[direction] = rate;
                     }
                     println!(
-                        "| {}+{} | {mib} MiB | {mode} | {} | {rate:.0} | {:.3} | {:.2} | {:.2}× | {} | {:.0}% |",
+                        "| {}+{} | {mib} MiB | {mode} | {} | {rate:.0} | {:.2}× | {:.3} | {:.3} | {:.0} | {:.2} | {} | {:.0}% |",
                         aes.name(),
                         ghash.name(),
                         ["encapsulate", "decapsulate"][direction],
-                        run.cpu,
-                        run.cpu / run.wall,
                         rate / inline_rate[direction],
+                        run.cpu,
+                        run.thread,
+                        data.len() as f64 / run.thread / 1e6,
+                        run.cpu / run.wall,
                         run.stats.fallbacks(),
                         100.0 * run.stats.waste(),
                     );
@@ -106,6 +110,8 @@ fn main() {
 struct Run {
     wall: f64,
     cpu: f64,
+    /// CPU time of the packet thread alone.
+    thread: f64,
     stats: PipelineStats,
 }
 
@@ -117,7 +123,7 @@ fn round_trip(key: &[u8], salt: [u8; 4], config: Config, data: &[u8]) -> [Run; 2
     let mut arena = Vec::with_capacity(data.len() / PACKET * (PACKET + 64) + 4096);
     let mut ends = Vec::with_capacity(data.len() / PACKET + 1);
     let mut packet = Vec::with_capacity(PACKET + 64);
-    let (cpu0, t0) = (cpu_seconds(), Instant::now());
+    let (cpu0, thread0, t0) = (cpu_seconds(), thread_seconds(), Instant::now());
     for chunk in data.chunks(PACKET) {
         sender
             .encapsulate_into(chunk, 4, &mut packet)
@@ -128,6 +134,7 @@ fn round_trip(key: &[u8], salt: [u8; 4], config: Config, data: &[u8]) -> [Run; 2
     let encap = Run {
         wall: t0.elapsed().as_secs_f64(),
         cpu: cpu_seconds() - cpu0,
+        thread: thread_seconds() - thread0,
         stats: sender.outbound_stats(),
     };
     drop(sender);
@@ -135,7 +142,7 @@ fn round_trip(key: &[u8], salt: [u8; 4], config: Config, data: &[u8]) -> [Run; 2
     let mut receiver = Sa::new(key, salt, config).expect("SA");
     let mut payload = Vec::with_capacity(PACKET + 64);
     let mut delivered = 0;
-    let (cpu0, t0) = (cpu_seconds(), Instant::now());
+    let (cpu0, thread0, t0) = (cpu_seconds(), thread_seconds(), Instant::now());
     let mut start = 0;
     for &end in &ends {
         receiver
@@ -147,11 +154,24 @@ fn round_trip(key: &[u8], salt: [u8; 4], config: Config, data: &[u8]) -> [Run; 2
     let decap = Run {
         wall: t0.elapsed().as_secs_f64(),
         cpu: cpu_seconds() - cpu0,
+        thread: thread_seconds() - thread0,
         stats: receiver.inbound_stats(),
     };
     assert_eq!(delivered, data.len());
     assert_eq!(payload, data[data.len() - payload.len()..], "last packet");
     [encap, decap]
+}
+
+/// CPU time of the calling thread, in seconds.
+fn thread_seconds() -> f64 {
+    schedstat_seconds("/proc/thread-self/schedstat")
+}
+
+fn schedstat_seconds(path: &str) -> f64 {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| text.split_whitespace().next()?.parse::<u64>().ok())
+        .map_or(f64::NAN, |ns| ns as f64 / 1e9)
 }
 
 /// CPU time of every live thread of this process, in seconds
@@ -162,12 +182,10 @@ fn cpu_seconds() -> f64 {
     };
     let mut ns = 0u64;
     for task in tasks.flatten() {
-        if let Ok(text) = std::fs::read_to_string(task.path().join("schedstat")) {
-            ns += text
-                .split_whitespace()
-                .next()
-                .and_then(|f| f.parse::<u64>().ok())
-                .unwrap_or(0);
+        let path = task.path().join("schedstat");
+        let seconds = schedstat_seconds(&path.to_string_lossy());
+        if seconds.is_finite() {
+            ns += (seconds * 1e9) as u64;
         }
     }
     ns as f64 / 1e9

@@ -97,20 +97,11 @@ impl State {
         }
         let mut tag_mask = [j0];
         aes.encrypt_blocks(&mut tag_mask);
-        let mut counter = j0;
-        incr32(&mut counter);
-        State {
-            counter,
-            tag_mask: tag_mask[0],
-            y: [0; 16],
-            aad_len: 0,
-            text_len: 0,
-            pending: [0; 16],
-            pending_len: 0,
-            keystream: [0; 16],
-            keystream_used: 16,
-            in_text: false,
-        }
+        let mut state = State::with_tag_mask(&tag_mask[0]);
+        state.counter = j0;
+        incr32(&mut state.counter);
+        tag_mask.zeroize();
+        state
     }
 
     /// Feeds associated data; all of it must come before the message.
@@ -130,9 +121,10 @@ impl State {
         Ok(())
     }
 
-    /// A message whose keystream is supplied by the caller (see
-    /// `precomputed.rs`): only E(K, Y_0) is needed here; the counter is
-    /// never used, because [`State::crypt_with_keystream`] never calls AES.
+    /// A message with E(K, Y_0) known and the counter not yet set: the
+    /// start of [`State::start`], and the whole of it when the keystream is
+    /// supplied by the caller (`precomputed.rs`), where the counter is
+    /// never used because [`State::crypt_with_keystream`] never calls AES.
     pub(crate) fn with_tag_mask(tag_mask: &Block) -> State {
         State {
             counter: [0; 16],
