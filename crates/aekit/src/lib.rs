@@ -21,8 +21,10 @@ pub mod aes;
 pub mod aether;
 pub mod ctr;
 mod error;
+pub mod esp;
 pub mod gcm;
 pub mod ghash;
+pub mod keystream;
 
 pub use error::Error;
 pub use gcm::{Aes128Gcm, Aes256Gcm, AesGcm, Decryptor, Encryptor, Gmac, Tag};

@@ -14,6 +14,7 @@ mod fused_avx512;
 #[allow(unsafe_code)] // AES-NI/PCLMULQDQ intrinsics; every block carries a SAFETY line.
 mod fused_ni;
 mod kernel;
+mod precomputed;
 mod rustcrypto;
 mod state;
 mod stream;
@@ -240,20 +241,13 @@ impl AesGcm {
     ) -> Result<(), Error> {
         check_tag_len(tag.len())?;
         check_lengths(iv, aad, buf)?;
-        let mut full = self.run(OneShot {
+        let full = self.run(OneShot {
             iv,
             aad,
             buf: &mut *buf,
             direction: Direction::Decrypt,
         })?;
-        let ok = tags_match(&full, tag);
-        full.zeroize();
-        if ok {
-            Ok(())
-        } else {
-            buf.zeroize();
-            Err(Error::AuthenticationFailed)
-        }
+        verify_or_wipe(full, tag, buf)
     }
 
     /// Encrypts `plaintext` and returns ciphertext ‖ tag.
@@ -319,6 +313,19 @@ impl AesGcm {
             Inner::Avx2(k) => op.run(&**k),
             Inner::Ni(k) => op.run(&**k),
         }
+    }
+}
+
+/// Compares the computed tag with the received one in constant time; on a
+/// mismatch wipes the decrypted `buf`, so no unverified plaintext leaves.
+fn verify_or_wipe(mut full: Block, tag: &[u8], buf: &mut [u8]) -> Result<(), Error> {
+    let ok = tags_match(&full, tag);
+    full.zeroize();
+    if ok {
+        Ok(())
+    } else {
+        buf.zeroize();
+        Err(Error::AuthenticationFailed)
     }
 }
 

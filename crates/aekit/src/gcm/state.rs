@@ -95,20 +95,11 @@ impl State {
         }
         let mut tag_mask = [j0];
         aes.encrypt_blocks(&mut tag_mask);
-        let mut counter = j0;
-        incr32(&mut counter);
-        State {
-            counter,
-            tag_mask: tag_mask[0],
-            y: [0; 16],
-            aad_len: 0,
-            text_len: 0,
-            pending: [0; 16],
-            pending_len: 0,
-            keystream: [0; 16],
-            keystream_used: 16,
-            in_text: false,
-        }
+        let mut state = State::with_tag_mask(&tag_mask[0]);
+        state.counter = j0;
+        incr32(&mut state.counter);
+        tag_mask.zeroize();
+        state
     }
 
     /// Feeds associated data; all of it must come before the message.
@@ -128,6 +119,25 @@ impl State {
         Ok(())
     }
 
+    /// A message with E(K, Y_0) known and the counter not yet set: the
+    /// start of [`State::start`], and the whole of it when the keystream is
+    /// supplied by the caller (`precomputed.rs`), where the counter is
+    /// never used because [`State::crypt_with_keystream`] never calls AES.
+    pub(crate) fn with_tag_mask(tag_mask: &Block) -> State {
+        State {
+            counter: [0; 16],
+            tag_mask: *tag_mask,
+            y: [0; 16],
+            aad_len: 0,
+            text_len: 0,
+            pending: [0; 16],
+            pending_len: 0,
+            keystream: [0; 16],
+            keystream_used: 16,
+            in_text: false,
+        }
+    }
+
     /// Encrypts or decrypts `data` in place and hashes the ciphertext: the
     /// bytes that finish a block begun by an earlier piece, then whole
     /// blocks through the kernel, then a partial block kept for later.
@@ -137,17 +147,8 @@ impl State {
         data: &mut [u8],
         direction: Direction,
     ) -> Result<(), Error> {
-        if data.is_empty() {
-            return Ok(()); // an empty piece neither ends the AAD nor counts
-        }
-        self.text_len = self
-            .text_len
-            .checked_add(data.len() as u64)
-            .filter(|&n| n <= MAX_MESSAGE_LEN)
-            .ok_or(Error::MessageTooLong)?;
-        if !self.in_text {
-            self.flush(kernel.ghash()); // the AAD's last block, zero-padded
-            self.in_text = true;
+        if !self.begin_text(kernel.ghash(), data.len())? {
+            return Ok(());
         }
         // Keystream and GHASH offsets agree in the message (both are
         // text_len mod 16), so after `head` both are block-aligned.
@@ -159,6 +160,50 @@ impl State {
         kernel.crypt_blocks(&mut self.counter, &mut self.y, blocks, direction);
         self.crypt_partial(kernel, tail, direction);
         Ok(())
+    }
+
+    /// As [`State::crypt`], but XORs `keystream` (E(K, Y_1), E(K, Y_2), …
+    /// laid end to end, at least `data.len()` bytes) instead of running
+    /// AES. For a whole message in one call only: a second call would
+    /// reuse the keystream from its start.
+    pub(crate) fn crypt_with_keystream<G: GhashKey>(
+        &mut self,
+        ghash: &G,
+        data: &mut [u8],
+        keystream: &[u8],
+        direction: Direction,
+    ) -> Result<(), Error> {
+        assert!(keystream.len() >= data.len(), "keystream too short");
+        if !self.begin_text(ghash, data.len())? {
+            return Ok(());
+        }
+        if direction == Direction::Decrypt {
+            self.absorb(ghash, data);
+        }
+        data.iter_mut().zip(keystream).for_each(|(d, k)| *d ^= k);
+        if direction == Direction::Encrypt {
+            self.absorb(ghash, data);
+        }
+        Ok(())
+    }
+
+    /// Counts `len` more message bytes, refusing to pass GCM's limit, and
+    /// closes the associated data on the first non-empty piece. Returns
+    /// whether there is anything to process.
+    fn begin_text<G: GhashKey>(&mut self, ghash: &G, len: usize) -> Result<bool, Error> {
+        if len == 0 {
+            return Ok(false); // an empty piece neither ends the AAD nor counts
+        }
+        self.text_len = self
+            .text_len
+            .checked_add(len as u64)
+            .filter(|&n| n <= MAX_MESSAGE_LEN)
+            .ok_or(Error::MessageTooLong)?;
+        if !self.in_text {
+            self.flush(ghash); // the AAD's last block, zero-padded
+            self.in_text = true;
+        }
+        Ok(true)
     }
 
     /// Less than a block, byte by byte through the buffered keystream and

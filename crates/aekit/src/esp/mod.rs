@@ -1,0 +1,708 @@
+//! IPsec ESP packets with AES-GCM (RFC 4106 over RFC 4303), with the
+//! keystream optionally precomputed by a [`Pipeline`].
+//!
+//! ## The packet (RFC 4303 §2, RFC 4106 §3)
+//!
+//! ```text
+//! SPI (4) | sequence, low 32 bits (4) | IV (8) | ciphertext | ICV (8, 12 or 16)
+//!                                               └ payload | padding 1,2,3… | pad length | next header
+//! ```
+//!
+//! - nonce = salt ‖ IV (RFC 4106 §4), the salt being the last 4 bytes of
+//!   the keying material (§8.1);
+//! - IV = the 64-bit sequence number, which RFC 4106 §3.1 allows and which
+//!   makes IV reuse under one key impossible as long as the counter does
+//!   not wrap — so the SA refuses to send once it would
+//!   ([`Error::SequenceExhausted`], RFC 4303 §3.3.3: rekey);
+//! - AAD = SPI ‖ sequence (8 bytes), or with extended sequence numbers
+//!   SPI ‖ high 32 ‖ low 32 (12 bytes, RFC 4106 §5, RFC 4303 §2.2.1), of
+//!   which only the low half is sent;
+//! - padding to a multiple of 4 bytes with the bytes 1, 2, 3, …
+//!   (RFC 4303 §2.4), checked on receipt after the ICV.
+//!
+//! Receipt follows RFC 4303 §3.4: parse, find the SA by SPI, rebuild the
+//! sequence number (ESN), check the anti-replay window ([`replay`]), verify
+//! the ICV, and only then move the window. Duplicates, stale and forged
+//! packets are refused and leave the window as it was.
+//!
+//! ## Two nonce disciplines
+//!
+//! [`NonceFormat::Rfc4106`] is the standard above: a pipeline precomputes,
+//! per future sequence number, the keystream of the largest packet
+//! allowed, and what shorter packets leave unused is wasted (measured in
+//! [`PipelineStats::waste`]).
+//!
+//! [`NonceFormat::ContinuousCounter`] is the seed's modified format and
+//! **not RFC 4106**; both ends must opt in. One counter runs through the
+//! whole SA: the GCM IV is 16 bytes, salt ‖ a 12-byte ESP IV, used as the
+//! first counter block Y_0 *without* GHASH; the packet takes Y_0 and the
+//! next ⌈len/16⌉ blocks, and the next packet starts where it stopped. The
+//! 12-byte ESP IV travels in place of the 8-byte one. A packet never
+//! crosses a multiple of 2^32 blocks (the sender skips to it), so its
+//! counters are exactly GCM's incr32 from Y_0. Counter blocks never repeat
+//! under one key, which is all GCM's security needs of them; the GHASH of
+//! a 16-byte IV is skipped because the IV is already a full counter block.
+//!
+//! ## Where the keystream comes from
+//!
+//! With [`KeystreamSource::Inline`] every packet computes its own. With
+//! [`KeystreamSource::Pipeline`], each direction of the SA gets a
+//! [`Pipeline`] (created on first use) fed by a [`CpuProducer`] on its own
+//! thread or on a deterministic schedule; a packet whose keystream is not
+//! in the buffers is computed inline, counted, and the result is the same
+//! bytes. The packet thread then runs GCM's XOR and GHASH only, through
+//! aekit's "GCM with the keystream supplied" (`gcm/precomputed.rs`).
+//!
+//! Rejected: an SA split into outbound and inbound types (RFC 4301 SAs are
+//! one-way, but tests and benchmarks pair them constantly; an SA used one
+//! way here simply never starts the other lane), and one error enum with
+//! aekit's ([`Error`] wraps [`crate::Error`] instead: replay and sequence
+//! exhaustion are ESP's alone).
+
+pub mod replay;
+
+use core::fmt;
+
+use zeroize::Zeroize;
+
+use crate::aes::Block;
+use crate::keystream::{
+    CounterSpace, CpuProducer, KeystreamProducer, Pipeline, PipelineStats, Schedule,
+};
+use crate::{AesGcm, aes, ghash};
+use replay::{Refusal, ReplayWindow};
+
+/// Everything that can go wrong with an ESP packet or SA.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// A key or strategy problem from AES-GCM itself.
+    Crypto(crate::Error),
+    /// The ICV length is not 8, 12 or 16 bytes (RFC 4106 §6).
+    InvalidIcvLength(usize),
+    /// A configuration value is out of range (which one is named).
+    InvalidConfig(&'static str),
+    /// The sequence counter (or the continuous counter) would wrap:
+    /// rekey the SA (RFC 4303 §3.3.3).
+    SequenceExhausted,
+    /// The packet's SPI is not this SA's.
+    UnknownSpi(u32),
+    /// The packet is too short or not well formed (what is wrong is named).
+    Malformed(&'static str),
+    /// The sequence number was received before.
+    Replay(u64),
+    /// The sequence number is left of the anti-replay window.
+    Stale(u64),
+    /// The ICV did not verify.
+    AuthenticationFailed,
+    /// The ICV verified but the padding is not 1, 2, 3, … (RFC 4303 §2.4).
+    BadPadding,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Crypto(e) => write!(f, "{e}"),
+            Error::InvalidIcvLength(n) => {
+                write!(f, "invalid ICV length {n} (RFC 4106 allows 8, 12, 16)")
+            }
+            Error::InvalidConfig(what) => write!(f, "invalid ESP configuration: {what}"),
+            Error::SequenceExhausted => {
+                f.write_str("sequence number space exhausted: rekey the SA")
+            }
+            Error::UnknownSpi(spi) => write!(f, "no SA for SPI {spi:#010x}"),
+            Error::Malformed(what) => write!(f, "malformed ESP packet: {what}"),
+            Error::Replay(seq) => write!(f, "replayed packet (sequence {seq})"),
+            Error::Stale(seq) => write!(f, "packet left of the replay window (sequence {seq})"),
+            Error::AuthenticationFailed => f.write_str("ICV verification failed"),
+            Error::BadPadding => f.write_str("ESP padding is not 1, 2, 3, ..."),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<crate::Error> for Error {
+    fn from(e: crate::Error) -> Error {
+        match e {
+            crate::Error::AuthenticationFailed => Error::AuthenticationFailed,
+            e => Error::Crypto(e),
+        }
+    }
+}
+
+/// How nonces are formed; see the module docs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NonceFormat {
+    /// RFC 4106: salt ‖ 8-byte IV, the IV being the sequence number.
+    Rfc4106,
+    /// The seed's continuous counter: **not RFC 4106**. 12-byte IV on the
+    /// wire, salt ‖ IV used as Y_0 directly, one counter per SA.
+    ContinuousCounter,
+}
+
+/// Where packets get their keystream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeystreamSource {
+    /// Each packet computes its own (the fused AES-GCM path).
+    Inline,
+    /// Precomputed by a producer into double buffers.
+    Pipeline(PipelineConfig),
+}
+
+/// The shape of a keystream pipeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PipelineConfig {
+    /// The largest payload the pipeline prepares for; larger packets are
+    /// computed inline. In RFC 4106 mode every sequence number is given
+    /// keystream for this much.
+    pub max_payload: usize,
+    /// Packets of `max_payload` per buffer.
+    pub buffer_packets: usize,
+    /// Packets of `max_payload` kept as history at the head of a buffer
+    /// (at most `buffer_packets`).
+    pub history_packets: usize,
+    /// Where the producer runs.
+    pub schedule: Schedule,
+}
+
+impl Default for PipelineConfig {
+    /// 1500-byte payloads (an Ethernet MTU), 256 per buffer, 64 of history,
+    /// on a thread.
+    fn default() -> PipelineConfig {
+        PipelineConfig {
+            max_payload: 1500,
+            buffer_packets: 256,
+            history_packets: 64,
+            schedule: Schedule::Thread,
+        }
+    }
+}
+
+/// The parameters of a security association, besides its key and salt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Security Parameters Index.
+    pub spi: u32,
+    /// ICV (tag) length: 8, 12 or 16 bytes.
+    pub icv_len: usize,
+    /// Extended (64-bit) sequence numbers, RFC 4303 §2.2.1.
+    pub extended_sequence_numbers: bool,
+    /// RFC 4106 or the seed's continuous counter.
+    pub nonce: NonceFormat,
+    /// Inline or pipelined keystream.
+    pub keystream: KeystreamSource,
+    /// Anti-replay window size in packets (RFC 4303 §3.4.3).
+    pub replay_window: usize,
+    /// AES strategy (packets and producers alike).
+    pub aes: aes::Strategy,
+    /// GHASH strategy.
+    pub ghash: ghash::Strategy,
+}
+
+impl Default for Config {
+    /// SPI 0x100, 16-byte ICV, 32-bit sequence numbers, RFC 4106, inline,
+    /// a window of 1024, the best constant-time strategies here.
+    fn default() -> Config {
+        Config {
+            spi: 0x100,
+            icv_len: 16,
+            extended_sequence_numbers: false,
+            nonce: NonceFormat::Rfc4106,
+            keystream: KeystreamSource::Inline,
+            replay_window: 1024,
+            aes: aes::Strategy::best(),
+            ghash: ghash::Strategy::best(),
+        }
+    }
+}
+
+/// A packet accepted by [`Sa::decapsulate_into`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Delivered {
+    /// Its full sequence number.
+    pub sequence: u64,
+    /// The next-header field (e.g. 4 for IPv4, 41 for IPv6).
+    pub next_header: u8,
+}
+
+/// One direction's keystream pipeline, started on first use.
+enum Lane {
+    Idle(Option<Box<dyn KeystreamProducer>>),
+    Running(Box<Pipeline>),
+}
+
+/// Which lane a packet uses.
+#[derive(Clone, Copy)]
+enum Way {
+    Out,
+    In,
+}
+
+/// The ICV to write, or the one to check.
+enum Icv<'a> {
+    Seal(&'a mut [u8]),
+    Open(&'a [u8]),
+}
+
+/// A security association: key, salt, SPI, ICV length, the sender's
+/// sequence counter and the receiver's anti-replay window.
+pub struct Sa {
+    config: Config,
+    engine: Engine,
+    last_sent: u64,
+    next_position: u64,
+    window: ReplayWindow,
+    outbound: Lane,
+    inbound: Lane,
+    /// Counter blocks per packet of `max_payload` (0 without a pipeline).
+    slot_blocks: u64,
+}
+
+impl Sa {
+    /// An SA with a 16-, 24- or 32-byte AES key and the 4-byte salt
+    /// (RFC 4106 §8.1: the keying material is key ‖ salt).
+    pub fn new(key: &[u8], salt: [u8; 4], config: Config) -> Result<Sa, Error> {
+        if ![8, 12, 16].contains(&config.icv_len) {
+            return Err(Error::InvalidIcvLength(config.icv_len));
+        }
+        if !replay::WINDOW_SIZES.contains(&config.replay_window) {
+            return Err(Error::InvalidConfig("replay window must be 32 to 2^20"));
+        }
+        let gcm = AesGcm::with(key, config.aes, config.ghash)?;
+        let inline = CpuProducer::new(config.aes, key)?;
+        let (outbound, inbound, slot_blocks) = match config.keystream {
+            KeystreamSource::Inline => (Lane::Idle(None), Lane::Idle(None), 0),
+            KeystreamSource::Pipeline(p) => {
+                if p.buffer_packets == 0 || p.history_packets > p.buffer_packets {
+                    return Err(Error::InvalidConfig(
+                        "need 0 < buffer_packets and history_packets <= buffer_packets",
+                    ));
+                }
+                if p.max_payload > 1 << 16 {
+                    return Err(Error::InvalidConfig("max_payload over 64 KiB"));
+                }
+                let producer = |key| -> Result<Lane, Error> {
+                    Ok(Lane::Idle(Some(Box::new(CpuProducer::new(
+                        config.aes, key,
+                    )?))))
+                };
+                (
+                    producer(key)?,
+                    producer(key)?,
+                    blocks_for(p.max_payload) as u64,
+                )
+            }
+        };
+        Ok(Sa {
+            config,
+            engine: Engine {
+                gcm,
+                producer: inline,
+                scratch: Vec::new(),
+                nonce: config.nonce,
+                salt,
+            },
+            last_sent: 0,
+            next_position: 0,
+            window: ReplayWindow::new(config.replay_window),
+            outbound,
+            inbound,
+            slot_blocks,
+        })
+    }
+
+    /// The SA's configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Bytes a payload grows by: header, IV, padding (at most 3), trailer
+    /// and ICV.
+    pub fn max_overhead(&self) -> usize {
+        self.header_len() + 3 + 2 + self.config.icv_len
+    }
+
+    /// Builds the ESP packet for `payload` into `packet` (replacing its
+    /// contents) and returns the sequence number used.
+    pub fn encapsulate_into(
+        &mut self,
+        payload: &[u8],
+        next_header: u8,
+        packet: &mut Vec<u8>,
+    ) -> Result<u64, Error> {
+        let max = if self.config.extended_sequence_numbers {
+            u64::MAX
+        } else {
+            u64::from(u32::MAX)
+        };
+        let seq = self
+            .last_sent
+            .checked_add(1)
+            .filter(|&s| s <= max)
+            .ok_or(Error::SequenceExhausted)?;
+        let body_len = (payload.len() + 2).next_multiple_of(4);
+        let pad = body_len - payload.len() - 2;
+        let mut iv = [0u8; 12];
+        let mut position_after = self.next_position;
+        match self.config.nonce {
+            NonceFormat::Rfc4106 => iv[..8].copy_from_slice(&seq.to_be_bytes()),
+            NonceFormat::ContinuousCounter => {
+                let blocks = blocks_for_body(body_len) as u64;
+                let mut first = self.next_position;
+                if (first & 0xffff_ffff) + blocks > 1 << 32 {
+                    first = (first | 0xffff_ffff)
+                        .checked_add(1)
+                        .ok_or(Error::SequenceExhausted)?;
+                }
+                position_after = first.checked_add(blocks).ok_or(Error::SequenceExhausted)?;
+                iv[4..].copy_from_slice(&first.to_be_bytes());
+            }
+        }
+        let iv = &iv[..self.iv_len()];
+
+        packet.clear();
+        packet.extend_from_slice(&self.config.spi.to_be_bytes());
+        packet.extend_from_slice(&(seq as u32).to_be_bytes());
+        packet.extend_from_slice(iv);
+        packet.extend_from_slice(payload);
+        packet.extend((1..=pad as u8).chain([pad as u8, next_header]));
+        packet.resize(packet.len() + self.config.icv_len, 0);
+
+        let (aad, aad_len) = self.aad(seq);
+        let header = self.header_len();
+        let (head, rest) = packet.split_at_mut(header);
+        let (body, icv) = rest.split_at_mut(body_len);
+        let iv = &head[8..];
+        self.crypt(Way::Out, iv, seq, &aad[..aad_len], body, Icv::Seal(icv))?;
+        self.last_sent = seq;
+        self.next_position = position_after;
+        Ok(seq)
+    }
+
+    /// [`encapsulate_into`](Self::encapsulate_into) into a new vector.
+    pub fn encapsulate(&mut self, payload: &[u8], next_header: u8) -> Result<Vec<u8>, Error> {
+        let mut packet = Vec::with_capacity(payload.len() + self.max_overhead());
+        self.encapsulate_into(payload, next_header, &mut packet)?;
+        Ok(packet)
+    }
+
+    /// Verifies an ESP packet, checks and updates the anti-replay window
+    /// and writes the payload into `payload` (replacing its contents). On
+    /// any error `payload` is left empty and the window unchanged.
+    pub fn decapsulate_into(
+        &mut self,
+        packet: &[u8],
+        payload: &mut Vec<u8>,
+    ) -> Result<Delivered, Error> {
+        payload.clear();
+        let header = self.header_len();
+        let icv_len = self.config.icv_len;
+        let body_len = packet
+            .len()
+            .checked_sub(header + icv_len)
+            .filter(|&n| n >= 4)
+            .ok_or(Error::Malformed("shorter than header, trailer and ICV"))?;
+        if body_len % 4 != 0 {
+            return Err(Error::Malformed("ciphertext not a multiple of 4 bytes"));
+        }
+        let spi = u32::from_be_bytes(packet[..4].try_into().expect("4 bytes"));
+        if spi != self.config.spi {
+            return Err(Error::UnknownSpi(spi));
+        }
+        let low = u32::from_be_bytes(packet[4..8].try_into().expect("4 bytes"));
+        let seq = if self.config.extended_sequence_numbers {
+            self.window
+                .infer_esn(low)
+                .ok_or(Error::Stale(u64::from(low)))?
+        } else {
+            u64::from(low)
+        };
+        self.window.check(seq).map_err(|refusal| match refusal {
+            Refusal::Duplicate => Error::Replay(seq),
+            Refusal::Stale => Error::Stale(seq),
+        })?;
+        if self.config.nonce == NonceFormat::ContinuousCounter && packet[8..12] != [0; 4] {
+            return Err(Error::Malformed("continuous counter beyond 2^64"));
+        }
+
+        let (aad, aad_len) = self.aad(seq);
+        let (iv, rest) = packet[8..].split_at(header - 8);
+        let (body, icv) = rest.split_at(body_len);
+        payload.extend_from_slice(body);
+        if let Err(e) = self.crypt(Way::In, iv, seq, &aad[..aad_len], payload, Icv::Open(icv)) {
+            payload.clear();
+            return Err(e);
+        }
+        let next_header = payload[body_len - 1];
+        let pad = usize::from(payload[body_len - 2]);
+        let padding_ok = pad + 2 <= body_len
+            && payload[body_len - 2 - pad..body_len - 2]
+                .iter()
+                .zip(1u8..)
+                .all(|(&b, want)| b == want);
+        if !padding_ok {
+            payload.zeroize();
+            payload.clear();
+            return Err(Error::BadPadding);
+        }
+        payload.truncate(body_len - 2 - pad);
+        self.window.accept(seq);
+        Ok(Delivered {
+            sequence: seq,
+            next_header,
+        })
+    }
+
+    /// [`decapsulate_into`](Self::decapsulate_into) into a new vector:
+    /// the payload and its next header.
+    pub fn decapsulate(&mut self, packet: &[u8]) -> Result<(Vec<u8>, u8), Error> {
+        let mut payload = Vec::with_capacity(packet.len());
+        let delivered = self.decapsulate_into(packet, &mut payload)?;
+        Ok((payload, delivered.next_header))
+    }
+
+    /// Moves the sender's counter forward so that the next packet carries
+    /// `next` (for resuming an SA; never backwards, which would reuse IVs).
+    pub fn skip_to_sequence(&mut self, next: u64) -> Result<(), Error> {
+        if next <= self.last_sent {
+            return Err(Error::InvalidConfig("sequence numbers only move forward"));
+        }
+        self.last_sent = next - 1;
+        Ok(())
+    }
+
+    /// The highest sequence number the receiver has accepted.
+    pub fn replay_window_top(&self) -> u64 {
+        self.window.top()
+    }
+
+    /// What the outbound pipeline has done (zeros when there is none).
+    pub fn outbound_stats(&self) -> PipelineStats {
+        lane_stats(&self.outbound)
+    }
+
+    /// What the inbound pipeline has done (zeros when there is none).
+    pub fn inbound_stats(&self) -> PipelineStats {
+        lane_stats(&self.inbound)
+    }
+
+    /// Runs the producers now, on this thread, for every buffer waiting on
+    /// the [`Schedule::Manual`] schedule.
+    pub fn fill_keystream_now(&mut self) {
+        for lane in [&mut self.outbound, &mut self.inbound] {
+            if let Lane::Running(pipeline) = lane {
+                pipeline.fill_now();
+            }
+        }
+    }
+
+    fn iv_len(&self) -> usize {
+        match self.config.nonce {
+            NonceFormat::Rfc4106 => 8,
+            NonceFormat::ContinuousCounter => 12,
+        }
+    }
+
+    fn header_len(&self) -> usize {
+        8 + self.iv_len()
+    }
+
+    /// SPI ‖ sequence, or SPI ‖ high ‖ low with ESN, and its length.
+    fn aad(&self, seq: u64) -> ([u8; 12], usize) {
+        let mut aad = [0u8; 12];
+        aad[..4].copy_from_slice(&self.config.spi.to_be_bytes());
+        if self.config.extended_sequence_numbers {
+            aad[4..].copy_from_slice(&seq.to_be_bytes());
+            (aad, 12)
+        } else {
+            aad[4..8].copy_from_slice(&(seq as u32).to_be_bytes());
+            (aad, 8)
+        }
+    }
+
+    /// The linear keystream index of a packet's Y_0 in its lane's counter
+    /// space, or `None` where the packet does not sit on the precomputed
+    /// counters (an RFC 4106 peer whose IV is not its sequence number).
+    fn index_of(&self, iv: &[u8], seq: u64, blocks: usize) -> Option<u64> {
+        match self.config.nonce {
+            // A packet longer than its slot would run into the next
+            // sequence number's counters: never served from the buffers.
+            NonceFormat::Rfc4106 if blocks as u64 > self.slot_blocks => None,
+            NonceFormat::Rfc4106 if iv == seq.to_be_bytes() => seq.checked_mul(self.slot_blocks),
+            NonceFormat::Rfc4106 => None,
+            NonceFormat::ContinuousCounter => Some(u64::from_be_bytes(iv[4..].try_into().ok()?)),
+        }
+    }
+
+    fn counter_space(&self) -> CounterSpace {
+        match self.config.nonce {
+            NonceFormat::Rfc4106 => CounterSpace::PerPacket {
+                salt: self.engine.salt,
+                blocks_per_packet: self.slot_blocks,
+            },
+            NonceFormat::ContinuousCounter => CounterSpace::Continuous {
+                salt: self.engine.salt,
+            },
+        }
+    }
+
+    /// Starts `way`'s pipeline if the SA has one and it is idle.
+    fn start_lane(&mut self, way: Way) {
+        let KeystreamSource::Pipeline(p) = self.config.keystream else {
+            return;
+        };
+        let start = match (way, self.config.nonce) {
+            (Way::Out, NonceFormat::Rfc4106) => {
+                (self.last_sent + 1).saturating_mul(self.slot_blocks)
+            }
+            (Way::Out, NonceFormat::ContinuousCounter) => self.next_position,
+            (Way::In, NonceFormat::Rfc4106) => {
+                (self.window.top().saturating_add(1)).saturating_mul(self.slot_blocks)
+            }
+            (Way::In, NonceFormat::ContinuousCounter) => 0,
+        };
+        let space = self.counter_space();
+        let slot = self.slot_blocks as usize;
+        let lane = match way {
+            Way::Out => &mut self.outbound,
+            Way::In => &mut self.inbound,
+        };
+        if let Lane::Idle(producer) = lane
+            && let Some(producer) = producer.take()
+        {
+            *lane = Lane::Running(Box::new(Pipeline::new(
+                producer,
+                space,
+                p.buffer_packets * slot,
+                p.history_packets * slot,
+                p.schedule,
+                start,
+            )));
+        }
+    }
+
+    /// Encrypts and seals, or verifies and decrypts, one packet body, with
+    /// the lane's precomputed keystream when it has it and inline when not.
+    fn crypt(
+        &mut self,
+        way: Way,
+        iv: &[u8],
+        seq: u64,
+        aad: &[u8],
+        body: &mut [u8],
+        icv: Icv<'_>,
+    ) -> Result<(), Error> {
+        self.start_lane(way);
+        let blocks = blocks_for_body(body.len());
+        let index = self.index_of(iv, seq, blocks);
+        let lane = match way {
+            Way::Out => &mut self.outbound,
+            Way::In => &mut self.inbound,
+        };
+        let Lane::Running(pipeline) = lane else {
+            return self.engine.inline(iv, aad, body, icv);
+        };
+        let Some(index) = index else {
+            pipeline.count_unplaceable();
+            return self.engine.inline(iv, aad, body, icv);
+        };
+        if let Some(keystream) = pipeline.keystream(index, blocks) {
+            return self.engine.supplied(keystream, aad, body, icv);
+        }
+        self.engine.inline(iv, aad, body, icv)?;
+        // Authentic (just sealed, or just verified): the pipeline may follow.
+        pipeline.observe(index);
+        Ok(())
+    }
+}
+
+/// The packet computation proper, apart from the lanes so both can be
+/// borrowed at once.
+struct Engine {
+    gcm: AesGcm,
+    /// Continuous-counter keystream computed inline.
+    producer: CpuProducer,
+    scratch: Vec<Block>,
+    nonce: NonceFormat,
+    salt: [u8; 4],
+}
+
+impl Engine {
+    /// GCM over `body` with precomputed keystream (Y_0's block first).
+    fn supplied(
+        &self,
+        keystream: &[u8],
+        aad: &[u8],
+        body: &mut [u8],
+        icv: Icv<'_>,
+    ) -> Result<(), Error> {
+        match icv {
+            Icv::Seal(icv) => {
+                let tag = self
+                    .gcm
+                    .encrypt_with_keystream(keystream, aad, body, icv.len())?;
+                icv.copy_from_slice(tag.as_bytes());
+            }
+            Icv::Open(icv) => self.gcm.decrypt_with_keystream(keystream, aad, body, icv)?,
+        }
+        Ok(())
+    }
+
+    /// GCM over `body` computing its own keystream: the one-shot API with
+    /// nonce salt ‖ IV in RFC 4106 mode; in continuous mode the keystream
+    /// from Y_0 = salt ‖ IV, computed here, then the supplied-keystream path.
+    fn inline(
+        &mut self,
+        iv: &[u8],
+        aad: &[u8],
+        body: &mut [u8],
+        icv: Icv<'_>,
+    ) -> Result<(), Error> {
+        match self.nonce {
+            NonceFormat::Rfc4106 => {
+                let mut nonce = [0u8; 12];
+                nonce[..4].copy_from_slice(&self.salt);
+                nonce[4..].copy_from_slice(iv);
+                match icv {
+                    Icv::Seal(icv) => {
+                        let tag =
+                            self.gcm
+                                .encrypt_in_place_detached(&nonce, aad, body, icv.len())?;
+                        icv.copy_from_slice(tag.as_bytes());
+                    }
+                    Icv::Open(icv) => self.gcm.decrypt_in_place_detached(&nonce, aad, body, icv)?,
+                }
+                Ok(())
+            }
+            NonceFormat::ContinuousCounter => {
+                let first = u64::from_be_bytes(iv[4..].try_into().expect("12-byte IV"));
+                let mut scratch = core::mem::take(&mut self.scratch);
+                scratch.resize(blocks_for_body(body.len()), [0; 16]);
+                let space = CounterSpace::Continuous { salt: self.salt };
+                self.producer.fill(&space, first, &mut scratch);
+                let result = self.supplied(scratch.as_flattened(), aad, body, icv);
+                scratch.zeroize();
+                scratch.clear();
+                self.scratch = scratch;
+                result
+            }
+        }
+    }
+}
+
+/// Counter blocks a packet of `payload` bytes takes: Y_0 and the body.
+fn blocks_for(payload: usize) -> usize {
+    blocks_for_body((payload + 2).next_multiple_of(4))
+}
+
+fn blocks_for_body(body_len: usize) -> usize {
+    1 + body_len.div_ceil(16)
+}
+
+fn lane_stats(lane: &Lane) -> PipelineStats {
+    match lane {
+        Lane::Running(pipeline) => pipeline.stats(),
+        Lane::Idle(_) => PipelineStats::default(),
+    }
+}

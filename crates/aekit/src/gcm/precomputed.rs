@@ -1,0 +1,148 @@
+//! GCM with the keystream supplied by the caller: the packet path of the
+//! keystream pipeline (`crate::keystream`, `crate::esp`).
+//!
+//! GCM (spec §2.3) splits into a part that needs the data — XOR and GHASH —
+//! and a part that does not: the blocks E(K, Y_0), E(K, Y_1), … depend on
+//! the key and the counters only, so they can be computed ahead of time,
+//! elsewhere (a spare core, a GPU). These two functions take them as bytes:
+//!
+//! ```text
+//! keystream = E(K, Y_0) ‖ E(K, Y_1) ‖ E(K, Y_2) ‖ …     (16 + len bytes at least)
+//!             └ tag mask ┘ └ XORed onto the message ┘
+//! ```
+//!
+//! Everything else is the one GCM computation of `state.rs` — the same
+//! length limits, the same GHASH strategy (`ghash::Key::update_blocks`
+//! through the one dispatch), the same length block and tag — so the
+//! result is byte-identical to [`AesGcm::encrypt_in_place_detached`] for
+//! the same counters, and decryption wipes the buffer on a bad tag just as
+//! the one-shot API does. The caller owns the counter discipline: the
+//! functions cannot check that the keystream belongs to this key or that
+//! its counters were never used before.
+//!
+//! Rejected: a separate XOR-and-GHASH loop here (a second copy of GCM to
+//! keep in step with the first), and a trait object for "where keystream
+//! comes from" inside `State` (a dynamic call per pass on the fast path).
+
+use super::kernel::Kernel;
+use super::state::{Direction, State, check_tag_len};
+use super::{AesGcm, KernelOp, Tag, check_lengths, verify_or_wipe};
+use crate::Error;
+use crate::aes::Block;
+
+impl AesGcm {
+    /// Encrypts `buf` in place with the supplied `keystream` (E(K, Y_0)
+    /// first, then at least `buf.len()` bytes of E(K, Y_1), …) and returns
+    /// a tag of `tag_len` bytes.
+    pub(crate) fn encrypt_with_keystream(
+        &self,
+        keystream: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag_len: usize,
+    ) -> Result<Tag, Error> {
+        check_tag_len(tag_len)?;
+        let full = self.run(Supplied {
+            keystream,
+            aad,
+            buf,
+            direction: Direction::Encrypt,
+        })?;
+        Ok(Tag::truncate(full, tag_len))
+    }
+
+    /// Verifies `tag` and decrypts `buf` in place with the supplied
+    /// `keystream`; on failure `buf` is zeroed and
+    /// [`Error::AuthenticationFailed`] returned.
+    pub(crate) fn decrypt_with_keystream(
+        &self,
+        keystream: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &[u8],
+    ) -> Result<(), Error> {
+        check_tag_len(tag.len())?;
+        let full = self.run(Supplied {
+            keystream,
+            aad,
+            buf: &mut *buf,
+            direction: Direction::Decrypt,
+        })?;
+        verify_or_wipe(full, tag, buf)
+    }
+}
+
+/// A whole message whose keystream is given; returns the full tag.
+struct Supplied<'a> {
+    keystream: &'a [u8],
+    aad: &'a [u8],
+    buf: &'a mut [u8],
+    direction: Direction,
+}
+
+impl KernelOp for Supplied<'_> {
+    type Output = Result<Block, Error>;
+    fn run<K: Kernel>(self, kernel: &K) -> Self::Output {
+        // Any 16 bytes pass as an IV here: the IV only sized Y_0, which the
+        // caller has already encrypted.
+        check_lengths(&[0], self.aad, self.buf)?;
+        let (tag_mask, stream) = self.keystream.split_at(16);
+        let mut state = State::with_tag_mask(tag_mask.try_into().expect("16 bytes"));
+        state.aad(kernel, self.aad)?;
+        state.crypt_with_keystream(kernel.ghash(), self.buf, stream, self.direction)?;
+        Ok(state.finish(kernel))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aes::Strategy;
+    use crate::ctr::incr32;
+
+    /// The supplied-keystream path equals the one-shot API for 96-bit IVs,
+    /// every length 0..=100, both directions, and wipes on a bad tag.
+    #[test]
+    fn matches_one_shot() {
+        let key = [7u8; 16];
+        let gcm = AesGcm::new(&key).unwrap();
+        let aes = crate::aes::Cipher::new(Strategy::best(), &key).unwrap();
+        let iv = [3u8; 12];
+        for len in 0..=100usize {
+            let msg: Vec<u8> = (0..len as u8).collect();
+            let mut counters = vec![[0u8; 16]; 1 + len.div_ceil(16)];
+            let mut y = [0u8; 16];
+            y[..12].copy_from_slice(&iv);
+            y[15] = 1;
+            for c in &mut counters {
+                *c = y;
+                incr32(&mut y);
+            }
+            aes.encrypt_blocks(&mut counters);
+            let keystream = counters.as_flattened();
+
+            let mut expected = msg.clone();
+            let tag = gcm
+                .encrypt_in_place_detached(&iv, b"aad", &mut expected, 16)
+                .unwrap();
+            let mut got = msg.clone();
+            let tag2 = gcm
+                .encrypt_with_keystream(keystream, b"aad", &mut got, 16)
+                .unwrap();
+            assert_eq!(got, expected, "{len}");
+            assert_eq!(tag.as_bytes(), tag2.as_bytes(), "{len}");
+
+            gcm.decrypt_with_keystream(keystream, b"aad", &mut got, tag.as_bytes())
+                .unwrap();
+            assert_eq!(got, msg);
+            if len > 0 {
+                let mut bad = expected.clone();
+                let mut wrong = *tag.as_bytes().first_chunk::<16>().unwrap();
+                wrong[0] ^= 1;
+                let err = gcm.decrypt_with_keystream(keystream, b"aad", &mut bad, &wrong);
+                assert_eq!(err, Err(Error::AuthenticationFailed));
+                assert!(bad.iter().all(|&b| b == 0));
+            }
+        }
+    }
+}

@@ -1,0 +1,436 @@
+//! Double buffers of precomputed keystream, each opening with a history of
+//! the counters just overwritten.
+//!
+//! ```text
+//!            history (H)        fresh (N)
+//!          ┌───────────┬─────────────────────────┐
+//! current  │ f−H .. f  │ f .. f+N                │  ← packets read here
+//!          └───────────┴─────────────────────────┘
+//!          ┌───────────┬─────────────────────────┐
+//! next     │ (copied   │ f+N .. f+2N             │  ← filled by the producer
+//!          │ at swap)  │                         │
+//!          └───────────┴─────────────────────────┘
+//! ```
+//!
+//! The packet thread asks for the keystream of a range of linear indices
+//! (one packet: its Y_0 block and its payload blocks). If the current
+//! buffer holds the range, it gets a slice of it. If the range lies
+//! further on and the next buffer is filled, the two swap: the last H
+//! blocks of the old current are copied into the head of the new one —
+//! the seed's history — and the old buffer goes back to the producer for
+//! the range after the new one. A packet that arrives late, or whose range
+//! straddles the boundary, is served from that history.
+//!
+//! Every request the buffers cannot serve returns `None`, and the caller
+//! computes the keystream inline: correct, only slower, and counted in
+//! [`PipelineStats`] by cause —
+//!
+//! - `late`: left of the current buffer's history (reordered too far);
+//! - `behind`: the next buffer is still with the producer;
+//! - `ahead`: beyond every buffer (a jump after loss) — the caller then
+//!   calls [`Pipeline::observe`] once the packet is authentic, which
+//!   re-aims the buffers there; unauthenticated packets never move them,
+//!   so forged sequence numbers cannot push the pipeline off course;
+//! - `unplaceable`: longer than the buffer, or not on the expected
+//!   counters (a peer's IV that is not its sequence number).
+//!
+//! The producer stays at most two buffers ahead. Submissions are aimed at
+//! one running position, `aim`; a buffer that comes back for a range the
+//! pipeline has already left is sent straight out again at `aim`.
+
+use zeroize::Zeroize;
+
+use super::thread::Driver;
+use super::{CounterSpace, KeystreamProducer};
+use crate::aes::Block;
+
+/// Where and when the producer runs; see the module docs of `thread.rs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Schedule {
+    /// On its own thread: the real pipeline.
+    Thread,
+    /// On the caller's thread, at once, whenever a buffer is handed over:
+    /// deterministic, a producer that is never behind.
+    Immediate,
+    /// On the caller's thread, only when [`Pipeline::fill_now`] is called:
+    /// deterministic, and a producer that can be held back.
+    Manual,
+}
+
+/// What the pipeline did, packet by packet and block by block.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PipelineStats {
+    /// Counter blocks handed to the producer.
+    pub blocks_produced: u64,
+    /// Counter blocks handed to packets.
+    pub blocks_used: u64,
+    /// Packets served from the buffers.
+    pub hits: u64,
+    /// Of those, packets served (at least partly) from the history.
+    pub history_hits: u64,
+    /// Inline fallbacks: the range was left of the history.
+    pub late: u64,
+    /// Inline fallbacks: the producer had not delivered the range yet.
+    pub behind: u64,
+    /// Inline fallbacks: the range was beyond every buffer.
+    pub ahead: u64,
+    /// Inline fallbacks: the range could not be placed in the buffers.
+    pub unplaceable: u64,
+    /// Times the buffers were moved to an authenticated jump.
+    pub reaims: u64,
+}
+
+impl PipelineStats {
+    /// Packets that computed their keystream inline.
+    pub fn fallbacks(&self) -> u64 {
+        self.late + self.behind + self.ahead + self.unplaceable
+    }
+
+    /// The share of produced keystream that no packet used (0 to 1):
+    /// padding to the largest packet in RFC 4106 mode, buffers abandoned
+    /// at re-aims, and what is still unread at the end.
+    pub fn waste(&self) -> f64 {
+        if self.blocks_produced == 0 {
+            return 0.0;
+        }
+        1.0 - self.blocks_used.min(self.blocks_produced) as f64 / self.blocks_produced as f64
+    }
+
+    /// Adds `other`'s counts to these.
+    pub fn add(&mut self, other: &PipelineStats) {
+        self.blocks_produced += other.blocks_produced;
+        self.blocks_used += other.blocks_used;
+        self.hits += other.hits;
+        self.history_hits += other.history_hits;
+        self.late += other.late;
+        self.behind += other.behind;
+        self.ahead += other.ahead;
+        self.unplaceable += other.unplaceable;
+        self.reaims += other.reaims;
+    }
+}
+
+/// One buffer: `history` blocks for indices `first − history .. first`
+/// followed by the fresh blocks for `first .. first + fresh`. Blocks from
+/// `valid_from` on hold keystream. Zeroized on drop: unused keystream is
+/// as sensitive as the plaintext it would have covered.
+pub(super) struct Buffer {
+    blocks: Vec<Block>,
+    history: usize,
+    first: u64,
+    valid_from: u64,
+}
+
+impl Buffer {
+    fn new(history: usize, fresh: usize) -> Buffer {
+        Buffer {
+            blocks: vec![[0; 16]; history + fresh],
+            history,
+            first: 0,
+            valid_from: 0,
+        }
+    }
+
+    /// Runs the producer over the fresh part (called where the driver runs it).
+    pub(super) fn fill(&mut self, producer: &mut dyn KeystreamProducer, space: &CounterSpace) {
+        producer.fill(space, self.first, &mut self.blocks[self.history..]);
+    }
+
+    fn end(&self) -> u64 {
+        self.first + (self.blocks.len() - self.history) as u64
+    }
+
+    fn holds(&self, first: u64, end: u64) -> bool {
+        first >= self.valid_from && end <= self.end()
+    }
+
+    fn bytes(&self, first: u64, count: usize) -> &[u8] {
+        let start = (first + self.history as u64 - self.first) as usize;
+        self.blocks[start..start + count].as_flattened()
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        self.blocks.zeroize();
+    }
+}
+
+/// Precomputed keystream for one direction of one security association.
+pub struct Pipeline {
+    history: usize,
+    fresh: usize,
+    current: Option<Buffer>,
+    next: Option<Buffer>,
+    /// Buffers with the producer.
+    in_flight: usize,
+    /// Where the next submitted buffer's fresh part starts.
+    aim: u64,
+    /// Buffers ending at or before this index are of no more use.
+    floor: u64,
+    driver: Driver,
+    stats: PipelineStats,
+}
+
+impl Pipeline {
+    /// Starts two buffers of `fresh` blocks (each with room for `history`
+    /// older blocks) at linear index `start`. On the `Thread` schedule this
+    /// waits for the first buffer, so the first packet finds keystream.
+    ///
+    /// # Panics
+    /// If `fresh` is zero or `history` exceeds `fresh`.
+    pub fn new(
+        producer: Box<dyn KeystreamProducer>,
+        space: CounterSpace,
+        fresh: usize,
+        history: usize,
+        schedule: Schedule,
+        start: u64,
+    ) -> Pipeline {
+        assert!(fresh > 0 && history <= fresh, "need 0 < history <= fresh");
+        let mut pipeline = Pipeline {
+            history,
+            fresh,
+            current: None,
+            next: None,
+            in_flight: 0,
+            aim: start,
+            floor: start,
+            driver: Driver::new(producer, space, schedule),
+            stats: PipelineStats::default(),
+        };
+        for _ in 0..2 {
+            pipeline.submit(Buffer::new(history, fresh));
+        }
+        if schedule == Schedule::Thread {
+            if let Some(first) = pipeline.driver.take_blocking() {
+                pipeline.place(first);
+            }
+        }
+        pipeline
+    }
+
+    /// The keystream of linear indices `first .. first + count` as bytes,
+    /// or `None` if the caller must compute it inline (counted).
+    pub fn keystream(&mut self, first: u64, count: usize) -> Option<&[u8]> {
+        let end = match first.checked_add(count as u64) {
+            Some(end) if count <= self.fresh => end,
+            _ => {
+                self.stats.unplaceable += 1;
+                return None;
+            }
+        };
+        loop {
+            self.poll();
+            let Some(current) = &self.current else {
+                return self.miss(end);
+            };
+            if current.holds(first, end) {
+                break;
+            }
+            if first < current.valid_from {
+                self.stats.late += 1;
+                return None;
+            }
+            // Further on: only the next buffer (after the swap, with the
+            // history copied in) can hold it.
+            let next_holds = self
+                .next
+                .as_ref()
+                .is_some_and(|next| end <= next.end() && first + self.history as u64 >= next.first);
+            if !next_holds {
+                return self.miss(end);
+            }
+            self.swap();
+        }
+        let current = self.current.as_ref().expect("checked above");
+        self.stats.hits += 1;
+        self.stats.blocks_used += count as u64;
+        if first < current.first {
+            self.stats.history_hits += 1;
+        }
+        Some(current.bytes(first, count))
+    }
+
+    /// Tells the pipeline that an authentic packet used indices from
+    /// `first` on. If that is beyond everything asked of the producer (the
+    /// peer jumped ahead), the buffers are re-aimed there.
+    ///
+    /// Only buffers in hand are re-aimed: those with the producer come
+    /// back first, and the next jump re-aims them. Re-aiming while none is
+    /// in hand would only chase a consumer that is outrunning the producer.
+    pub fn observe(&mut self, first: u64) {
+        if first < self.aim || (self.current.is_none() && self.next.is_none()) {
+            return;
+        }
+        self.stats.reaims += 1;
+        self.aim = first;
+        self.floor = first;
+        for buffer in [self.current.take(), self.next.take()]
+            .into_iter()
+            .flatten()
+        {
+            self.submit(buffer);
+        }
+    }
+
+    /// Counts a packet the caller could not even place in the index space.
+    pub fn count_unplaceable(&mut self) {
+        self.stats.unplaceable += 1;
+    }
+
+    /// Runs the producer now for every buffer waiting on the `Manual`
+    /// schedule (a no-op on the others).
+    pub fn fill_now(&mut self) {
+        self.driver.fill_now();
+        self.poll();
+    }
+
+    /// What the pipeline has done so far.
+    pub fn stats(&self) -> PipelineStats {
+        self.stats
+    }
+
+    /// A fallback because no buffer reached `end`: the producer is behind
+    /// if a buffer for it is on its way, else the range is ahead of all.
+    fn miss(&mut self, end: u64) -> Option<&[u8]> {
+        if self.in_flight > 0 && end <= self.aim {
+            self.stats.behind += 1;
+        } else {
+            self.stats.ahead += 1;
+        }
+        None
+    }
+
+    /// Takes every filled buffer back from the producer.
+    fn poll(&mut self) {
+        while let Some(buffer) = self.driver.try_take() {
+            self.place(buffer);
+        }
+    }
+
+    /// Puts a filled buffer where it belongs: current if there is none,
+    /// else next; back out at once if its range is already behind us.
+    fn place(&mut self, buffer: Buffer) {
+        self.in_flight -= 1;
+        if buffer.end() <= self.floor {
+            self.submit(buffer);
+        } else if self.current.is_none() {
+            self.current = Some(buffer);
+        } else if self.next.is_none() {
+            self.next = Some(buffer);
+        } else {
+            // Two in hand already (only after a re-aim raced a fill).
+            self.submit(buffer);
+        }
+    }
+
+    /// Next becomes current with the old current's tail as its history;
+    /// the old current goes back to the producer.
+    fn swap(&mut self) {
+        let (Some(old), Some(mut new)) = (self.current.take(), self.next.take()) else {
+            unreachable!("swap needs both buffers");
+        };
+        if old.end() == new.first && old.valid_from <= new.first - self.history as u64 {
+            let tail = old.blocks.len() - self.history;
+            new.blocks[..self.history].copy_from_slice(&old.blocks[tail..]);
+            new.valid_from = new.first - self.history as u64;
+        }
+        self.floor = self.floor.max(new.valid_from);
+        self.current = Some(new);
+        self.submit(old);
+    }
+
+    /// Hands `buffer` to the producer for the fresh range at `aim`.
+    fn submit(&mut self, mut buffer: Buffer) {
+        buffer.first = self.aim;
+        buffer.valid_from = self.aim;
+        self.aim += self.fresh as u64;
+        self.in_flight += 1;
+        self.stats.blocks_produced += self.fresh as u64;
+        self.driver.submit(buffer);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A producer whose "keystream" is the index itself, so every byte
+    /// served says where it came from.
+    struct Index;
+
+    impl KeystreamProducer for Index {
+        fn name(&self) -> String {
+            "index".into()
+        }
+        fn fill(&mut self, _: &CounterSpace, first: u64, out: &mut [Block]) {
+            for (block, i) in out.iter_mut().zip(first..) {
+                *block = [0; 16];
+                block[8..].copy_from_slice(&i.to_be_bytes());
+            }
+        }
+    }
+
+    fn pipeline(schedule: Schedule) -> Pipeline {
+        let space = CounterSpace::Continuous { salt: [0; 4] };
+        Pipeline::new(Box::new(Index), space, 100, 20, schedule, 0)
+    }
+
+    fn check(bytes: Option<&[u8]>, first: u64, count: usize) {
+        let bytes = bytes.expect("served");
+        assert_eq!(bytes.len(), 16 * count);
+        for (k, block) in bytes.chunks(16).enumerate() {
+            assert_eq!(block[8..], (first + k as u64).to_be_bytes());
+        }
+    }
+
+    #[test]
+    fn sequential_history_and_late() {
+        let mut p = pipeline(Schedule::Immediate);
+        for first in (0..1000).step_by(10) {
+            check(p.keystream(first, 10), first, 10);
+        }
+        // Current buffer is 900..1000 with history 880..900.
+        check(p.keystream(885, 10), 885, 10);
+        assert!(p.keystream(870, 5).is_none());
+        // Straddling a boundary: served after the swap, from the history.
+        check(p.keystream(995, 10), 995, 10);
+        let s = p.stats();
+        assert_eq!(s.late, 1);
+        assert_eq!(s.history_hits, 2);
+        assert_eq!(s.fallbacks(), 1);
+    }
+
+    #[test]
+    fn manual_schedule_falls_back_until_filled_then_jump_reaims() {
+        let mut p = pipeline(Schedule::Manual);
+        assert!(p.keystream(0, 4).is_none());
+        assert_eq!(p.stats().behind, 1);
+        p.fill_now();
+        check(p.keystream(0, 4), 0, 4);
+        // A jump far ahead: ahead, then observed, then served once filled.
+        assert!(p.keystream(5000, 4).is_none());
+        assert_eq!(p.stats().ahead, 1);
+        p.observe(5000);
+        assert!(p.keystream(5004, 4).is_none());
+        p.fill_now();
+        check(p.keystream(5004, 4), 5004, 4);
+        assert!(p.keystream(10, 200).is_none());
+        let s = p.stats();
+        assert_eq!((s.behind, s.ahead, s.unplaceable, s.reaims), (2, 1, 1, 1));
+    }
+
+    #[test]
+    fn thread_schedule_serves_everything_correctly() {
+        let mut p = pipeline(Schedule::Thread);
+        for first in (0..100_000).step_by(7) {
+            if let Some(bytes) = p.keystream(first, 7) {
+                check(Some(bytes), first, 7);
+            } else {
+                p.observe(first);
+            }
+        }
+        assert!(p.stats().hits > 0);
+    }
+}
