@@ -202,10 +202,10 @@ impl Pipeline {
         for _ in 0..2 {
             pipeline.submit(Buffer::new(history, fresh));
         }
-        if schedule == Schedule::Thread {
-            if let Some(first) = pipeline.driver.take_blocking() {
-                pipeline.place(first);
-            }
+        if schedule == Schedule::Thread
+            && let Some(first) = pipeline.driver.take_blocking()
+        {
+            pipeline.place(first);
         }
         pipeline
     }
