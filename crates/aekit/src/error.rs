@@ -24,6 +24,9 @@ pub enum Error {
     AadAfterMessage,
     /// The strategy asked for needs CPU instructions this machine lacks.
     StrategyUnavailable(&'static str),
+    /// The combination asked for does not exist (for example FACE counter
+    /// mode on an AES strategy it does not apply to).
+    Unsupported(&'static str),
     /// The tag did not verify: the message, the associated data, the IV, the tag or the key is wrong.
     AuthenticationFailed,
 }
@@ -53,6 +56,7 @@ impl fmt::Display for Error {
             Error::AadAfterMessage => {
                 f.write_str("associated data must all be given before the message")
             }
+            Error::Unsupported(what) => write!(f, "{what} is not supported"),
             Error::StrategyUnavailable(name) => {
                 write!(
                     f,

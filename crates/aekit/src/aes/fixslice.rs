@@ -135,11 +135,11 @@
 //!   less storage, but every slice of every round would need its bits
 //!   widened to nibbles (a few shifts and masks) before the XOR; the 960
 //!   bytes are kept instead.
-//! - *FACE* (caching the counter-invariant part of the first rounds in CTR
-//!   mode, the other half of the seed work): not done; it needs `ctr32`
-//!   overridden with a cache reset every 2^8 blocks, and the generic
-//!   [`crate::ctr::apply_keystream`] (eight blocks, i.e. two groups, per
-//!   call) is kept so this file stays one block cipher.
+//! - *FACE* inside this file (caching the counter-invariant part of the
+//!   first rounds in CTR mode, the other half of the seed work): it lives in
+//!   `ctr/face/fixslice.rs` as a counter-mode strategy of its own, entering
+//!   the rounds here through [`Fixslice::encrypt_from`], so this file stays
+//!   one block cipher.
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
@@ -147,13 +147,13 @@ use crate::aes::{Block, BlockCipher, KeySchedule};
 
 /// Four blocks, bitsliced: `State[b]` holds bit `b` of all 64 bytes, at the
 /// positions described in the module header.
-type State = [u64; 8];
+pub(crate) type State = [u64; 8];
 
 /// AES-256 has 14 rounds, hence 15 round keys.
 const MAX_ROUNDS: usize = 14;
 
 /// Blocks per bitsliced group: 64-bit slices, 16 bits per block.
-const GROUP: usize = 4;
+pub(crate) const GROUP: usize = 4;
 
 /// The `fixslice` strategy: round keys in fixsliced form.
 #[derive(Zeroize, ZeroizeOnDrop)]
@@ -202,8 +202,23 @@ impl BlockCipher for Fixslice {
 impl Fixslice {
     /// Encrypts the four packed blocks.
     fn encrypt_state(&self, state: &mut State) {
+        self.encrypt_from(state, 0);
+    }
+
+    /// Packed round key `i`, in the form the rounds XOR in (header,
+    /// "Storage").
+    pub(crate) fn round_key(&self, i: usize) -> &State {
+        &self.round_keys[i]
+    }
+
+    /// Runs rounds `first..rounds` and the final key addition on a state
+    /// that has been through rounds `0..first`: for `first = 0` the whole
+    /// cipher. Counter-mode caching (`ctr::face`) enters here after
+    /// computing the first rounds its own way.
+    #[inline(always)]
+    pub(crate) fn encrypt_from(&self, state: &mut State, first: usize) {
         let rounds = self.rounds;
-        for (i, key) in self.round_keys[..rounds].iter().enumerate() {
+        for (i, key) in self.round_keys[..rounds].iter().enumerate().skip(first) {
             ark_sub(state, key);
             // The round number is public; each arm is a specialised copy.
             match (i + 1) % 4 {
@@ -253,7 +268,7 @@ fn shift_rows_twice(x: u64) -> u64 {
 /// its lane and so sits 16 bits closer. With `cols = 0` the blend folds away
 /// at compile time and one rotation remains.
 #[inline(always)]
-fn gather(x: u64, rows: u32, cols: u32) -> u64 {
+pub(crate) fn gather(x: u64, rows: u32, cols: u32) -> u64 {
     // Destination columns 0..4-cols (the low nibbles of each lane) do not
     // wrap.
     let no_wrap = ((1u64 << (16 - 4 * cols)) - 1) * 0x0001_0001_0001_0001;
@@ -263,7 +278,7 @@ fn gather(x: u64, rows: u32, cols: u32) -> u64 {
 
 /// `MC_J = SR^-J ∘ MixColumns ∘ SR^J` on the bitsliced state (header).
 #[inline(always)]
-fn mix_columns<const J: u32>(s: &mut State) {
+pub(crate) fn mix_columns<const J: u32>(s: &mut State) {
     // next[r][c] = a[r+1][c+J]
     let next = s.map(|x| gather(x, 1, J));
     let mut t = [0u64; 8];
@@ -293,7 +308,7 @@ fn mix_columns<const J: u32>(s: &mut State) {
 /// as the inputs enter the circuit. Boyar–Peralta (SEA 2010), the four
 /// XNORs of its bottom layer written as XORs (header, "S-box and Ark_Sub").
 #[inline(always)]
-fn ark_sub(s: &mut State, key: &State) {
+pub(crate) fn ark_sub(s: &mut State, key: &State) {
     // The circuit numbers bits from the most significant: x0 is bit 7.
     let x0 = s[7] ^ key[7];
     let x1 = s[6] ^ key[6];
@@ -488,7 +503,7 @@ fn column(block: &Block, c: usize) -> u32 {
 /// transposition, bit `b` of that byte lands in slice `b` at position
 /// `8·(2r + h) + 4p + k = 16r + 4c + k`.
 #[inline(always)]
-fn pack(blocks: &[Block]) -> State {
+pub(crate) fn pack(blocks: &[Block]) -> State {
     let mut w = [0u64; 8];
     for (k, block) in blocks.iter().enumerate().take(GROUP) {
         for p in 0..2 {
@@ -502,7 +517,7 @@ fn pack(blocks: &[Block]) -> State {
 /// Writes the packed state back to up to four blocks; the inverse of
 /// [`pack`].
 #[inline(always)]
-fn unpack(state: &State, blocks: &mut [Block]) {
+pub(crate) fn unpack(state: &State, blocks: &mut [Block]) {
     let mut w = *state;
     transpose(&mut w);
     for (k, block) in blocks.iter_mut().enumerate().take(GROUP) {

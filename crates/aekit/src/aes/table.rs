@@ -98,7 +98,7 @@ use crate::aes::{Block, BlockCipher, KeySchedule, SBOX, xtime};
 /// The four T-tables: `TE[r][a]` is `S(a)` times column `r` of MixColumns'
 /// matrix, as a big-endian word (row 0 in the top byte). A `static`, not a
 /// `const`, so there is one copy in memory that every lookup shares.
-static TE: [[u32; 256]; 4] = build_tables();
+pub(crate) static TE: [[u32; 256]; 4] = build_tables();
 
 /// Builds the T-tables at compile time from the S-box.
 const fn build_tables() -> [[u32; 256]; 4] {
@@ -121,7 +121,7 @@ const fn build_tables() -> [[u32; 256]; 4] {
 }
 
 /// Round keys as column words: `[round][column]`, big-endian like the state.
-type RoundKeys = [[u32; 4]; 15];
+pub(crate) type RoundKeys = [[u32; 4]; 15];
 
 /// T-table AES (not constant-time): the round keys as column words.
 #[derive(Zeroize, ZeroizeOnDrop)]
@@ -132,14 +132,14 @@ pub struct Table {
 
 /// Byte `row` of a big-endian column word, as a table index.
 #[inline(always)]
-fn byte(column: u32, row: usize) -> usize {
+pub(crate) fn byte(column: u32, row: usize) -> usize {
     column.to_be_bytes()[row] as usize
 }
 
 /// SubBytes, ShiftRows and MixColumns for output column `j`, by four
 /// lookups (the equation in the module header).
 #[inline(always)]
-fn round_column(s: &[u32; 4], j: usize) -> u32 {
+pub(crate) fn round_column(s: &[u32; 4], j: usize) -> u32 {
     TE[0][byte(s[j], 0)]
         ^ TE[1][byte(s[(j + 1) % 4], 1)]
         ^ TE[2][byte(s[(j + 2) % 4], 2)]
@@ -160,9 +160,9 @@ fn last_round_column(s: &[u32; 4], j: usize) -> u32 {
 impl Table {
     /// FIPS-197 Figure 5 on one block.
     fn encrypt_block(&self, block: &mut Block) {
-        let rk = &self.rk[..=self.rounds];
+        let rk = &self.rk;
         // AddRoundKey with round key 0.
-        let mut s: [u32; 4] = core::array::from_fn(|c| {
+        let s: [u32; 4] = core::array::from_fn(|c| {
             u32::from_be_bytes([
                 block[4 * c],
                 block[4 * c + 1],
@@ -170,8 +170,23 @@ impl Table {
                 block[4 * c + 3],
             ]) ^ rk[0][c]
         });
-        // Rounds 1 .. rounds-1: one lookup-and-XOR formula per column.
-        for k in &rk[1..self.rounds] {
+        *block = self.rounds_from(s, 1);
+    }
+
+    /// The round keys in use, `rounds + 1` of them, as column words.
+    pub(crate) fn round_keys(&self) -> &[[u32; 4]] {
+        &self.rk[..=self.rounds]
+    }
+
+    /// The rest of the cipher from round `first` (at least 1) on a state
+    /// that has been through rounds `0..first`, round keys included: the
+    /// middle rounds, then the last. Counter-mode caching (`ctr::face`)
+    /// enters here after computing the first rounds its own way.
+    #[inline(always)]
+    pub(crate) fn rounds_from(&self, mut s: [u32; 4], first: usize) -> Block {
+        let rk = &self.rk[..=self.rounds];
+        // Rounds first .. rounds-1: one lookup-and-XOR formula per column.
+        for k in &rk[first..self.rounds] {
             s = [
                 round_column(&s, 0) ^ k[0],
                 round_column(&s, 1) ^ k[1],
@@ -181,10 +196,12 @@ impl Table {
         }
         // The last round has no MixColumns.
         let k = &rk[self.rounds];
+        let mut block = [0u8; 16];
         for (c, out) in block.chunks_exact_mut(4).enumerate() {
             out.copy_from_slice(&(last_round_column(&s, c) ^ k[c]).to_be_bytes());
         }
         s.zeroize();
+        block
     }
 }
 

@@ -1,6 +1,11 @@
 //! Counter mode as GCM uses it (spec §2.3): the counter block's last four
 //! bytes are a big-endian integer incremented modulo 2^32 (incr32); the
 //! first twelve never change.
+//!
+//! [`apply_keystream`] is plain counter mode over any AES strategy; [`face`]
+//! is FACE, which caches the counter-invariant part of the first rounds.
+
+pub mod face;
 
 use crate::aes::{Block, BlockCipher};
 
