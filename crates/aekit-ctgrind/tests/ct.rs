@@ -138,3 +138,22 @@ fn fused_kernels_are_constant_time() {
         check("gcm", f.name(), true);
     }
 }
+
+#[test]
+fn face_is_constant_time_on_fixslice_and_caught_on_table() {
+    if !valgrind_present() {
+        return;
+    }
+    for a in aes::Strategy::ALL
+        .into_iter()
+        .filter(|&a| aekit::ctr::face::supports(a))
+    {
+        for v in aekit::ctr::face::Variant::ALL {
+            check(
+                "face",
+                &format!("{}/{}", a.name(), v.name()),
+                a.is_constant_time(),
+            );
+        }
+    }
+}

@@ -6,10 +6,13 @@
 //! still in L1. Fused kernels ([`super::Fused`]) override
 //! [`Kernel::crypt_blocks`] to do both in one pass, interleaving the AES
 //! rounds of some blocks with the carry-less products of others so that
-//! both execution units stay busy.
+//! both execution units stay busy. FACE kernels ([`FacePair`]) override it
+//! to run counter mode by a FACE variant (`ctr::face`), one engine for the
+//! whole call so that its tables are built once per message.
 
 use super::state::Direction;
 use crate::aes::{Block, BlockCipher};
+use crate::ctr::face::{Engine, Face, FaceCipher, FaceOp, Variant};
 use crate::ghash::GhashKey;
 
 /// Bytes encrypted, then hashed, per pass of the two-pass default: small
@@ -65,6 +68,70 @@ impl<A: BlockCipher, G: GhashKey> Kernel for Pair<'_, A, G> {
 
     fn ghash(&self) -> &G {
         self.ghash
+    }
+}
+
+/// An AES strategy FACE applies to, with any GHASH strategy, in two passes
+/// whose counter mode is FACE `variant`.
+pub(crate) struct FacePair<'k, A, G> {
+    pub(crate) aes: &'k A,
+    pub(crate) ghash: &'k G,
+    pub(crate) variant: Variant,
+}
+
+impl<A: FaceCipher, G: GhashKey> Kernel for FacePair<'_, A, G> {
+    type Aes = A;
+    type Ghash = G;
+
+    fn aes(&self) -> &A {
+        self.aes
+    }
+
+    fn ghash(&self) -> &G {
+        self.ghash
+    }
+
+    fn crypt_blocks(
+        &self,
+        counter: &mut Block,
+        y: &mut Block,
+        data: &mut [u8],
+        direction: Direction,
+    ) {
+        debug_assert_eq!(data.len() % 16, 0);
+        let start = *counter;
+        let passes = FacePasses {
+            ghash: self.ghash,
+            counter,
+            y,
+            data,
+            direction,
+        };
+        self.aes.with_face(self.variant, &start, passes);
+    }
+}
+
+/// The two-pass loop of [`Kernel::crypt_blocks`] over one FACE engine.
+struct FacePasses<'a, G> {
+    ghash: &'a G,
+    counter: &'a mut Block,
+    y: &'a mut Block,
+    data: &'a mut [u8],
+    direction: Direction,
+}
+
+impl<G: GhashKey> FaceOp for FacePasses<'_, G> {
+    type Output = ();
+    fn run<E: Engine>(self, face: &mut Face<'_, E>) {
+        for pass in self.data.chunks_mut(PASS) {
+            if self.direction == Direction::Decrypt {
+                self.ghash.update_blocks(self.y, pass);
+            }
+            face.apply(self.counter, pass);
+            if self.direction == Direction::Encrypt {
+                self.ghash.update_blocks(self.y, pass);
+            }
+        }
     }
 }
 

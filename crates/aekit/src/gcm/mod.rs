@@ -22,9 +22,10 @@ mod stream;
 use zeroize::Zeroize;
 
 use crate::Error;
-use crate::aes::{self, Block, Cipher, KeySchedule};
-use crate::ghash;
-use kernel::{Kernel, Pair};
+use crate::aes::{self, Block, BlockCipher, Cipher, KeySchedule};
+use crate::ctr::face::{self, FaceCipher};
+use crate::ghash::{self, GhashKey};
+use kernel::{FacePair, Kernel, Pair};
 
 pub use rustcrypto::{AeadAesGcm, Aes128Gcm, Aes256Gcm};
 pub use state::{MAX_AAD_LEN, MAX_MESSAGE_LEN, TAG_LENGTHS};
@@ -127,7 +128,16 @@ pub struct AesGcm {
 
 /// The implementation a key runs on: the enum matched once per call.
 enum Inner {
-    Pair { aes: Cipher, ghash: ghash::Key },
+    Pair {
+        aes: Cipher,
+        ghash: ghash::Key,
+    },
+    /// A pair whose counter mode is FACE; `aes` is `table` or `fixslice`.
+    Face {
+        aes: FaceAes,
+        ghash: ghash::Key,
+        variant: face::Variant,
+    },
     Avx512(Box<fused_avx512::FusedAvx512>),
     Avx2(Box<fused_avx2::FusedAvx2>),
     Ni(Box<fused_ni::FusedNi>),
@@ -166,14 +176,44 @@ impl AesGcm {
         aes_strategy: aes::Strategy,
         ghash_strategy: ghash::Strategy,
     ) -> Result<AesGcm, Error> {
-        let aes = Cipher::new(aes_strategy, key)?;
-        let mut h = [[0u8; 16]]; // H = E(K, 0^128)
-        aes.encrypt_blocks(&mut h);
-        let ghash = ghash::Key::new(ghash_strategy, &h[0]);
-        h.zeroize();
+        let (aes, ghash) = pair(key, aes_strategy, ghash_strategy)?;
         Ok(AesGcm {
-            inner: Inner::Pair { aes, ghash: ghash? },
+            inner: Inner::Pair { aes, ghash },
         })
+    }
+
+    /// AES-GCM in the strategies given, with counter mode by FACE
+    /// `variant` (`ctr::face`). FACE applies to the `table` and `fixslice`
+    /// AES strategies; others fail with [`Error::Unsupported`].
+    pub fn with_face(
+        key: &[u8],
+        aes_strategy: aes::Strategy,
+        ghash_strategy: ghash::Strategy,
+        variant: face::Variant,
+    ) -> Result<AesGcm, Error> {
+        let (aes, ghash) = pair(key, aes_strategy, ghash_strategy)?;
+        let aes = match aes {
+            Cipher::Table(a) => FaceAes::Table(a),
+            Cipher::Fixslice(a) => FaceAes::Fixslice(a),
+            Cipher::Ni(_) | Cipher::Vaes(_) => {
+                return Err(Error::Unsupported("FACE on this AES strategy"));
+            }
+        };
+        Ok(AesGcm {
+            inner: Inner::Face {
+                aes,
+                ghash,
+                variant,
+            },
+        })
+    }
+
+    /// The FACE variant of this key's counter mode, or `None` for plain.
+    pub fn face_variant(&self) -> Option<face::Variant> {
+        match &self.inner {
+            Inner::Face { variant, .. } => Some(*variant),
+            _ => None,
+        }
     }
 
     /// The (AES, GHASH) strategies this key runs on (for a fused kernel,
@@ -181,6 +221,7 @@ impl AesGcm {
     pub fn strategies(&self) -> (aes::Strategy, ghash::Strategy) {
         match &self.inner {
             Inner::Pair { aes, ghash } => (aes.strategy(), ghash.strategy()),
+            Inner::Face { aes, ghash, .. } => (aes.strategy(), ghash.strategy()),
             Inner::Avx512(_) => Fused::Avx512.strategies(),
             Inner::Avx2(_) => Fused::Avx2.strategies(),
             Inner::Ni(_) => Fused::Ni.strategies(),
@@ -190,21 +231,21 @@ impl AesGcm {
     /// The fused kernel this key runs on, or `None` for a plain pair.
     pub fn fused_kernel(&self) -> Option<Fused> {
         match &self.inner {
-            Inner::Pair { .. } => None,
+            Inner::Pair { .. } | Inner::Face { .. } => None,
             Inner::Avx512(_) => Some(Fused::Avx512),
             Inner::Avx2(_) => Some(Fused::Avx2),
             Inner::Ni(_) => Some(Fused::Ni),
         }
     }
 
-    /// A one-line description: `fused vaes-avx512`, or `ni + clmul`.
+    /// A one-line description: `fused vaes-avx512`, `ni + clmul`, or
+    /// `fixslice/rd2+ + karatsuba` for FACE counter mode.
     pub fn implementation(&self) -> String {
-        match self.fused_kernel() {
-            Some(f) => format!("fused {}", f.name()),
-            None => {
-                let (a, g) = self.strategies();
-                format!("{} + {}", a.name(), g.name())
-            }
+        let (a, g) = self.strategies();
+        match (self.fused_kernel(), self.face_variant()) {
+            (Some(f), _) => format!("fused {}", f.name()),
+            (None, Some(v)) => format!("{}/{} + {}", a.name(), v.name(), g.name()),
+            (None, None) => format!("{} + {}", a.name(), g.name()),
         }
     }
 
@@ -304,16 +345,38 @@ impl AesGcm {
     fn run<O: KernelOp>(&self, op: O) -> O::Output {
         match &self.inner {
             Inner::Pair { aes, ghash } => match aes {
-                Cipher::Table(a) => with_ghash(&**a, ghash, op),
-                Cipher::Fixslice(a) => with_ghash(&**a, ghash, op),
-                Cipher::Ni(a) => with_ghash(&**a, ghash, op),
-                Cipher::Vaes(a) => with_ghash(&**a, ghash, op),
+                Cipher::Table(a) => with_ghash(Plain(&**a), ghash, op),
+                Cipher::Fixslice(a) => with_ghash(Plain(&**a), ghash, op),
+                Cipher::Ni(a) => with_ghash(Plain(&**a), ghash, op),
+                Cipher::Vaes(a) => with_ghash(Plain(&**a), ghash, op),
+            },
+            Inner::Face {
+                aes,
+                ghash,
+                variant,
+            } => match aes {
+                FaceAes::Table(a) => with_ghash(WithFace(&**a, *variant), ghash, op),
+                FaceAes::Fixslice(a) => with_ghash(WithFace(&**a, *variant), ghash, op),
             },
             Inner::Avx512(k) => op.run(&**k),
             Inner::Avx2(k) => op.run(&**k),
             Inner::Ni(k) => op.run(&**k),
         }
     }
+}
+
+/// The AES key and the GHASH key (H = E(K, 0^128)) of a strategy pair.
+fn pair(
+    key: &[u8],
+    aes_strategy: aes::Strategy,
+    ghash_strategy: ghash::Strategy,
+) -> Result<(Cipher, ghash::Key), Error> {
+    let aes = Cipher::new(aes_strategy, key)?;
+    let mut h = [[0u8; 16]];
+    aes.encrypt_blocks(&mut h);
+    let ghash = ghash::Key::new(ghash_strategy, &h[0]);
+    h.zeroize();
+    Ok((aes, ghash?))
 }
 
 /// Compares the computed tag with the received one in constant time; on a
@@ -347,19 +410,62 @@ trait KernelOp {
     fn run<K: Kernel>(self, kernel: &K) -> Self::Output;
 }
 
+/// The AES key of a FACE implementation: a strategy FACE applies to.
+enum FaceAes {
+    Table(Box<aes::table::Table>),
+    Fixslice(Box<aes::fixslice::Fixslice>),
+}
+
+impl FaceAes {
+    fn strategy(&self) -> aes::Strategy {
+        match self {
+            FaceAes::Table(_) => aes::Strategy::Table,
+            FaceAes::Fixslice(_) => aes::Strategy::Fixslice,
+        }
+    }
+}
+
+/// The AES half of a kernel, waiting for its GHASH half: [`with_ghash`]
+/// supplies it and runs the op on the kernel the two make.
+trait AesHalf {
+    fn run<G: GhashKey, O: KernelOp>(self, ghash: &G, op: O) -> O::Output;
+}
+
+/// Plain counter mode: the kernel is a [`Pair`].
+struct Plain<'a, A>(&'a A);
+
+impl<A: BlockCipher> AesHalf for Plain<'_, A> {
+    fn run<G: GhashKey, O: KernelOp>(self, ghash: &G, op: O) -> O::Output {
+        op.run(&Pair { aes: self.0, ghash })
+    }
+}
+
+/// FACE counter mode: the kernel is a [`FacePair`].
+struct WithFace<'a, A>(&'a A, face::Variant);
+
+impl<A: FaceCipher> AesHalf for WithFace<'_, A> {
+    fn run<G: GhashKey, O: KernelOp>(self, ghash: &G, op: O) -> O::Output {
+        op.run(&FacePair {
+            aes: self.0,
+            ghash,
+            variant: self.1,
+        })
+    }
+}
+
 /// The second half of the pair match: the GHASH strategy.
-fn with_ghash<A: aes::BlockCipher, O: KernelOp>(aes: &A, ghash: &ghash::Key, op: O) -> O::Output {
+fn with_ghash<H: AesHalf, O: KernelOp>(aes: H, ghash: &ghash::Key, op: O) -> O::Output {
     use ghash::Key;
     match ghash {
-        Key::BitSerial(g) => op.run(&Pair { aes, ghash: &**g }),
-        Key::Table1(g) => op.run(&Pair { aes, ghash: &**g }),
-        Key::Table4(g) => op.run(&Pair { aes, ghash: &**g }),
-        Key::Table8(g) => op.run(&Pair { aes, ghash: &**g }),
-        Key::Shoup4(g) => op.run(&Pair { aes, ghash: &**g }),
-        Key::Shoup8(g) => op.run(&Pair { aes, ghash: &**g }),
-        Key::Karatsuba(g) => op.run(&Pair { aes, ghash: &**g }),
-        Key::Clmul(g) => op.run(&Pair { aes, ghash: &**g }),
-        Key::Vclmul(g) => op.run(&Pair { aes, ghash: &**g }),
+        Key::BitSerial(g) => aes.run(&**g, op),
+        Key::Table1(g) => aes.run(&**g, op),
+        Key::Table4(g) => aes.run(&**g, op),
+        Key::Table8(g) => aes.run(&**g, op),
+        Key::Shoup4(g) => aes.run(&**g, op),
+        Key::Shoup8(g) => aes.run(&**g, op),
+        Key::Karatsuba(g) => aes.run(&**g, op),
+        Key::Clmul(g) => aes.run(&**g, op),
+        Key::Vclmul(g) => aes.run(&**g, op),
     }
 }
 

@@ -61,6 +61,12 @@ pub fn ghash_strategies() -> Vec<aekit::ghash::Strategy> {
 pub enum Implementation {
     Pair(aekit::aes::Strategy, aekit::ghash::Strategy),
     Fused(aekit::gcm::Fused),
+    /// A pair whose counter mode is a FACE variant.
+    Face(
+        aekit::aes::Strategy,
+        aekit::ghash::Strategy,
+        aekit::ctr::face::Variant,
+    ),
 }
 
 impl Implementation {
@@ -68,6 +74,7 @@ impl Implementation {
         match self {
             Implementation::Pair(a, g) => aekit::AesGcm::with(key, a, g),
             Implementation::Fused(f) => aekit::AesGcm::fused(key, f),
+            Implementation::Face(a, g, v) => aekit::AesGcm::with_face(key, a, g, v),
         }
     }
 }
@@ -77,12 +84,17 @@ impl std::fmt::Display for Implementation {
         match self {
             Implementation::Pair(a, g) => write!(f, "({}, {})", a.name(), g.name()),
             Implementation::Fused(k) => write!(f, "fused {}", k.name()),
+            Implementation::Face(a, g, v) => {
+                write!(f, "({}/{}, {})", a.name(), v.name(), g.name())
+            }
         }
     }
 }
 
 /// Every implementation this CPU runs, enumerated from the registries:
-/// each available (AES, GHASH) pair and each available fused kernel.
+/// each available (AES, GHASH) pair, each available fused kernel, and each
+/// FACE variant on each AES strategy FACE applies to (with `karatsuba`:
+/// FACE changes counter mode only, so one GHASH keeps the matrix small).
 pub fn implementations() -> Vec<Implementation> {
     let ghash = ghash_strategies();
     let mut all: Vec<Implementation> = aes_strategies()
@@ -94,6 +106,18 @@ pub fn implementations() -> Vec<Implementation> {
             .into_iter()
             .map(Implementation::Fused),
     );
+    for a in aes_strategies()
+        .into_iter()
+        .filter(|&a| aekit::ctr::face::supports(a))
+    {
+        for v in aekit::ctr::face::Variant::ALL {
+            all.push(Implementation::Face(
+                a,
+                aekit::ghash::Strategy::Karatsuba,
+                v,
+            ));
+        }
+    }
     assert!(
         !all.is_empty(),
         "no implementation runs here: nothing would be tested"

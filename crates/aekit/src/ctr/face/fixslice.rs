@@ -84,7 +84,9 @@ fn round0_static(aes: &Fixslice, counter: &Block) -> State {
     let mut block = *counter;
     block[15] = 0;
     let mut s = pack(&[block; GROUP]);
-    s.iter_mut().zip(aes.round_key(0)).for_each(|(x, k)| *x ^= k);
+    s.iter_mut()
+        .zip(aes.round_key(0))
+        .for_each(|(x, k)| *x ^= k);
     s
 }
 
@@ -194,7 +196,8 @@ impl Engine for Rd0 {
         // Byte 15 of block k is low + k: bit b of it goes to bit 60 + k of
         // slice b (row 3, column 3).
         for (b, slice) in s.iter_mut().enumerate() {
-            let nibble = (0..GROUP as u8).fold(0u64, |n, k| n | ((((low + k) >> b) & 1) as u64) << k);
+            let nibble =
+                (0..GROUP as u8).fold(0u64, |n, k| n | ((((low + k) >> b) & 1) as u64) << k);
             *slice ^= nibble << 60;
         }
         ark_sub(&mut s, &NO_KEY);
