@@ -12,11 +12,13 @@
 //! - `aether`: AETHER encryption in every implementation this CPU runs,
 //!   beside AEGIS-256 (the `aegis` crate), Ascon-AEAD128 (`ascon-aead`) and
 //!   aekit's AES-256-GCM, at 64 B, 1 KiB, 16 KiB and 1 MiB.
-#![deny(unsafe_code)] // allowed once, for `rdtsc` in harness.rs
+#![forbid(unsafe_code)]
 
 mod aether;
-mod harness;
 mod peers;
+
+/// The measuring harness, shared with the `aekit bench` command.
+use aekit_harness as harness;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -1,6 +1,8 @@
-//! The measuring harness every subcommand shares: run a set of cases
-//! interleaved (case A, case B, …, then again), keep each case's best
-//! batch, and print markdown tables.
+//! The measuring harness of aekit's benchmarks (`aekit-bench` and the
+//! `aekit bench` command): run a set of cases interleaved (case A, case B,
+//! …, then again), keep each case's best batch, and print markdown tables;
+//! and [`CountingAlloc`], a global allocator that counts the bytes asked
+//! of it.
 //!
 //! Why interleaved best-of-N: frequency scaling, a neighbour's build or an
 //! interrupt slows whatever runs at that moment; cycling through the cases
@@ -13,7 +15,11 @@
 //! current x86-64, not the core clock when turbo or power saving changes it.
 //! The tables say "TSC cycles" for that reason.
 
+#![deny(unsafe_code)] // allowed on two items: `rdtsc` and the allocator
+
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// Target wall time of one timed batch.
@@ -56,7 +62,7 @@ impl Sample {
 
 /// Reads the time-stamp counter (0 off x86-64).
 #[cfg(target_arch = "x86_64")]
-#[allow(unsafe_code)] // the one unsafe call of this crate
+#[allow(unsafe_code)] // `rdtsc`
 pub fn tsc() -> u64 {
     // SAFETY: `rdtsc` exists on every x86-64 CPU and only reads a counter.
     unsafe { core::arch::x86_64::_rdtsc() }
@@ -171,4 +177,49 @@ pub fn tsc_ghz(d: Duration) -> f64 {
     while t0.elapsed() < d {}
     let c1 = tsc();
     c1.wrapping_sub(c0) as f64 / t0.elapsed().as_nanos() as f64
+}
+
+/// Bytes requested from [`CountingAlloc`] since the program started.
+static ALLOCATED: AtomicU64 = AtomicU64::new(0);
+
+/// The system allocator, counting the bytes each allocation asks for (a
+/// reallocation counts its new size, as a fresh allocation would). Install
+/// it with `#[global_allocator]` in a binary; [`allocated_bytes`] then
+/// reads the running total, so the difference around an operation is the
+/// heap it allocated — the nearest thing Rust has to a Lisp `cons` count.
+pub struct CountingAlloc;
+
+// SAFETY: every method forwards to `System` with the caller's arguments
+// unchanged, so `System`'s guarantees are the allocator's; the counter is
+// a relaxed atomic add, which allocates nothing and cannot fail.
+#[allow(unsafe_code)]
+unsafe impl GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATED.fetch_add(layout.size() as u64, Ordering::Relaxed);
+        // SAFETY: forwarded unchanged (see the impl).
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        ALLOCATED.fetch_add(layout.size() as u64, Ordering::Relaxed);
+        // SAFETY: forwarded unchanged (see the impl).
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged (see the impl).
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATED.fetch_add(new_size as u64, Ordering::Relaxed);
+        // SAFETY: forwarded unchanged (see the impl).
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+/// Bytes allocated through [`CountingAlloc`] so far (0 when it is not the
+/// global allocator).
+pub fn allocated_bytes() -> u64 {
+    ALLOCATED.load(Ordering::Relaxed)
 }
