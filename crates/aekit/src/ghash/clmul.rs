@@ -95,6 +95,8 @@
 
 #[cfg(target_arch = "x86_64")]
 pub use imp::Clmul;
+#[cfg(target_arch = "x86_64")]
+pub(crate) use imp::twist;
 #[cfg(not(target_arch = "x86_64"))]
 pub use unsupported::Clmul;
 
@@ -153,7 +155,7 @@ mod imp {
 
     /// ψ(H) · t mod g̃ = ψ(H · x^−1): left shift, reduce the bit shifted out.
     /// Constant time: the reduction is masked.
-    fn twist(h: u128) -> u128 {
+    pub(crate) fn twist(h: u128) -> u128 {
         let carry = (h >> 127).wrapping_neg();
         (h << 1) ^ (G_LOW & carry)
     }
