@@ -72,7 +72,9 @@
 //! byte-reversed counter with `VPADDD`, broadcast round keys).
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) use imp::{RoundKeys, broadcast_keys, counter_blocks, counter_start, encrypt};
+pub(crate) use imp::{
+    RoundKeys, broadcast_keys, counter_blocks, counter_start, encrypt,
+};
 #[cfg(target_arch = "x86_64")]
 pub use imp::Vaes;
 #[cfg(not(target_arch = "x86_64"))]
@@ -81,7 +83,8 @@ pub use unsupported::Vaes;
 #[cfg(target_arch = "x86_64")]
 mod imp {
     use core::arch::x86_64::{
-        __m512i, __mmask64, _mm_loadu_si128, _mm_set_epi8, _mm_set_epi32,
+        __m128i, __m512i, __mmask64, _mm_aesenc_si128, _mm_aesenclast_si128, _mm_loadu_si128,
+        _mm_set_epi8, _mm_set_epi32, _mm_set_epi64x, _mm_storeu_si128, _mm_xor_si128,
         _mm512_add_epi32, _mm512_aesenc_epi128, _mm512_aesenclast_epi128,
         _mm512_broadcast_i32x4, _mm512_loadu_si512, _mm512_mask_storeu_epi8,
         _mm512_maskz_loadu_epi8, _mm512_set_epi32, _mm512_setzero_si512, _mm512_shuffle_epi8,
@@ -138,6 +141,9 @@ mod imp {
         /// The CPU must support VAES and AVX-512F/BW/VL.
         #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes")]
         unsafe fn encrypt_blocks_vaes<const N: usize>(&self, blocks: &mut [Block]) {
+            if let [block] = blocks {
+                return self.encrypt_one::<N>(block);
+            }
             let k = broadcast_keys::<N>(&self.round_keys);
             let mut chunks = blocks.as_flattened_mut().chunks_exact_mut(256);
             for chunk in &mut chunks {
@@ -153,6 +159,26 @@ mod imp {
                 3 => encrypt_tail::<N, 3>(&k, rest),
                 _ => encrypt_tail::<N, 4>(&k, rest),
             }
+        }
+
+        /// One block (E(K, Y_0), H) on a 128-bit register: no broadcasts,
+        /// and the block is read as two 8-byte words, which the CPU can
+        /// forward from the caller's recent stores of those words (a 16-byte
+        /// or masked load spanning several smaller stores waits for them to
+        /// reach the cache).
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,aes")]
+        fn encrypt_one<const N: usize>(&self, block: &mut Block) {
+            let rk = &self.round_keys.0;
+            // SAFETY (each load): `rk[i]` is 16 readable bytes.
+            let key = |i: usize| unsafe { _mm_loadu_si128(rk[i].as_ptr().cast()) };
+            let mut x = _mm_xor_si128(load_block(block), key(0));
+            for i in 1..N - 1 {
+                x = _mm_aesenc_si128(x, key(i));
+            }
+            x = _mm_aesenclast_si128(x, key(N - 1));
+            // SAFETY: `block` is 16 writable bytes; no alignment needed.
+            unsafe { _mm_storeu_si128(block.as_mut_ptr().cast(), x) };
         }
 
         /// [`BlockCipher::ctr32`] with `N` = rounds + 1 round keys.
@@ -252,13 +278,21 @@ mod imp {
         ))
     }
 
+    /// A block read as two 8-byte words (see [`Vaes::encrypt_one`]).
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    pub(crate) fn load_block(block: &Block) -> __m128i {
+        let (lo, hi) = block.split_at(8);
+        let word = |b: &[u8]| i64::from_le_bytes(b.try_into().unwrap_or_default());
+        _mm_set_epi64x(word(hi), word(lo))
+    }
+
     /// The counter block broadcast to four lanes, byte-reversed (the count
     /// is then the lowest dword of each lane), plus [0, 1, 2, 3].
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw")]
     pub(crate) fn counter_start(counter: &Block) -> __m512i {
-        // SAFETY: `counter` is 16 readable bytes; no alignment needed.
-        let c = _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(counter.as_ptr().cast()) });
+        let c = _mm512_broadcast_i32x4(load_block(counter));
         let c = _mm512_shuffle_epi8(c, reverse_bytes());
         _mm512_add_epi32(c, _mm512_set_epi32(0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0))
     }
