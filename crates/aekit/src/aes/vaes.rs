@@ -72,11 +72,9 @@
 //! byte-reversed counter with `VPADDD`, broadcast round keys).
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) use imp::{
-    RoundKeys, broadcast_keys, counter_blocks, counter_start, encrypt,
-};
-#[cfg(target_arch = "x86_64")]
 pub use imp::Vaes;
+#[cfg(target_arch = "x86_64")]
+pub(crate) use imp::{RoundKeys, broadcast_keys, counter_blocks, counter_start, encrypt};
 #[cfg(not(target_arch = "x86_64"))]
 pub use unsupported::Vaes;
 
@@ -85,10 +83,9 @@ mod imp {
     use core::arch::x86_64::{
         __m128i, __m512i, __mmask64, _mm_aesenc_si128, _mm_aesenclast_si128, _mm_loadu_si128,
         _mm_set_epi8, _mm_set_epi32, _mm_set_epi64x, _mm_storeu_si128, _mm_xor_si128,
-        _mm512_add_epi32, _mm512_aesenc_epi128, _mm512_aesenclast_epi128,
-        _mm512_broadcast_i32x4, _mm512_loadu_si512, _mm512_mask_storeu_epi8,
-        _mm512_maskz_loadu_epi8, _mm512_set_epi32, _mm512_setzero_si512, _mm512_shuffle_epi8,
-        _mm512_storeu_si512, _mm512_xor_si512,
+        _mm512_add_epi32, _mm512_aesenc_epi128, _mm512_aesenclast_epi128, _mm512_broadcast_i32x4,
+        _mm512_loadu_si512, _mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8, _mm512_set_epi32,
+        _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_storeu_si512, _mm512_xor_si512,
     };
 
     use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -170,8 +167,10 @@ mod imp {
         #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,aes")]
         fn encrypt_one<const N: usize>(&self, block: &mut Block) {
             let rk = &self.round_keys.0;
-            // SAFETY (each load): `rk[i]` is 16 readable bytes.
-            let key = |i: usize| unsafe { _mm_loadu_si128(rk[i].as_ptr().cast()) };
+            let key = |i: usize| {
+                // SAFETY: `rk[i]` is 16 readable bytes; no alignment needed.
+                unsafe { _mm_loadu_si128(rk[i].as_ptr().cast()) }
+            };
             let mut x = _mm_xor_si128(load_block(block), key(0));
             for i in 1..N - 1 {
                 x = _mm_aesenc_si128(x, key(i));
@@ -252,10 +251,7 @@ mod imp {
     /// to every register before the next, so their rounds overlap.
     #[inline]
     #[target_feature(enable = "avx512f,vaes")]
-    pub(crate) fn encrypt<const N: usize, const V: usize>(
-        k: &[__m512i; N],
-        s: &mut [__m512i; V],
-    ) {
+    pub(crate) fn encrypt<const N: usize, const V: usize>(k: &[__m512i; N], s: &mut [__m512i; V]) {
         for x in s.iter_mut() {
             *x = _mm512_xor_si512(*x, k[0]);
         }
@@ -294,7 +290,10 @@ mod imp {
     pub(crate) fn counter_start(counter: &Block) -> __m512i {
         let c = _mm512_broadcast_i32x4(load_block(counter));
         let c = _mm512_shuffle_epi8(c, reverse_bytes());
-        _mm512_add_epi32(c, _mm512_set_epi32(0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0))
+        _mm512_add_epi32(
+            c,
+            _mm512_set_epi32(0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0),
+        )
     }
 
     /// The next 4·`V` counter blocks, in spec byte order, advancing `ctr`.

@@ -105,8 +105,8 @@
 pub use imp::Vclmul;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use imp::{
-    Powers, Wide, bswap_mask, fold_constant, horizontal_xor, lane_mask, load_acc, mul_wide, reduce_to_128,
-    sixteen, store_acc,
+    Powers, Wide, bswap_mask, fold_constant, horizontal_xor, lane_mask, load_acc, mul_wide,
+    reduce_to_128, sixteen, store_acc,
 };
 #[cfg(not(target_arch = "x86_64"))]
 pub use unsupported::Vclmul;
@@ -114,12 +114,11 @@ pub use unsupported::Vclmul;
 #[cfg(target_arch = "x86_64")]
 mod imp {
     use core::arch::x86_64::{
-        __m128i, __m512i, __mmask8, _mm_set_epi8, _mm_set_epi64x,
-        _mm_shuffle_epi8, _mm_storeu_si128, _mm_ternarylogic_epi32, _mm_xor_si128, _mm512_broadcast_i32x4, _mm512_castsi512_si128,
-        _mm512_clmulepi64_epi128, _mm512_extracti32x4_epi32, _mm512_loadu_si512,
-        _mm512_maskz_loadu_epi64, _mm512_setzero_si512, _mm512_shuffle_epi8,
-        _mm512_shuffle_epi32, _mm512_ternarylogic_epi32, _mm512_xor_si512,
-        _mm512_zextsi128_si512, _MM_PERM_BADC,
+        __m128i, __m512i, __mmask8, _MM_PERM_BADC, _mm_set_epi8, _mm_set_epi64x, _mm_shuffle_epi8,
+        _mm_storeu_si128, _mm_ternarylogic_epi32, _mm_xor_si128, _mm512_broadcast_i32x4,
+        _mm512_castsi512_si128, _mm512_clmulepi64_epi128, _mm512_extracti32x4_epi32,
+        _mm512_loadu_si512, _mm512_maskz_loadu_epi64, _mm512_setzero_si512, _mm512_shuffle_epi8,
+        _mm512_shuffle_epi32, _mm512_ternarylogic_epi32, _mm512_xor_si512, _mm512_zextsi128_si512,
     };
 
     use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -504,9 +503,11 @@ mod imp {
             for n in 0..=70 {
                 let blocks = &data[..16 * n];
                 let y0 = hex!("0123456789abcdef0011223344556677");
-                let expected = blocks.chunks_exact(16).fold(field::from_block(&y0), |y, x| {
-                    field::mul(y ^ field::from_block(x.try_into().unwrap()), h)
-                });
+                let expected = blocks
+                    .chunks_exact(16)
+                    .fold(field::from_block(&y0), |y, x| {
+                        field::mul(y ^ field::from_block(x.try_into().unwrap()), h)
+                    });
                 let mut y = y0;
                 key.update_blocks(&mut y, blocks);
                 assert_eq!(field::from_block(&y), expected, "{n} blocks");
