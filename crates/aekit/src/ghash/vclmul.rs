@@ -63,7 +63,10 @@
 //! be split across LO and HI first.
 //!
 //! Cost per sixteen blocks: 16 + 2 `VPCLMULQDQ`, 4 `VPSHUFB`, about ten
-//! `VPTERNLOGD`/`VPXORD`, 3 extracts.
+//! `VPTERNLOGD`/`VPXORD`, 3 extracts. Measured on Zen 4 (TSC cycles, noisy
+//! shared machine): about 0.14 cycles per byte over 16 KiB, and about 25
+//! cycles for a lone block; there 512-bit `VPCLMULQDQ` issues about every
+//! other cycle, so the multiplies, not the XORs, set the pace.
 //!
 //! # Fewer than sixteen blocks
 //!
