@@ -24,11 +24,16 @@ fn main() -> Result<(), aekit::Error> {
             s.storage_bytes(),
         );
     }
-    println!(
-        "default: ({}, {})\n",
-        aes::Strategy::best().name(),
-        ghash::Strategy::best().name()
-    );
+    println!("fused kernels:");
+    for f in aekit::gcm::Fused::ALL {
+        let on = if f.is_available() {
+            "available"
+        } else {
+            "unavailable"
+        };
+        println!("  {:<12} {on}", f.name());
+    }
+    println!("default: {}\n", AesGcm::new(&[0; 16])?.implementation());
 
     let key = [0x42u8; 32];
     let (iv, aad, message) = (b"unique nonce", b"header", b"attack at dawn");
