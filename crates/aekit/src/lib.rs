@@ -18,6 +18,7 @@
 #![deny(unsafe_code)]
 
 pub mod aes;
+pub mod chunked;
 pub mod ctr;
 mod error;
 pub mod gcm;
