@@ -47,23 +47,24 @@ fn yes(b: bool) -> &'static str {
     if b { "yes" } else { "no" }
 }
 
-/// One strategy's row: token, available, constant-time, storage, default.
-fn row(name: &str, available: bool, constant_time: bool, storage: usize, default: bool) {
-    let line = format!(
-        "  {name:<10} {:<10} {:<14} {storage:>8}  {}",
-        yes(available),
-        yes(constant_time),
-        if default { "default" } else { "" }
-    );
-    println!("{}", line.trim_end());
-}
-
-fn header(title: &str) {
+/// One registry as a table: ((token, available, constant-time), storage,
+/// default) per strategy.
+fn table<const N: usize>(title: &str, rows: [((&str, bool, bool), usize, bool); N]) {
+    println!();
     println!("{title}");
     println!(
         "  {:<10} {:<10} {:<14} {:>8}",
         "strategy", "available", "constant-time", "bytes"
     );
+    for ((name, available, constant_time), storage, default) in rows {
+        let line = format!(
+            "  {name:<10} {:<10} {:<14} {storage:>8}  {}",
+            yes(available),
+            yes(constant_time),
+            if default { "default" } else { "" }
+        );
+        println!("{}", line.trim_end());
+    }
 }
 
 pub fn run() -> Result<(), Failure> {
@@ -82,20 +83,20 @@ pub fn run() -> Result<(), Failure> {
         "  threads: {}",
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
-
-    println!();
-    header("AES strategies (bytes: key-dependent storage for an AES-256 key)");
-    for s in aes::Strategy::ALL {
-        let default = s == aes::Strategy::best();
-        row(s.name(), s.is_available(), s.is_constant_time(), s.storage_bytes(), default);
-    }
-    println!();
-    header("GHASH strategies (bytes: key-dependent storage)");
-    for s in ghash::Strategy::ALL {
-        let default = s == ghash::Strategy::best();
-        row(s.name(), s.is_available(), s.is_constant_time(), s.storage_bytes(), default);
-    }
-
+    table(
+        "AES strategies (bytes: key-dependent storage for an AES-256 key)",
+        aes::Strategy::ALL.map(|s| {
+            let row = (s.name(), s.is_available(), s.is_constant_time());
+            (row, s.storage_bytes(), s == aes::Strategy::best())
+        }),
+    );
+    table(
+        "GHASH strategies (bytes: key-dependent storage)",
+        ghash::Strategy::ALL.map(|s| {
+            let row = (s.name(), s.is_available(), s.is_constant_time());
+            (row, s.storage_bytes(), s == ghash::Strategy::best())
+        }),
+    );
     println!();
     println!(
         "Default pair: {} + {} (the fastest constant-time pair here)",

@@ -204,7 +204,11 @@ impl FromStr for ByteRange {
                 .map_err(|_| format!("{t:?} is not a byte offset"))
         };
         let start = if start.is_empty() { 0 } else { number(start)? };
-        let end = if end.is_empty() { None } else { Some(number(end)?) };
+        let end = if end.is_empty() {
+            None
+        } else {
+            Some(number(end)?)
+        };
         if end.is_some_and(|end| end < start) {
             return Err(format!("{s:?} ends before it starts"));
         }
@@ -294,7 +298,11 @@ fn open_input(path: Option<&Path>) -> Result<(Box<dyn Read + Send>, Option<u64>)
         None => Ok((Box::new(io::stdin()), None)),
         Some(path) => {
             let file = File::open(path).map_err(|e| Failure::io("reading", path, e))?;
-            let size = file.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+            let size = file
+                .metadata()
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.len());
             let path = path.to_path_buf();
             Ok((Box::new(NamedReader { file, path }), size))
         }
@@ -309,9 +317,9 @@ struct NamedReader {
 
 impl Read for NamedReader {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.file.read(buf).map_err(|e| {
-            io::Error::new(e.kind(), format!("reading {}: {e}", self.path.display()))
-        })
+        self.file
+            .read(buf)
+            .map_err(|e| io::Error::new(e.kind(), format!("reading {}: {e}", self.path.display())))
     }
 }
 
@@ -339,9 +347,9 @@ fn with_progress(
 }
 
 fn threads(args: &CryptArgs) -> usize {
-    args.threads.map(usize::from).unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    })
+    args.threads
+        .map(usize::from)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 fn encrypt(args: &CryptArgs, quiet: bool) -> Result<(), Failure> {
@@ -394,9 +402,16 @@ fn finish(
 
 fn decrypt_range(args: &CryptArgs, range: ByteRange) -> Result<(), Failure> {
     let (key, aead) = read_key(args)?;
-    let path = args.input.as_deref().filter(|p| !is_dash(p)).ok_or_else(|| {
-        Failure::new(Exit::Failure, "--range needs a seekable input file, not stdin")
-    })?;
+    let path = args
+        .input
+        .as_deref()
+        .filter(|p| !is_dash(p))
+        .ok_or_else(|| {
+            Failure::new(
+                Exit::Failure,
+                "--range needs a seekable input file, not stdin",
+            )
+        })?;
     let file = File::open(path).map_err(|e| Failure::io("reading", path, e))?;
     let mut reader = SeekReader::new(file, aead, &key, args.context.as_bytes())?;
     let mut out = Output::open(args.output.as_deref(), args.force, true)?;

@@ -23,7 +23,9 @@ use crate::{Exit, Failure, is_dash};
 static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 fn pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
-    PENDING.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    PENDING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// On SIGINT, SIGTERM or SIGHUP: delete the pending files, exit with 130.

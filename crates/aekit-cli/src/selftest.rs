@@ -117,7 +117,10 @@ fn check_chunked(aead: Aead, key: &str, ct: &str) -> Result<(), String> {
 pub fn run() -> Result<(), Failure> {
     let cases = cases();
     if cases.len() != 18 {
-        return Err(Failure::new(Exit::SelftestFailed, "the built-in vectors are damaged"));
+        return Err(Failure::new(
+            Exit::SelftestFailed,
+            "the built-in vectors are damaged",
+        ));
     }
     let mut failed_pairs: Vec<(aes::Strategy, ghash::Strategy)> = Vec::new();
     for a in aes::Strategy::ALL {
@@ -129,7 +132,11 @@ pub fn run() -> Result<(), Failure> {
             }
             let failures: Vec<String> = cases
                 .iter()
-                .filter_map(|c| check(c, a, g).err().map(|e| format!("case {}: {e}", c.number)))
+                .filter_map(|c| {
+                    check(c, a, g)
+                        .err()
+                        .map(|e| format!("case {}: {e}", c.number))
+                })
                 .collect();
             if failures.is_empty() {
                 println!("PASS  {pair:<22} {} spec cases", cases.len());
@@ -158,13 +165,16 @@ pub fn run() -> Result<(), Failure> {
         (true, false) => "pass",
         (true, true) => "FAIL",
     };
-    for a in aes::Strategy::ALL {
+    let aes_rows = aes::Strategy::ALL.map(|a| {
         let bad = failed_pairs.iter().any(|p| p.0 == a);
-        println!("  aes   {:<10} {}", a.name(), verdict(a.is_available(), bad));
-    }
-    for g in ghash::Strategy::ALL {
+        ("aes", a.name(), a.is_available(), bad)
+    });
+    let ghash_rows = ghash::Strategy::ALL.map(|g| {
         let bad = failed_pairs.iter().any(|p| p.1 == g);
-        println!("  ghash {:<10} {}", g.name(), verdict(g.is_available(), bad));
+        ("ghash", g.name(), g.is_available(), bad)
+    });
+    for (kind, name, available, bad) in aes_rows.into_iter().chain(ghash_rows) {
+        println!("  {kind:<5} {name:<10} {}", verdict(available, bad));
     }
     if failed == 0 {
         println!("selftest: all passed");

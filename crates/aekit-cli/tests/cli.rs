@@ -47,7 +47,10 @@ fn fails(dir: &Path, args: &[&str], code: i32, output: &str) -> String {
     assert_eq!(out.status.code(), Some(code), "aekit {args:?}: {stderr}");
     assert!(stderr.starts_with("aekit: "), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
-    assert!(!dir.join(output).exists(), "{output} left behind by {args:?}");
+    assert!(
+        !dir.join(output).exists(),
+        "{output} left behind by {args:?}"
+    );
     let leftovers: Vec<PathBuf> = fs::read_dir(dir)
         .expect("dir")
         .map(|e| e.expect("entry").path())
@@ -84,7 +87,10 @@ fn keygen_makes_private_keys_and_never_overwrites() {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = fs::metadata(dir.join("k.key")).expect("meta").permissions().mode();
+        let mode = fs::metadata(dir.join("k.key"))
+            .expect("meta")
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600);
     }
     ok(&dir, &["keygen", "--aead", "aes-256-gcm", "-o", "k256.key"]);
@@ -94,25 +100,58 @@ fn keygen_makes_private_keys_and_never_overwrites() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(fs::read(dir.join("k.key")).expect("key"), before);
     // Two keys are different.
-    assert_ne!(fs::read(dir.join("k256.key")).expect("key")[..16], before[..]);
+    assert_ne!(
+        fs::read(dir.join("k256.key")).expect("key")[..16],
+        before[..]
+    );
 }
 
 #[test]
 fn round_trips_at_every_boundary() {
     let (_tmp, dir) = setup();
     ok(&dir, &["keygen", "--aead", "aes-256-gcm", "-o", "k256.key"]);
-    for (i, len) in [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 5 << 20].into_iter().enumerate() {
+    for (i, len) in [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 5 << 20]
+        .into_iter()
+        .enumerate()
+    {
         for key in ["k.key", "k256.key"] {
             let message = data(len, i as u64);
             fs::write(dir.join("m"), &message).expect("write");
             for threads in ["1", "2"] {
                 let _ = fs::remove_file(dir.join("m.aekit"));
                 let _ = fs::remove_file(dir.join("m.out"));
-                ok(&dir, &["encrypt", "--key", key, "--threads", threads, "-o", "m.aekit", "m"]);
+                ok(
+                    &dir,
+                    &[
+                        "encrypt",
+                        "--key",
+                        key,
+                        "--threads",
+                        threads,
+                        "-o",
+                        "m.aekit",
+                        "m",
+                    ],
+                );
                 let sealed = fs::read(dir.join("m.aekit")).expect("ciphertext");
                 assert_eq!(sealed.len(), HEADER + len + 16 * (len / CHUNK + 1), "{len}");
-                ok(&dir, &["decrypt", "--key", key, "--threads", threads, "-o", "m.out", "m.aekit"]);
-                assert!(fs::read(dir.join("m.out")).expect("plaintext") == message, "{len} {key}");
+                ok(
+                    &dir,
+                    &[
+                        "decrypt",
+                        "--key",
+                        key,
+                        "--threads",
+                        threads,
+                        "-o",
+                        "m.out",
+                        "m.aekit",
+                    ],
+                );
+                assert!(
+                    fs::read(dir.join("m.out")).expect("plaintext") == message,
+                    "{len} {key}"
+                );
             }
         }
     }
@@ -122,14 +161,34 @@ fn round_trips_at_every_boundary() {
 fn stdin_to_stdout_with_a_context() {
     let (_tmp, dir) = setup();
     let message = data(3 * CHUNK + 5, 9);
-    let sealed = aekit(&dir, &["encrypt", "--key", "k.key", "--context", "v1"], &message);
+    let sealed = aekit(
+        &dir,
+        &["encrypt", "--key", "k.key", "--context", "v1"],
+        &message,
+    );
     assert!(sealed.status.success());
-    let opened = aekit(&dir, &["decrypt", "--key", "k.key", "--context", "v1", "-", "-o", "-"], &sealed.stdout);
+    let opened = aekit(
+        &dir,
+        &[
+            "decrypt",
+            "--key",
+            "k.key",
+            "--context",
+            "v1",
+            "-",
+            "-o",
+            "-",
+        ],
+        &sealed.stdout,
+    );
     assert!(opened.status.success());
     assert!(opened.stdout == message);
     let wrong = aekit(&dir, &["decrypt", "--key", "k.key"], &sealed.stdout);
     assert_eq!(wrong.status.code(), Some(4));
-    assert!(wrong.stdout.is_empty(), "nothing released under a wrong context");
+    assert!(
+        wrong.stdout.is_empty(),
+        "nothing released under a wrong context"
+    );
 }
 
 #[test]
@@ -148,24 +207,34 @@ fn range_reads_decrypt_only_what_is_asked() {
         (len - 10, len + 1000),
         (len, len),
     ];
+    let range = |spec: &str| ok(&dir, &split(&format!("decrypt --key k.key --range {spec}")));
     for (start, end) in ranges {
-        let out = ok(&dir, &["decrypt", "--key", "k.key", "--range", &format!("{start}..{end}"), "m.aekit"]);
-        assert!(out == message[start.min(len)..end.min(len)], "{start}..{end}");
+        let out = range(&format!("{start}..{end} m.aekit"));
+        assert!(
+            out == message[start.min(len)..end.min(len)],
+            "{start}..{end}"
+        );
     }
-    let out = ok(&dir, &["decrypt", "--key", "k.key", "--range", "5000000..", "m.aekit"]);
-    assert!(out == message[5_000_000..]);
-    let out = ok(&dir, &["decrypt", "--key", "k.key", "--range", "..70000", "-o", "r", "m.aekit"]);
-    assert!(out.is_empty());
+    assert!(range("5000000.. m.aekit") == message[5_000_000..]);
+    assert!(range("..70000 -o r m.aekit").is_empty());
     assert!(fs::read(dir.join("r")).expect("range file") == message[..70000]);
 
     // A range of valid chunks reads even if the end was cut off; a range
     // that needs the end fails as truncated.
     let sealed = fs::read(dir.join("m.aekit")).expect("ciphertext");
     fs::write(dir.join("cut.aekit"), &sealed[..sealed.len() - 5]).expect("write");
-    let out = ok(&dir, &["decrypt", "--key", "k.key", "--range", "0..100", "cut.aekit"]);
-    assert!(out == message[..100]);
-    fails(&dir, &["decrypt", "--key", "k.key", "--range", "0..", "-o", "x", "cut.aekit"], 5, "x");
-    let usage = aekit(&dir, &["decrypt", "--key", "k.key", "--range", "9..3", "m.aekit"], &[]);
+    assert!(range("0..100 cut.aekit") == message[..100]);
+    fails(
+        &dir,
+        &split("decrypt --key k.key --range 0.. -o x cut.aekit"),
+        5,
+        "x",
+    );
+    let usage = aekit(
+        &dir,
+        &split("decrypt --key k.key --range 9..3 m.aekit"),
+        &[],
+    );
     assert_eq!(usage.status.code(), Some(2));
 }
 
@@ -187,7 +256,11 @@ fn damage_fails_with_its_exit_code_and_leaves_nothing() {
     header[3] ^= 1;
     let cases: [(&str, &[u8], i32); 9] = [
         ("truncated inside a chunk", &good[..good.len() - 1000], 5),
-        ("truncated at a chunk boundary", &good[..HEADER + 200 * SEALED], 5),
+        (
+            "truncated at a chunk boundary",
+            &good[..HEADER + 200 * SEALED],
+            5,
+        ),
         ("truncated inside the header", &good[..30], 5),
         ("empty", &[], 5),
         ("trailing data", &trailing, 5),
@@ -199,7 +272,16 @@ fn damage_fails_with_its_exit_code_and_leaves_nothing() {
     for (name, bytes, code) in cases {
         fs::write(dir.join("bad.aekit"), bytes).expect("write");
         for threads in ["1", "2"] {
-            let args = ["decrypt", "--key", "k.key", "--threads", threads, "-o", "out", "bad.aekit"];
+            let args = [
+                "decrypt",
+                "--key",
+                "k.key",
+                "--threads",
+                threads,
+                "-o",
+                "out",
+                "bad.aekit",
+            ];
             if code == 0 {
                 ok(&dir, &args);
                 fs::remove_file(dir.join("out")).expect("output of the intact file");
@@ -213,14 +295,28 @@ fn damage_fails_with_its_exit_code_and_leaves_nothing() {
     ok(&dir, &["keygen", "-o", "other.key"]);
     fs::write(dir.join("k256.key"), [7u8; 32]).expect("write");
     fs::write(dir.join("odd.key"), [7u8; 20]).expect("write");
-    let stderr = fails(&dir, &["decrypt", "--key", "other.key", "-o", "out", "m.aekit"], 4, "out");
+    let stderr = fails(
+        &dir,
+        &split("decrypt --key other.key -o out m.aekit"),
+        4,
+        "out",
+    );
     assert!(stderr.contains("wrong key"), "{stderr}");
-    fails(&dir, &["decrypt", "--key", "k.key", "--context", "x", "-o", "out", "m.aekit"], 4, "out");
-    fails(&dir, &["decrypt", "--key", "k256.key", "-o", "out", "m.aekit"], 4, "out");
-    fails(&dir, &["decrypt", "--key", "odd.key", "-o", "out", "m.aekit"], 3, "out");
-    fails(&dir, &["decrypt", "--key", "k.key", "--aead", "aes-256-gcm", "-o", "out", "m.aekit"], 3, "out");
-    fails(&dir, &["encrypt", "--key", "odd.key", "-o", "out", "m"], 3, "out");
-    fails(&dir, &["decrypt", "--key", "k.key", "-o", "out", "missing.aekit"], 1, "out");
+    let wrong = [
+        ("decrypt --key k.key --context x -o out m.aekit", 4),
+        ("decrypt --key k256.key -o out m.aekit", 4),
+        ("decrypt --key odd.key -o out m.aekit", 3),
+        ("decrypt --key k.key --aead aes-256-gcm -o out m.aekit", 3),
+        ("encrypt --key odd.key -o out m", 3),
+        ("decrypt --key k.key -o out missing.aekit", 1),
+    ];
+    for (args, code) in wrong {
+        fails(&dir, &split(args), code, "out");
+    }
+}
+
+fn split(args: &str) -> Vec<&str> {
+    args.split_whitespace().collect()
 }
 
 #[test]
@@ -228,14 +324,30 @@ fn existing_outputs_are_replaced_only_with_force() {
     let (_tmp, dir) = setup();
     fs::write(dir.join("m"), b"new").expect("write");
     fs::write(dir.join("m.aekit"), b"precious").expect("write");
-    let out = aekit(&dir, &["encrypt", "--key", "k.key", "-o", "m.aekit", "m"], &[]);
+    let out = aekit(
+        &dir,
+        &["encrypt", "--key", "k.key", "-o", "m.aekit", "m"],
+        &[],
+    );
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(fs::read(dir.join("m.aekit")).expect("kept"), b"precious");
-    ok(&dir, &["encrypt", "--key", "k.key", "--force", "-o", "m.aekit", "m"]);
+    ok(
+        &dir,
+        &["encrypt", "--key", "k.key", "--force", "-o", "m.aekit", "m"],
+    );
     fs::write(dir.join("m.out"), b"precious").expect("write");
-    let out = aekit(&dir, &["decrypt", "--key", "k.key", "-o", "m.out", "m.aekit"], &[]);
+    let out = aekit(
+        &dir,
+        &["decrypt", "--key", "k.key", "-o", "m.out", "m.aekit"],
+        &[],
+    );
     assert_eq!(out.status.code(), Some(1));
-    ok(&dir, &["decrypt", "--key", "k.key", "--force", "-o", "m.out", "m.aekit"]);
+    ok(
+        &dir,
+        &[
+            "decrypt", "--key", "k.key", "--force", "-o", "m.out", "m.aekit",
+        ],
+    );
     assert_eq!(fs::read(dir.join("m.out")).expect("replaced"), b"new");
 }
 
@@ -244,12 +356,23 @@ fn info_and_selftest() {
     let (_tmp, dir) = setup();
     let info = String::from_utf8(ok(&dir, &["info"])).expect("utf-8");
     assert!(info.contains("Default pair:"), "{info}");
-    assert!(info.contains("fixslice") && info.contains("karatsuba"), "{info}");
+    assert!(
+        info.contains("fixslice") && info.contains("karatsuba"),
+        "{info}"
+    );
     let selftest = String::from_utf8(ok(&dir, &["selftest"])).expect("utf-8");
-    assert!(selftest.contains("PASS  fixslice + karatsuba"), "{selftest}");
+    assert!(
+        selftest.contains("PASS  fixslice + karatsuba"),
+        "{selftest}"
+    );
     assert!(!selftest.contains("FAIL"), "{selftest}");
     let help = String::from_utf8(ok(&dir, &["--help"])).expect("utf-8");
-    for code in ["3  wrong key size", "4  wrong key", "5  truncated", "6  modified"] {
+    for code in [
+        "3  wrong key size",
+        "4  wrong key",
+        "5  truncated",
+        "6  modified",
+    ] {
         assert!(help.contains(code), "--help lacks {code:?}");
     }
 }

@@ -48,7 +48,10 @@ impl Vector {
             }
             assert_eq!(out.len(), self.msg_len, "tcId {id} via {how}: length");
         } else {
-            assert!(result.is_err(), "tcId {id} via {how}: invalid vector accepted");
+            assert!(
+                result.is_err(),
+                "tcId {id} via {how}: invalid vector accepted"
+            );
             // Never a byte beyond the valid prefix (none at all without one).
             assert!(
                 out.len() <= self.msg_len,
@@ -60,7 +63,11 @@ impl Vector {
         if let Some(sha) = &self.msg_sha512
             && out.len() == self.msg_len
         {
-            assert_eq!(Sha512::digest(out)[..], sha[..], "tcId {id} via {how}: SHA-512");
+            assert_eq!(
+                Sha512::digest(out)[..],
+                sha[..],
+                "tcId {id} via {how}: SHA-512"
+            );
         }
     }
 }
@@ -72,8 +79,8 @@ fn vectors() -> Vec<Vector> {
             "{}/../../vectors/c2sp_chunked_encryption_{file}_gcm_test.json",
             env!("CARGO_MANIFEST_DIR")
         );
-        let json: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("vectors"))
-            .expect("json");
+        let json: Value =
+            serde_json::from_str(&std::fs::read_to_string(path).expect("vectors")).expect("json");
         for group in json["testGroups"].as_array().expect("groups") {
             assert_eq!(group["sha"], "SHA-512");
             let aead = Aead::ALL
@@ -113,7 +120,10 @@ fn vectors() -> Vec<Vector> {
 /// Reads to the end, returning what was released and how it ended.
 fn drain(reader: &mut impl Read) -> (Vec<u8>, Result<(), Error>) {
     let mut out = Vec::new();
-    let result = reader.read_to_end(&mut out).map(|_| ()).map_err(Error::from);
+    let result = reader
+        .read_to_end(&mut out)
+        .map(|_| ())
+        .map_err(Error::from);
     (out, result)
 }
 
@@ -121,7 +131,11 @@ fn drain(reader: &mut impl Read) -> (Vec<u8>, Result<(), Error>) {
 fn header_result<T>(v: &Vector, how: &str, built: Result<T, Error>) -> Option<T> {
     match built {
         Ok(reader) => {
-            assert!(!v.has("HeaderFailure"), "tcId {} via {how}: header accepted", v.id);
+            assert!(
+                !v.has("HeaderFailure"),
+                "tcId {} via {how}: header accepted",
+                v.id
+            );
             Some(reader)
         }
         Err(e) => {
@@ -159,7 +173,11 @@ fn wycheproof_streaming_reader() {
             if v.valid {
                 assert_eq!(again.expect("end of file"), 0);
             } else {
-                assert!(again.is_err(), "tcId {}: read after failure succeeded", v.id);
+                assert!(
+                    again.is_err(),
+                    "tcId {}: read after failure succeeded",
+                    v.id
+                );
             }
         }
     }
@@ -253,11 +271,24 @@ fn wycheproof_random_access_reads_match_the_stream() {
             SeekReader::new(Cursor::new(&v.ct), v.aead, &v.key, &v.ctx).expect("header");
         let len = whole.len() as u64;
         let c = chunked::CHUNK_LEN as u64;
-        for start in [0, 1, c - 1, c, c + 1, len / 2, len.saturating_sub(1), len, len + 5] {
+        for start in [
+            0,
+            1,
+            c - 1,
+            c,
+            c + 1,
+            len / 2,
+            len.saturating_sub(1),
+            len,
+            len + 5,
+        ] {
             for want in [1u64, 7, c + 3] {
                 reader.seek(SeekFrom::Start(start)).expect("seek");
                 let mut got = Vec::new();
-                (&mut reader).take(want).read_to_end(&mut got).expect("read");
+                (&mut reader)
+                    .take(want)
+                    .read_to_end(&mut got)
+                    .expect("read");
                 let s = start.min(len) as usize;
                 let e = (start + want).min(len) as usize;
                 assert_eq!(got, whole[s..e.max(s)], "tcId {} at {start}+{want}", v.id);
@@ -299,10 +330,14 @@ fn encryption_reproduces_the_valid_vectors() {
             .expect("valid");
         let salt: chunked::Salt = v.ct[..chunked::SALT_LEN].try_into().expect("salt");
 
-        let mut writer = EncryptWriter::with_salt(Vec::new(), v.aead, &v.key, &v.ctx, &salt)
-            .expect("writer");
+        let mut writer =
+            EncryptWriter::with_salt(Vec::new(), v.aead, &v.key, &v.ctx, &salt).expect("writer");
         writer.write_all(&message).expect("write");
-        assert!(writer.finish().expect("finish") == v.ct, "tcId {}: stream", v.id);
+        assert!(
+            writer.finish().expect("finish") == v.ct,
+            "tcId {}: stream",
+            v.id
+        );
 
         let (key, header) = chunked::seal_header(v.aead, &v.key, &v.ctx, &salt).expect("header");
         let mut parallel = header.to_vec();
@@ -313,7 +348,11 @@ fn encryption_reproduces_the_valid_vectors() {
         let raw = MessageKey::raw(v.aead, aead_key, nonce).expect("raw key");
         let mut writer = EncryptWriter::raw(Vec::new(), raw);
         writer.write_all(&message).expect("write");
-        assert!(writer.finish().expect("finish") == v.ct[HEADER_LEN..], "tcId {}: raw", v.id);
+        assert!(
+            writer.finish().expect("finish") == v.ct[HEADER_LEN..],
+            "tcId {}: raw",
+            v.id
+        );
     }
 }
 
@@ -356,7 +395,11 @@ fn parallel_encryption_is_byte_identical_to_sequential() {
                 let n = chunked::encrypt_parallel(&k, &message[..], &mut parallel, threads)
                     .expect("parallel");
                 assert_eq!(n as usize, len);
-                assert!(parallel == sequential, "{} {len} bytes, {threads} threads", aead.name());
+                assert!(
+                    parallel == sequential,
+                    "{} {len} bytes, {threads} threads",
+                    aead.name()
+                );
 
                 let mut input = Cursor::new(&sequential);
                 let k = chunked::read_header(&mut input, aead, &key, b"ctx").expect("header");
@@ -384,15 +427,50 @@ fn tampering_fails_every_reader_the_same_way() {
     swapped[HEADER_LEN..HEADER_LEN + 2 * sealed].rotate_left(sealed);
     let mut extended = good.clone();
     extended.extend_from_slice(&[0; 20]);
-    let cases: [(&str, &[u8], fn(&Error) -> bool); 6] = [
-        ("flipped", &flipped, |e| matches!(e, Error::Authentication { chunk: 2, last: false })),
-        ("swapped", &swapped, |e| matches!(e, Error::Authentication { chunk: 0, last: false })),
-        ("extended", &extended, |e| matches!(e, Error::Authentication { chunk: 5, last: true })),
-        ("cut in a chunk", &good[..good.len() - 10], |e| {
-            matches!(e, Error::Authentication { chunk: 5, last: true })
+    type Expected = fn(&Error) -> bool;
+    let cases: [(&str, &[u8], Expected); 6] = [
+        ("flipped", &flipped, |e| {
+            matches!(
+                e,
+                Error::Authentication {
+                    chunk: 2,
+                    last: false
+                }
+            )
         }),
-        ("cut at a chunk", &good[..HEADER_LEN + 5 * sealed], |e| matches!(e, Error::Truncated)),
-        ("cut in the header", &good[..40], |e| matches!(e, Error::Truncated)),
+        ("swapped", &swapped, |e| {
+            matches!(
+                e,
+                Error::Authentication {
+                    chunk: 0,
+                    last: false
+                }
+            )
+        }),
+        ("extended", &extended, |e| {
+            matches!(
+                e,
+                Error::Authentication {
+                    chunk: 5,
+                    last: true
+                }
+            )
+        }),
+        ("cut in a chunk", &good[..good.len() - 10], |e| {
+            matches!(
+                e,
+                Error::Authentication {
+                    chunk: 5,
+                    last: true
+                }
+            )
+        }),
+        ("cut at a chunk", &good[..HEADER_LEN + 5 * sealed], |e| {
+            matches!(e, Error::Truncated)
+        }),
+        ("cut in the header", &good[..40], |e| {
+            matches!(e, Error::Truncated)
+        }),
     ];
     for (name, ct, expected) in cases {
         let stream = DecryptReader::new(Cursor::new(ct), Aead::Aes128Gcm, &key, b"")
@@ -423,7 +501,8 @@ fn a_writer_dropped_without_finish_leaves_a_truncated_message() {
         EncryptWriter::with_salt(&mut out, Aead::Aes256Gcm, &key, b"", &[0; 24]).expect("writer");
     writer.write_all(&[9u8; 40_000]).expect("write");
     drop(writer);
-    let (_, result) =
-        drain(&mut DecryptReader::new(Cursor::new(&out), Aead::Aes256Gcm, &key, b"").expect("header"));
+    let (_, result) = drain(
+        &mut DecryptReader::new(Cursor::new(&out), Aead::Aes256Gcm, &key, b"").expect("header"),
+    );
     assert!(matches!(result, Err(Error::Truncated)), "{result:?}");
 }

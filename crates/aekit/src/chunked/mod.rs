@@ -238,7 +238,9 @@ impl fmt::Display for Error {
                 "wrong key or wrong context (the key commitment does not match; \
                  or the header was modified)",
             ),
-            Error::Truncated => f.write_str("truncated: the ciphertext ends before its final chunk"),
+            Error::Truncated => {
+                f.write_str("truncated: the ciphertext ends before its final chunk")
+            }
             Error::Authentication { chunk, last: true } => write!(
                 f,
                 "the final chunk ({chunk}) does not authenticate: \
@@ -323,7 +325,13 @@ fn derive(
     let key_len = aead.key_len();
     let mut okm = [0u8; 32 + NONCE_LEN + COMMITMENT_LEN];
     let okm = &mut okm[..key_len + NONCE_LEN + COMMITMENT_LEN];
-    let info = [INFO_PREFIX, aead.iana_name().as_bytes(), &[0], salt, context];
+    let info = [
+        INFO_PREFIX,
+        aead.iana_name().as_bytes(),
+        &[0],
+        salt,
+        context,
+    ];
     expand(input_key, &info, okm);
     let (key, rest) = okm.split_at(key_len);
     let (nonce, commitment) = rest.split_at(NONCE_LEN);
@@ -501,7 +509,16 @@ mod tests {
         let key = MessageKey::raw(Aead::Aes128Gcm, &[0; 16], &[0xff; 12]).expect("key");
         let n = key.nonce(0x12_3456_789a).expect("in range");
         assert_eq!(n[..7], [0xff; 7]);
-        assert_eq!(n[7..], [0xff ^ 0x12, 0xff ^ 0x34, 0xff ^ 0x56, 0xff ^ 0x78, 0xff ^ 0x9a]);
+        assert_eq!(
+            n[7..],
+            [
+                0xff ^ 0x12,
+                0xff ^ 0x34,
+                0xff ^ 0x56,
+                0xff ^ 0x78,
+                0xff ^ 0x9a
+            ]
+        );
         assert!(matches!(key.nonce(MAX_CHUNKS), Err(Error::TooLong)));
         assert!(key.nonce(MAX_CHUNKS - 1).is_ok());
     }

@@ -164,7 +164,10 @@ where
         }
         worker(&shared);
     });
-    let mut output = shared.output.into_inner().unwrap_or_else(PoisonError::into_inner);
+    let mut output = shared
+        .output
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner);
     if let Some(e) = output.error {
         return Err(e);
     }
@@ -243,10 +246,15 @@ fn process<R, W>(shared: &Shared<'_, R, W>, buf: &mut [u8], batch: &mut Batch) {
     for (i, slot) in buf.chunks_mut(SEALED_CHUNK_LEN).take(count).enumerate() {
         let index = batch.first + i as u64;
         let result = match shared.direction {
-            Direction::Seal => shared.key.seal_chunk(index, &mut slot[..batch.lens[i] + TAG_LEN]),
+            Direction::Seal => shared
+                .key
+                .seal_chunk(index, &mut slot[..batch.lens[i] + TAG_LEN]),
             Direction::Open => {
                 let last = batch.last && i + 1 == count;
-                shared.key.open_chunk(index, &mut slot[..batch.lens[i]], last).map(|_| ())
+                shared
+                    .key
+                    .open_chunk(index, &mut slot[..batch.lens[i]], last)
+                    .map(|_| ())
             }
         };
         if let Err(e) = result {
@@ -266,7 +274,10 @@ fn write_batch<R, W: Write>(shared: &Shared<'_, R, W>, buf: &[u8], batch: Batch)
         if shared.panicked.load(Ordering::SeqCst) {
             return false;
         }
-        output = shared.turn.wait(output).unwrap_or_else(PoisonError::into_inner);
+        output = shared
+            .turn
+            .wait(output)
+            .unwrap_or_else(PoisonError::into_inner);
     }
     if output.error.is_some() {
         return false;

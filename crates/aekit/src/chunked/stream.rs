@@ -19,8 +19,8 @@ use std::io::{self, Read, Write};
 use zeroize::Zeroizing;
 
 use super::{
-    Aead, CHUNK_LEN, Error, MessageKey, SEALED_CHUNK_LEN, Salt, TAG_LEN, random_salt,
-    read_full, read_header, seal_header,
+    Aead, CHUNK_LEN, Error, MessageKey, SEALED_CHUNK_LEN, Salt, TAG_LEN, random_salt, read_full,
+    read_header, seal_header,
 };
 
 /// Encrypts a message written to it in pieces of any size.
