@@ -5,26 +5,33 @@
 //! nonce base ⊕ `i`. So the stream is cut into batches of 64 chunks (1 MiB)
 //! and every worker thread runs the same loop:
 //!
-//! 1. take the input lock, read the next batch into its own buffer, note
-//!    the batch's sequence number and first chunk number, release the lock;
-//! 2. seal or open the batch's chunks (no lock held: this is the parallel
-//!    part);
-//! 3. wait until every earlier batch has been written, write its own, and
-//!    wake the others.
+//! 1. take a free buffer (at most two per thread exist);
+//! 2. take the input lock, read the next batch into the buffer, note its
+//!    sequence number and first chunk number, release the lock;
+//! 3. seal or open the batch's chunks, holding no lock: the parallel part;
+//! 4. hand the batch to the output's reorder buffer, and write every batch
+//!    that is now next in sequence, returning their buffers to the pool.
 //!
-//! Reading, computing and writing of different batches overlap, so with
-//! `n` threads the I/O hides behind the computation instead of adding to
-//! it. Memory is `threads × 1 MiB`. The output is byte for byte the one the
-//! streaming [`EncryptWriter`](super::EncryptWriter) and
+//! Reading, computing and writing of different batches overlap, so the I/O
+//! hides behind the computation instead of adding to it; and a worker
+//! whose batch must wait for an earlier one (its thread descheduled on a
+//! busy machine) does not wait with it but goes on with a new batch, as
+//! long as a buffer is free. Memory is at most `2 × threads × 1 MiB`.
+//!
+//! The output is byte for byte the one the streaming
+//! [`EncryptWriter`](super::EncryptWriter) and
 //! [`DecryptReader`](super::DecryptReader) produce, and decryption keeps
 //! their promises: chunks are written in order, only after they verified,
 //! nothing after the first failure is written, and the short final chunk is
 //! recognised only at the end of the input.
 //!
-//! Rejected: a thread pool with per-chunk tasks (more synchronisation than
-//! work at 16 KiB) and a dedicated reader thread (on two cores it takes a
-//! core away from the AES).
+//! Rejected: per-chunk tasks on a pool (more synchronisation than work at
+//! 16 KiB); a dedicated reader thread (on two cores it takes a core away
+//! from the AES); each worker waiting for its turn to write (measured: on a
+//! loaded two-core machine the other worker idled whenever one was
+//! descheduled).
 
+use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
@@ -36,6 +43,11 @@ use super::{CHUNK_LEN, Error, MessageKey, SEALED_CHUNK_LEN, TAG_LEN, read_full};
 
 /// Chunks per batch: 1 MiB of plaintext, enough to amortise the locking.
 const BATCH_CHUNKS: usize = 64;
+
+/// Buffers per worker thread: one being worked on, one waiting its turn.
+const BUFFERS_PER_THREAD: usize = 2;
+
+type Buffer = Zeroizing<Vec<u8>>;
 
 /// Encrypts everything `input` holds into chunks written to `output` (the
 /// body only: write the header from [`seal_header`](super::seal_header)
@@ -98,6 +110,11 @@ struct Output<W> {
     next_batch: u64,
     written: u64,
     error: Option<Error>,
+    /// Finished batches waiting for an earlier one, by sequence number.
+    ready: BTreeMap<u64, (Batch, Buffer)>,
+    /// Buffers free to read into, and how many may still be allocated.
+    free: Vec<Buffer>,
+    unallocated: usize,
 }
 
 struct Shared<'k, R, W> {
@@ -105,7 +122,8 @@ struct Shared<'k, R, W> {
     direction: Direction,
     input: Mutex<Input<R>>,
     output: Mutex<Output<W>>,
-    turn: Condvar,
+    /// Signalled when a buffer is freed.
+    space: Condvar,
     /// Set after a chunk failed: read no more batches.
     stop: AtomicBool,
     /// Set when a worker panicked: its batch will never be written.
@@ -153,8 +171,11 @@ where
             next_batch: 0,
             written: 0,
             error: None,
+            ready: BTreeMap::new(),
+            free: Vec::new(),
+            unallocated: BUFFERS_PER_THREAD * threads.max(1),
         }),
-        turn: Condvar::new(),
+        space: Condvar::new(),
         stop: AtomicBool::new(false),
         panicked: AtomicBool::new(false),
     };
@@ -185,23 +206,45 @@ impl<R, W> Drop for StopOnPanic<'_, '_, R, W> {
             self.0.stop.store(true, Ordering::SeqCst);
             self.0.panicked.store(true, Ordering::SeqCst);
             let _output = lock(&self.0.output);
-            self.0.turn.notify_all();
+            self.0.space.notify_all();
         }
     }
 }
 
 fn worker<R: Read, W: Write>(shared: &Shared<'_, R, W>) {
     let _guard = StopOnPanic(shared);
-    let mut buf = Zeroizing::new(vec![0u8; BATCH_CHUNKS * SEALED_CHUNK_LEN]);
-    while let Some(mut batch) = read_batch(shared, &mut buf) {
-        process(shared, &mut buf, &mut batch);
-        if !write_batch(shared, &buf, batch) {
+    while let Some(mut buf) = take_buffer(shared) {
+        let Some(mut batch) = read_batch(shared, &mut buf) else {
             return;
-        }
+        };
+        process(shared, &mut buf, &mut batch);
+        deliver(shared, batch, buf);
     }
 }
 
-/// Step 1: reads the next batch, or returns `None` when the input is done.
+/// Step 1: a free buffer, waiting for one if all are in use; `None` once
+/// the message has failed.
+fn take_buffer<R, W>(shared: &Shared<'_, R, W>) -> Option<Buffer> {
+    let mut output = lock(&shared.output);
+    loop {
+        if output.error.is_some() || shared.panicked.load(Ordering::SeqCst) {
+            return None;
+        }
+        if let Some(buf) = output.free.pop() {
+            return Some(buf);
+        }
+        if output.unallocated > 0 {
+            output.unallocated -= 1;
+            return Some(Zeroizing::new(vec![0u8; BATCH_CHUNKS * SEALED_CHUNK_LEN]));
+        }
+        output = shared
+            .space
+            .wait(output)
+            .unwrap_or_else(PoisonError::into_inner);
+    }
+}
+
+/// Step 2: reads the next batch, or returns `None` when the input is done.
 fn read_batch<R: Read, W>(shared: &Shared<'_, R, W>, buf: &mut [u8]) -> Option<Batch> {
     let mut input = lock(&shared.input);
     if input.done || shared.stop.load(Ordering::SeqCst) {
@@ -239,7 +282,7 @@ fn read_batch<R: Read, W>(shared: &Shared<'_, R, W>, buf: &mut [u8]) -> Option<B
     Some(batch)
 }
 
-/// Step 2: seals or opens the batch's chunks in place. Opening stops at the
+/// Step 3: seals or opens the batch's chunks in place. Opening stops at the
 /// first chunk that fails, which becomes the batch's error.
 fn process<R, W>(shared: &Shared<'_, R, W>, buf: &mut [u8], batch: &mut Batch) {
     let count = batch.lens.len();
@@ -266,53 +309,58 @@ fn process<R, W>(shared: &Shared<'_, R, W>, buf: &mut [u8], batch: &mut Batch) {
     }
 }
 
-/// Step 3: waits for the batch's turn and writes it. Returns whether the
-/// worker should go on.
-fn write_batch<R, W: Write>(shared: &Shared<'_, R, W>, buf: &[u8], batch: Batch) -> bool {
+/// Step 4: queues the batch and writes every batch that is next in
+/// sequence; after a failure, batches are dropped unwritten.
+fn deliver<R, W: Write>(shared: &Shared<'_, R, W>, batch: Batch, buf: Buffer) {
     let mut output = lock(&shared.output);
-    while output.next_batch != batch.seq && output.error.is_none() {
-        if shared.panicked.load(Ordering::SeqCst) {
-            return false;
+    output.ready.insert(batch.seq, (batch, buf));
+    loop {
+        let next = output.next_batch;
+        let Some((batch, buf)) = output.ready.remove(&next) else {
+            break;
+        };
+        if output.error.is_none() {
+            match write_pieces(&mut output.writer, shared.direction, &buf, &batch.lens) {
+                Ok(n) => output.written += n,
+                Err(e) => output.error = Some(Error::Io(e)),
+            }
+            if output.error.is_none() {
+                output.error = batch.error;
+            }
+            if output.error.is_some() {
+                shared.stop.store(true, Ordering::SeqCst);
+            }
         }
-        output = shared
-            .turn
-            .wait(output)
-            .unwrap_or_else(PoisonError::into_inner);
+        output.next_batch += 1;
+        output.free.push(buf);
     }
-    if output.error.is_some() {
-        return false;
-    }
-    let result = write_pieces(&mut output, shared.direction, buf, &batch.lens);
-    output.error = result.err().map(Error::Io).or(batch.error);
-    output.next_batch += 1;
-    shared.turn.notify_all();
-    output.error.is_none()
+    shared.space.notify_all();
 }
 
 /// Writes a batch's sealed chunks, or its chunks' plaintexts.
+/// Returns the plaintext bytes they hold.
 fn write_pieces<W: Write>(
-    output: &mut Output<W>,
+    writer: &mut W,
     direction: Direction,
     buf: &[u8],
     lens: &[usize],
-) -> std::io::Result<()> {
+) -> std::io::Result<u64> {
     let Some(&final_len) = lens.last() else {
-        return Ok(());
+        return Ok(0);
     };
     let plaintext: usize = match direction {
         Direction::Seal => {
             // Sealed chunks lie back to back: one write.
             let bytes = (lens.len() - 1) * SEALED_CHUNK_LEN + final_len + TAG_LEN;
-            output.writer.write_all(&buf[..bytes])?;
+            writer.write_all(&buf[..bytes])?;
             lens.iter().sum()
         }
         Direction::Open => {
             for (slot, &len) in buf.chunks(SEALED_CHUNK_LEN).zip(lens) {
-                output.writer.write_all(&slot[..len - TAG_LEN])?;
+                writer.write_all(&slot[..len - TAG_LEN])?;
             }
             lens.iter().map(|len| len - TAG_LEN).sum()
         }
     };
-    output.written += plaintext as u64;
-    Ok(())
+    Ok(plaintext as u64)
 }
