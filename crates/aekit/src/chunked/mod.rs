@@ -45,6 +45,25 @@
 //! - [`encrypt_parallel`] / [`decrypt_parallel`]: the same streams, many
 //!   chunks at once on all cores, in bounded memory.
 //!
+//! ```
+//! use std::io::{Read, Seek, SeekFrom, Write};
+//! use aekit::chunked::{Aead, DecryptReader, EncryptWriter, SeekReader};
+//! # fn main() -> Result<(), aekit::chunked::Error> {
+//! let key = [7u8; 16]; // in real use: 16 random bytes
+//! let mut writer = EncryptWriter::new(Vec::new(), Aead::Aes128Gcm, &key, b"backup v1")?;
+//! writer.write_all(&[42u8; 40_000])?;
+//! let sealed = writer.finish()?; // 56 + 40 000 + 3 × 16 bytes
+//!
+//! let mut plain = Vec::new();
+//! DecryptReader::new(&sealed[..], Aead::Aes128Gcm, &key, b"backup v1")?
+//!     .read_to_end(&mut plain)?;
+//! assert_eq!(plain, [42u8; 40_000]);
+//!
+//! let mut random = SeekReader::new(std::io::Cursor::new(&sealed), Aead::Aes128Gcm, &key, b"backup v1")?;
+//! assert_eq!(random.seek(SeekFrom::End(-10))?, 39_990); // the length is authenticated first
+//! # Ok(()) }
+//! ```
+//!
 //! # Why HKDF-Expand is written out here
 //!
 //! The `hkdf` crate's `Hkdf::from_prk` refuses a pseudorandom key shorter
