@@ -27,9 +27,9 @@
 //!
 //! Rejected: per-chunk tasks on a pool (more synchronisation than work at
 //! 16 KiB); a dedicated reader thread (on two cores it takes a core away
-//! from the AES); each worker waiting for its turn to write (measured: on a
-//! loaded two-core machine the other worker idled whenever one was
-//! descheduled).
+//! from the AES); each worker waiting for its turn to write (the first
+//! version: whenever one worker was descheduled, the other idled behind
+//! it).
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -197,7 +197,7 @@ where
 }
 
 /// Wakes and stops every worker if this one panics, so none waits forever
-/// for a batch that will never be written.
+/// for a buffer held behind a batch that will never be written.
 struct StopOnPanic<'a, 'k, R, W>(&'a Shared<'k, R, W>);
 
 impl<R, W> Drop for StopOnPanic<'_, '_, R, W> {
