@@ -3,10 +3,12 @@
 //! The CPU features that matter to AES-GCM (detected at run time, as the
 //! strategies themselves detect them), then both strategy registries read
 //! as data: availability, constant-time or not, key-dependent storage, and
-//! which one `best()` picks, which is what `encrypt` and `decrypt` use.
+//! which one `best()` picks; then the fused kernels and the implementation
+//! `AesGcm::new` chooses, which is what `encrypt` and `decrypt` use.
 
 use aekit::chunked::Aead;
-use aekit::{aes, ghash};
+use aekit::gcm::Fused;
+use aekit::{AesGcm, aes, ghash};
 
 use crate::Failure;
 
@@ -98,11 +100,26 @@ pub fn run() -> Result<(), Failure> {
         }),
     );
     println!();
-    println!(
-        "Default pair: {} + {} (the fastest constant-time pair here)",
-        aes::Strategy::best().name(),
-        ghash::Strategy::best().name()
-    );
+    println!("Fused kernels (AES and GHASH in one pass; all constant-time)");
+    for f in Fused::ALL {
+        let (a, g) = f.strategies();
+        let line = format!(
+            "  {:<12} {:<10} keys of {} + {}  {}",
+            f.name(),
+            yes(f.is_available()),
+            a.name(),
+            g.name(),
+            if Some(f) == Fused::best() {
+                "default"
+            } else {
+                ""
+            }
+        );
+        println!("{}", line.trim_end());
+    }
+    println!();
+    let default = AesGcm::new(&[0; 16]).map_or_else(|e| e.to_string(), |g| g.implementation());
+    println!("Default: {default} (the fastest constant-time implementation here)");
     println!("File format: C2SP chunked encryption, 16 KiB chunks");
     for aead in Aead::ALL {
         println!(

@@ -15,6 +15,7 @@
 //! in does. Any failure makes the exit status 7.
 
 use aekit::chunked::{Aead, DecryptReader};
+use aekit::gcm::Fused;
 use aekit::{AesGcm, aes, ghash};
 use serde_json::Value;
 use sha2::{Digest, Sha512};
@@ -79,9 +80,10 @@ fn cases() -> Vec<Case> {
         .collect()
 }
 
-/// Runs one case on one pair; `Err` says what went wrong.
-fn check(case: &Case, a: aes::Strategy, g: ghash::Strategy) -> Result<(), String> {
-    let gcm = AesGcm::with(&case.key, a, g).map_err(|e| e.to_string())?;
+/// Runs one case on one implementation (`build` makes it from the key);
+/// `Err` says what went wrong.
+fn check(case: &Case, build: &dyn Fn(&[u8]) -> Result<AesGcm, aekit::Error>) -> Result<(), String> {
+    let gcm = build(&case.key).map_err(|e| e.to_string())?;
     let sealed = gcm
         .encrypt(&case.iv, &case.aad, &case.plaintext, 16)
         .map_err(|e| e.to_string())?;
@@ -122,33 +124,46 @@ pub fn run() -> Result<(), Failure> {
             "the built-in vectors are damaged",
         ));
     }
+    // Runs every case on one implementation and prints its line.
+    let passes = |name: &str, build: &dyn Fn(&[u8]) -> Result<AesGcm, aekit::Error>| {
+        let failures: Vec<String> = cases
+            .iter()
+            .filter_map(|c| {
+                check(c, build)
+                    .err()
+                    .map(|e| format!("case {}: {e}", c.number))
+            })
+            .collect();
+        if failures.is_empty() {
+            println!("PASS  {name:<22} {} spec cases", cases.len());
+        } else {
+            println!("FAIL  {name:<22} {}", failures.join("; "));
+        }
+        failures.is_empty()
+    };
     let mut failed_pairs: Vec<(aes::Strategy, ghash::Strategy)> = Vec::new();
     for a in aes::Strategy::ALL {
         for g in ghash::Strategy::ALL {
             let pair = format!("{} + {}", a.name(), g.name());
             if !a.is_available() || !g.is_available() {
                 println!("SKIP  {pair:<22} not available on this CPU");
-                continue;
-            }
-            let failures: Vec<String> = cases
-                .iter()
-                .filter_map(|c| {
-                    check(c, a, g)
-                        .err()
-                        .map(|e| format!("case {}: {e}", c.number))
-                })
-                .collect();
-            if failures.is_empty() {
-                println!("PASS  {pair:<22} {} spec cases", cases.len());
-            } else {
-                println!("FAIL  {pair:<22} {}", failures.join("; "));
+            } else if !passes(&pair, &|key| AesGcm::with(key, a, g)) {
                 failed_pairs.push((a, g));
             }
         }
     }
-    let mut failed = failed_pairs.len();
+    let mut failed_kernels: Vec<Fused> = Vec::new();
+    for f in Fused::ALL {
+        let name = format!("fused {}", f.name());
+        if !f.is_available() {
+            println!("SKIP  {name:<22} not available on this CPU");
+        } else if !passes(&name, &|key| AesGcm::fused(key, f)) {
+            failed_kernels.push(f);
+        }
+    }
+    let mut failed = failed_pairs.len() + failed_kernels.len();
     for (aead, key, ct) in CHUNKED {
-        let name = format!("{} (default pair)", aead.instantiation());
+        let name = format!("{} (default)", aead.instantiation());
         match check_chunked(aead, key, ct) {
             Ok(()) => println!("PASS  {name:<40} Wycheproof tcId 9"),
             Err(e) => {
@@ -173,8 +188,16 @@ pub fn run() -> Result<(), Failure> {
         let bad = failed_pairs.iter().any(|p| p.1 == g);
         ("ghash", g.name(), g.is_available(), bad)
     });
-    for (kind, name, available, bad) in aes_rows.into_iter().chain(ghash_rows) {
-        println!("  {kind:<5} {name:<10} {}", verdict(available, bad));
+    let fused_rows = Fused::ALL.map(|f| {
+        (
+            "fused",
+            f.name(),
+            f.is_available(),
+            failed_kernels.contains(&f),
+        )
+    });
+    for (kind, name, available, bad) in aes_rows.into_iter().chain(ghash_rows).chain(fused_rows) {
+        println!("  {kind:<5} {name:<12} {}", verdict(available, bad));
     }
     if failed == 0 {
         println!("selftest: all passed");
