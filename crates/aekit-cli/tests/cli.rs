@@ -355,7 +355,8 @@ fn existing_outputs_are_replaced_only_with_force() {
 fn info_and_selftest() {
     let (_tmp, dir) = setup();
     let info = String::from_utf8(ok(&dir, &["info"])).expect("utf-8");
-    assert!(info.contains("Default pair:"), "{info}");
+    assert!(info.contains("Default: "), "{info}");
+    assert!(info.contains("Fused kernels"), "{info}");
     assert!(
         info.contains("fixslice") && info.contains("karatsuba"),
         "{info}"
