@@ -24,15 +24,36 @@ fn main() -> Result<(), aekit::Error> {
             s.storage_bytes(),
         );
     }
-    println!(
-        "default: ({}, {})\n",
-        aes::Strategy::best().name(),
-        ghash::Strategy::best().name()
-    );
+    println!("fused kernels:");
+    for f in aekit::gcm::Fused::ALL {
+        let on = if f.is_available() {
+            "available"
+        } else {
+            "unavailable"
+        };
+        println!("  {:<12} {on}", f.name());
+    }
+    println!("default: {}\n", AesGcm::new(&[0; 16])?.implementation());
 
     let key = [0x42u8; 32];
     let (iv, aad, message) = (b"unique nonce", b"header", b"attack at dawn");
     let reference = AesGcm::new(&key)?.encrypt(iv, aad, message, 16)?;
+    for f in aekit::gcm::Fused::ALL
+        .into_iter()
+        .filter(|f| f.is_available())
+    {
+        let sealed = AesGcm::fused(&key, f)?.encrypt(iv, aad, message, 16)?;
+        println!(
+            "{:>21} tag {}  {}",
+            f.name(),
+            hex(&sealed[message.len()..]),
+            if sealed == reference {
+                "ok"
+            } else {
+                "MISMATCH"
+            }
+        );
+    }
     for a in aes::Strategy::ALL.into_iter().filter(|s| s.is_available()) {
         for g in ghash::Strategy::ALL
             .into_iter()

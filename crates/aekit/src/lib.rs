@@ -19,6 +19,7 @@
 
 pub mod aes;
 pub mod aether;
+pub mod chunked;
 pub mod ctr;
 mod error;
 pub mod esp;

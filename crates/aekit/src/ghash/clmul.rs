@@ -95,9 +95,10 @@
 
 #[cfg(target_arch = "x86_64")]
 pub use imp::Clmul;
-/// The field arithmetic, for the fused kernels that interleave it with AES.
+/// The field arithmetic, for the fused kernels that interleave it with AES
+/// and for `vclmul`, which keeps its powers in the same twisted form.
 #[cfg(target_arch = "x86_64")]
-pub(crate) use imp::{Wide, byte_reverse_mask, load, mul_wide, reduce, store, to_m128};
+pub(crate) use imp::{Wide, byte_reverse_mask, load, mul_wide, reduce, store, to_m128, twist};
 #[cfg(not(target_arch = "x86_64"))]
 pub use unsupported::Clmul;
 
@@ -179,7 +180,7 @@ mod imp {
 
     /// ψ(H) · t mod g̃ = ψ(H · x^−1): left shift, reduce the bit shifted out.
     /// Constant time: the reduction is masked.
-    fn twist(h: u128) -> u128 {
+    pub(crate) fn twist(h: u128) -> u128 {
         let carry = (h >> 127).wrapping_neg();
         (h << 1) ^ (G_LOW & carry)
     }

@@ -1,0 +1,133 @@
+//! `aekit info`: what this machine offers and what aekit makes of it.
+//!
+//! The CPU features that matter to AES-GCM (detected at run time, as the
+//! strategies themselves detect them), then both strategy registries read
+//! as data: availability, constant-time or not, key-dependent storage, and
+//! which one `best()` picks; then the fused kernels and the implementation
+//! `AesGcm::new` chooses, which is what `encrypt` and `decrypt` use.
+
+use aekit::chunked::Aead;
+use aekit::gcm::Fused;
+use aekit::{AesGcm, aes, ghash};
+
+use crate::Failure;
+
+/// The CPU features found, as (name, present) pairs.
+fn cpu_features() -> Vec<(&'static str, bool)> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        vec![
+            ("sse2", is_x86_feature_detected!("sse2")),
+            ("ssse3", is_x86_feature_detected!("ssse3")),
+            ("sse4.1", is_x86_feature_detected!("sse4.1")),
+            ("aes", is_x86_feature_detected!("aes")),
+            ("pclmulqdq", is_x86_feature_detected!("pclmulqdq")),
+            ("avx", is_x86_feature_detected!("avx")),
+            ("avx2", is_x86_feature_detected!("avx2")),
+            ("bmi2", is_x86_feature_detected!("bmi2")),
+            ("avx512f", is_x86_feature_detected!("avx512f")),
+            ("avx512vl", is_x86_feature_detected!("avx512vl")),
+            ("vaes", is_x86_feature_detected!("vaes")),
+            ("vpclmulqdq", is_x86_feature_detected!("vpclmulqdq")),
+        ]
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        vec![
+            ("neon", std::arch::is_aarch64_feature_detected!("neon")),
+            ("aes", std::arch::is_aarch64_feature_detected!("aes")),
+            ("pmull", std::arch::is_aarch64_feature_detected!("pmull")),
+        ]
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        Vec::new()
+    }
+}
+
+fn yes(b: bool) -> &'static str {
+    if b { "yes" } else { "no" }
+}
+
+/// One registry as a table: ((token, available, constant-time), storage,
+/// default) per strategy.
+fn table<const N: usize>(title: &str, rows: [((&str, bool, bool), usize, bool); N]) {
+    println!();
+    println!("{title}");
+    println!(
+        "  {:<10} {:<10} {:<14} {:>8}",
+        "strategy", "available", "constant-time", "bytes"
+    );
+    for ((name, available, constant_time), storage, default) in rows {
+        let line = format!(
+            "  {name:<10} {:<10} {:<14} {storage:>8}  {}",
+            yes(available),
+            yes(constant_time),
+            if default { "default" } else { "" }
+        );
+        println!("{}", line.trim_end());
+    }
+}
+
+pub fn run() -> Result<(), Failure> {
+    println!("aekit {}", env!("CARGO_PKG_VERSION"));
+    let features = cpu_features();
+    let found: Vec<&str> = features.iter().filter(|f| f.1).map(|f| f.0).collect();
+    let missing: Vec<&str> = features.iter().filter(|f| !f.1).map(|f| f.0).collect();
+    println!("CPU ({}):", std::env::consts::ARCH);
+    let list = |names: Vec<&str>| match names.is_empty() {
+        true => "(none)".to_owned(),
+        false => names.join(" "),
+    };
+    println!("  found:   {}", list(found));
+    println!("  missing: {}", list(missing));
+    println!(
+        "  threads: {}",
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+    table(
+        "AES strategies (bytes: key-dependent storage for an AES-256 key)",
+        aes::Strategy::ALL.map(|s| {
+            let row = (s.name(), s.is_available(), s.is_constant_time());
+            (row, s.storage_bytes(), s == aes::Strategy::best())
+        }),
+    );
+    table(
+        "GHASH strategies (bytes: key-dependent storage)",
+        ghash::Strategy::ALL.map(|s| {
+            let row = (s.name(), s.is_available(), s.is_constant_time());
+            (row, s.storage_bytes(), s == ghash::Strategy::best())
+        }),
+    );
+    println!();
+    println!("Fused kernels (AES and GHASH in one pass; all constant-time)");
+    for f in Fused::ALL {
+        let (a, g) = f.strategies();
+        let line = format!(
+            "  {:<12} {:<10} keys of {} + {}  {}",
+            f.name(),
+            yes(f.is_available()),
+            a.name(),
+            g.name(),
+            if Some(f) == Fused::best() {
+                "default"
+            } else {
+                ""
+            }
+        );
+        println!("{}", line.trim_end());
+    }
+    println!();
+    let default = AesGcm::new(&[0; 16]).map_or_else(|e| e.to_string(), |g| g.implementation());
+    println!("Default: {default} (the fastest constant-time implementation here)");
+    println!("File format: C2SP chunked encryption, 16 KiB chunks");
+    for aead in Aead::ALL {
+        println!(
+            "  {:<16} --aead {}  ({}-byte keys; chosen by the key's size)",
+            aead.instantiation(),
+            aead.name(),
+            aead.key_len()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,425 @@
+//! `aekit`: encrypt and decrypt files in the C2SP chunked-encryption format
+//! (Cobblestone-128 and -256: AES-GCM over 16 KiB chunks, keys derived with
+//! HKDF-SHA-512 and committed to), and look inside the toolkit.
+//!
+//! ```text
+//! aekit keygen -o k.key                       16 random bytes, mode 0600
+//! aekit encrypt --key k.key -o f.aekit f      all cores, streaming
+//! aekit decrypt --key k.key -o f f.aekit      nothing written unless it all verifies
+//! aekit decrypt --key k.key --range 100..200 f.aekit   only the chunks needed
+//! aekit info | aekit selftest
+//! ```
+//!
+//! Every failure is one line on stderr and an exit status of its own
+//! ([`Exit`]); the table is in `aekit --help`. Files are written to a
+//! temporary name beside the target and renamed into place only when the
+//! whole operation succeeded, so a failed or interrupted decryption leaves
+//! no plaintext behind (`output.rs`).
+#![forbid(unsafe_code)]
+
+mod info;
+mod output;
+mod selftest;
+
+use std::fs::File;
+use std::io::{self, IsTerminal, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::str::FromStr;
+
+use aekit::chunked::{self, Aead, SeekReader};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use output::Output;
+
+/// The exit statuses, one per kind of failure, as `aekit --help` lists them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Exit {
+    /// An I/O error or a refusal (missing file, output exists).
+    Failure = 1,
+    /// The key file is not 16 or 32 bytes, or not the size `--aead` takes.
+    KeySize = 3,
+    /// The key commitment does not match.
+    WrongKey = 4,
+    /// The ciphertext ends early, continues after its end, or its final
+    /// chunk does not authenticate.
+    Truncated = 5,
+    /// A chunk before the final one does not authenticate.
+    Modified = 6,
+    /// A known-answer test failed.
+    SelftestFailed = 7,
+}
+
+const EXIT_CODES: &str = "\
+Exit status:
+  0  success
+  1  I/O error or refusal (missing input, output exists without --force, ...)
+  2  usage error
+  3  wrong key size (the key file is not 16 or 32 bytes, or not the --aead's size)
+  4  wrong key or wrong context (the key commitment does not match; no chunk was decrypted)
+  5  truncated: the file ends early, has data after its end, or its final chunk was changed
+  6  modified: a chunk before the final one does not authenticate (changed or reordered)
+  7  a self-test failed";
+
+/// A failure: what to print, and the exit status.
+#[derive(Debug)]
+struct Failure {
+    exit: Exit,
+    message: String,
+}
+
+impl Failure {
+    fn new(exit: Exit, message: impl Into<String>) -> Failure {
+        Failure {
+            exit,
+            message: message.into(),
+        }
+    }
+
+    /// An I/O error about `path`, read or written as `what`.
+    fn io(what: &str, path: &Path, e: io::Error) -> Failure {
+        Failure::new(Exit::Failure, format!("{what} {}: {e}", path.display()))
+    }
+}
+
+impl From<chunked::Error> for Failure {
+    fn from(e: chunked::Error) -> Failure {
+        use chunked::Error as E;
+        let exit = match &e {
+            E::KeyLength { .. } | E::NonceLength(_) => Exit::KeySize,
+            E::Commitment => Exit::WrongKey,
+            E::Truncated | E::Authentication { last: true, .. } => Exit::Truncated,
+            E::Authentication { last: false, .. } => Exit::Modified,
+            _ => Exit::Failure,
+        };
+        Failure::new(exit, e.to_string())
+    }
+}
+
+#[derive(Parser)]
+#[command(
+    name = "aekit",
+    version,
+    about = "Fast, verifiable authenticated encryption: files in the C2SP chunked format \
+             (Cobblestone, AES-GCM), and the strategies behind it",
+    after_help = EXIT_CODES
+)]
+struct Cli {
+    /// No progress bar, no notes.
+    #[arg(short, long, global = true)]
+    quiet: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Write a new random key (16 bytes, or 32 with --aead aes-256-gcm), mode 0600.
+    Keygen {
+        /// The key file to create (never overwritten); stdout if omitted.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// The AEAD the key is for, which sets its size.
+        #[arg(long, value_enum, default_value_t = AeadArg::Aes128Gcm)]
+        aead: AeadArg,
+    },
+    /// Encrypt a file (or stdin) in the C2SP chunked format.
+    Encrypt(CryptArgs),
+    /// Decrypt a file (or stdin); nothing is written unless it all verifies.
+    Decrypt {
+        #[command(flatten)]
+        args: CryptArgs,
+        /// Decrypt only the plaintext bytes START..END (either may be
+        /// omitted), reading only the chunks that hold them; needs a file.
+        #[arg(long, value_name = "START..END")]
+        range: Option<ByteRange>,
+    },
+    /// Show the CPU features found, the strategies and the defaults.
+    Info,
+    /// Run the built-in known-answer tests on every available strategy.
+    Selftest,
+}
+
+#[derive(Args)]
+struct CryptArgs {
+    /// The key file (16 or 32 bytes, as made by `aekit keygen`).
+    #[arg(long, value_name = "FILE")]
+    key: PathBuf,
+    /// The AEAD; by default the one the key's size implies.
+    #[arg(long, value_enum)]
+    aead: Option<AeadArg>,
+    /// Context bound into the key derivation; decryption needs the same one.
+    #[arg(long, default_value = "")]
+    context: String,
+    /// Output file, written only on success; stdout if omitted or `-`.
+    #[arg(short, long, value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// Replace the output file if it exists.
+    #[arg(long)]
+    force: bool,
+    /// Worker threads (default: every core).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
+    /// Input file; stdin if omitted or `-`.
+    #[arg(value_name = "IN")]
+    input: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum AeadArg {
+    /// Cobblestone-128 (16-byte keys).
+    #[value(name = "aes-128-gcm")]
+    Aes128Gcm,
+    /// Cobblestone-256 (32-byte keys).
+    #[value(name = "aes-256-gcm")]
+    Aes256Gcm,
+}
+
+impl AeadArg {
+    fn aead(self) -> Aead {
+        match self {
+            AeadArg::Aes128Gcm => Aead::Aes128Gcm,
+            AeadArg::Aes256Gcm => Aead::Aes256Gcm,
+        }
+    }
+}
+
+/// `START..END` in plaintext bytes; either end may be left out.
+#[derive(Clone, Copy, Debug)]
+struct ByteRange {
+    start: u64,
+    end: Option<u64>,
+}
+
+impl FromStr for ByteRange {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<ByteRange, String> {
+        let (start, end) = s
+            .split_once("..")
+            .ok_or_else(|| format!("{s:?} is not START..END"))?;
+        let number = |t: &str| {
+            t.parse::<u64>()
+                .map_err(|_| format!("{t:?} is not a byte offset"))
+        };
+        let start = if start.is_empty() { 0 } else { number(start)? };
+        let end = if end.is_empty() {
+            None
+        } else {
+            Some(number(end)?)
+        };
+        if end.is_some_and(|end| end < start) {
+            return Err(format!("{s:?} ends before it starts"));
+        }
+        Ok(ByteRange { start, end })
+    }
+}
+
+fn main() -> ExitCode {
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("aekit: internal error (please report): {info}");
+    }));
+    let cli = Cli::parse();
+    output::remove_pending_files_on_signal();
+    let result = match cli.command {
+        Command::Keygen { output, aead } => keygen(output.as_deref(), aead.aead()),
+        Command::Encrypt(args) => encrypt(&args, cli.quiet),
+        Command::Decrypt { args, range } => match range {
+            Some(range) => decrypt_range(&args, range),
+            None => decrypt(&args, cli.quiet),
+        },
+        Command::Info => info::run(),
+        Command::Selftest => selftest::run(),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            eprintln!("aekit: {}", failure.message);
+            ExitCode::from(failure.exit as u8)
+        }
+    }
+}
+
+fn keygen(path: Option<&Path>, aead: Aead) -> Result<(), Failure> {
+    let mut key = vec![0u8; aead.key_len()];
+    getrandom::fill(&mut key)
+        .map_err(|e| Failure::new(Exit::Failure, format!("random number generator: {e}")))?;
+    match path.filter(|p| !is_dash(p)) {
+        Some(path) => output::write_new_private_file(path, &key),
+        None if io::stdout().is_terminal() => Err(Failure::new(
+            Exit::Failure,
+            "refusing to print a binary key to a terminal; use -o FILE",
+        )),
+        None => io::stdout()
+            .write_all(&key)
+            .map_err(|e| Failure::io("writing", Path::new("standard output"), e)),
+    }
+}
+
+fn is_dash(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Reads the key file and settles the AEAD: `--aead` if given (the key must
+/// fit it), else the one the key's size implies.
+fn read_key(args: &CryptArgs) -> Result<(Vec<u8>, Aead), Failure> {
+    let mut key = Vec::new();
+    File::open(&args.key)
+        .and_then(|f| f.take(1024).read_to_end(&mut key))
+        .map_err(|e| Failure::io("reading key", &args.key, e))?;
+    let aead = match args.aead {
+        Some(arg) => arg.aead(),
+        None => Aead::for_key_len(key.len()).ok_or_else(|| {
+            Failure::new(
+                Exit::KeySize,
+                format!(
+                    "wrong key size: {} holds {} bytes; a key is 16 bytes (aes-128-gcm) \
+                     or 32 bytes (aes-256-gcm)",
+                    args.key.display(),
+                    key.len()
+                ),
+            )
+        })?,
+    };
+    if key.len() != aead.key_len() {
+        return Err(chunked::Error::KeyLength {
+            aead,
+            len: key.len(),
+        }
+        .into());
+    }
+    Ok((key, aead))
+}
+
+/// The input: a file (with its size, for the progress bar) or stdin.
+fn open_input(path: Option<&Path>) -> Result<(Box<dyn Read + Send>, Option<u64>), Failure> {
+    match path.filter(|p| !is_dash(p)) {
+        None => Ok((Box::new(io::stdin()), None)),
+        Some(path) => {
+            let file = File::open(path).map_err(|e| Failure::io("reading", path, e))?;
+            let size = file
+                .metadata()
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.len());
+            let path = path.to_path_buf();
+            Ok((Box::new(NamedReader { file, path }), size))
+        }
+    }
+}
+
+/// A file whose read errors name it.
+struct NamedReader {
+    file: File,
+    path: PathBuf,
+}
+
+impl Read for NamedReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.file
+            .read(buf)
+            .map_err(|e| io::Error::new(e.kind(), format!("reading {}: {e}", self.path.display())))
+    }
+}
+
+/// Inputs above this size get a progress bar (when stderr is a terminal).
+const PROGRESS_THRESHOLD: u64 = 4 << 20;
+
+/// Wraps `input` in a progress bar on stderr, if it is worth one.
+fn with_progress(
+    input: Box<dyn Read + Send>,
+    size: Option<u64>,
+    quiet: bool,
+) -> (Box<dyn Read + Send>, Option<ProgressBar>) {
+    match size {
+        Some(size) if !quiet && size > PROGRESS_THRESHOLD && io::stderr().is_terminal() => {
+            let bar = ProgressBar::new(size).with_style(
+                ProgressStyle::with_template(
+                    "{bar:40} {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} eta {eta}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            (Box::new(bar.wrap_read(input)), Some(bar))
+        }
+        _ => (input, None),
+    }
+}
+
+fn threads(args: &CryptArgs) -> usize {
+    args.threads
+        .map(usize::from)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+fn encrypt(args: &CryptArgs, quiet: bool) -> Result<(), Failure> {
+    let (key, aead) = read_key(args)?;
+    let (input, size) = open_input(args.input.as_deref())?;
+    let mut out = Output::open(args.output.as_deref(), args.force, false)?;
+    if out.is_terminal() {
+        return Err(Failure::new(
+            Exit::Failure,
+            "refusing to write ciphertext to a terminal; use -o FILE or redirect",
+        ));
+    }
+    let salt = chunked::random_salt()?;
+    let (message_key, header) = chunked::seal_header(aead, &key, args.context.as_bytes(), &salt)?;
+    let (input, bar) = with_progress(input, size, quiet);
+    out.write_all(&header).map_err(chunked::Error::Io)?;
+    let result = chunked::encrypt_parallel(&message_key, input, &mut out, threads(args));
+    finish(out, bar, result)
+}
+
+fn decrypt(args: &CryptArgs, quiet: bool) -> Result<(), Failure> {
+    let (key, aead) = read_key(args)?;
+    let (mut input, size) = open_input(args.input.as_deref())?;
+    // The header is checked before an output file is even created.
+    let message_key = chunked::read_header(&mut input, aead, &key, args.context.as_bytes())?;
+    let out = Output::open(args.output.as_deref(), args.force, true)?;
+    let (input, bar) = with_progress(input, size, quiet);
+    let mut out = out;
+    let result = chunked::decrypt_parallel(&message_key, input, &mut out, threads(args));
+    finish(out, bar, result)
+}
+
+/// Commits the output on success, discards it on failure.
+fn finish(
+    out: Output,
+    bar: Option<ProgressBar>,
+    result: Result<u64, chunked::Error>,
+) -> Result<(), Failure> {
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    match result {
+        Ok(_) => out.commit(),
+        Err(e) => {
+            out.discard();
+            Err(e.into())
+        }
+    }
+}
+
+fn decrypt_range(args: &CryptArgs, range: ByteRange) -> Result<(), Failure> {
+    let (key, aead) = read_key(args)?;
+    let path = args
+        .input
+        .as_deref()
+        .filter(|p| !is_dash(p))
+        .ok_or_else(|| {
+            Failure::new(
+                Exit::Failure,
+                "--range needs a seekable input file, not stdin",
+            )
+        })?;
+    let file = File::open(path).map_err(|e| Failure::io("reading", path, e))?;
+    let mut reader = SeekReader::new(file, aead, &key, args.context.as_bytes())?;
+    let mut out = Output::open(args.output.as_deref(), args.force, true)?;
+    let result = (|| -> Result<(), chunked::Error> {
+        reader.seek(SeekFrom::Start(range.start))?;
+        let limit = range.end.map_or(u64::MAX, |end| end - range.start);
+        io::copy(&mut (&mut reader).take(limit), &mut out)?;
+        Ok(())
+    })();
+    finish(out, None, result.map(|()| 0))
+}
