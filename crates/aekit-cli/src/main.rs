@@ -8,6 +8,7 @@
 //! aekit decrypt --key k.key -o f f.aekit      nothing written unless it all verifies
 //! aekit decrypt --key k.key --range 100..200 f.aekit   only the chunks needed
 //! aekit info | aekit selftest
+//! aekit bench --suite seeds [--quick] [--json out.json] [--plot dir]
 //! ```
 //!
 //! Every failure is one line on stderr and an exit status of its own
@@ -17,6 +18,7 @@
 //! no plaintext behind (`output.rs`).
 #![forbid(unsafe_code)]
 
+mod bench;
 mod info;
 mod output;
 mod selftest;
@@ -32,6 +34,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use output::Output;
+
+/// Counts heap bytes, for `aekit bench` (the blog table's heap column).
+#[global_allocator]
+static ALLOCATOR: aekit_harness::CountingAlloc = aekit_harness::CountingAlloc;
 
 /// The exit statuses, one per kind of failure, as `aekit --help` lists them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,6 +145,8 @@ enum Command {
     Info,
     /// Run the built-in known-answer tests on every available strategy.
     Selftest,
+    /// Re-measure the seed papers' tables on this machine (markdown, JSON, plots).
+    Bench(bench::Args),
 }
 
 #[derive(Args)]
@@ -231,6 +239,7 @@ fn main() -> ExitCode {
         },
         Command::Info => info::run(),
         Command::Selftest => selftest::run(),
+        Command::Bench(args) => bench::run(&args).map_err(|e| Failure::new(Exit::Failure, e)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

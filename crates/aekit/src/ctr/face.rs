@@ -180,10 +180,13 @@ pub fn ctr32(
     let start = *counter;
     let op = Apply { counter, data };
     match cipher {
-        Cipher::Table(a) => Ok(a.with_face(variant, &start, op)),
-        Cipher::Fixslice(a) => Ok(a.with_face(variant, &start, op)),
-        Cipher::Ni(_) | Cipher::Vaes(_) => Err(Error::Unsupported("FACE on this AES strategy")),
+        Cipher::Table(a) => a.with_face(variant, &start, op),
+        Cipher::Fixslice(a) => a.with_face(variant, &start, op),
+        Cipher::Ni(_) | Cipher::Vaes(_) => {
+            return Err(Error::Unsupported("FACE on this AES strategy"));
+        }
     }
+    Ok(())
 }
 
 /// One call of [`Face::apply`], as a [`FaceOp`].

@@ -1,0 +1,187 @@
+//! `aekit bench --suite seeds`: the seeds' measurements re-made on this
+//! machine, each table printed beside the seed's own figures.
+//!
+//! 1. GCM spec Table 1 (`ghash.rs`): every GHASH strategy's key-dependent
+//!    storage, cycles per byte over 8 KiB, and table construction per key.
+//! 2. The table blog's 10 MiB table (`blog.rs`): AES-GCM encrypt+decrypt
+//!    with the 0-, 1-, 4- and 8-bit tables — seconds, TSC cycles, heap bytes.
+//! 3. The Cortex-M4 tables (`m4.rs`): GCTR with FACE, GHASH table4 against
+//!    karatsuba, and full GCM, at 1, 4, 20 and 40 KiB for AES-128 and -256.
+//! 4. GCM spec Table 3 (`modes.rs`): cycles per byte of GCM at each storage
+//!    size beside CCM, EAX, OCB3 and CBC-HMAC-SHA1.
+//!
+//! Timing is the shared harness's (`aekit-harness`): cases interleaved,
+//! best batch of N, cycles read from the time-stamp counter — a
+//! constant-rate clock, not the core's, so the tables say *TSC cycles*.
+//! `--quick` takes fewer rounds (and the blog's table once); the tables
+//! and their rows are the same. Output: markdown on stdout, `--json FILE`
+//! for machines, `--plot DIR` for PNG plots of throughput against size.
+
+mod blog;
+mod ghash;
+mod m4;
+mod modes;
+mod plot;
+mod seeds;
+
+use std::path::PathBuf;
+
+use aekit_harness as harness;
+use serde_json::{Value, json};
+
+/// The options of `aekit bench`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The suite to run: `seeds`, the seed papers' tables re-measured.
+    #[arg(long, value_name = "NAME", default_value = "seeds")]
+    pub suite: String,
+    /// Fewer rounds per measurement: the whole suite in under a minute.
+    #[arg(long)]
+    pub quick: bool,
+    /// Also write every row as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Also draw PNG plots of throughput against message size into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<PathBuf>,
+}
+
+/// How hard to measure.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Effort {
+    /// Interleaved rounds per case (best kept).
+    pub(crate) rounds: usize,
+    /// Whole runs of the 10 MiB blog table (best kept).
+    pub(crate) blog_runs: usize,
+}
+
+/// One table's results: markdown for people, JSON rows for machines, and
+/// the series to plot (name, [(bytes, GB/s)]).
+pub(crate) struct Report {
+    pub(crate) key: &'static str,
+    pub(crate) markdown: String,
+    pub(crate) rows: Vec<Value>,
+    pub(crate) series: Vec<(String, Vec<(f64, f64)>)>,
+}
+
+/// Runs `aekit bench`; an error is one line for stderr.
+pub fn run(args: &Args) -> Result<(), String> {
+    if args.suite != "seeds" {
+        return Err(format!(
+            "unknown suite {:?} (there is one: seeds)",
+            args.suite
+        ));
+    }
+    let effort = if args.quick {
+        Effort {
+            rounds: 3,
+            blog_runs: 1,
+        }
+    } else {
+        Effort {
+            rounds: 9,
+            blog_runs: 3,
+        }
+    };
+    let cpu = harness::cpu_model();
+    let ghz = harness::tsc_ghz(std::time::Duration::from_millis(100));
+    println!(
+        "# aekit bench --suite seeds{}\n",
+        if args.quick { " --quick" } else { "" }
+    );
+    println!("CPU: {cpu}; time-stamp counter {ghz:.2} GHz. Cycles are TSC cycles.\n");
+
+    let mut reports = Vec::new();
+    for table in [ghash::run, blog::run, m4::run, modes::run] {
+        for report in table(effort) {
+            println!("{}", report.markdown);
+            reports.push(report);
+        }
+    }
+
+    if let Some(path) = &args.json {
+        let mut tables = serde_json::Map::new();
+        for r in &reports {
+            tables.insert(r.key.to_string(), Value::Array(r.rows.clone()));
+        }
+        let doc = json!({
+            "suite": "seeds",
+            "quick": args.quick,
+            "cpu": cpu,
+            "tsc_ghz": ghz,
+            "tables": tables,
+        });
+        let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
+        std::fs::write(path, text).map_err(|e| format!("write {}: {e}", path.display()))?;
+    }
+    if let Some(dir) = &args.plot {
+        std::fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
+        for r in reports.iter().filter(|r| !r.series.is_empty()) {
+            let path = dir.join(format!("{}.png", r.key.replace('_', "-")));
+            plot::throughput(&path, &plot_title(r.key, &cpu), &r.series)?;
+            eprintln!("wrote {}", path.display());
+        }
+    }
+    Ok(())
+}
+
+/// A plot's title.
+fn plot_title(key: &str, cpu: &str) -> String {
+    let what = match key {
+        "m4_gctr" => "GCTR (AES-128): plain counter mode and FACE",
+        "m4_gcm" => "AES-128-GCM, fixslice AES: FACE with table4 and karatsuba GHASH",
+        "spec_table3" => "AES-128 modes (GCM spec Table 3)",
+        other => other,
+    };
+    format!("{what} — {cpu}")
+}
+
+/// `(basic − x) / basic` in percent, the seeds' "% change" (positive: fewer
+/// cycles than the basic row).
+pub(crate) fn change(basic: f64, x: f64) -> f64 {
+    100.0 * (basic - x) / basic
+}
+
+/// A cycle count with thousands separators, as the seeds print them.
+pub(crate) fn cycles(x: f64) -> String {
+    let n = x.round() as u64;
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A signed percentage as the seeds print it: `+8.00%`, `-1.03%`.
+pub(crate) fn pct(x: f64) -> String {
+    format!("{x:+.2}%")
+}
+
+/// Measures each case at each size, interleaved; `results[size][case]`.
+pub(crate) fn measure_all(
+    cases: &mut [harness::Case<'_>],
+    sizes: &[usize],
+    effort: Effort,
+) -> Vec<Vec<Option<harness::Sample>>> {
+    sizes
+        .iter()
+        .map(|&size| harness::measure(cases, size, effort.rounds))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_as_the_seeds_do() {
+        assert_eq!(cycles(4_691_312.4), "4,691,312");
+        assert_eq!(cycles(999.0), "999");
+        assert_eq!(pct(change(117_456.0, 118_666.0)), "-1.03%");
+        assert_eq!(pct(change(4_691_312.0, 3_781_252.0)), "+19.40%");
+    }
+}
