@@ -300,7 +300,10 @@ impl AesGcm {
         tag_len: usize,
     ) -> Result<Vec<u8>, Error> {
         check_tag_len(tag_len)?;
-        let mut out = plaintext.to_vec();
+        // Room for the tag from the start: appending it to a full vector
+        // would reallocate it at twice the size.
+        let mut out = Vec::with_capacity(plaintext.len() + tag_len);
+        out.extend_from_slice(plaintext);
         let tag = self.encrypt_in_place_detached(iv, aad, &mut out, tag_len)?;
         out.extend_from_slice(tag.as_bytes());
         Ok(out)
