@@ -129,6 +129,16 @@ fn json_rows(
     }
 }
 
+/// A plot line: (bytes, GB/s) at each size measured.
+fn curve(name: String, samples: &[Option<harness::Sample>]) -> (String, Vec<(f64, f64)>) {
+    let points = sizes()
+        .iter()
+        .zip(samples)
+        .filter_map(|(&n, s)| s.map(|s| (n as f64, s.gb_per_s())))
+        .collect();
+    (name, points)
+}
+
 /// Transposes `results[size][case]` to `[case][size]`.
 fn by_case(results: Vec<Vec<Option<harness::Sample>>>) -> Vec<Vec<Option<harness::Sample>>> {
     let cases = results.first().map_or(0, Vec::len);
@@ -196,14 +206,7 @@ fn gctr(effort: Effort) -> Report {
                     seed.as_ref(),
                 );
                 if bits == 128 {
-                    series.push((
-                        format!("{} {}", a.name(), row_name(row)),
-                        sizes()
-                            .iter()
-                            .zip(these)
-                            .filter_map(|(&n, s)| s.map(|s| (n as f64, s.gb_per_s())))
-                            .collect(),
-                    ));
+                    series.push(curve(format!("{} {}", a.name(), row_name(row)), these));
                 }
                 cells.push(cell);
                 seeds.push(seed);
@@ -346,14 +349,7 @@ fn gcm(effort: Effort) -> Report {
                     seed.as_ref(),
                 );
                 if bits == 128 && a == Aes::Fixslice {
-                    series.push((
-                        format!("{} {}", g.name(), row_name(row)),
-                        sizes()
-                            .iter()
-                            .zip(these)
-                            .filter_map(|(&n, s)| s.map(|s| (n as f64, s.gb_per_s())))
-                            .collect(),
-                    ));
+                    series.push(curve(format!("{} {}", g.name(), row_name(row)), these));
                 }
                 cells.push(cell);
                 seeds.push(seed);

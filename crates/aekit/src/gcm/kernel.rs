@@ -40,14 +40,28 @@ pub(crate) trait Kernel {
         direction: Direction,
     ) {
         debug_assert_eq!(data.len() % 16, 0);
-        for pass in data.chunks_mut(PASS) {
-            if direction == Direction::Decrypt {
-                self.ghash().update_blocks(y, pass);
-            }
+        two_pass(self.ghash(), y, data, direction, |pass| {
             self.aes().ctr32(counter, pass);
-            if direction == Direction::Encrypt {
-                self.ghash().update_blocks(y, pass);
-            }
+        });
+    }
+}
+
+/// The two-pass loop: counter mode (`ctr`) and GHASH over each [`PASS`]
+/// bytes in turn, GHASH reading the ciphertext.
+fn two_pass<G: GhashKey>(
+    ghash: &G,
+    y: &mut Block,
+    data: &mut [u8],
+    direction: Direction,
+    mut ctr: impl FnMut(&mut [u8]),
+) {
+    for pass in data.chunks_mut(PASS) {
+        if direction == Direction::Decrypt {
+            ghash.update_blocks(y, pass);
+        }
+        ctr(pass);
+        if direction == Direction::Encrypt {
+            ghash.update_blocks(y, pass);
         }
     }
 }
@@ -123,15 +137,10 @@ struct FacePasses<'a, G> {
 impl<G: GhashKey> FaceOp for FacePasses<'_, G> {
     type Output = ();
     fn run<E: Engine>(self, face: &mut Face<'_, E>) {
-        for pass in self.data.chunks_mut(PASS) {
-            if self.direction == Direction::Decrypt {
-                self.ghash.update_blocks(self.y, pass);
-            }
-            face.apply(self.counter, pass);
-            if self.direction == Direction::Encrypt {
-                self.ghash.update_blocks(self.y, pass);
-            }
-        }
+        let counter = self.counter;
+        two_pass(self.ghash, self.y, self.data, self.direction, |pass| {
+            face.apply(counter, pass);
+        });
     }
 }
 

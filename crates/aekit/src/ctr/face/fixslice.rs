@@ -163,6 +163,36 @@ impl Parallel {
     }
 }
 
+/// The parallel state of the sixteen counters around the current one,
+/// made when the group moves into a new sixteen (`rd1`, `rd2`).
+#[derive(Zeroize)]
+struct OnTheFly {
+    parallel: Parallel,
+    q: State,
+    q_base: Option<u8>,
+}
+
+impl OnTheFly {
+    fn new(aes: &Fixslice, counter: &Block) -> Self {
+        OnTheFly {
+            parallel: Parallel::new(aes, counter),
+            q: [0; 8],
+            q_base: None,
+        }
+    }
+
+    /// The varying diagonal of the group at `low`, moved to diagonal 0.
+    #[inline(always)]
+    fn varying(&mut self, low: u8) -> State {
+        let base = low & 0xf0;
+        if self.q_base != Some(base) {
+            self.q = self.parallel.state(base);
+            self.q_base = Some(base);
+        }
+        diagonal(&self.q, (low >> 2) & 3)
+    }
+}
+
 /// Runs the rest of the cipher on a state that has been through round 2's
 /// `MC_2`, and unpacks the keystream.
 #[inline(always)]
@@ -212,10 +242,8 @@ impl Engine for Rd0 {
 /// sixteen counters at a time, on the fly (the seed's table-free `rd1`).
 #[derive(Zeroize)]
 pub(crate) struct Rd1 {
-    parallel: Parallel,
+    on_the_fly: OnTheFly,
     c1: State,
-    q: State,
-    q_base: Option<u8>,
 }
 
 impl Engine for Rd1 {
@@ -224,10 +252,8 @@ impl Engine for Rd1 {
 
     fn new(aes: &Fixslice, counter: &Block) -> Self {
         Rd1 {
-            parallel: Parallel::new(aes, counter),
+            on_the_fly: OnTheFly::new(aes, counter),
             c1: [0; 8],
-            q: [0; 8],
-            q_base: None,
         }
     }
 
@@ -237,12 +263,7 @@ impl Engine for Rd1 {
 
     #[inline(always)]
     fn keystream(&mut self, aes: &Fixslice, low: u8, out: &mut [Block]) {
-        let base = low & 0xf0;
-        if self.q_base != Some(base) {
-            self.q = self.parallel.state(base);
-            self.q_base = Some(base);
-        }
-        let varying = diagonal(&self.q, (low >> 2) & 3);
+        let varying = self.on_the_fly.varying(low);
         let mut s: State = core::array::from_fn(|b| self.c1[b] | varying[b]);
         mix_columns::<2>(&mut s);
         finish_from_round_2(aes, s, out);
@@ -284,10 +305,8 @@ impl Engine for Rd1Plus {
 /// in `rd1`, through `MC_2` on its own.
 #[derive(Zeroize)]
 pub(crate) struct Rd2 {
-    parallel: Parallel,
+    on_the_fly: OnTheFly,
     c2: State,
-    q: State,
-    q_base: Option<u8>,
 }
 
 impl Engine for Rd2 {
@@ -296,10 +315,8 @@ impl Engine for Rd2 {
 
     fn new(aes: &Fixslice, counter: &Block) -> Self {
         Rd2 {
-            parallel: Parallel::new(aes, counter),
+            on_the_fly: OnTheFly::new(aes, counter),
             c2: [0; 8],
-            q: [0; 8],
-            q_base: None,
         }
     }
 
@@ -310,12 +327,7 @@ impl Engine for Rd2 {
 
     #[inline(always)]
     fn keystream(&mut self, aes: &Fixslice, low: u8, out: &mut [Block]) {
-        let base = low & 0xf0;
-        if self.q_base != Some(base) {
-            self.q = self.parallel.state(base);
-            self.q_base = Some(base);
-        }
-        let mut varying = diagonal(&self.q, (low >> 2) & 3);
+        let mut varying = self.on_the_fly.varying(low);
         mix_columns::<2>(&mut varying);
         let s: State = core::array::from_fn(|b| self.c2[b] ^ varying[b]);
         finish_from_round_2(aes, s, out);
