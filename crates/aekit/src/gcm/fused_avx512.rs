@@ -105,9 +105,12 @@ pub(crate) use unsupported::FusedAvx512;
 #[cfg(target_arch = "x86_64")]
 mod imp {
     use core::arch::x86_64::{
-        __m128i, __m512i, _MM_PERM_BADC, _mm512_aesenc_epi128, _mm512_aesenclast_epi128,
-        _mm512_clmulepi64_epi128, _mm512_loadu_si512, _mm512_mask_storeu_epi64,
-        _mm512_maskz_loadu_epi64, _mm512_maskz_mov_epi64, _mm512_shuffle_epi8,
+        __m128i, __m512i, _MM_PERM_BADC, _mm_set_epi64x, _mm_setzero_si128, _mm_shuffle_epi8,
+        _mm_storeu_si128, _mm_xor_si128, _mm512_aesenc_epi128, _mm512_aesenclast_epi128,
+        _mm512_broadcast_i32x4, _mm512_castsi512_si128, _mm512_clmulepi64_epi128,
+        _mm512_loadu_si512, _mm512_mask_storeu_epi8, _mm512_mask_storeu_epi64,
+        _mm512_maskz_loadu_epi8, _mm512_maskz_loadu_epi64, _mm512_maskz_mov_epi8,
+        _mm512_maskz_mov_epi64, _mm512_set_epi32, _mm512_setzero_si512, _mm512_shuffle_epi8,
         _mm512_shuffle_epi32, _mm512_storeu_si512, _mm512_ternarylogic_epi32, _mm512_xor_si512,
         _mm512_zextsi128_si512,
     };
@@ -168,6 +171,31 @@ mod imp {
                     (_, true) => crypt::<15, true>(rk, h, counter, y, data),
                     (_, false) => crypt::<15, false>(rk, h, counter, y, data),
                 }
+            }
+        }
+
+        fn crypt_short(
+            &self,
+            iv: &[u8; 12],
+            aad: &[u8],
+            data: &mut [u8],
+            direction: Direction,
+        ) -> Option<Block> {
+            let hashed = aad.len().div_ceil(16) + data.len().div_ceil(16) + 1;
+            if hashed > SHORT_HASHED {
+                return None;
+            }
+            let (rk, h) = (self.aes.round_keys(), self.ghash.powers());
+            let enc = direction == Direction::Encrypt;
+            // SAFETY: `self.aes` exists, so VAES and AVX-512F/BW/VL were
+            // detected; `self.ghash` exists, so VPCLMULQDQ was. `hashed` is
+            // at most 16, as `short` requires.
+            unsafe {
+                Some(match self.aes.rounds() {
+                    10 => short_dispatch::<11>(rk, h, iv, aad, data, enc),
+                    12 => short_dispatch::<13>(rk, h, iv, aad, data, enc),
+                    _ => short_dispatch::<15>(rk, h, iv, aad, data, enc),
+                })
             }
         }
     }
@@ -245,6 +273,195 @@ mod imp {
         let used = (data.len() / 16) as u32; // modulo 2^32, as incr32
         let low = u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]);
         counter[12..].copy_from_slice(&low.wrapping_add(used).to_be_bytes());
+    }
+
+    /// Most blocks the short path hashes (the AAD's, the message's and the
+    /// lengths block): one stored power of H each, one reduction.
+    const SHORT_HASHED: usize = 16;
+
+    /// [`short`] with the number of counter registers chosen.
+    ///
+    /// # Safety
+    /// As [`short`].
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
+    unsafe fn short_dispatch<const N: usize>(
+        rk: &RoundKeys,
+        powers: &Powers,
+        iv: &[u8; 12],
+        aad: &[u8],
+        data: &mut [u8],
+        encrypt: bool,
+    ) -> Block {
+        // Y_0 … Y_c, four per register.
+        let registers = (data.len().div_ceil(16) + 1).div_ceil(4);
+        // SAFETY: passed on from the caller.
+        unsafe {
+            match (registers, encrypt) {
+                (1, true) => short::<N, true, 1>(rk, powers, iv, aad, data),
+                (1, false) => short::<N, false, 1>(rk, powers, iv, aad, data),
+                (2, true) => short::<N, true, 2>(rk, powers, iv, aad, data),
+                (2, false) => short::<N, false, 2>(rk, powers, iv, aad, data),
+                (3, true) => short::<N, true, 3>(rk, powers, iv, aad, data),
+                (3, false) => short::<N, false, 3>(rk, powers, iv, aad, data),
+                (_, true) => short::<N, true, 4>(rk, powers, iv, aad, data),
+                (_, false) => short::<N, false, 4>(rk, powers, iv, aad, data),
+            }
+        }
+    }
+
+    /// A whole message with a 96-bit IV, no [`State`](super::super::state):
+    /// Y_0 … Y_c go through AES together in `V` registers (so E(K, Y_0)
+    /// costs no latency of its own), and the AAD's a blocks, the message's
+    /// c blocks and the lengths block are each multiplied by their power
+    /// of H (H^(a+c+1) for the first, …, H for the lengths block), summed
+    /// unreduced and reduced once. Returns the full tag.
+    ///
+    /// Block i of the message is keystream lane i + 1, so the message is
+    /// read and written at an offset of −16 bytes with a byte mask that
+    /// leaves out lane 0 of the first register (and everything past the
+    /// end): the masked-off bytes are not accessed. Lane 0 of the first
+    /// register then comes out of AES as E(K, Y_0).
+    ///
+    /// # Safety
+    /// The CPU must support VAES, VPCLMULQDQ and AVX-512F/BW/VL; the hashed
+    /// blocks, ⌈aad/16⌉ + ⌈len/16⌉ + 1, must be at most 16, and
+    /// ⌈(⌈len/16⌉ + 1)/4⌉ = `V`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
+    unsafe fn short<const N: usize, const ENCRYPT: bool, const V: usize>(
+        rk: &RoundKeys,
+        powers: &Powers,
+        iv: &[u8; 12],
+        aad: &[u8],
+        data: &mut [u8],
+    ) -> Block {
+        let (n, c) = (data.len(), data.len().div_ceil(16));
+        let a = aad.len().div_ceil(16);
+        let m = a + c + 1;
+        debug_assert!(m <= SHORT_HASHED && (c + 1).div_ceil(4) == V);
+        let k = broadcast_keys::<N>(rk);
+        let bswap = bswap_mask();
+
+        // Y_j = IV ‖ (j + 1) as a 32-bit big-endian count; j + 1 ≤ 17, so
+        // only the last byte differs: lane l of register r gets 4r + l + 1
+        // in byte 15 (the top byte of dword 3), no carries, no shuffles.
+        let word = |b: &[u8]| i64::from_le_bytes(b.try_into().unwrap_or_default());
+        let iv_lo = word(&iv[..8]);
+        let iv_hi = i64::from(u32::from_le_bytes(iv[8..].try_into().unwrap_or_default()));
+        let base = _mm512_broadcast_i32x4(_mm_set_epi64x(iv_hi, iv_lo));
+        let mut s = [base; V];
+        for (r, x) in s.iter_mut().enumerate() {
+            let j = 4 * r as i32 + 1;
+            let count = _mm512_set_epi32(
+                (j + 3) << 24,
+                0,
+                0,
+                0,
+                (j + 2) << 24,
+                0,
+                0,
+                0,
+                (j + 1) << 24,
+                0,
+                0,
+                0,
+                j << 24,
+                0,
+                0,
+                0,
+            );
+            *x = _mm512_ternarylogic_epi32(*x, count, k[0], 0x96); // ⊕ round key 0
+        }
+
+        // The message, lane i + 1 ↔ block i: register r covers bytes
+        // 64r − 16 … 64r + 48 of `data`.
+        let mut x = [_mm512_setzero_si512(); V];
+        let mut masks = [0u64; V];
+        let p = data.as_mut_ptr().wrapping_sub(16);
+        for (r, (x, mask)) in x.iter_mut().zip(masks.iter_mut()).enumerate() {
+            let lo = if r == 0 { 16 } else { 0 };
+            let hi = (16 + n - 64 * r).min(64); // ≥ 1: 4r ≤ c
+            *mask = byte_range(lo, hi);
+            // SAFETY: the mask selects bytes of `data` only (offsets 16..
+            // in the first register, up to the end in the last);
+            // masked-off bytes are not accessed.
+            *x = unsafe { _mm512_maskz_loadu_epi8(*mask, p.wrapping_add(64 * r).cast()) };
+        }
+
+        // Off the critical path, while AES runs: the AAD's products and the
+        // lengths block's. AAD block j is hashed block j: H^(m − j).
+        let mut sum = Wide::zero();
+        for (r, chunk) in aad.chunks(64).enumerate() {
+            let lanes = chunk.len().div_ceil(16);
+            // SAFETY: the byte mask selects exactly the bytes of `chunk`.
+            let raw = unsafe {
+                _mm512_maskz_loadu_epi8(byte_range(0, chunk.len()), chunk.as_ptr().cast())
+            };
+            let d = _mm512_shuffle_epi8(raw, bswap);
+            // SAFETY: entries 16 − m + 4r + l for the `lanes` lanes l; the
+            // last is 16 − m + a − 1 < 16 and the first is ≥ 0 (m ≤ 16).
+            let hp = unsafe { powers.load_from(16 - m + 4 * r, lane_mask(lanes)) };
+            sum = sum.xor(mul_wide(d, hp));
+        }
+        // len(A) ‖ len(C) in bits, as the reflected integer: len(A) is the
+        // high qword. Multiplied by H, the last stored power.
+        let lengths = _mm_set_epi64x((aad.len() as i64) << 3, (n as i64) << 3);
+        // SAFETY: entry 15, one lane.
+        let h1 = unsafe { powers.load_from(15, lane_mask(1)) };
+        sum = sum.xor(mul_wide(_mm512_zextsi128_si512(lengths), h1));
+
+        for key in &k[1..N - 1] {
+            round(&mut s, *key);
+        }
+        let mut sum_ct = Wide::zero();
+        let mut ek_y0 = _mm_setzero_si128();
+        for (r, ((s, x), mask)) in s.iter().zip(&x).zip(&masks).enumerate() {
+            let out = _mm512_aesenclast_epi128(*s, _mm512_xor_si512(k[N - 1], *x));
+            // SAFETY: as for the load.
+            unsafe { _mm512_mask_storeu_epi8(p.wrapping_add(64 * r).cast(), *mask, out) };
+            if r == 0 {
+                ek_y0 = _mm512_castsi512_si128(out); // lane 0: x was zero there
+            }
+            // The ciphertext, zero outside the message.
+            let ct = if ENCRYPT {
+                _mm512_maskz_mov_epi8(*mask, out)
+            } else {
+                *x
+            };
+            let d = _mm512_shuffle_epi8(ct, bswap);
+            // Block i = 4r + l − 1 is hashed block a + i: H^(c + 1 − i), at
+            // entry 15 − c + i. Lanes holding blocks 0..c only.
+            let first = if r == 0 { 1 } else { 0 };
+            let last = (c + 1 - 4 * r).min(4); // one past the last lane
+            if last <= first {
+                continue; // no message block in this register (c = 0)
+            }
+            let lanes = lane_mask(last) & !(lane_mask(1) * first as u8);
+            let entry = powers.0.as_ptr().wrapping_add(14 + 4 * r).wrapping_sub(c);
+            // SAFETY: the lanes selected are entries 15 − c … 15 of the 16;
+            // masked-off lanes (lane 0 of the first register, at entry
+            // 14 − c, which may be −1) are not accessed.
+            let hp = unsafe { _mm512_maskz_loadu_epi64(lanes, entry.cast()) };
+            sum_ct = sum_ct.xor(mul_wide(d, hp));
+        }
+        let ghash = reduce_to_128(sum.xor(sum_ct));
+        let tag = _mm_xor_si128(
+            _mm_shuffle_epi8(ghash, _mm512_castsi512_si128(bswap)),
+            ek_y0,
+        );
+        let mut out = [0u8; 16];
+        // SAFETY: `out` is 16 writable bytes; no alignment needed.
+        unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), tag) };
+        out
+    }
+
+    /// The byte mask for bytes `lo..hi` of a register (empty if hi ≤ lo).
+    #[inline(always)]
+    fn byte_range(lo: usize, hi: usize) -> u64 {
+        if hi <= lo {
+            return 0;
+        }
+        (u64::MAX >> (64 - hi)) & (u64::MAX << lo)
     }
 
     /// Four registers from a 256-byte chunk.
@@ -377,10 +594,10 @@ mod imp {
         (last_round(&s, k[N - 1], chunk), acc)
     }
 
-    /// One middle AES round on four registers.
+    /// One middle AES round on `V` registers.
     #[inline]
     #[target_feature(enable = "avx512f,vaes")]
-    fn round(s: &mut [__m512i; 4], key: __m512i) {
+    fn round<const V: usize>(s: &mut [__m512i; V], key: __m512i) {
         for x in s.iter_mut() {
             *x = _mm512_aesenc_epi128(*x, key);
         }
@@ -442,7 +659,49 @@ mod imp {
         use super::*;
         use crate::aes::table::Table;
         use crate::gcm::kernel::Pair;
+        use crate::gcm::state::State;
         use crate::ghash::bitserial::BitSerial;
+
+        /// `crypt_short` against the general path (`State` over the same
+        /// kernel) for every (AAD length, message length) it takes, both
+        /// directions, three key sizes; past its limit it declines and
+        /// leaves the data alone.
+        #[test]
+        fn short_path_matches_the_general_path() {
+            let iv = [0xc3u8; 12];
+            let aad: Vec<u8> = (0..260).map(|i| (i * 13 + 5) as u8).collect();
+            let text: Vec<u8> = (0..260).map(|i| (i * 7 + 1) as u8).collect();
+            for key_len in [16, 24, 32] {
+                let ks = KeySchedule::new(&vec![0x6b; key_len]).unwrap();
+                let Some(fused) = FusedAvx512::new(&ks) else {
+                    eprintln!("SKIP vaes-avx512: not available on this CPU");
+                    return;
+                };
+                for aad_len in 0..=256usize {
+                    for len in 0..=256usize {
+                        let hashed = aad_len.div_ceil(16) + len.div_ceil(16) + 1;
+                        for direction in [Direction::Encrypt, Direction::Decrypt] {
+                            let what = format!("AES-{} aad {aad_len} len {len}", key_len * 8);
+                            let aad = &aad[..aad_len];
+                            let mut d1 = text[..len].to_vec();
+                            let got = fused.crypt_short(&iv, aad, &mut d1, direction);
+                            if hashed > SHORT_HASHED {
+                                assert!(got.is_none(), "{what}: taken past the limit");
+                                assert!(d1 == text[..len], "{what}: data touched");
+                                continue;
+                            }
+                            let mut d2 = text[..len].to_vec();
+                            let mut state = State::start(&fused, &iv);
+                            state.aad(&fused, aad).unwrap();
+                            state.crypt(&fused, &mut d2, direction).unwrap();
+                            let expected = state.finish(&fused);
+                            assert_eq!(got, Some(expected), "{what}: tag");
+                            assert!(d1 == d2, "{what}: data");
+                        }
+                    }
+                }
+            }
+        }
 
         /// `crypt_blocks` against the two-pass (table, bitserial) pair for
         /// every block count up to 70 (several loop iterations plus every
