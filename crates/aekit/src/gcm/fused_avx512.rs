@@ -379,6 +379,13 @@ mod imp {
         let mut masks = [0u64; V];
         let p = data.as_mut_ptr().wrapping_sub(16);
         for (r, (x, mask)) in x.iter_mut().zip(masks.iter_mut()).enumerate() {
+            if n == 0 {
+                // No message (GMAC): no access at all. A masked load whose
+                // masked-off bytes fall on an unmapped page is correct but
+                // slow (a microcode assist), and an empty slice's pointer
+                // is dangling.
+                break;
+            }
             let lo = if r == 0 { 16 } else { 0 };
             let hi = (16 + n - 64 * r).min(64); // ≥ 1: 4r ≤ c
             *mask = byte_range(lo, hi);
@@ -417,8 +424,10 @@ mod imp {
         let mut ek_y0 = _mm_setzero_si128();
         for (r, ((s, x), mask)) in s.iter().zip(&x).zip(&masks).enumerate() {
             let out = _mm512_aesenclast_epi128(*s, _mm512_xor_si512(k[N - 1], *x));
-            // SAFETY: as for the load.
-            unsafe { _mm512_mask_storeu_epi8(p.wrapping_add(64 * r).cast(), *mask, out) };
+            if n > 0 {
+                // SAFETY: as for the load.
+                unsafe { _mm512_mask_storeu_epi8(p.wrapping_add(64 * r).cast(), *mask, out) };
+            }
             if r == 0 {
                 ek_y0 = _mm512_castsi512_si128(out); // lane 0: x was zero there
             }

@@ -318,8 +318,10 @@ impl AesGcm {
 
 /// Compares the computed tag with the received one in constant time; on a
 /// mismatch wipes the decrypted `buf`, so no unverified plaintext leaves.
-fn verify_or_wipe(mut full: Block, tag: &[u8], buf: &mut [u8]) -> Result<(), Error> {
+fn verify_or_wipe(full: Block, tag: &[u8], buf: &mut [u8]) -> Result<(), Error> {
     let ok = tags_match(&full, tag);
+    // Cleared as one `u128`: one volatile store, not sixteen.
+    let mut full = u128::from_ne_bytes(full);
     full.zeroize();
     if ok {
         Ok(())
