@@ -105,17 +105,17 @@ pub(crate) use unsupported::FusedAvx512;
 #[cfg(target_arch = "x86_64")]
 mod imp {
     use core::arch::x86_64::{
-        __m128i, __m512i, _MM_PERM_BADC, _mm_set_epi64x, _mm_setzero_si128, _mm_shuffle_epi8,
-        _mm_storeu_si128, _mm_xor_si128, _mm512_aesenc_epi128, _mm512_aesenclast_epi128,
-        _mm512_broadcast_i32x4, _mm512_castsi512_si128, _mm512_clmulepi64_epi128,
-        _mm512_loadu_si512, _mm512_mask_storeu_epi8, _mm512_mask_storeu_epi64,
-        _mm512_maskz_loadu_epi8, _mm512_maskz_loadu_epi64, _mm512_maskz_mov_epi8,
-        _mm512_maskz_mov_epi64, _mm512_set_epi32, _mm512_setzero_si512, _mm512_shuffle_epi8,
-        _mm512_shuffle_epi32, _mm512_storeu_si512, _mm512_ternarylogic_epi32, _mm512_xor_si512,
-        _mm512_zextsi128_si512,
+        __m128i, __m512i, _MM_PERM_BADC, _mm_set_epi32, _mm_set_epi64x, _mm_setzero_si128,
+        _mm_shuffle_epi8, _mm_storeu_si128, _mm_xor_si128, _mm512_add_epi32, _mm512_aesenc_epi128,
+        _mm512_aesenclast_epi128, _mm512_broadcast_i32x4, _mm512_castsi512_si128,
+        _mm512_clmulepi64_epi128, _mm512_loadu_si512, _mm512_mask_storeu_epi8,
+        _mm512_mask_storeu_epi64, _mm512_maskz_loadu_epi8, _mm512_maskz_loadu_epi64,
+        _mm512_maskz_mov_epi8, _mm512_maskz_mov_epi64, _mm512_set_epi32, _mm512_setzero_si512,
+        _mm512_shuffle_epi8, _mm512_shuffle_epi32, _mm512_storeu_si512, _mm512_ternarylogic_epi32,
+        _mm512_xor_si512, _mm512_zextsi128_si512,
     };
 
-    use zeroize::Zeroize;
+    use zeroize::{Zeroize, ZeroizeOnDrop};
 
     use super::super::FusedKernel;
     use super::super::kernel::Kernel;
@@ -136,6 +136,40 @@ mod imp {
     pub(crate) struct FusedAvx512 {
         aes: Vaes,
         ghash: Vclmul,
+        /// For each stored power of H, h_L ⊕ h_H in both halves (the
+        /// Karatsuba middle operand), in the same order.
+        halves: HalvesXor,
+    }
+
+    /// h_L ⊕ h_H of each of the sixteen powers, zeroized on drop.
+    #[derive(Zeroize, ZeroizeOnDrop)]
+    #[repr(C, align(64))]
+    struct HalvesXor([u128; 16]);
+
+    impl HalvesXor {
+        fn new(powers: &Powers) -> HalvesXor {
+            HalvesXor(powers.0.map(|p| {
+                let k = u128::from((p as u64) ^ ((p >> 64) as u64));
+                k | k << 64
+            }))
+        }
+
+        /// The four registers, in the order of [`Powers::load4`].
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn load4(&self) -> [__m512i; 4] {
+            // SAFETY: `self.0` is 256 readable bytes; each load reads 64 of
+            // them at offset 0, 64, 128, 192.
+            unsafe {
+                let p = self.0.as_ptr();
+                [
+                    _mm512_loadu_si512(p.cast()),
+                    _mm512_loadu_si512(p.add(4).cast()),
+                    _mm512_loadu_si512(p.add(8).cast()),
+                    _mm512_loadu_si512(p.add(12).cast()),
+                ]
+            }
+        }
     }
 
     impl Kernel for FusedAvx512 {
@@ -158,7 +192,7 @@ mod imp {
             direction: Direction,
         ) {
             debug_assert_eq!(data.len() % 16, 0);
-            let (rk, h) = (self.aes.round_keys(), self.ghash.powers());
+            let (rk, h) = (self.aes.round_keys(), (self.ghash.powers(), &self.halves));
             let enc = direction == Direction::Encrypt;
             // SAFETY: `self.aes` exists, so VAES and AVX-512F/BW/VL were
             // detected; `self.ghash` exists, so VPCLMULQDQ was.
@@ -213,7 +247,9 @@ mod imp {
             aes.encrypt_blocks(&mut h);
             let ghash = Vclmul::new(&h[0]);
             h.zeroize();
-            Some(FusedAvx512 { aes, ghash: ghash? })
+            let ghash = ghash?;
+            let halves = HalvesXor::new(ghash.powers());
+            Some(FusedAvx512 { aes, ghash, halves })
         }
     }
 
@@ -224,23 +260,24 @@ mod imp {
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
     unsafe fn crypt<const N: usize, const ENCRYPT: bool>(
         rk: &RoundKeys,
-        powers: &Powers,
+        (powers, halves): (&Powers, &HalvesXor),
         counter: &mut Block,
         y: &mut Block,
         data: &mut [u8],
     ) {
         let k = broadcast_keys::<N>(rk);
-        let mut ctr = counter_start(counter);
+        let mut ctr = Counters::new(counter);
         let mut acc = load_acc(y);
         let mut chunks = data.chunks_exact_mut(256);
         if chunks.len() > 0 {
             let h = powers.load4();
+            let hk = halves.load4();
             if ENCRYPT {
                 // The first sixteen blocks have no ciphertext before them to
                 // hash: AES only. Each later iteration hashes the previous
                 // iteration's ciphertext while encrypting its own counters.
                 if let Some(first) = chunks.next() {
-                    let mut s = counter_blocks::<4>(&mut ctr);
+                    let mut s = ctr.next16();
                     for x in s.iter_mut() {
                         *x = _mm512_xor_si512(*x, k[0]);
                     }
@@ -249,7 +286,7 @@ mod imp {
                     }
                     let mut prev = last_round(&s, k[N - 1], first);
                     for chunk in &mut chunks {
-                        (prev, acc) = sixteen_fused(&k, &h, &mut ctr, &prev, acc, chunk);
+                        (prev, acc) = sixteen_fused(&k, (&h, &hk), &mut ctr, &prev, acc, chunk);
                     }
                     acc = sixteen(&h, &prev, acc);
                 }
@@ -257,17 +294,17 @@ mod imp {
                 // Decryption hashes the ciphertext it is about to decrypt.
                 for chunk in &mut chunks {
                     let c = load4(chunk);
-                    (_, acc) = sixteen_fused(&k, &h, &mut ctr, &c, acc, chunk);
+                    (_, acc) = sixteen_fused(&k, (&h, &hk), &mut ctr, &c, acc, chunk);
                 }
             }
         }
         let rest = chunks.into_remainder();
         acc = match rest.len().div_ceil(64) {
             0 => acc,
-            1 => tail::<N, ENCRYPT, 1>(&k, powers, &mut ctr, acc, rest),
-            2 => tail::<N, ENCRYPT, 2>(&k, powers, &mut ctr, acc, rest),
-            3 => tail::<N, ENCRYPT, 3>(&k, powers, &mut ctr, acc, rest),
-            _ => tail::<N, ENCRYPT, 4>(&k, powers, &mut ctr, acc, rest),
+            1 => tail::<N, ENCRYPT, 1>(&k, powers, &mut ctr.rev, acc, rest),
+            2 => tail::<N, ENCRYPT, 2>(&k, powers, &mut ctr.rev, acc, rest),
+            3 => tail::<N, ENCRYPT, 3>(&k, powers, &mut ctr.rev, acc, rest),
+            _ => tail::<N, ENCRYPT, 4>(&k, powers, &mut ctr.rev, acc, rest),
         };
         store_acc(y, acc);
         let used = (data.len() / 16) as u32; // modulo 2^32, as incr32
@@ -473,6 +510,63 @@ mod imp {
         (u64::MAX >> (64 - hi)) & (u64::MAX << lo)
     }
 
+    /// The main loop's counter blocks, mostly without byte shuffles.
+    ///
+    /// `vaes` keeps the counter byte-reversed (`rev`: the count in the low
+    /// dword of each lane, so `VPADDD` is incr32) and reverses every
+    /// register back, a `VPSHUFB` per four blocks on the shuffle pipes that
+    /// also run AES. Here the counter is also kept in spec byte order
+    /// (`be`, lanes [c, c + 1, c + 2, c + 3]), and while the count's low
+    /// byte stays below 0xF0 the sixteen blocks are `be` plus 0, 4, 8, 12
+    /// in byte 15 (the top byte of dword 3) and `be` advances by 16 there:
+    /// no lane's byte 15 overflows, so nothing needs a carry. One iteration
+    /// in sixteen crosses a multiple of 256 and takes the shuffles (which
+    /// also wrap the 32-bit count as incr32 does) and re-derives `be`.
+    pub(super) struct Counters {
+        be: __m512i,
+        rev: __m512i,
+        /// The count of lane 0 of `be` (the low word of the counter block).
+        low: u32,
+    }
+
+    impl Counters {
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw")]
+        fn new(counter: &Block) -> Counters {
+            let rev = counter_start(counter);
+            Counters {
+                be: _mm512_shuffle_epi8(rev, bswap_mask()),
+                rev,
+                low: u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]),
+            }
+        }
+
+        /// The next sixteen counter blocks, in spec byte order.
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw")]
+        fn next16(&mut self) -> [__m512i; 4] {
+            let top = |n: i32| _mm512_broadcast_i32x4(_mm_set_epi32(n << 24, 0, 0, 0));
+            let s = if self.low & 0xff < 0xf0 {
+                let be = self.be;
+                self.be = _mm512_add_epi32(be, top(16));
+                self.rev =
+                    _mm512_add_epi32(self.rev, _mm512_broadcast_i32x4(_mm_set_epi32(0, 0, 0, 16)));
+                [
+                    be,
+                    _mm512_add_epi32(be, top(4)),
+                    _mm512_add_epi32(be, top(8)),
+                    _mm512_add_epi32(be, top(12)),
+                ]
+            } else {
+                let s = counter_blocks::<4>(&mut self.rev);
+                self.be = _mm512_shuffle_epi8(self.rev, bswap_mask());
+                s
+            };
+            self.low = self.low.wrapping_add(16);
+            s
+        }
+    }
+
     /// Four registers from a 256-byte chunk.
     #[inline]
     #[target_feature(enable = "avx512f")]
@@ -517,15 +611,15 @@ mod imp {
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
     fn sixteen_fused<const N: usize>(
         k: &[__m512i; N],
-        h: &[__m512i; 4],
-        ctr: &mut __m512i,
+        (h, hk): (&[__m512i; 4], &[__m512i; 4]),
+        ctr: &mut Counters,
         g: &[__m512i; 4],
         acc: __m128i,
         chunk: &mut [u8],
     ) -> ([__m512i; 4], __m128i) {
         let bswap = bswap_mask();
         let c = fold_constant();
-        let mut s = counter_blocks::<4>(ctr);
+        let mut s = ctr.next16();
         for x in s.iter_mut() {
             *x = _mm512_xor_si512(*x, k[0]);
         }
@@ -546,6 +640,10 @@ mod imp {
         let d3 = _mm512_shuffle_epi8(g[3], bswap);
         round(&mut s, m[0]);
 
+        // Karatsuba: MI = Σ (a_L ⊕ a_H) ⊗ (b_L ⊕ b_H) ⊕ LO ⊕ HI, twelve
+        // products instead of sixteen; b_L ⊕ b_H is stored (`hk`).
+        let t0 = _mm512_xor_si512(d0, _mm512_shuffle_epi32(d0, _MM_PERM_BADC));
+        let t1 = _mm512_xor_si512(d1, _mm512_shuffle_epi32(d1, _MM_PERM_BADC));
         // LO = Σ a_L ⊗ b_L over the four registers.
         let lo = _mm512_xor_si512(
             _mm512_clmulepi64_epi128(d0, h[0], 0x00),
@@ -557,32 +655,9 @@ mod imp {
             _mm512_clmulepi64_epi128(d2, h[2], 0x00),
             _mm512_clmulepi64_epi128(d3, h[3], 0x00),
         );
+        let t2 = _mm512_xor_si512(d2, _mm512_shuffle_epi32(d2, _MM_PERM_BADC));
+        let t3 = _mm512_xor_si512(d3, _mm512_shuffle_epi32(d3, _MM_PERM_BADC));
         round(&mut s, m[2]);
-
-        // MI = Σ a_L ⊗ b_H ⊕ a_H ⊗ b_L: eight products.
-        let mi = xor3(
-            _mm512_clmulepi64_epi128(d0, h[0], 0x01),
-            _mm512_clmulepi64_epi128(d1, h[1], 0x01),
-            _mm512_clmulepi64_epi128(d2, h[2], 0x01),
-        );
-        round(&mut s, m[3]);
-        let mi = xor3(
-            mi,
-            _mm512_clmulepi64_epi128(d3, h[3], 0x01),
-            _mm512_clmulepi64_epi128(d0, h[0], 0x10),
-        );
-        let mi = xor3(
-            mi,
-            _mm512_clmulepi64_epi128(d1, h[1], 0x10),
-            _mm512_clmulepi64_epi128(d2, h[2], 0x10),
-        );
-        round(&mut s, m[4]);
-
-        // First fold, LO into MI, while the last MI product is in flight.
-        let t = _mm512_clmulepi64_epi128(lo, c, 0x10); // LO_L ⊗ C
-        let mi = _mm512_xor_si512(mi, _mm512_clmulepi64_epi128(d3, h[3], 0x10));
-        let mi = xor3(mi, _mm512_shuffle_epi32(lo, _MM_PERM_BADC), t);
-        round(&mut s, m[5]);
 
         // HI = Σ a_H ⊗ b_H.
         let hi = xor3(
@@ -590,11 +665,29 @@ mod imp {
             _mm512_clmulepi64_epi128(d1, h[1], 0x11),
             _mm512_clmulepi64_epi128(d2, h[2], 0x11),
         );
+        round(&mut s, m[3]);
+        let hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128(d3, h[3], 0x11));
+        let mk = xor3(
+            _mm512_clmulepi64_epi128(t0, hk[0], 0x00),
+            _mm512_clmulepi64_epi128(t1, hk[1], 0x00),
+            lo,
+        );
+        round(&mut s, m[4]);
+        let mk = xor3(
+            mk,
+            _mm512_clmulepi64_epi128(t2, hk[2], 0x00),
+            _mm512_clmulepi64_epi128(t3, hk[3], 0x00),
+        );
+        round(&mut s, m[5]);
+
+        // First fold, LO into MI: MI' = MK ⊕ LO ⊕ HI ⊕ swap(LO) ⊕ LO_L ⊗ C.
+        let t = _mm512_clmulepi64_epi128(lo, c, 0x10); // LO_L ⊗ C
+        let mi = xor3(mk, hi, _mm512_shuffle_epi32(lo, _MM_PERM_BADC));
+        let mi = _mm512_xor_si512(mi, t);
         round(&mut s, m[6]);
 
-        // Second fold, MI into HI.
+        // Second fold, MI' into HI.
         let t = _mm512_clmulepi64_epi128(mi, c, 0x10); // MI'_L ⊗ C
-        let hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128(d3, h[3], 0x11));
         round(&mut s, m[7]);
         let r = xor3(hi, _mm512_shuffle_epi32(mi, _MM_PERM_BADC), t);
         round(&mut s, m[8]);
@@ -714,8 +807,9 @@ mod imp {
 
         /// `crypt_blocks` against the two-pass (table, bitserial) pair for
         /// every block count up to 70 (several loop iterations plus every
-        /// tail), both directions, three key sizes, with the 32-bit count
-        /// about to wrap.
+        /// tail) and a few up to 529 (past the counter's low byte wrapping
+        /// several times), both directions, three key sizes, with the
+        /// 32-bit count about to wrap.
         #[test]
         fn matches_the_two_pass_pair_and_wraps() {
             for key_len in [16, 24, 32] {
@@ -732,8 +826,10 @@ mod imp {
                     aes: &table,
                     ghash: &ghash,
                 };
-                for start in [1u32, 0xffff_fff8] {
-                    for blocks in 0..=70 {
+                // 0xffff_ff37: sixteen-block steps whose low byte passes
+                // 0xF0 (the shuffled counters) and then the 32-bit wrap.
+                for start in [1u32, 0xffff_fff8, 0xffff_ff37] {
+                    for blocks in (0..=70).chain([255, 256, 257, 300, 529]) {
                         for direction in [Direction::Encrypt, Direction::Decrypt] {
                             let mut c1 = [0x3cu8; 16];
                             c1[12..].copy_from_slice(&start.to_be_bytes());
