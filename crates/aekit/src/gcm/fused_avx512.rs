@@ -136,39 +136,67 @@ mod imp {
     pub(crate) struct FusedAvx512 {
         aes: Vaes,
         ghash: Vclmul,
-        /// For each stored power of H, h_L ⊕ h_H in both halves (the
-        /// Karatsuba middle operand), in the same order.
-        halves: HalvesXor,
+        /// What the main loop needs beyond `ghash`'s powers.
+        extra: Extra,
     }
 
-    /// h_L ⊕ h_H of each of the sixteen powers, zeroized on drop.
+    /// The main loop's key material beyond H^16 … H^1: H^32 … H^17 (for
+    /// the first half of thirty-two blocks hashed with one reduction), and
+    /// for every power h_L ⊕ h_H in both halves (the Karatsuba middle
+    /// operand), each in the order of the powers. Zeroized on drop.
     #[derive(Zeroize, ZeroizeOnDrop)]
     #[repr(C, align(64))]
-    struct HalvesXor([u128; 16]);
+    struct Extra {
+        high: [u128; 16],
+        high_halves: [u128; 16],
+        halves: [u128; 16],
+    }
 
-    impl HalvesXor {
-        fn new(powers: &Powers) -> HalvesXor {
-            HalvesXor(powers.0.map(|p| {
-                let k = u128::from((p as u64) ^ ((p >> 64) as u64));
-                k | k << 64
-            }))
-        }
-
-        /// The four registers, in the order of [`Powers::load4`].
-        #[inline]
-        #[target_feature(enable = "avx512f")]
-        fn load4(&self) -> [__m512i; 4] {
-            // SAFETY: `self.0` is 256 readable bytes; each load reads 64 of
-            // them at offset 0, 64, 128, 192.
-            unsafe {
-                let p = self.0.as_ptr();
-                [
-                    _mm512_loadu_si512(p.cast()),
-                    _mm512_loadu_si512(p.add(4).cast()),
-                    _mm512_loadu_si512(p.add(8).cast()),
-                    _mm512_loadu_si512(p.add(12).cast()),
-                ]
+    impl Extra {
+        /// # Safety
+        /// The CPU must support AVX-512F/BW/VL and VPCLMULQDQ.
+        #[target_feature(enable = "avx512f,avx512bw,avx512vl,vpclmulqdq")]
+        unsafe fn new(powers: &Powers) -> Extra {
+            let halves = |p: &[u128; 16]| {
+                p.map(|p| {
+                    let k = u128::from((p as u64) ^ ((p >> 64) as u64));
+                    k | k << 64
+                })
+            };
+            let lane0 =
+                |p: u128| _mm512_zextsi128_si512(_mm_set_epi64x((p >> 64) as i64, p as i64));
+            // H^(16 + k) = H^16 · H^k; twisted times twisted folds to the
+            // twisted product (see `vclmul`). Entry e holds H^(32 − e).
+            let h16 = lane0(powers.0[0]);
+            let high: [u128; 16] = core::array::from_fn(|e| {
+                let p = reduce_to_128(mul_wide(h16, lane0(powers.0[e])));
+                let mut b = [0u8; 16];
+                // SAFETY: `b` is 16 writable bytes; no alignment needed.
+                unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), p) };
+                u128::from_le_bytes(b)
+            });
+            Extra {
+                high_halves: halves(&high),
+                high,
+                halves: halves(&powers.0),
             }
+        }
+    }
+
+    /// Four registers from sixteen 16-byte entries, as [`Powers::load4`].
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn load4_entries(entries: &[u128; 16]) -> [__m512i; 4] {
+        // SAFETY: `entries` is 256 readable bytes; each load reads 64 of
+        // them at offset 0, 64, 128, 192.
+        unsafe {
+            let p = entries.as_ptr();
+            [
+                _mm512_loadu_si512(p.cast()),
+                _mm512_loadu_si512(p.add(4).cast()),
+                _mm512_loadu_si512(p.add(8).cast()),
+                _mm512_loadu_si512(p.add(12).cast()),
+            ]
         }
     }
 
@@ -192,7 +220,7 @@ mod imp {
             direction: Direction,
         ) {
             debug_assert_eq!(data.len() % 16, 0);
-            let (rk, h) = (self.aes.round_keys(), (self.ghash.powers(), &self.halves));
+            let (rk, h) = (self.aes.round_keys(), (self.ghash.powers(), &self.extra));
             let enc = direction == Direction::Encrypt;
             // SAFETY: `self.aes` exists, so VAES and AVX-512F/BW/VL were
             // detected; `self.ghash` exists, so VPCLMULQDQ was.
@@ -248,8 +276,10 @@ mod imp {
             let ghash = Vclmul::new(&h[0]);
             h.zeroize();
             let ghash = ghash?;
-            let halves = HalvesXor::new(ghash.powers());
-            Some(FusedAvx512 { aes, ghash, halves })
+            // SAFETY: `ghash` exists, so AVX-512F/BW/VL and VPCLMULQDQ were
+            // detected.
+            let extra = unsafe { Extra::new(ghash.powers()) };
+            Some(FusedAvx512 { aes, ghash, extra })
         }
     }
 
@@ -260,7 +290,7 @@ mod imp {
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
     unsafe fn crypt<const N: usize, const ENCRYPT: bool>(
         rk: &RoundKeys,
-        (powers, halves): (&Powers, &HalvesXor),
+        (powers, extra): (&Powers, &Extra),
         counter: &mut Block,
         y: &mut Block,
         data: &mut [u8],
@@ -270,8 +300,16 @@ mod imp {
         let mut acc = load_acc(y);
         let mut chunks = data.chunks_exact_mut(256);
         if chunks.len() > 0 {
-            let h = powers.load4();
-            let hk = halves.load4();
+            let low = (powers.load4(), load4_entries(&extra.halves));
+            let high = (
+                load4_entries(&extra.high),
+                load4_entries(&extra.high_halves),
+            );
+            let (low, high) = ((&low.0, &low.1), (&high.0, &high.1));
+            let zero = _mm_setzero_si128();
+            // Hashed chunks go in pairs, the first multiplied by H^32 …
+            // H^17 and left unreduced, the second by H^16 … H^1 and the
+            // sum reduced once; an odd one out goes first, alone.
             if ENCRYPT {
                 // The first sixteen blocks have no ciphertext before them to
                 // hash: AES only. Each later iteration hashes the previous
@@ -285,16 +323,36 @@ mod imp {
                         round(&mut s, *key);
                     }
                     let mut prev = last_round(&s, k[N - 1], first);
-                    for chunk in &mut chunks {
-                        (prev, acc) = sixteen_fused(&k, (&h, &hk), &mut ctr, &prev, acc, chunk);
+                    let mut carry = Wide::zero();
+                    if chunks.len() % 2 == 1
+                        && let Some(chunk) = chunks.next()
+                    {
+                        (prev, acc, _) =
+                            sixteen_fused::<N, true>(&k, low, &mut ctr, &prev, acc, carry, chunk);
                     }
-                    acc = sixteen(&h, &prev, acc);
+                    while let (Some(a), Some(b)) = (chunks.next(), chunks.next()) {
+                        (prev, _, carry) =
+                            sixteen_fused::<N, false>(&k, high, &mut ctr, &prev, acc, carry, a);
+                        (prev, acc, carry) =
+                            sixteen_fused::<N, true>(&k, low, &mut ctr, &prev, zero, carry, b);
+                    }
+                    acc = sixteen(low.0, &prev, acc);
                 }
             } else {
                 // Decryption hashes the ciphertext it is about to decrypt.
-                for chunk in &mut chunks {
+                let carry = Wide::zero();
+                if chunks.len() % 2 == 1
+                    && let Some(chunk) = chunks.next()
+                {
                     let c = load4(chunk);
-                    (_, acc) = sixteen_fused(&k, (&h, &hk), &mut ctr, &c, acc, chunk);
+                    (_, acc, _) =
+                        sixteen_fused::<N, true>(&k, low, &mut ctr, &c, acc, carry, chunk);
+                }
+                while let (Some(a), Some(b)) = (chunks.next(), chunks.next()) {
+                    let (ca, cb) = (load4(a), load4(b));
+                    let (_, _, carry) =
+                        sixteen_fused::<N, false>(&k, high, &mut ctr, &ca, acc, carry, a);
+                    (_, acc, _) = sixteen_fused::<N, true>(&k, low, &mut ctr, &cb, zero, carry, b);
                 }
             }
         }
@@ -606,17 +664,23 @@ mod imp {
 
     /// One iteration of the main loop: AES on the next sixteen counter
     /// blocks, XORed into `chunk`, while the sixteen ciphertext blocks `g`
-    /// are folded into `acc`. Returns what was written and the new `acc`.
+    /// (the first with `acc` added) are multiplied by the powers `h` and
+    /// added to the unreduced sums `carry`. With `REDUCE` the sums are
+    /// reduced into the returned accumulator; without, they are returned
+    /// (Karatsuba form: `mi` holds Σ (a_L ⊕ a_H) ⊗ (b_L ⊕ b_H), the true
+    /// middle being that ⊕ LO ⊕ HI) and the accumulator returned is zero.
+    /// Also returns what was written.
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
-    fn sixteen_fused<const N: usize>(
+    fn sixteen_fused<const N: usize, const REDUCE: bool>(
         k: &[__m512i; N],
         (h, hk): (&[__m512i; 4], &[__m512i; 4]),
         ctr: &mut Counters,
         g: &[__m512i; 4],
         acc: __m128i,
+        carry: Wide,
         chunk: &mut [u8],
-    ) -> ([__m512i; 4], __m128i) {
+    ) -> ([__m512i; 4], __m128i, Wide) {
         let bswap = bswap_mask();
         let c = fold_constant();
         let mut s = ctr.next16();
@@ -630,7 +694,7 @@ mod imp {
         }
         let m = &k[N - 10..N - 1]; // the last nine middle rounds
 
-        // Byte-reflect the blocks; Y joins the first (multiplied by H^16).
+        // Byte-reflect the blocks; Y joins the first.
         let d0 = _mm512_xor_si512(
             _mm512_shuffle_epi8(g[0], bswap),
             _mm512_zextsi128_si512(acc),
@@ -645,7 +709,8 @@ mod imp {
         let t0 = _mm512_xor_si512(d0, _mm512_shuffle_epi32(d0, _MM_PERM_BADC));
         let t1 = _mm512_xor_si512(d1, _mm512_shuffle_epi32(d1, _MM_PERM_BADC));
         // LO = Σ a_L ⊗ b_L over the four registers.
-        let lo = _mm512_xor_si512(
+        let lo = xor3(
+            carry.lo,
             _mm512_clmulepi64_epi128(d0, h[0], 0x00),
             _mm512_clmulepi64_epi128(d1, h[1], 0x00),
         );
@@ -661,16 +726,20 @@ mod imp {
 
         // HI = Σ a_H ⊗ b_H.
         let hi = xor3(
+            carry.hi,
             _mm512_clmulepi64_epi128(d0, h[0], 0x11),
             _mm512_clmulepi64_epi128(d1, h[1], 0x11),
-            _mm512_clmulepi64_epi128(d2, h[2], 0x11),
         );
         round(&mut s, m[3]);
-        let hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128(d3, h[3], 0x11));
+        let hi = xor3(
+            hi,
+            _mm512_clmulepi64_epi128(d2, h[2], 0x11),
+            _mm512_clmulepi64_epi128(d3, h[3], 0x11),
+        );
         let mk = xor3(
+            carry.mi,
             _mm512_clmulepi64_epi128(t0, hk[0], 0x00),
             _mm512_clmulepi64_epi128(t1, hk[1], 0x00),
-            lo,
         );
         round(&mut s, m[4]);
         let mk = xor3(
@@ -679,11 +748,18 @@ mod imp {
             _mm512_clmulepi64_epi128(t3, hk[3], 0x00),
         );
         round(&mut s, m[5]);
+        if !REDUCE {
+            for key in &m[6..] {
+                round(&mut s, *key);
+            }
+            let sums = Wide { lo, mi: mk, hi };
+            return (last_round(&s, k[N - 1], chunk), _mm_setzero_si128(), sums);
+        }
 
         // First fold, LO into MI: MI' = MK ⊕ LO ⊕ HI ⊕ swap(LO) ⊕ LO_L ⊗ C.
         let t = _mm512_clmulepi64_epi128(lo, c, 0x10); // LO_L ⊗ C
-        let mi = xor3(mk, hi, _mm512_shuffle_epi32(lo, _MM_PERM_BADC));
-        let mi = _mm512_xor_si512(mi, t);
+        let mi = xor3(mk, lo, hi);
+        let mi = xor3(mi, _mm512_shuffle_epi32(lo, _MM_PERM_BADC), t);
         round(&mut s, m[6]);
 
         // Second fold, MI' into HI.
@@ -693,7 +769,7 @@ mod imp {
         round(&mut s, m[8]);
 
         let acc = horizontal_xor(r);
-        (last_round(&s, k[N - 1], chunk), acc)
+        (last_round(&s, k[N - 1], chunk), acc, Wide::zero())
     }
 
     /// One middle AES round on `V` registers.
