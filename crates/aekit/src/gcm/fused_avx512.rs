@@ -8,20 +8,21 @@
 //! of what `vaes` and `vclmul` need. The kernel holds a `Vaes` key and a
 //! `Vclmul` key, each its own capability token, so holding a kernel proves
 //! all five features; `new` computes H = E(K, 0^128) with the `Vaes` key
-//! and precomputes the powers H^16…H^1 once, so a call does nothing but
-//! load them.
+//! and precomputes the powers H^16…H^1 (in `Vclmul`), H^32…H^17 and every
+//! power's h_L ⊕ h_H (in `Extra`) once, so a call does nothing but load
+//! them.
 //!
 //! # Registers
 //!
-//! Per iteration (Linux's `aes-gcm-avx10-x86_64.S` uses the same plan):
-//! four registers of counter blocks under AES (sixteen blocks), four of
-//! ciphertext under GHASH, the four power registers [H^16..H^13] …
-//! [H^4..H^1], the round keys broadcast to all lanes (11, 13 or 15), the
-//! counter register (byte-reversed, count in the low dword of each lane, see
-//! `vaes`), the byte-reversal mask, the fold constant and the accumulator:
-//! about thirty of the thirty-two `zmm` registers. The compiled loops spill
-//! nothing to the stack (checked in the disassembly for all six
-//! instances: three key sizes, two directions).
+//! Per iteration: four registers of counter blocks under AES (sixteen
+//! blocks), four of ciphertext under GHASH, the power registers
+//! [H^16..H^13] … [H^4..H^1] and [H^32..H^29] … [H^20..H^17] with their
+//! Karatsuba halves (sixteen registers), the round keys broadcast to all
+//! lanes (11, 13 or 15), the counters, the byte-reversal mask, the fold
+//! constant and the accumulator: more than the thirty-two `zmm` registers,
+//! so the compiler keeps some round keys and powers on the stack and reads
+//! them as memory operands (loads, which are not the bottleneck; about
+//! fifteen per thirty-two blocks for AES-128, up to fifty for AES-256).
 //!
 //! # The loop
 //!
@@ -30,30 +31,41 @@
 //! Encrypting, it exists only after AES: the first sixteen blocks are
 //! encrypted alone, then each iteration encrypts sixteen new counter blocks
 //! while hashing the sixteen ciphertext blocks of the iteration before, and
-//! the last sixteen are hashed after the loop. In both directions one
+//! the last sixteen are hashed after the loop. Hashed chunks of sixteen
+//! blocks go in pairs: the first is multiplied by H^32 … H^17 and its
+//! products are left unreduced, the second by H^16 … H^1, and the sums of
+//! both are reduced once (an odd chunk out goes first, alone). One
 //! iteration is
 //!
 //! ```text
 //! counters → round 0 → [AES-192/256: 2 or 4 rounds]
-//! round  │ GHASH work beside it (data D0..D3, powers P0..P3, C = 0xC2 ≪ 56)
+//! round  │ GHASH work beside it (data D0..D3, powers P0..P3, halves K0..K3)
 //! r−9    │ byte-reflect D0..D3, D0 ⊕= Y
-//! r−8    │ LO  = D0⊗P0 ⊕ D1⊗P1             (low × low)
-//! r−7    │ LO ⊕= D2⊗P2 ⊕ D3⊗P3
-//! r−6    │ MI  = three of the eight cross products
-//! r−5    │ MI ⊕= four more
-//! r−4    │ MI ⊕= the last; fold LO into MI: MI ⊕= swap(LO) ⊕ LO_L⊗C
-//! r−3    │ HI  = three high × high products
-//! r−2    │ HI ⊕= the fourth; MI_L⊗C
-//! r−1    │ R = HI ⊕ swap(MI) ⊕ MI_L⊗C  (each lane reduced)
+//! r−8    │ T_j = D_j ⊕ swap(D_j) (a_L ⊕ a_H); LO = Σ D_j ⊗_LL P_j
+//! r−6    │ HI = Σ D_j ⊗_HH P_j; MK = Σ T_j ⊗ K_j   (Karatsuba: 12 products)
+//! r−5    │ (second of a pair, or alone:) MI = MK ⊕ LO ⊕ HI, fold LO into MI
+//! r−3    │ fold MI into HI: R, each lane reduced; (first of a pair: the
+//!        │ LO, MK, HI sums are handed to the next iteration instead)
 //! last   │ AESENCLAST(s, k_last ⊕ input): the XOR with the data is folded
 //!        │ into the last round key, off the critical path; Y = lanes of R XORed
 //! ```
 //!
 //! The products are independent of the AES rounds, so an out-of-order core
-//! runs both; writing them between the rounds keeps the window short
-//! enough that it sees both kinds at once. The math of the aggregated
-//! reduction (sixteen products summed unreduced, one two-fold reduction per
-//! lane, then the four lanes XORed) is derived in `vclmul`'s header.
+//! runs both. (The compiler reorders the source's interleaving anyway: it
+//! emits each register's rounds as a chain; the core's window is wide
+//! enough for that not to matter.) The math of the aggregated reduction is
+//! derived in `vclmul`'s header; Karatsuba's middle term is
+//! (a_L ⊕ a_H)(b_L ⊕ b_H) ⊕ a_L b_L ⊕ a_H b_H, with b_L ⊕ b_H stored per
+//! power (`Extra`), and since everything is linear the sums are
+//! combined once per reduction.
+//!
+//! # Counters
+//!
+//! The loop keeps the counter in spec byte order besides `vaes`'s
+//! byte-reversed form. While the count's low byte is below 0xF0, sixteen
+//! blocks are that register plus 0, 4, 8, 12 in byte 15, with no carry
+//! anywhere; one iteration in sixteen crosses a multiple of 256 and takes
+//! the byte-reversed path (four `VPSHUFB`, and the 32-bit wrap of incr32).
 //!
 //! # The tail
 //!
@@ -62,23 +74,59 @@
 //! four registers (a const generic, so no padding block is encrypted), the
 //! last with a lane mask; block j of n is multiplied by H^(n−j), read from
 //! the stored powers at entry 16 − n + j, and the n products are reduced
-//! once. A 64-byte message is one register of AES and four products.
+//! once.
 //!
-//! # Measured (Zen 4, one core, TSC cycles)
+//! # Short messages
 //!
-//! In isolation, sixteen blocks of counter mode cost about 29 cycles
-//! (AES-128) and sixteen blocks of GHASH about 35: on Zen 4 `VPCLMULQDQ`
-//! on 512 bits issues about every other cycle and is the slower half.
-//! Fused, an iteration costs about 53 cycles (0.21 cycles per byte for
-//! AES-128, 0.24–0.26 for AES-256), about what the two halves cost on the
-//! multiplier and AES pipes they partly share. Per message about 150–180
-//! cycles go to the setup (J_0, E(K, Y_0), the lengths block, the tag).
+//! A one-shot call with a 96-bit IV whose AAD, message and lengths block
+//! come to at most sixteen hashed blocks skips the state machine
+//! (`Kernel::crypt_short`): Y_0 … Y_c go through AES together, in one to
+//! four registers, and the message is read and written at an offset of
+//! −16 bytes with a byte mask that leaves out lane 0 of the first register
+//! and everything past the end (masked-off bytes are not accessed), so
+//! keystream lane i + 1 meets message block i with no lane shuffles and
+//! lane 0 comes out as E(K, Y_0). Every hashed block, the lengths block
+//! included, is multiplied by its own stored power and the sum is reduced
+//! once; the AAD's and the lengths block's products are computed while AES
+//! runs. A masked access whose masked-off bytes fall on an unmapped page is
+//! still correct but slow (a microcode assist): the path issues none for an
+//! empty message, whose slice pointer is dangling.
+//!
+//! # Measured (Zen 4, two shared cores, TSC cycles at 2.6 GHz)
+//!
+//! All numbers from the `peers` benchmark, aekit and aws-lc-rs interleaved
+//! in the same runs, best of several runs; ns per call, AES-128 unless said.
+//!
+//! | change | size | before | after | aws-lc-rs |
+//! |---|---:|---:|---:|---:|
+//! | short path, encrypt | 64 B | 80.7 | 36.7 | 85 |
+//! | short path, decrypt | 64 B | 91.4 | 57.8 | 74 |
+//! | tag compared as one `u128`, decrypt | 64 B | 58.2 | 40.9 | 78 |
+//! | counters without shuffles, encrypt | 16 KiB | 1370 | 1313 | 1411 |
+//! | Karatsuba, decrypt | 16 KiB | 1318 | 1243 | 1409 |
+//! | one reduction per 32 blocks, encrypt | 16 KiB | 1293 | 1219 | 1455 |
+//! | one reduction per 32 blocks, AES-256 decrypt | 16 KiB | 1517 | 1466 | 1682 |
+//!
+//! The loop behaves as if `VAESENC` and `VPCLMULQDQ` on 512 bits shared
+//! one resource, one cycle per `VAESENC` and about two per `VPCLMULQDQ`:
+//! counter mode alone costs about 29 TSC cycles per sixteen blocks
+//! (AES-128), GHASH alone about 35, and the fused loop before these changes
+//! about 53, close to their sum. So what pays is fewer products:
+//! Karatsuba (16 → 12 per sixteen blocks) and one reduction per
+//! thirty-two blocks (2 → 1 folding pair per sixteen). AES-128 now runs at
+//! about 0.18 TSC cycles per byte over 16 KiB, AES-256 about 0.23.
 //!
 //! # Tried and rejected
 //!
-//! - Karatsuba in the loop (twelve products per sixteen blocks instead of
-//!   sixteen, plus the a_L ⊕ a_H shuffles): no measurable gain here, and
-//!   the shuffles compete with the AES pipes; the schoolbook form is kept.
+//! - Schoolbook products (sixteen per sixteen blocks): measured slower than
+//!   Karatsuba once the counter shuffles were gone (above); an earlier try
+//!   of Karatsuba alone showed no gain.
+//! - One reduction per sixty-four blocks (H^64 … H^17 stored, 1.5 KiB per
+//!   key): about 1 % faster for AES-128 at 16 KiB, but slower for AES-256
+//!   (more spills) and at 1 KiB (loading twenty-four more power registers
+//!   per call).
+//! - The AES rounds as inline `asm!` blocks of four `VAESENC`, to keep the
+//!   source's interleaving: 5–30 % slower.
 //! - A loop over a runtime round count (as Linux's tail does): the round
 //!   keys are a const-generic array instead, so every call site unrolls.
 //! - Hashing the previous chunk and the tail with one reduction: it needs

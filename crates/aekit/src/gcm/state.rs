@@ -408,7 +408,7 @@ mod tests {
 
     #[test]
     fn tags_match_compares_exactly_the_received_bytes() {
-        let computed: Block = core::array::from_fn(|i| i as u8 * 17 + 3);
+        let computed: Block = core::array::from_fn(|i| (i * 17 + 3) as u8);
         for len in 0..=16 {
             assert!(tags_match(&computed, &computed[..len]), "{len}");
             for flip in 0..len {
