@@ -349,11 +349,16 @@ mod imp {
         let mut chunks = data.chunks_exact_mut(256);
         if chunks.len() > 0 {
             let low = (powers.load4(), load4_entries(&extra.halves));
-            let high = (
-                load4_entries(&extra.high),
-                load4_entries(&extra.high_halves),
-            );
-            let (low, high) = ((&low.0, &low.1), (&high.0, &high.1));
+            let low = (&low.0, &low.1);
+            // H^32 … H^17, loaded in the pair loops only (and hoisted out
+            // of them by the compiler): a call with fewer than two hashed
+            // chunks neither loads nor spills them.
+            let high = || {
+                (
+                    load4_entries(&extra.high),
+                    load4_entries(&extra.high_halves),
+                )
+            };
             let zero = _mm_setzero_si128();
             // Hashed chunks go in pairs, the first multiplied by H^32 …
             // H^17 and left unreduced, the second by H^16 … H^1 and the
@@ -379,8 +384,16 @@ mod imp {
                             sixteen_fused::<N, true>(&k, low, &mut ctr, &prev, acc, carry, chunk);
                     }
                     while let (Some(a), Some(b)) = (chunks.next(), chunks.next()) {
-                        (prev, _, carry) =
-                            sixteen_fused::<N, false>(&k, high, &mut ctr, &prev, acc, carry, a);
+                        let (h, hk) = high();
+                        (prev, _, carry) = sixteen_fused::<N, false>(
+                            &k,
+                            (&h, &hk),
+                            &mut ctr,
+                            &prev,
+                            acc,
+                            carry,
+                            a,
+                        );
                         (prev, acc, carry) =
                             sixteen_fused::<N, true>(&k, low, &mut ctr, &prev, zero, carry, b);
                     }
@@ -398,8 +411,9 @@ mod imp {
                 }
                 while let (Some(a), Some(b)) = (chunks.next(), chunks.next()) {
                     let (ca, cb) = (load4(a), load4(b));
+                    let (h, hk) = high();
                     let (_, _, carry) =
-                        sixteen_fused::<N, false>(&k, high, &mut ctr, &ca, acc, carry, a);
+                        sixteen_fused::<N, false>(&k, (&h, &hk), &mut ctr, &ca, acc, carry, a);
                     (_, acc, _) = sixteen_fused::<N, true>(&k, low, &mut ctr, &cb, zero, carry, b);
                 }
             }
