@@ -44,6 +44,21 @@ pub(crate) trait Kernel {
             self.aes().ctr32(counter, pass);
         });
     }
+
+    /// A whole short message with a 96-bit IV in one pass, for kernels
+    /// that have such a path: encrypts or decrypts `data` in place and
+    /// returns the full tag, or returns `None` having touched nothing,
+    /// and the caller takes the general path. The lengths have been
+    /// checked. The default has no fast path.
+    fn crypt_short(
+        &self,
+        _iv: &[u8; 12],
+        _aad: &[u8],
+        _data: &mut [u8],
+        _direction: Direction,
+    ) -> Option<Block> {
+        None
+    }
 }
 
 /// The two-pass loop: counter mode (`ctr`) and GHASH over each [`PASS`]
@@ -63,21 +78,6 @@ fn two_pass<G: GhashKey>(
         if direction == Direction::Encrypt {
             ghash.update_blocks(y, pass);
         }
-    }
-
-    /// A whole short message with a 96-bit IV in one pass, for kernels
-    /// that have such a path: encrypts or decrypts `data` in place and
-    /// returns the full tag, or returns `None` having touched nothing,
-    /// and the caller takes the general path. The lengths have been
-    /// checked. The default has no fast path.
-    fn crypt_short(
-        &self,
-        _iv: &[u8; 12],
-        _aad: &[u8],
-        _data: &mut [u8],
-        _direction: Direction,
-    ) -> Option<Block> {
-        None
     }
 }
 
