@@ -17,6 +17,7 @@
 use std::hint::black_box;
 
 use aekit::AesGcm;
+use aes_gcm::aead::consts::{U12, U16};
 use aes_gcm::aead::{AeadInOut, KeyInit};
 
 use crate::harness::{self, Case, Sample, size_label};
@@ -170,165 +171,131 @@ impl Alternating {
     }
 }
 
-fn aekit_case<'a>(key: &[u8], op: Direction, size: usize) -> Case<'a> {
-    let gcm = match AesGcm::new(key) {
-        Ok(g) => g,
-        Err(e) => {
-            return Case {
-                name: "aekit".into(),
-                run: Err(e.to_string()),
-            };
-        }
-    };
+/// One AES-GCM implementation as the benchmark drives it: seal in place
+/// and return the tag, open in place and say whether the tag verified —
+/// always with [`NONCE`], no associated data and 16-byte tags.
+trait Gcm {
+    fn seal(&self, buf: &mut [u8]) -> [u8; 16];
+    fn open(&self, buf: &mut [u8], tag: &[u8]) -> bool;
+}
+
+impl Gcm for AesGcm {
+    fn seal(&self, buf: &mut [u8]) -> [u8; 16] {
+        let tag = self.encrypt_in_place_detached(&NONCE, &[], buf, 16);
+        tag.expect("seal").as_bytes().try_into().expect("16 bytes")
+    }
+
+    fn open(&self, buf: &mut [u8], tag: &[u8]) -> bool {
+        self.decrypt_in_place_detached(&NONCE, &[], buf, tag)
+            .is_ok()
+    }
+}
+
+impl Gcm for aws_lc_rs::aead::LessSafeKey {
+    fn seal(&self, buf: &mut [u8]) -> [u8; 16] {
+        use aws_lc_rs::aead::{Aad, Nonce};
+        let nonce = Nonce::assume_unique_for_key(NONCE);
+        let tag = self.seal_in_place_separate_tag(nonce, Aad::empty(), buf);
+        tag.expect("seal").as_ref().try_into().expect("16 bytes")
+    }
+
+    fn open(&self, buf: &mut [u8], tag: &[u8]) -> bool {
+        use aws_lc_rs::aead::{Aad, Nonce};
+        let nonce = Nonce::assume_unique_for_key(NONCE);
+        self.open_in_place_separate_tag(nonce, Aad::empty(), tag, buf)
+            .is_ok()
+    }
+}
+
+impl Gcm for ring::aead::LessSafeKey {
+    fn seal(&self, buf: &mut [u8]) -> [u8; 16] {
+        use ring::aead::{Aad, Nonce};
+        let nonce = Nonce::assume_unique_for_key(NONCE);
+        let tag = self.seal_in_place_separate_tag(nonce, Aad::empty(), buf);
+        tag.expect("seal").as_ref().try_into().expect("16 bytes")
+    }
+
+    fn open(&self, buf: &mut [u8], tag: &[u8]) -> bool {
+        use ring::aead::{Aad, Nonce, Tag};
+        let nonce = Nonce::assume_unique_for_key(NONCE);
+        let tag = Tag::try_from(tag).expect("16-byte tag");
+        self.open_in_place_separate_tag(nonce, Aad::empty(), tag, buf, 0..)
+            .is_ok()
+    }
+}
+
+/// The `aes-gcm` crate, either key size.
+struct RustCrypto<C>(C);
+
+impl<C: AeadInOut<NonceSize = U12, TagSize = U16>> Gcm for RustCrypto<C> {
+    fn seal(&self, buf: &mut [u8]) -> [u8; 16] {
+        let nonce = aes_gcm::Nonce::from(NONCE);
+        let tag = self.0.encrypt_inout_detached(&nonce, &[], buf.into());
+        tag.expect("seal").into()
+    }
+
+    fn open(&self, buf: &mut [u8], tag: &[u8]) -> bool {
+        let nonce = aes_gcm::Nonce::from(NONCE);
+        let tag = aes_gcm::Tag::try_from(tag).expect("16-byte tag");
+        self.0
+            .decrypt_inout_detached(&nonce, &[], buf.into(), &tag)
+            .is_ok()
+    }
+}
+
+/// The timed operation for one implementation: sealing the harness's
+/// buffer, or opening the alternating ciphertexts (see the module header).
+fn case<'a>(name: String, gcm: Box<dyn Gcm + 'a>, op: Direction, size: usize) -> Case<'a> {
     let run: harness::Op<'a> = match op {
         Direction::Encrypt => Box::new(move |buf: &mut [u8]| {
-            black_box(
-                gcm.encrypt_in_place_detached(&NONCE, &[], buf, 16)
-                    .expect("seal"),
-            );
+            black_box(gcm.seal(buf));
         }),
         Direction::Decrypt => {
-            let mut alt = Alternating::new(size, |b| {
-                gcm.encrypt_in_place_detached(&NONCE, &[], b, 16)
-                    .expect("seal")
-                    .as_bytes()
-                    .to_vec()
-            });
-            Box::new(move |_: &mut [u8]| {
-                alt.step(|b, t| gcm.decrypt_in_place_detached(&NONCE, &[], b, t).is_ok())
-            })
+            let mut alt = Alternating::new(size, |b| gcm.seal(b).to_vec());
+            Box::new(move |_: &mut [u8]| alt.step(|b, t| gcm.open(b, t)))
         }
     };
-    Case {
-        name: format!(
-            "aekit ({})",
-            AesGcm::new(key)
-                .map(|g| g.implementation())
-                .unwrap_or_default()
+    Case { name, run: Ok(run) }
+}
+
+fn aekit_case<'a>(key: &[u8], op: Direction, size: usize) -> Case<'a> {
+    match AesGcm::new(key) {
+        Ok(gcm) => case(
+            format!("aekit ({})", gcm.implementation()),
+            Box::new(gcm),
+            op,
+            size,
         ),
-        run: Ok(run),
+        Err(e) => Case {
+            name: "aekit".into(),
+            run: Err(e.to_string()),
+        },
     }
 }
 
 fn peer_case<'a>(peer: &str, key: &[u8], op: Direction, size: usize) -> Case<'a> {
-    let run: harness::Op<'a> = match peer {
+    let aes128 = key.len() == 16;
+    let gcm: Box<dyn Gcm> = match peer {
         "aws-lc-rs" => {
-            use aws_lc_rs::aead::{AES_128_GCM, AES_256_GCM, Aad, LessSafeKey, Nonce, UnboundKey};
-            let alg = if key.len() == 16 {
-                &AES_128_GCM
-            } else {
-                &AES_256_GCM
-            };
-            let k = LessSafeKey::new(UnboundKey::new(alg, key).expect("aws-lc-rs key"));
-            let nonce = || Nonce::assume_unique_for_key(NONCE);
-            match op {
-                Direction::Encrypt => Box::new(move |buf: &mut [u8]| {
-                    let _ = black_box(
-                        k.seal_in_place_separate_tag(nonce(), Aad::empty(), buf)
-                            .expect("seal"),
-                    );
-                }),
-                Direction::Decrypt => {
-                    let mut alt = Alternating::new(size, |b| {
-                        k.seal_in_place_separate_tag(nonce(), Aad::empty(), b)
-                            .expect("seal")
-                            .as_ref()
-                            .to_vec()
-                    });
-                    Box::new(move |_: &mut [u8]| {
-                        alt.step(|b, t| {
-                            k.open_in_place_separate_tag(nonce(), Aad::empty(), t, b)
-                                .is_ok()
-                        })
-                    })
-                }
-            }
+            use aws_lc_rs::aead::{AES_128_GCM, AES_256_GCM, LessSafeKey, UnboundKey};
+            let alg = if aes128 { &AES_128_GCM } else { &AES_256_GCM };
+            Box::new(LessSafeKey::new(
+                UnboundKey::new(alg, key).expect("aws-lc-rs key"),
+            ))
         }
         "ring" => {
-            use ring::aead::{AES_128_GCM, AES_256_GCM, Aad, LessSafeKey, Nonce, Tag, UnboundKey};
-            let alg = if key.len() == 16 {
-                &AES_128_GCM
-            } else {
-                &AES_256_GCM
-            };
-            let k = LessSafeKey::new(UnboundKey::new(alg, key).expect("ring key"));
-            let nonce = || Nonce::assume_unique_for_key(NONCE);
-            match op {
-                Direction::Encrypt => Box::new(move |buf: &mut [u8]| {
-                    let _ = black_box(
-                        k.seal_in_place_separate_tag(nonce(), Aad::empty(), buf)
-                            .expect("seal"),
-                    );
-                }),
-                Direction::Decrypt => {
-                    let mut alt = Alternating::new(size, |b| {
-                        k.seal_in_place_separate_tag(nonce(), Aad::empty(), b)
-                            .expect("seal")
-                            .as_ref()
-                            .to_vec()
-                    });
-                    Box::new(move |_: &mut [u8]| {
-                        alt.step(|b, t| {
-                            let tag = Tag::try_from(t).expect("16-byte tag");
-                            k.open_in_place_separate_tag(nonce(), Aad::empty(), tag, b, 0..)
-                                .is_ok()
-                        })
-                    })
-                }
-            }
+            use ring::aead::{AES_128_GCM, AES_256_GCM, LessSafeKey, UnboundKey};
+            let alg = if aes128 { &AES_128_GCM } else { &AES_256_GCM };
+            Box::new(LessSafeKey::new(
+                UnboundKey::new(alg, key).expect("ring key"),
+            ))
         }
-        _ => {
-            let nonce = aes_gcm::Nonce::from(NONCE);
-            let k: Box<dyn RustCryptoGcm> = if key.len() == 16 {
-                Box::new(aes_gcm::Aes128Gcm::new_from_slice(key).expect("key"))
-            } else {
-                Box::new(aes_gcm::Aes256Gcm::new_from_slice(key).expect("key"))
-            };
-            match op {
-                Direction::Encrypt => Box::new(move |buf: &mut [u8]| {
-                    black_box(k.seal(&nonce, buf));
-                }),
-                Direction::Decrypt => {
-                    let mut alt = Alternating::new(size, |b| k.seal(&nonce, b).to_vec());
-                    Box::new(move |_: &mut [u8]| alt.step(|b, t| k.open(&nonce, b, t)))
-                }
-            }
-        }
+        _ if aes128 => Box::new(RustCrypto(
+            aes_gcm::Aes128Gcm::new_from_slice(key).expect("key"),
+        )),
+        _ => Box::new(RustCrypto(
+            aes_gcm::Aes256Gcm::new_from_slice(key).expect("key"),
+        )),
     };
-    Case {
-        name: peer.to_string(),
-        run: Ok(run),
-    }
-}
-
-/// The two key sizes of the `aes-gcm` crate behind one object-safe face.
-trait RustCryptoGcm {
-    fn seal(&self, nonce: &aes_gcm::Nonce<aes_gcm::aead::consts::U12>, buf: &mut [u8]) -> [u8; 16];
-    fn open(
-        &self,
-        nonce: &aes_gcm::Nonce<aes_gcm::aead::consts::U12>,
-        buf: &mut [u8],
-        tag: &[u8],
-    ) -> bool;
-}
-
-impl<C: AeadInOut<NonceSize = aes_gcm::aead::consts::U12, TagSize = aes_gcm::aead::consts::U16>>
-    RustCryptoGcm for C
-{
-    fn seal(&self, nonce: &aes_gcm::Nonce<aes_gcm::aead::consts::U12>, buf: &mut [u8]) -> [u8; 16] {
-        self.encrypt_inout_detached(nonce, &[], buf.into())
-            .expect("seal")
-            .into()
-    }
-
-    fn open(
-        &self,
-        nonce: &aes_gcm::Nonce<aes_gcm::aead::consts::U12>,
-        buf: &mut [u8],
-        tag: &[u8],
-    ) -> bool {
-        let tag = aes_gcm::Tag::try_from(tag).expect("16-byte tag");
-        self.decrypt_inout_detached(nonce, &[], buf.into(), &tag)
-            .is_ok()
-    }
+    case(peer.to_string(), gcm, op, size)
 }
