@@ -87,7 +87,12 @@
 //!   waits on the previous reduction.
 //! - Thirty-two blocks per reduction: 512 bytes of powers for a saving of
 //!   two `VPCLMULQDQ` in thirty-four; sixteen already keeps the multiplier
-//!   busy, and the fused kernel's loop is sixteen blocks wide.
+//!   busy for GHASH alone.
+//!
+//! Both rejections hold for this strategy on its own. The fused kernel
+//! (`gcm/fused_avx512.rs`) does use Karatsuba and one reduction per 32
+//! blocks: there the carry-less multiplies compete with VAES for the same
+//! execution resource, so fewer products pay off (see its header).
 //!
 //! # Constant time
 //!
