@@ -302,9 +302,9 @@ fn read_key(args: &CryptArgs) -> Result<(Vec<u8>, Aead), Failure> {
 }
 
 /// The input: a file (with its size, for the progress bar) or stdin.
-fn open_input(path: Option<&Path>) -> Result<(Box<dyn Read + Send>, Option<u64>), Failure> {
+fn open_input(path: Option<&Path>) -> Result<(Input, Option<u64>), Failure> {
     match path.filter(|p| !is_dash(p)) {
-        None => Ok((Box::new(io::stdin()), None)),
+        None => Ok((Input::Stdin(io::stdin()), None)),
         Some(path) => {
             let file = File::open(path).map_err(|e| Failure::io("reading", path, e))?;
             let size = file
@@ -313,7 +313,23 @@ fn open_input(path: Option<&Path>) -> Result<(Box<dyn Read + Send>, Option<u64>)
                 .filter(|m| m.is_file())
                 .map(|m| m.len());
             let path = path.to_path_buf();
-            Ok((Box::new(NamedReader { file, path }), size))
+            Ok((Input::File(NamedReader { file, path }, size), size))
+        }
+    }
+}
+
+/// Where the message comes from.
+enum Input {
+    Stdin(io::Stdin),
+    /// A file; with its size if it is a regular file.
+    File(NamedReader, Option<u64>),
+}
+
+impl Read for Input {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Input::Stdin(stdin) => stdin.read(buf),
+            Input::File(file, _) => file.read(buf),
         }
     }
 }
@@ -324,34 +340,77 @@ struct NamedReader {
     path: PathBuf,
 }
 
+impl NamedReader {
+    fn name_error(&self, e: io::Error) -> io::Error {
+        io::Error::new(e.kind(), format!("reading {}: {e}", self.path.display()))
+    }
+}
+
 impl Read for NamedReader {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.file
-            .read(buf)
-            .map_err(|e| io::Error::new(e.kind(), format!("reading {}: {e}", self.path.display())))
+        self.file.read(buf).map_err(|e| self.name_error(e))
     }
+}
+
+/// A regular file read by position from every worker thread at once (no
+/// lock around the reads), from the offset its cursor is at.
+#[cfg(unix)]
+struct FileAt<'a> {
+    input: &'a NamedReader,
+    bar: Option<ProgressBar>,
+}
+
+#[cfg(unix)]
+impl chunked::ReadAt for FileAt<'_> {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        let n = chunked::ReadAt::read_at(&self.input.file, buf, offset)
+            .map_err(|e| self.input.name_error(e))?;
+        if let Some(bar) = &self.bar {
+            bar.inc(n as u64);
+        }
+        Ok(n)
+    }
+}
+
+/// How the body is read: a regular file by position where the platform
+/// allows it, anything else as a stream under a lock.
+enum Body<'a> {
+    #[cfg(unix)]
+    At(FileAt<'a>, u64),
+    Stream(Box<dyn Read + Send + 'a>),
+}
+
+fn body<'a>(input: &'a mut Input, bar: Option<&ProgressBar>) -> Result<Body<'a>, Failure> {
+    #[cfg(unix)]
+    if let Input::File(file, Some(_)) = input {
+        let offset = file
+            .file
+            .stream_position()
+            .map_err(|e| chunked::Error::Io(file.name_error(e)))?;
+        let bar = bar.cloned();
+        return Ok(Body::At(FileAt { input: file, bar }, offset));
+    }
+    Ok(Body::Stream(match bar {
+        Some(bar) => Box::new(bar.wrap_read(input)),
+        None => Box::new(input),
+    }))
 }
 
 /// Inputs above this size get a progress bar (when stderr is a terminal).
 const PROGRESS_THRESHOLD: u64 = 4 << 20;
 
-/// Wraps `input` in a progress bar on stderr, if it is worth one.
-fn with_progress(
-    input: Box<dyn Read + Send>,
-    size: Option<u64>,
-    quiet: bool,
-) -> (Box<dyn Read + Send>, Option<ProgressBar>) {
+/// A progress bar on stderr, if the input is worth one.
+fn progress_bar(size: Option<u64>, quiet: bool) -> Option<ProgressBar> {
     match size {
-        Some(size) if !quiet && size > PROGRESS_THRESHOLD && io::stderr().is_terminal() => {
-            let bar = ProgressBar::new(size).with_style(
+        Some(size) if !quiet && size > PROGRESS_THRESHOLD && io::stderr().is_terminal() => Some(
+            ProgressBar::new(size).with_style(
                 ProgressStyle::with_template(
                     "{bar:40} {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} eta {eta}",
                 )
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
-            );
-            (Box::new(bar.wrap_read(input)), Some(bar))
-        }
-        _ => (input, None),
+            ),
+        ),
+        _ => None,
     }
 }
 
@@ -363,7 +422,7 @@ fn threads(args: &CryptArgs) -> usize {
 
 fn encrypt(args: &CryptArgs, quiet: bool) -> Result<(), Failure> {
     let (key, aead) = read_key(args)?;
-    let (input, size) = open_input(args.input.as_deref())?;
+    let (mut input, size) = open_input(args.input.as_deref())?;
     let mut out = Output::open(args.output.as_deref(), args.force, false)?;
     if out.is_terminal() {
         return Err(Failure::new(
@@ -373,9 +432,16 @@ fn encrypt(args: &CryptArgs, quiet: bool) -> Result<(), Failure> {
     }
     let salt = chunked::random_salt()?;
     let (message_key, header) = chunked::seal_header(aead, &key, args.context.as_bytes(), &salt)?;
-    let (input, bar) = with_progress(input, size, quiet);
+    let bar = progress_bar(size, quiet);
     out.write_all(&header).map_err(chunked::Error::Io)?;
-    let result = chunked::encrypt_parallel(&message_key, input, &mut out, threads(args));
+    let threads = threads(args);
+    let result = match body(&mut input, bar.as_ref())? {
+        #[cfg(unix)]
+        Body::At(file, offset) => {
+            chunked::encrypt_parallel_at(&message_key, &file, offset, &mut out, threads)
+        }
+        Body::Stream(input) => chunked::encrypt_parallel(&message_key, input, &mut out, threads),
+    };
     finish(out, bar, result)
 }
 
@@ -384,10 +450,16 @@ fn decrypt(args: &CryptArgs, quiet: bool) -> Result<(), Failure> {
     let (mut input, size) = open_input(args.input.as_deref())?;
     // The header is checked before an output file is even created.
     let message_key = chunked::read_header(&mut input, aead, &key, args.context.as_bytes())?;
-    let out = Output::open(args.output.as_deref(), args.force, true)?;
-    let (input, bar) = with_progress(input, size, quiet);
-    let mut out = out;
-    let result = chunked::decrypt_parallel(&message_key, input, &mut out, threads(args));
+    let mut out = Output::open(args.output.as_deref(), args.force, true)?;
+    let bar = progress_bar(size, quiet);
+    let threads = threads(args);
+    let result = match body(&mut input, bar.as_ref())? {
+        #[cfg(unix)]
+        Body::At(file, offset) => {
+            chunked::decrypt_parallel_at(&message_key, &file, offset, &mut out, threads)
+        }
+        Body::Stream(input) => chunked::decrypt_parallel(&message_key, input, &mut out, threads),
+    };
     finish(out, bar, result)
 }
 

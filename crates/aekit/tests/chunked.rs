@@ -411,6 +411,135 @@ fn parallel_encryption_is_byte_identical_to_sequential() {
     }
 }
 
+/// A file in the temporary directory, removed when dropped.
+struct TempFile(std::path::PathBuf);
+
+impl TempFile {
+    fn new(name: &str, contents: &[u8]) -> TempFile {
+        let path = std::env::temp_dir().join(format!("aekit-{}-{name}", std::process::id()));
+        std::fs::write(&path, contents).expect("write temp file");
+        TempFile(path)
+    }
+
+    fn open(&self) -> std::fs::File {
+        std::fs::File::open(&self.0).expect("open temp file")
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn parallel_file_by_position_is_byte_identical_to_sequential() {
+    let mut rng = Rng(0xf11e);
+    let key = rng.bytes(16);
+    let aead = Aead::Aes128Gcm;
+    for len in LENGTHS {
+        let message = rng.bytes(len);
+        let salt: chunked::Salt = rng.bytes(24).try_into().expect("salt");
+        let mut writer =
+            EncryptWriter::with_salt(Vec::new(), aead, &key, b"ctx", &salt).expect("writer");
+        writer.write_all(&message).expect("write");
+        let sequential = writer.finish().expect("finish");
+        // The plaintext after a few bytes that are not part of it.
+        let mut prefixed = b"skip".to_vec();
+        prefixed.extend_from_slice(&message);
+        let plain = TempFile::new(&format!("plain-{len}"), &prefixed);
+        let sealed = TempFile::new(&format!("sealed-{len}"), &sequential);
+        for threads in [1, 2, 3] {
+            let (k, header) = chunked::seal_header(aead, &key, b"ctx", &salt).expect("header");
+            let mut parallel = header.to_vec();
+            let n = chunked::encrypt_parallel_at(&k, &plain.open(), 4, &mut parallel, threads)
+                .expect("parallel");
+            assert_eq!(n as usize, len);
+            assert!(parallel == sequential, "{len} bytes, {threads} threads");
+
+            let mut file = sealed.open();
+            let k = chunked::read_header(&mut file, aead, &key, b"ctx").expect("header");
+            let offset = file.stream_position().expect("position");
+            let mut back = Vec::new();
+            let n = chunked::decrypt_parallel_at(&k, &file, offset, &mut back, threads)
+                .expect("decrypt");
+            assert_eq!(n as usize, len);
+            assert!(back == message, "{len} bytes back, {threads} threads");
+        }
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn damaged_files_by_position_fail_as_the_stream_does() {
+    let mut rng = Rng(0xbad);
+    let key = rng.bytes(16);
+    let aead = Aead::Aes128Gcm;
+    let sealed = chunked::SEALED_CHUNK_LEN;
+    let batch = 64 * sealed;
+    for len in [3 * 64 * 16384, 3 * 64 * 16384 + 100] {
+        let message = rng.bytes(len);
+        let mut writer = EncryptWriter::new(Vec::new(), aead, &key, b"").expect("writer");
+        writer.write_all(&message).expect("write");
+        let good = writer.finish().expect("finish");
+        let body_end = good.len();
+        let mut damaged: Vec<(String, Vec<u8>)> = Vec::new();
+        for at in [
+            0,
+            batch - 1,
+            batch,
+            2 * batch + 7,
+            body_end - HEADER_LEN - 1,
+        ] {
+            let mut flipped = good.clone();
+            flipped[HEADER_LEN + at] ^= 1;
+            damaged.push((format!("flipped at {at}"), flipped));
+        }
+        for cut in [
+            HEADER_LEN + batch,
+            HEADER_LEN + batch + 10,
+            HEADER_LEN + 2 * batch - 1,
+            body_end - 1,
+        ] {
+            damaged.push((format!("cut at {cut}"), good[..cut].to_vec()));
+        }
+        let mut extended = good.clone();
+        extended.extend_from_slice(&[0; 20]);
+        damaged.push(("extended".into(), extended));
+        let mut extended = good.clone();
+        extended.extend_from_slice(&vec![0; batch + 3]);
+        damaged.push(("extended by a batch".into(), extended));
+        for (name, ct) in damaged {
+            let mut input = Cursor::new(&ct);
+            let k = chunked::read_header(&mut input, aead, &key, b"").expect("header");
+            let mut expected_out = Vec::new();
+            let expected = chunked::decrypt_parallel(&k, input, &mut expected_out, 1);
+            let expected = format!("{:?}", expected.expect_err(&name));
+            let file = TempFile::new("damaged", &ct);
+            for threads in [1, 2, 3] {
+                let mut out = Vec::new();
+                let result = chunked::decrypt_parallel_at(
+                    &k,
+                    &file.open(),
+                    HEADER_LEN as u64,
+                    &mut out,
+                    threads,
+                );
+                assert_eq!(
+                    format!("{:?}", result.expect_err(&name)),
+                    expected,
+                    "{len} bytes {name}, {threads} threads"
+                );
+                assert!(
+                    out == expected_out,
+                    "{len} bytes {name}, {threads} threads: output"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn tampering_fails_every_reader_the_same_way() {
     let mut rng = Rng(7);
@@ -478,9 +607,20 @@ fn tampering_fails_every_reader_the_same_way() {
         let mut input = Cursor::new(ct);
         let parallel = chunked::read_header(&mut input, Aead::Aes128Gcm, &key, b"")
             .and_then(|k| chunked::decrypt_parallel(&k, input, std::io::sink(), 2).map(|_| ()));
+        let at =
+            chunked::read_header(&mut Cursor::new(ct), Aead::Aes128Gcm, &key, b"").and_then(|k| {
+                chunked::decrypt_parallel_at(&k, ct, HEADER_LEN as u64, std::io::sink(), 2)
+                    .map(|_| ())
+            });
         let seek = SeekReader::new(Cursor::new(ct), Aead::Aes128Gcm, &key, b"")
             .and_then(|mut r| drain(&mut r).1);
-        for (how, result) in [("stream", stream), ("parallel", parallel), ("seek", seek)] {
+        let readers = [
+            ("stream", stream),
+            ("parallel", parallel),
+            ("parallel at", at),
+            ("seek", seek),
+        ];
+        for (how, result) in readers {
             match result {
                 Err(e) if expected(&e) => {}
                 other => panic!("{name} via {how}: {other:?}"),

@@ -86,7 +86,9 @@ use zeroize::Zeroize;
 
 use crate::AesGcm;
 
-pub use parallel::{decrypt_parallel, encrypt_parallel};
+pub use parallel::{
+    ReadAt, decrypt_parallel, decrypt_parallel_at, encrypt_parallel, encrypt_parallel_at,
+};
 pub use seek::SeekReader;
 pub use stream::{DecryptReader, EncryptWriter};
 
