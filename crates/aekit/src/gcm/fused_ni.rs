@@ -108,7 +108,7 @@
 //!   a load folded into PCLMULQDQ.
 //! - Karatsuba products: see `clmul.rs`; the same reasoning holds here.
 
-use zeroize::Zeroize;
+use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use super::FusedKernel;
 use super::kernel::Kernel;
@@ -123,6 +123,30 @@ use crate::ghash::clmul::Clmul;
 pub(crate) struct FusedNi {
     aes: Ni,
     ghash: Clmul,
+    /// The powers in the order a batch uses them, with their Karatsuba
+    /// folds: as secret as H.
+    tables: Tables,
+}
+
+/// For batch block i = 0..8: entry 2i is the twisted H^(8−i) and entry
+/// 2i + 1 its fold hi ⊕ lo in the low qword (the second operand of the
+/// Karatsuba middle product), each in register byte order (the
+/// little-endian bytes of the integer). Aligned for the memory operands
+/// of PCLMULQDQ's legacy SSE encoding. Zeroized on drop.
+#[derive(Zeroize, ZeroizeOnDrop)]
+#[repr(C, align(16))]
+struct Tables([[u8; 16]; 16]);
+
+impl Tables {
+    fn new(powers: &[u128; 8]) -> Tables {
+        let mut t = Tables([[0; 16]; 16]);
+        for (i, pair) in t.0.chunks_exact_mut(2).enumerate() {
+            let p = powers[7 - i];
+            pair[0] = p.to_le_bytes();
+            pair[1] = ((p ^ (p >> 64)) as u64 as u128).to_le_bytes();
+        }
+        t
+    }
 }
 
 impl Kernel for FusedNi {
@@ -165,17 +189,17 @@ impl FusedKernel for FusedNi {
         aes.encrypt_blocks(&mut h);
         let ghash = Clmul::new(&h[0]);
         h.zeroize();
-        Some(FusedNi { aes, ghash: ghash? })
+        let ghash = ghash?;
+        let tables = Tables::new(ghash.powers());
+        Some(FusedNi { aes, ghash, tables })
     }
 }
 
 /// The intrinsics, x86-64 only.
 #[cfg(target_arch = "x86_64")]
 mod imp {
-    use core::arch::x86_64::{
-        __m128i, _mm_aesenc_si128, _mm_aesenclast_si128, _mm_loadu_si128, _mm_storeu_si128,
-        _mm_xor_si128,
-    };
+    use core::arch::asm;
+    use core::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_storeu_si128, _mm_xor_si128};
 
     use super::FusedNi;
     use crate::aes::Block;
@@ -186,6 +210,17 @@ mod imp {
 
     /// Bytes per iteration: eight blocks.
     const BATCH: usize = 8 * 16;
+
+    /// The byte-reversal mask of PSHUFB (spec byte order ↔ the reflected
+    /// integer) and the fold multiplier (0, 0xC2… in the high qword), as
+    /// aligned memory operands for `stitch`.
+    #[repr(C, align(16))]
+    struct Consts([u8; 32]);
+
+    static CONSTS: Consts = Consts([
+        15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, //
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xC2,
+    ]);
 
     impl FusedNi {
         /// The one-pass loop; the contract of [`Kernel::crypt_blocks`].
@@ -201,17 +236,6 @@ mod imp {
             data: &mut [u8],
             direction: Direction,
         ) {
-            let p = self.ghash.powers();
-            let h = [
-                clmul::to_m128(p[0]),
-                clmul::to_m128(p[1]),
-                clmul::to_m128(p[2]),
-                clmul::to_m128(p[3]),
-                clmul::to_m128(p[4]),
-                clmul::to_m128(p[5]),
-                clmul::to_m128(p[6]),
-                clmul::to_m128(p[7]),
-            ];
             let mut acc = clmul::load(y);
             let mut ctr = u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]);
             let batches = data.len() / BATCH;
@@ -224,16 +248,21 @@ mod imp {
                 let mut s = unsafe { ni::counter_blocks(counter, ctr) };
                 ctr = ctr.wrapping_add(8);
                 let hashed = match direction {
-                    Direction::Decrypt => Some(&*out),
-                    Direction::Encrypt if i > 0 => Some(&done[(i - 1) * BATCH..]),
+                    Direction::Decrypt => Some(out.as_ptr()),
+                    Direction::Encrypt if i > 0 => Some(done[(i - 1) * BATCH..].as_ptr()),
                     Direction::Encrypt => None,
                 };
                 match hashed {
-                    Some(x) => acc = self.stitch(&mut s, x, &h, acc),
-                    // SAFETY: the features `encrypt8` needs are enabled here.
-                    None => unsafe { self.aes.encrypt8(&mut s) },
+                    // SAFETY: `x` is the 128 bytes of this batch or of the
+                    // one before, `out` this batch's 128 bytes; the
+                    // features `stitch` needs are enabled here.
+                    Some(x) => acc = unsafe { self.stitch(s, x, out.as_mut_ptr(), acc) },
+                    None => {
+                        // SAFETY: the features `encrypt8` needs are enabled here.
+                        unsafe { self.aes.encrypt8(&mut s) };
+                        xor_into(out, &s);
+                    }
                 }
-                xor_into(out, &s);
             }
 
             clmul::store(y, acc);
@@ -242,58 +271,363 @@ mod imp {
         }
 
         /// Runs the eight counter blocks `s` through AES while folding the
-        /// eight ciphertext blocks `x` (128 bytes) into `acc`; returns the
-        /// new GHASH value. The schedule is the module header's.
+        /// eight ciphertext blocks `x` (128 bytes) into `acc`, then XORs
+        /// the keystream into the 128 bytes at `out`; returns the new GHASH
+        /// value. The schedule is the module header's, written out as
+        /// instructions: left to itself the compiler runs each block's
+        /// rounds back to back, and the eight chains then no longer fit in
+        /// the core's scheduler together.
+        ///
+        /// # Safety
+        ///
+        /// The CPU must support AES-NI, PCLMULQDQ and SSSE3; `x` must be
+        /// 128 readable bytes and `out` 128 readable and writable bytes
+        /// (the same bytes when decrypting).
         #[inline]
         #[target_feature(enable = "aes,pclmulqdq,ssse3,sse2")]
-        fn stitch(
+        unsafe fn stitch(
             &self,
-            s: &mut [__m128i; 8],
-            x: &[u8],
-            h: &[__m128i; 8],
+            s: [__m128i; 8],
+            x: *const u8,
+            out: *mut u8,
             acc: __m128i,
         ) -> __m128i {
             let keys = self.aes.round_keys();
             let rounds = self.aes.rounds();
-            let x: &[u8; BATCH] = x[..BATCH].try_into().expect("eight blocks");
-            let block = |i: usize| clmul::load(&x[16 * i..16 * i + 16]);
-
-            let k = round_key(&keys[0]);
-            for si in s.iter_mut() {
-                *si = _mm_xor_si128(*si, k);
+            let acc_out: __m128i;
+            // SAFETY: the caller's contract covers `x` and `out`; `keys`
+            // (aligned, 15 round keys), `self.tables` and `CONSTS` (both
+            // aligned) are read at offsets inside them, as the aligned
+            // memory operands of the legacy SSE encodings require; the
+            // features are enabled on this function.
+            unsafe {
+                asm!(
+                // the byte-reversal mask
+                "movdqa xmm15, xmmword ptr [{consts}]",
+                // round 0: whitening
+                "movdqa xmm8, xmmword ptr [{keys}]",
+                "pxor xmm0, xmm8",
+                "pxor xmm1, xmm8",
+                "pxor xmm2, xmm8",
+                "pxor xmm3, xmm8",
+                "pxor xmm4, xmm8",
+                "pxor xmm5, xmm8",
+                "pxor xmm6, xmm8",
+                "pxor xmm7, xmm8",
+                // X1 (reflected) times H^8: lo, hi, raw middle
+                "movdqu xmm12, xmmword ptr [{x} + 0]",
+                "pshufb xmm12, xmm15",
+                "pxor xmm12, xmm9",
+                "pshufd xmm13, xmm12, 0x4e",
+                "pxor xmm13, xmm12",
+                "pclmulqdq xmm13, xmmword ptr [{tab} + 16], 0x00",
+                "movdqa xmm11, xmm13",
+                "movdqa xmm9, xmm12",
+                "pclmulqdq xmm9, xmmword ptr [{tab} + 0], 0x00",
+                "pclmulqdq xmm12, xmmword ptr [{tab} + 0], 0x11",
+                "movdqa xmm10, xmm12",
+                // round 1
+                "movdqa xmm8, xmmword ptr [{keys} + 16]",
+                "aesenc xmm0, xmm8",
+                "aesenc xmm1, xmm8",
+                "aesenc xmm2, xmm8",
+                "aesenc xmm3, xmm8",
+                "aesenc xmm4, xmm8",
+                "aesenc xmm5, xmm8",
+                "aesenc xmm6, xmm8",
+                "aesenc xmm7, xmm8",
+                // X2 (reflected) times H^7: lo, hi, raw middle
+                "movdqu xmm12, xmmword ptr [{x} + 16]",
+                "pshufb xmm12, xmm15",
+                "pshufd xmm13, xmm12, 0x4e",
+                "pxor xmm13, xmm12",
+                "pclmulqdq xmm13, xmmword ptr [{tab} + 48], 0x00",
+                "pxor xmm11, xmm13",
+                "movdqa xmm14, xmm12",
+                "pclmulqdq xmm14, xmmword ptr [{tab} + 32], 0x00",
+                "pxor xmm9, xmm14",
+                "pclmulqdq xmm12, xmmword ptr [{tab} + 32], 0x11",
+                "pxor xmm10, xmm12",
+                // round 2
+                "movdqa xmm8, xmmword ptr [{keys} + 32]",
+                "aesenc xmm0, xmm8",
+                "aesenc xmm1, xmm8",
+                "aesenc xmm2, xmm8",
+                "aesenc xmm3, xmm8",
+                "aesenc xmm4, xmm8",
+                "aesenc xmm5, xmm8",
+                "aesenc xmm6, xmm8",
+                "aesenc xmm7, xmm8",
+                // X3 (reflected) times H^6: lo, hi, raw middle
+                "movdqu xmm12, xmmword ptr [{x} + 32]",
+                "pshufb xmm12, xmm15",
+                "pshufd xmm13, xmm12, 0x4e",
+                "pxor xmm13, xmm12",
+                "pclmulqdq xmm13, xmmword ptr [{tab} + 80], 0x00",
+                "pxor xmm11, xmm13",
+                "movdqa xmm14, xmm12",
+                "pclmulqdq xmm14, xmmword ptr [{tab} + 64], 0x00",
+                "pxor xmm9, xmm14",
+                "pclmulqdq xmm12, xmmword ptr [{tab} + 64], 0x11",
+                "pxor xmm10, xmm12",
+                // round 3
+                "movdqa xmm8, xmmword ptr [{keys} + 48]",
+                "aesenc xmm0, xmm8",
+                "aesenc xmm1, xmm8",
+                "aesenc xmm2, xmm8",
+                "aesenc xmm3, xmm8",
+                "aesenc xmm4, xmm8",
+                "aesenc xmm5, xmm8",
+                "aesenc xmm6, xmm8",
+                "aesenc xmm7, xmm8",
+                // X4 (reflected) times H^5: lo, hi, raw middle
+                "movdqu xmm12, xmmword ptr [{x} + 48]",
+                "pshufb xmm12, xmm15",
+                "pshufd xmm13, xmm12, 0x4e",
+                "pxor xmm13, xmm12",
+                "pclmulqdq xmm13, xmmword ptr [{tab} + 112], 0x00",
+                "pxor xmm11, xmm13",
+                "movdqa xmm14, xmm12",
+                "pclmulqdq xmm14, xmmword ptr [{tab} + 96], 0x00",
+                "pxor xmm9, xmm14",
+                "pclmulqdq xmm12, xmmword ptr [{tab} + 96], 0x11",
+                "pxor xmm10, xmm12",
+                // round 4
+                "movdqa xmm8, xmmword ptr [{keys} + 64]",
+                "aesenc xmm0, xmm8",
+                "aesenc xmm1, xmm8",
+                "aesenc xmm2, xmm8",
+                "aesenc xmm3, xmm8",
+                "aesenc xmm4, xmm8",
+                "aesenc xmm5, xmm8",
+                "aesenc xmm6, xmm8",
+                "aesenc xmm7, xmm8",
+                // X5 (reflected) times H^4: lo, hi, raw middle
+                "movdqu xmm12, xmmword ptr [{x} + 64]",
+                "pshufb xmm12, xmm15",
+                "pshufd xmm13, xmm12, 0x4e",
+                "pxor xmm13, xmm12",
+                "pclmulqdq xmm13, xmmword ptr [{tab} + 144], 0x00",
+                "pxor xmm11, xmm13",
+                "movdqa xmm14, xmm12",
+                "pclmulqdq xmm14, xmmword ptr [{tab} + 128], 0x00",
+                "pxor xmm9, xmm14",
+                "pclmulqdq xmm12, xmmword ptr [{tab} + 128], 0x11",
+                "pxor xmm10, xmm12",
+                // round 5
+                "movdqa xmm8, xmmword ptr [{keys} + 80]",
+                "aesenc xmm0, xmm8",
+                "aesenc xmm1, xmm8",
+                "aesenc xmm2, xmm8",
+                "aesenc xmm3, xmm8",
+                "aesenc xmm4, xmm8",
+                "aesenc xmm5, xmm8",
+                "aesenc xmm6, xmm8",
+                "aesenc xmm7, xmm8",
+                // X6 (reflected) times H^3: lo, hi, raw middle
+                "movdqu xmm12, xmmword ptr [{x} + 80]",
+                "pshufb xmm12, xmm15",
+                "pshufd xmm13, xmm12, 0x4e",
+                "pxor xmm13, xmm12",
+                "pclmulqdq xmm13, xmmword ptr [{tab} + 176], 0x00",
+                "pxor xmm11, xmm13",
+                "movdqa xmm14, xmm12",
+                "pclmulqdq xmm14, xmmword ptr [{tab} + 160], 0x00",
+                "pxor xmm9, xmm14",
+                "pclmulqdq xmm12, xmmword ptr [{tab} + 160], 0x11",
+                "pxor xmm10, xmm12",
+                // round 6
+                "movdqa xmm8, xmmword ptr [{keys} + 96]",
+                "aesenc xmm0, xmm8",
+                "aesenc xmm1, xmm8",
+                "aesenc xmm2, xmm8",
+                "aesenc xmm3, xmm8",
+                "aesenc xmm4, xmm8",
+                "aesenc xmm5, xmm8",
+                "aesenc xmm6, xmm8",
+                "aesenc xmm7, xmm8",
+                // X7 (reflected) times H^2: lo, hi, raw middle
+                "movdqu xmm12, xmmword ptr [{x} + 96]",
+                "pshufb xmm12, xmm15",
+                "pshufd xmm13, xmm12, 0x4e",
+                "pxor xmm13, xmm12",
+                "pclmulqdq xmm13, xmmword ptr [{tab} + 208], 0x00",
+                "pxor xmm11, xmm13",
+                "movdqa xmm14, xmm12",
+                "pclmulqdq xmm14, xmmword ptr [{tab} + 192], 0x00",
+                "pxor xmm9, xmm14",
+                "pclmulqdq xmm12, xmmword ptr [{tab} + 192], 0x11",
+                "pxor xmm10, xmm12",
+                // round 7
+                "movdqa xmm8, xmmword ptr [{keys} + 112]",
+                "aesenc xmm0, xmm8",
+                "aesenc xmm1, xmm8",
+                "aesenc xmm2, xmm8",
+                "aesenc xmm3, xmm8",
+                "aesenc xmm4, xmm8",
+                "aesenc xmm5, xmm8",
+                "aesenc xmm6, xmm8",
+                "aesenc xmm7, xmm8",
+                // X8 (reflected) times H^1: lo, hi, raw middle
+                "movdqu xmm12, xmmword ptr [{x} + 112]",
+                "pshufb xmm12, xmm15",
+                "pshufd xmm13, xmm12, 0x4e",
+                "pxor xmm13, xmm12",
+                "pclmulqdq xmm13, xmmword ptr [{tab} + 240], 0x00",
+                "pxor xmm11, xmm13",
+                "movdqa xmm14, xmm12",
+                "pclmulqdq xmm14, xmmword ptr [{tab} + 224], 0x00",
+                "pxor xmm9, xmm14",
+                "pclmulqdq xmm12, xmmword ptr [{tab} + 224], 0x11",
+                "pxor xmm10, xmm12",
+                // round 8
+                "movdqa xmm8, xmmword ptr [{keys} + 128]",
+                "aesenc xmm0, xmm8",
+                "aesenc xmm1, xmm8",
+                "aesenc xmm2, xmm8",
+                "aesenc xmm3, xmm8",
+                "aesenc xmm4, xmm8",
+                "aesenc xmm5, xmm8",
+                "aesenc xmm6, xmm8",
+                "aesenc xmm7, xmm8",
+                // Karatsuba: middle = raw ^ lo ^ hi, split across lo and hi
+                "pxor xmm11, xmm9",
+                "pxor xmm11, xmm10",
+                "movdqa xmm13, xmm11",
+                "pslldq xmm13, 8",
+                "psrldq xmm11, 8",
+                "pxor xmm9, xmm13",
+                "pxor xmm10, xmm11",
+                // fold the low qword with 0xC2..: (w0, w1) ^ w0 * C
+                "movdqa xmm14, xmm9",
+                "pclmulqdq xmm14, xmmword ptr [{consts} + 16], 0x10",
+                "pshufd xmm9, xmm9, 0x4e",
+                "pxor xmm9, xmm14",
+                "movdqa xmm14, xmm9",
+                "pclmulqdq xmm14, xmmword ptr [{consts} + 16], 0x10",
+                "pshufd xmm9, xmm9, 0x4e",
+                "pxor xmm9, xmm14",
+                // the reduced sum: the new GHASH value
+                "pxor xmm9, xmm10",
+                // round 9
+                "movdqa xmm8, xmmword ptr [{keys} + 144]",
+                "aesenc xmm0, xmm8",
+                "aesenc xmm1, xmm8",
+                "aesenc xmm2, xmm8",
+                "aesenc xmm3, xmm8",
+                "aesenc xmm4, xmm8",
+                "aesenc xmm5, xmm8",
+                "aesenc xmm6, xmm8",
+                "aesenc xmm7, xmm8",
+                // AES-192 and AES-256: two or four more rounds
+                "cmp {rounds}, 10",
+                "je 2f",
+                // round 10
+                "movdqa xmm8, xmmword ptr [{keys} + 160]",
+                "aesenc xmm0, xmm8",
+                "aesenc xmm1, xmm8",
+                "aesenc xmm2, xmm8",
+                "aesenc xmm3, xmm8",
+                "aesenc xmm4, xmm8",
+                "aesenc xmm5, xmm8",
+                "aesenc xmm6, xmm8",
+                "aesenc xmm7, xmm8",
+                // round 11
+                "movdqa xmm8, xmmword ptr [{keys} + 176]",
+                "aesenc xmm0, xmm8",
+                "aesenc xmm1, xmm8",
+                "aesenc xmm2, xmm8",
+                "aesenc xmm3, xmm8",
+                "aesenc xmm4, xmm8",
+                "aesenc xmm5, xmm8",
+                "aesenc xmm6, xmm8",
+                "aesenc xmm7, xmm8",
+                "cmp {rounds}, 12",
+                "je 2f",
+                // round 12
+                "movdqa xmm8, xmmword ptr [{keys} + 192]",
+                "aesenc xmm0, xmm8",
+                "aesenc xmm1, xmm8",
+                "aesenc xmm2, xmm8",
+                "aesenc xmm3, xmm8",
+                "aesenc xmm4, xmm8",
+                "aesenc xmm5, xmm8",
+                "aesenc xmm6, xmm8",
+                "aesenc xmm7, xmm8",
+                // round 13
+                "movdqa xmm8, xmmword ptr [{keys} + 208]",
+                "aesenc xmm0, xmm8",
+                "aesenc xmm1, xmm8",
+                "aesenc xmm2, xmm8",
+                "aesenc xmm3, xmm8",
+                "aesenc xmm4, xmm8",
+                "aesenc xmm5, xmm8",
+                "aesenc xmm6, xmm8",
+                "aesenc xmm7, xmm8",
+                "2:",
+                // last round
+                "movdqa xmm8, xmmword ptr [{last}]",
+                "aesenclast xmm0, xmm8",
+                "aesenclast xmm1, xmm8",
+                "aesenclast xmm2, xmm8",
+                "aesenclast xmm3, xmm8",
+                "aesenclast xmm4, xmm8",
+                "aesenclast xmm5, xmm8",
+                "aesenclast xmm6, xmm8",
+                "aesenclast xmm7, xmm8",
+                // out ^= keystream
+                "movdqu xmm8, xmmword ptr [{out} + 0]",
+                "pxor xmm8, xmm0",
+                "movdqu xmmword ptr [{out} + 0], xmm8",
+                "movdqu xmm8, xmmword ptr [{out} + 16]",
+                "pxor xmm8, xmm1",
+                "movdqu xmmword ptr [{out} + 16], xmm8",
+                "movdqu xmm8, xmmword ptr [{out} + 32]",
+                "pxor xmm8, xmm2",
+                "movdqu xmmword ptr [{out} + 32], xmm8",
+                "movdqu xmm8, xmmword ptr [{out} + 48]",
+                "pxor xmm8, xmm3",
+                "movdqu xmmword ptr [{out} + 48], xmm8",
+                "movdqu xmm8, xmmword ptr [{out} + 64]",
+                "pxor xmm8, xmm4",
+                "movdqu xmmword ptr [{out} + 64], xmm8",
+                "movdqu xmm8, xmmword ptr [{out} + 80]",
+                "pxor xmm8, xmm5",
+                "movdqu xmmword ptr [{out} + 80], xmm8",
+                "movdqu xmm8, xmmword ptr [{out} + 96]",
+                "pxor xmm8, xmm6",
+                "movdqu xmmword ptr [{out} + 96], xmm8",
+                "movdqu xmm8, xmmword ptr [{out} + 112]",
+                "pxor xmm8, xmm7",
+                "movdqu xmmword ptr [{out} + 112], xmm8",
+                    keys = in(reg) keys.as_ptr(),
+                    last = in(reg) keys[rounds].as_ptr(),
+                    rounds = in(reg) rounds,
+                    tab = in(reg) self.tables.0.as_ptr(),
+                    consts = in(reg) CONSTS.0.as_ptr(),
+                    x = in(reg) x,
+                    out = in(reg) out,
+                    inout("xmm0") s[0] => _,
+                    inout("xmm1") s[1] => _,
+                    inout("xmm2") s[2] => _,
+                    inout("xmm3") s[3] => _,
+                    inout("xmm4") s[4] => _,
+                    inout("xmm5") s[5] => _,
+                    inout("xmm6") s[6] => _,
+                    inout("xmm7") s[7] => _,
+                    out("xmm8") _,
+                    inout("xmm9") acc => acc_out,
+                    out("xmm10") _,
+                    out("xmm11") _,
+                    out("xmm12") _,
+                    out("xmm13") _,
+                    out("xmm14") _,
+                    out("xmm15") _,
+                    options(nostack),
+                );
             }
-            let mut sum = clmul::mul_wide(_mm_xor_si128(acc, block(0)), h[7]);
-            for r in 1..8 {
-                aesenc(s, round_key(&keys[r]));
-                sum = sum.xor(clmul::mul_wide(block(r), h[7 - r]));
-            }
-            aesenc(s, round_key(&keys[8]));
-            let acc = clmul::reduce(sum);
-            for key in &keys[9..rounds] {
-                aesenc(s, round_key(key));
-            }
-            let k = round_key(&keys[rounds]);
-            for si in s.iter_mut() {
-                *si = _mm_aesenclast_si128(*si, k);
-            }
-            acc
+            acc_out
         }
-    }
-
-    /// One middle round on all eight states.
-    #[inline]
-    #[target_feature(enable = "aes,sse2")]
-    fn aesenc(s: &mut [__m128i; 8], k: __m128i) {
-        for si in s.iter_mut() {
-            *si = _mm_aesenc_si128(*si, k);
-        }
-    }
-
-    #[inline]
-    #[target_feature(enable = "sse2")]
-    fn round_key(key: &Block) -> __m128i {
-        // SAFETY: `key` is 16 readable bytes; MOVDQU needs no alignment.
-        unsafe { _mm_loadu_si128(key.as_ptr().cast()) }
     }
 
     /// `out ^= keystream`, eight blocks.
