@@ -899,49 +899,7 @@ mod imp {
         use super::*;
         use crate::aes::table::Table;
         use crate::gcm::kernel::Pair;
-        use crate::gcm::state::State;
         use crate::ghash::bitserial::BitSerial;
-
-        /// `crypt_short` against the general path (`State` over the same
-        /// kernel) for every (AAD length, message length) it takes, both
-        /// directions, three key sizes; past its limit it declines and
-        /// leaves the data alone.
-        #[test]
-        fn short_path_matches_the_general_path() {
-            let iv = [0xc3u8; 12];
-            let aad: Vec<u8> = (0..260).map(|i| (i * 13 + 5) as u8).collect();
-            let text: Vec<u8> = (0..260).map(|i| (i * 7 + 1) as u8).collect();
-            for key_len in [16, 24, 32] {
-                let ks = KeySchedule::new(&vec![0x6b; key_len]).unwrap();
-                let Some(fused) = FusedAvx512::new(&ks) else {
-                    eprintln!("SKIP vaes-avx512: not available on this CPU");
-                    return;
-                };
-                for aad_len in 0..=256usize {
-                    for len in 0..=256usize {
-                        let hashed = aad_len.div_ceil(16) + len.div_ceil(16) + 1;
-                        for direction in [Direction::Encrypt, Direction::Decrypt] {
-                            let what = format!("AES-{} aad {aad_len} len {len}", key_len * 8);
-                            let aad = &aad[..aad_len];
-                            let mut d1 = text[..len].to_vec();
-                            let got = fused.crypt_short(&iv, aad, &mut d1, direction);
-                            if hashed > SHORT_HASHED {
-                                assert!(got.is_none(), "{what}: taken past the limit");
-                                assert!(d1 == text[..len], "{what}: data touched");
-                                continue;
-                            }
-                            let mut d2 = text[..len].to_vec();
-                            let mut state = State::start(&fused, &iv);
-                            state.aad(&fused, aad).unwrap();
-                            state.crypt(&fused, &mut d2, direction).unwrap();
-                            let expected = state.finish(&fused);
-                            assert_eq!(got, Some(expected), "{what}: tag");
-                            assert!(d1 == d2, "{what}: data");
-                        }
-                    }
-                }
-            }
-        }
 
         /// `crypt_blocks` against the two-pass (table, bitserial) pair for
         /// every block count up to 70 (several loop iterations plus every

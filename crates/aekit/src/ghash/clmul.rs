@@ -98,7 +98,7 @@ pub use imp::Clmul;
 /// The field arithmetic, for the fused kernels that interleave it with AES
 /// and for `vclmul`, which keeps its powers in the same twisted form.
 #[cfg(target_arch = "x86_64")]
-pub(crate) use imp::{Wide, byte_reverse_mask, load, reduce, store, twist};
+pub(crate) use imp::{Wide, byte_reverse_mask, load, mul_wide, reduce, store, to_m128, twist};
 #[cfg(not(target_arch = "x86_64"))]
 pub use unsupported::Clmul;
 
@@ -106,8 +106,8 @@ pub use unsupported::Clmul;
 mod imp {
     use core::arch::x86_64::{
         __m128i, _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_loadu_si128, _mm_set_epi8,
-        _mm_set_epi64x, _mm_shuffle_epi8, _mm_shuffle_epi32, _mm_slli_si128, _mm_srli_si128,
-        _mm_storeu_si128, _mm_unpackhi_epi64, _mm_xor_si128,
+        _mm_set_epi64x, _mm_setzero_si128, _mm_shuffle_epi8, _mm_shuffle_epi32, _mm_slli_si128,
+        _mm_srli_si128, _mm_storeu_si128, _mm_unpackhi_epi64, _mm_xor_si128,
     };
 
     use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -287,6 +287,18 @@ mod imp {
     }
 
     impl Wide {
+        /// The empty sum.
+        #[inline]
+        #[target_feature(enable = "sse2")]
+        pub(crate) fn zero() -> Wide {
+            let z = _mm_setzero_si128();
+            Wide {
+                lo: z,
+                mid: z,
+                hi: z,
+            }
+        }
+
         #[inline]
         #[target_feature(enable = "sse2")]
         pub(crate) fn xor(self, other: Wide) -> Wide {
