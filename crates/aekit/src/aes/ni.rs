@@ -92,9 +92,9 @@
 
 #[cfg(target_arch = "x86_64")]
 pub use imp::Ni;
-/// The counter blocks, for the fused kernels that interleave AES with GHASH.
+/// The counter blocks and the one-block XOR, for the fused kernels.
 #[cfg(target_arch = "x86_64")]
-pub(crate) use imp::counter_blocks;
+pub(crate) use imp::{counter_blocks, xor_block};
 
 #[cfg(not(target_arch = "x86_64"))]
 pub use unsupported::Ni;
@@ -102,9 +102,12 @@ pub use unsupported::Ni;
 #[cfg(target_arch = "x86_64")]
 mod imp {
     use core::arch::x86_64::{
-        __m128i, _mm_aesenc_si128, _mm_aesenclast_si128, _mm_insert_epi32, _mm_loadu_si128,
-        _mm_setzero_si128, _mm_storeu_si128, _mm_xor_si128,
+        __m128i, _mm_aesenc_si128, _mm_aesenclast_si128, _mm_and_si128, _mm_insert_epi32,
+        _mm_load_si128, _mm_loadu_si128, _mm_setzero_si128, _mm_store_si128, _mm_storeu_si128,
+        _mm_xor_si128,
     };
+    use core::ptr::write_volatile;
+    use core::sync::atomic::{Ordering, compiler_fence};
 
     use zeroize::{Zeroize, ZeroizeOnDrop};
 
@@ -246,17 +249,62 @@ mod imp {
                 ctr = ctr.wrapping_add(tail.len().div_ceil(16) as u32);
                 // SAFETY: as above.
                 unsafe { self.encrypt8(&mut s) };
-                let mut keystream = [[0u8; 16]; LANES];
-                for (x, k) in s.iter().zip(keystream.iter_mut()) {
-                    // SAFETY: `k` is 16 writable bytes; SSE2 is present.
-                    unsafe { _mm_storeu_si128(k.as_mut_ptr().cast(), *x) };
+                // The keystream stays in registers.
+                for (x, chunk) in s.iter().zip(tail.chunks_mut(16)) {
+                    xor_block(chunk, *x);
                 }
-                for (d, k) in tail.iter_mut().zip(keystream.iter().flatten()) {
-                    *d ^= k;
-                }
-                keystream.zeroize();
             }
             counter[12..].copy_from_slice(&ctr.to_be_bytes());
+        }
+    }
+
+    /// `bytes ^= keystream` for a block or less: a whole block in place,
+    /// a partial one through a 16-byte bounce buffer on the stack that is
+    /// cleared with one vector store (it may hold plaintext). Returns the
+    /// input and the output, each zero-padded to a block: GCM hashes its
+    /// ciphertext that way.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    pub(crate) fn xor_block(bytes: &mut [u8], keystream: __m128i) -> (__m128i, __m128i) {
+        /// Aligned for one vector load and store.
+        #[repr(C, align(16))]
+        struct Bounce([u8; 16]);
+
+        /// The first `len` bytes set: 16 − `len` bytes into a run of 16
+        /// set bytes followed by 16 clear ones.
+        static RUN: [u8; 32] = [
+            0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+            0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        ];
+
+        if let Ok(block) = <&mut Block>::try_from(&mut *bytes) {
+            let p = block.as_mut_ptr().cast::<__m128i>();
+            // SAFETY: `block` is 16 readable and writable bytes; MOVDQU
+            // needs no alignment.
+            unsafe {
+                let input = _mm_loadu_si128(p);
+                let output = _mm_xor_si128(input, keystream);
+                _mm_storeu_si128(p, output);
+                return (input, output);
+            }
+        }
+        let len = bytes.len();
+        debug_assert!(len < 16);
+        let mut bounce = Bounce([0; 16]);
+        bounce.0[..len].copy_from_slice(bytes);
+        let p = bounce.0.as_mut_ptr().cast::<__m128i>();
+        // SAFETY: `bounce` is 16 readable and writable bytes, aligned to
+        // 16; the mask load reads RUN[16 − len .. 32 − len], inside `RUN`.
+        unsafe {
+            let input = _mm_load_si128(p);
+            let mask = _mm_loadu_si128(RUN[16 - len..].as_ptr().cast());
+            let output = _mm_and_si128(_mm_xor_si128(input, keystream), mask);
+            _mm_store_si128(p, output);
+            bytes.copy_from_slice(&bounce.0[..len]);
+            // A volatile store, which the compiler may not drop as dead.
+            write_volatile(p, _mm_setzero_si128());
+            compiler_fence(Ordering::SeqCst);
+            (input, output)
         }
     }
 

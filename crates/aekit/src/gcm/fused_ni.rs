@@ -218,11 +218,8 @@ impl FusedKernel for FusedNi {
 mod imp {
     use core::arch::asm;
     use core::arch::x86_64::{
-        __m128i, _mm_and_si128, _mm_load_si128, _mm_loadu_si128, _mm_set_epi64x, _mm_setzero_si128,
-        _mm_shuffle_epi8, _mm_store_si128, _mm_storeu_si128, _mm_xor_si128,
+        __m128i, _mm_loadu_si128, _mm_set_epi64x, _mm_shuffle_epi8, _mm_storeu_si128, _mm_xor_si128,
     };
-    use core::ptr::write_volatile;
-    use core::sync::atomic::{Ordering, compiler_fence};
 
     use super::FusedNi;
     use crate::aes::Block;
@@ -660,8 +657,8 @@ mod imp {
         /// blocks and the lengths block are each multiplied by their power
         /// of H (H^(a+c+1) for the first, …, H for the lengths block),
         /// summed unreduced and reduced once. A partial last block goes
-        /// through a 16-byte bounce buffer, cleared with one vector store.
-        /// Returns the full tag.
+        /// through `ni::xor_block`'s bounce buffer (cleared with one vector
+        /// store), which also zero-pads it for GHASH. Returns the full tag.
         ///
         /// # Safety
         ///
@@ -691,25 +688,16 @@ mod imp {
             // SAFETY: as above.
             unsafe { self.aes.encrypt8(&mut s) };
 
-            let mut bounce = Bounce([0; 16]);
             let mut sum = clmul::Wide::zero();
             for (i, chunk) in aad.chunks(16).enumerate() {
-                bounce.0 = [0; 16];
-                bounce.0[..chunk.len()].copy_from_slice(chunk);
-                sum = sum.xor(clmul::mul_wide(clmul::load(&bounce.0), power(i)));
+                let mut block = [0u8; 16];
+                block[..chunk.len()].copy_from_slice(chunk);
+                sum = sum.xor(clmul::mul_wide(clmul::load(&block), power(i)));
             }
             for (j, chunk) in data.chunks_mut(16).enumerate() {
-                let len = chunk.len();
-                bounce.0 = [0; 16];
-                bounce.0[..len].copy_from_slice(chunk);
-                // SAFETY: `bounce` is 16 readable and writable bytes.
-                let input = unsafe { _mm_load_si128(bounce.0.as_ptr().cast()) };
-                // The output past the message's end is keystream: masked
-                // off, so the ciphertext is hashed zero-padded.
-                let output = _mm_and_si128(_mm_xor_si128(input, s[j + 1]), byte_mask(len));
-                // SAFETY: as above.
-                unsafe { _mm_store_si128(bounce.0.as_mut_ptr().cast(), output) };
-                chunk.copy_from_slice(&bounce.0[..len]);
+                // The output past the message's end is masked off, so the
+                // ciphertext is hashed zero-padded.
+                let (input, output) = ni::xor_block(chunk, s[j + 1]);
                 let ciphertext = match direction {
                     Direction::Encrypt => output,
                     Direction::Decrypt => input,
@@ -717,7 +705,6 @@ mod imp {
                 let x = _mm_shuffle_epi8(ciphertext, clmul::byte_reverse_mask());
                 sum = sum.xor(clmul::mul_wide(x, power(a + j)));
             }
-            bounce.clear();
             // len(A) ‖ len(C) in bits as the reflected integer: len(A) is
             // the high qword. Times H.
             let lengths = _mm_set_epi64x((aad.len() as i64) << 3, (n as i64) << 3);
@@ -728,36 +715,6 @@ mod imp {
             unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(y, s[0])) };
             tag
         }
-    }
-
-    /// A block's worth of message bytes on the stack, aligned for one
-    /// vector load and store, and cleared with one: it may hold plaintext.
-    #[repr(C, align(16))]
-    struct Bounce([u8; 16]);
-
-    impl Bounce {
-        /// Overwrites the bytes with zeros by a volatile store, which the
-        /// compiler may not remove as dead.
-        #[inline]
-        #[target_feature(enable = "sse2")]
-        fn clear(&mut self) {
-            // SAFETY: `self` is 16 writable bytes, aligned to 16.
-            unsafe { write_volatile(self.0.as_mut_ptr().cast::<__m128i>(), _mm_setzero_si128()) };
-            compiler_fence(Ordering::SeqCst);
-        }
-    }
-
-    /// The first `len` bytes set (`len` ≤ 16): an unaligned load from a
-    /// run of 16 set bytes followed by 16 clear ones.
-    #[inline]
-    #[target_feature(enable = "sse2")]
-    fn byte_mask(len: usize) -> __m128i {
-        static RUN: [u8; 32] = [
-            0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-            0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        ];
-        // SAFETY: 16 − len ≤ 16, so the 16 bytes read are inside `RUN`.
-        unsafe { _mm_loadu_si128(RUN[16 - len..].as_ptr().cast()) }
     }
 
     /// `out ^= keystream`, eight blocks.

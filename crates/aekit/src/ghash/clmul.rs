@@ -61,8 +61,8 @@
 //! Reduction is linear, so the eight unreduced 256-bit products are XORed
 //! together and folded once: 32 + 2 PCLMULQDQ per eight blocks, and the
 //! eight products are independent, so they overlap in the pipeline instead
-//! of waiting on one another's reductions. Remaining blocks (fewer than
-//! eight) go one at a time with H.
+//! of waiting on one another's reductions. The r < 8 remaining blocks go
+//! the same way with H^r … H, one reduction for all of them.
 //!
 //! Each 128 × 128 product is schoolbook: a0⊗h0, a1⊗h1 and the middle
 //! a0⊗h1 ⊕ a1⊗h0, the middle split across the halves after summing.
@@ -230,8 +230,15 @@ mod imp {
             }
             acc = reduce(sum);
         }
-        for x in eights.remainder().chunks_exact(16) {
-            acc = reduce(mul_wide(_mm_xor_si128(acc, load(x)), h[0]));
+        // The last r < 8 blocks the same way with H^r … H: one reduction.
+        let rest = eights.remainder();
+        if let Some((x1, others)) = rest.split_first_chunk::<16>() {
+            let r = rest.len() / 16;
+            let mut sum = mul_wide(_mm_xor_si128(acc, load(x1)), h[r - 1]);
+            for (x, hk) in others.chunks_exact(16).zip(h[..r - 1].iter().rev()) {
+                sum = sum.xor(mul_wide(load(x), *hk));
+            }
+            acc = reduce(sum);
         }
 
         store(y, acc);
