@@ -120,6 +120,13 @@ pub fn run() -> Result<(), Failure> {
     println!();
     let default = AesGcm::new(&[0; 16]).map_or_else(|e| e.to_string(), |g| g.implementation());
     println!("Default: {default} (the fastest constant-time implementation here)");
+    if let Ok(cap) = std::env::var("AEKIT_KERNEL")
+        && !cap.is_empty()
+    {
+        println!(
+            "  capped by AEKIT_KERNEL={cap} (vaes-avx512, vaes-avx2, ni-clmul, pair, portable)"
+        );
+    }
     println!("File format: C2SP chunked encryption, 16 KiB chunks");
     for aead in Aead::ALL {
         println!(

@@ -229,6 +229,14 @@ fn main() -> ExitCode {
         eprintln!("aekit: internal error (please report): {info}");
     }));
     let cli = Cli::parse();
+    // A mistyped AEKIT_KERNEL is a usage error before anything is read or
+    // written (`info` reports it in its Default line instead).
+    if !matches!(cli.command, Command::Info)
+        && let Err(e) = aekit::gcm::Class::forced()
+    {
+        eprintln!("aekit: AEKIT_KERNEL: {e}");
+        return ExitCode::from(2);
+    }
     output::remove_pending_files_on_signal();
     let result = match cli.command {
         Command::Keygen { output, aead } => keygen(output.as_deref(), aead.aead()),

@@ -351,6 +351,42 @@ fn existing_outputs_are_replaced_only_with_force() {
     assert_eq!(fs::read(dir.join("m.out")).expect("replaced"), b"new");
 }
 
+/// `AEKIT_KERNEL` caps the default implementation at a lower class, and
+/// an unknown value is an error, not silently ignored.
+#[test]
+fn aekit_kernel_caps_the_default() {
+    let info = |value: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_aekit"))
+            .arg("info")
+            .env("AEKIT_KERNEL", value)
+            .output()
+            .expect("run aekit");
+        assert!(
+            out.status.success(),
+            "AEKIT_KERNEL={value} aekit info failed"
+        );
+        let text = String::from_utf8(out.stdout).expect("utf-8");
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("Default: "))
+            .expect("a default line");
+        line.to_string()
+    };
+    assert!(info("portable").starts_with("Default: fixslice + karatsuba"));
+    let pair = info("pair");
+    assert!(!pair.contains("fused"), "{pair}");
+    let ni = info("ni-clmul");
+    assert!(!ni.contains("vaes"), "{ni}");
+    assert!(info("no-such-kernel").contains("AEKIT_KERNEL"));
+    let keygen = Command::new(env!("CARGO_BIN_EXE_aekit"))
+        .args(["keygen", "-o", "-"])
+        .env("AEKIT_KERNEL", "no-such-kernel")
+        .output()
+        .expect("run aekit");
+    assert_eq!(keygen.status.code(), Some(2), "a usage error");
+    assert!(String::from_utf8_lossy(&keygen.stderr).contains("AEKIT_KERNEL"));
+}
+
 #[test]
 fn info_and_selftest() {
     let (_tmp, dir) = setup();

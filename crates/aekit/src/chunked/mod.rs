@@ -435,9 +435,16 @@ impl MessageKey {
         let base_nonce = base_nonce
             .try_into()
             .map_err(|_| Error::NonceLength(base_nonce.len()))?;
-        let gcm = AesGcm::new(key).map_err(|_| Error::KeyLength {
-            aead,
-            len: key.len(),
+        let gcm = AesGcm::new(key).map_err(|e| match e {
+            crate::Error::InvalidKeyLength(_) => Error::KeyLength {
+                aead,
+                len: key.len(),
+            },
+            // A mistyped AEKIT_KERNEL: say so, not "wrong key size".
+            other => Error::Io(io::Error::new(
+                io::ErrorKind::Unsupported,
+                other.to_string(),
+            )),
         })?;
         Ok(MessageKey { gcm, base_nonce })
     }

@@ -19,6 +19,8 @@ mod rustcrypto;
 mod state;
 mod stream;
 
+use std::sync::OnceLock;
+
 use zeroize::Zeroize;
 
 use crate::Error;
@@ -104,9 +106,93 @@ impl Fused {
         }
     }
 
-    /// The fastest kernel this CPU runs, if any. All are constant-time.
+    /// The fastest kernel this CPU runs, if any, within the cap that
+    /// `AEKIT_KERNEL` sets ([`Class::best`]). All are constant-time.
     pub fn best() -> Option<Fused> {
-        Fused::ALL.into_iter().find(|f| f.is_available())
+        match Class::best() {
+            Ok(Class::Fused(f)) => Some(f),
+            _ => None,
+        }
+    }
+}
+
+/// The classes of implementation [`AesGcm::new`] chooses among, fastest
+/// first: each fused kernel, then the best pair of separate strategies,
+/// then portable constant-time software.
+///
+/// The environment variable `AEKIT_KERNEL` caps the choice at a class, so
+/// that one machine can measure and test the classes below its best:
+/// `vaes-avx512`, `vaes-avx2`, `ni-clmul`, `pair` or `portable`. The
+/// default is then the best class this CPU runs at or below the one named
+/// (`AEKIT_KERNEL=vaes-avx2` on a CPU without VAES gives `ni-clmul`). It is
+/// read once per process; an unknown value makes [`AesGcm::new`] fail
+/// rather than be silently ignored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Class {
+    /// A fused AES+GHASH kernel.
+    Fused(Fused),
+    /// The best constant-time (AES, GHASH) pair, in two passes
+    /// ([`aes::Strategy::best`], [`ghash::Strategy::best`]).
+    Pair,
+    /// Constant-time software with no AES or carry-less-multiply
+    /// instructions: `fixslice` + `karatsuba`.
+    Portable,
+}
+
+impl Class {
+    /// Every class, fastest first.
+    pub const ALL: [Class; 5] = [
+        Class::Fused(Fused::Avx512),
+        Class::Fused(Fused::Avx2),
+        Class::Fused(Fused::Ni),
+        Class::Pair,
+        Class::Portable,
+    ];
+
+    /// The class's token, the value `AEKIT_KERNEL` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Fused(f) => f.name(),
+            Class::Pair => "pair",
+            Class::Portable => "portable",
+        }
+    }
+
+    /// Looks a class up by its token.
+    pub fn from_name(name: &str) -> Option<Class> {
+        Class::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    /// Whether this CPU runs the class.
+    pub fn is_available(self) -> bool {
+        match self {
+            Class::Fused(f) => f.is_available(),
+            Class::Pair | Class::Portable => true,
+        }
+    }
+
+    /// The cap `AEKIT_KERNEL` sets: `None` when it is unset or empty,
+    /// [`Error::Unsupported`] when it names no class.
+    pub fn forced() -> Result<Option<Class>, Error> {
+        static FORCED: OnceLock<Option<Option<Class>>> = OnceLock::new();
+        let forced = FORCED.get_or_init(|| match std::env::var("AEKIT_KERNEL") {
+            Ok(name) if !name.is_empty() => Class::from_name(&name).map(Some),
+            _ => Some(None),
+        });
+        forced.ok_or(Error::Unsupported(
+            "an AEKIT_KERNEL value other than vaes-avx512, vaes-avx2, ni-clmul, pair or portable",
+        ))
+    }
+
+    /// The fastest class this CPU runs, at or below the `AEKIT_KERNEL` cap.
+    pub fn best() -> Result<Class, Error> {
+        let cap = Class::forced()?.unwrap_or(Class::ALL[0]);
+        let from = Class::ALL.iter().position(|&c| c == cap).unwrap_or(0);
+        Ok(Class::ALL[from..]
+            .iter()
+            .copied()
+            .find(|c| c.is_available())
+            .unwrap_or(Class::Portable))
     }
 }
 
@@ -144,13 +230,23 @@ enum Inner {
 }
 
 impl AesGcm {
-    /// AES-GCM in the fastest constant-time implementation this CPU runs:
-    /// the best fused kernel ([`Fused::best`]) where there is one, otherwise
-    /// the pair ([`aes::Strategy::best`], [`ghash::Strategy::best`]).
+    /// AES-GCM in the fastest constant-time implementation this CPU runs
+    /// ([`Class::best`]): the best fused kernel where there is one,
+    /// otherwise the pair ([`aes::Strategy::best`], [`ghash::Strategy::best`]).
+    /// `AEKIT_KERNEL` caps the choice (see [`Class`]).
     pub fn new(key: &[u8]) -> Result<AesGcm, Error> {
-        match Fused::best() {
-            Some(fused) => AesGcm::fused(key, fused),
-            None => AesGcm::with(key, aes::Strategy::best(), ghash::Strategy::best()),
+        AesGcm::with_class(key, Class::best()?)
+    }
+
+    /// AES-GCM in the class given; [`Error::StrategyUnavailable`] where
+    /// this CPU cannot run it.
+    pub fn with_class(key: &[u8], class: Class) -> Result<AesGcm, Error> {
+        match class {
+            Class::Fused(fused) => AesGcm::fused(key, fused),
+            Class::Pair => AesGcm::with(key, aes::Strategy::best(), ghash::Strategy::best()),
+            Class::Portable => {
+                AesGcm::with(key, aes::Strategy::Fixslice, ghash::Strategy::Karatsuba)
+            }
         }
     }
 
