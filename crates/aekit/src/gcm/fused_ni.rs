@@ -32,34 +32,48 @@
 //!
 //! How much that buys depends on the core. Where AESENC and PCLMULQDQ issue
 //! on different ports (Intel from Haswell on) the pass costs about what the
-//! slower half does alone. On AMD Zen 4 they share the same two vector
-//! pipes: measured there, counter mode alone runs at about 0.31 cycles per
-//! byte (AES-128) and GHASH alone at about 0.37, and this kernel at about
-//! 0.63, no faster than the two passes; the 256-bit kernel (`vaes-avx2`)
-//! is the one to use on such a core.
+//! slower half does alone. On AMD cores they share the vector pipes, and
+//! the pass costs about the sum of the two halves' instruction throughput:
+//! measured on a Zen 1 (AMD EPYC, family 23 model 1), one AESENC takes
+//! about 0.55 TSC cycles of throughput and one PCLMULQDQ about 2.35, and a
+//! mix of eight AESENC and two PCLMULQDQ 7.1–7.5, close to the plain sum
+//! (about 9) less little overlap. There the loop is bound by the number of
+//! PCLMULQDQ: 80 AESENC and 26 PCLMULQDQ per 128 bytes of AES-128 come to
+//! at least about 0.62 TSC cycles per byte, and the loop runs at 0.66.
+//! (On Zen 4 the 256-bit `vaes-avx2` kernel is the one to use.)
 //!
 //! # Register layout
 //!
-//! Sixteen XMM registers: the eight AES states (counter blocks in FIPS-197
-//! byte order, as in `ni.rs`), one round key, the unreduced GHASH sum as
-//! three registers (lo, mid, hi of `clmul.rs`'s `Wide`), and a few for the
-//! ciphertext block being multiplied, its power of H and the products. The
-//! ciphertext is loaded at the point of use (byte-reversed into `clmul`'s
-//! reflected integer), so it never has to be held across the rounds.
+//! Sixteen XMM registers, allotted by hand in the batch's assembly:
+//! xmm0–7 the eight AES states (counter blocks in FIPS-197 byte order, as
+//! in `ni.rs`), xmm8 the round key, xmm9/10/11 the unreduced GHASH sum
+//! (lo, hi and the raw Karatsuba middle), xmm12–14 the block being
+//! multiplied and the products, xmm15 the byte-reversal mask. The powers,
+//! their folds and the round keys are memory operands (aligned, as the
+//! legacy SSE encodings require), so nothing is spilled.
 //!
-//! # The math: eight blocks per reduction
+//! # The math: eight blocks per reduction, Karatsuba products
 //!
-//! Exactly `clmul.rs`'s aggregated reduction, with its helpers
-//! (`mul_wide`, `reduce`): for a batch X1..X8,
+//! `clmul.rs`'s aggregated reduction: for a batch X1..X8,
 //!
 //! ```text
 //! Y' = (Y ⊕ X1)·H^8 ⊕ X2·H^7 ⊕ … ⊕ X8·H
 //! ```
 //!
-//! eight unreduced 256-bit schoolbook products XORed together, then one
-//! two-fold Montgomery reduction with 0xC2… (the twist by x^−1 is in the
-//! stored powers, so the result comes out exact). 34 PCLMULQDQ per 128
-//! bytes.
+//! eight unreduced 256-bit products XORed together, then one two-fold
+//! Montgomery reduction with 0xC2… (the twist by x^−1 is in the stored
+//! powers, so the result comes out exact). Each product is Karatsuba's:
+//! for a = a1·t^64 + a0 and h likewise,
+//!
+//! ```text
+//! a ⊗ h = a1h1·t^128 ⊕ [(a1 ⊕ a0)(h1 ⊕ h0) ⊕ a1h1 ⊕ a0h0]·t^64 ⊕ a0h0
+//! ```
+//!
+//! three PCLMULQDQ instead of the schoolbook's four, with h1 ⊕ h0 stored
+//! for each power (`Tables`). The bracket is linear, so the batch sums the
+//! raw middle products, the lo and the hi products separately and corrects
+//! the middle once. 26 PCLMULQDQ per 128 bytes instead of 34: on the AMD
+//! cores, where PCLMULQDQ is the bound, that is about 0.06 cycles per byte.
 //!
 //! # The schedule
 //!
@@ -75,8 +89,12 @@
 //! ```
 //!
 //! AES has at least ten rounds, so the products and the reduction always
-//! fit before the last one. The compiler and the core reorder freely; the
-//! source order gives both a schedule in which neither unit waits.
+//! fit before the last one. The batch is written as instructions
+//! (`asm!`): from intrinsics the compiler emitted each block's ten rounds
+//! back to back, block after block, so that the core's scheduler held
+//! only three or four of the eight independent chains at a time, and it
+//! reloaded the round keys from the stack. In this order all eight chains
+//! are in flight: 0.79 → 0.66 TSC cycles per byte on Zen 1 (AES-128).
 //!
 //! Decryption hashes the batch it is decrypting (the ciphertext is in the
 //! buffer until the keystream is XORed in after the last round).
@@ -87,9 +105,19 @@
 //! # The tail
 //!
 //! Fewer than eight blocks go through the strategies themselves:
-//! `Ni::ctr32` (the blocks run side by side, padded to eight) and
-//! `Clmul::update_blocks` (one block per reduction). Both are already
-//! parallel where it helps, and neither has a second stream to overlap with.
+//! `Ni::ctr32` (the blocks run side by side, padded to eight, the
+//! keystream XORed from registers) and `Clmul::update_blocks` (one
+//! reduction for all of them). Neither has a second stream to overlap with.
+//!
+//! # Short messages
+//!
+//! A message of at most seven blocks with a 96-bit IV, whose associated
+//! data, message and lengths block come to at most eight hashed blocks,
+//! takes [`Kernel::crypt_short`]: Y_0 … Y_7 in one AES batch (E(K, Y_0)
+//! costs no latency of its own), every hashed block multiplied by its own
+//! power of H, one reduction, no `State`. A partial last block goes through
+//! a bounce buffer cleared by one vector store. 64 bytes cost about 75 ns
+//! here where the general path took 330 ns.
 //!
 //! # Constant-time
 //!
@@ -105,8 +133,14 @@
 //!   the units busy.
 //! - Holding the previous batch's ciphertext in registers for encryption:
 //!   eight more XMM registers than there are; reading it back from L1 costs
-//!   a load folded into PCLMULQDQ.
-//! - Karatsuba products: see `clmul.rs`; the same reasoning holds here.
+//!   a load.
+//! - The VEX (AVX) encodings, whose three operands would save the register
+//!   copies before each PCLMULQDQ: the kernel would no longer run on the
+//!   AES-NI cores without AVX (Westmere), and the copies are eliminated at
+//!   rename on the cores measured.
+//! - Not tried yet, with their expected gain on Zen 1 from the PCLMULQDQ
+//!   bound: a shift-and-XOR reduction (two fewer PCLMULQDQ per batch, about
+//!   4%), sixteen blocks per reduction (one fewer, about 2%).
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
