@@ -49,7 +49,7 @@ fn run(kind: &str, name: &str) -> Result<(), String> {
     // Secrets: a key, a hash key, a message. Distinct bytes so no strategy
     // meets a degenerate value.
     let mut key: Vec<u8> = (0..32u8).map(|i| i.wrapping_mul(37) ^ 0x5a).collect();
-    let mut message: Vec<u8> = (0..83u8).map(|i| i.wrapping_mul(11)).collect();
+    let mut message: Vec<u8> = (0..339u16).map(|i| (i as u8).wrapping_mul(11)).collect();
     let mut h: [u8; 16] = core::array::from_fn(|i| (i as u8).wrapping_mul(73) ^ 0xc3);
     let public_iv = [0x0bu8; 12];
     memcheck::make_undefined(&mut key);
@@ -93,14 +93,17 @@ fn run(kind: &str, name: &str) -> Result<(), String> {
             };
             for key_len in [16, 32] {
                 let gcm = build(&key[..key_len])?;
-                // A 12-byte and an odd-length IV, AAD, a message with a
-                // partial last block: every path of the mode.
+                // A 12-byte and an odd-length IV, AAD, messages with a
+                // partial last block, short (a kernel's whole-message
+                // path) and long (its wide loop): every path of the mode.
                 let (aad, text) = message.split_at_mut(21);
-                for iv in [&public_iv[..], &public_iv[..7]] {
-                    let tag = gcm
-                        .encrypt_in_place_detached(iv, aad, text, 16)
-                        .map_err(|e| e.to_string())?;
-                    black_box(&tag);
+                for len in [62, text.len()] {
+                    for iv in [&public_iv[..], &public_iv[..7]] {
+                        let tag = gcm
+                            .encrypt_in_place_detached(iv, aad, &mut text[..len], 16)
+                            .map_err(|e| e.to_string())?;
+                        black_box(&tag);
+                    }
                 }
             }
         }
