@@ -72,10 +72,14 @@
 //! which also cite Gueron and Krasnov's stitched AES-GCM; written here from
 //! the math above, not from that code.
 //!
-//! # The tail
+//! # The tail, and short messages
 //!
 //! Fewer than sixteen blocks go through `ni`'s `ctr32` (eight XMM blocks in
-//! flight) and `clmul`'s `update_blocks` (eight per reduction).
+//! flight) and `clmul`'s `update_blocks` (eight per reduction). A whole
+//! message of at most seven blocks with a 96-bit IV takes `ni-clmul`'s
+//! whole-message path ([`Kernel::crypt_short`]) on the same two keys: one
+//! AES batch with E(K, Y_0) in it, one reduction with the lengths block,
+//! no `State`.
 //!
 //! # Constant-time
 //!
@@ -177,6 +181,20 @@ mod imp {
             // SAFETY: `self._cpu` proves AVX2, VAES and VPCLMULQDQ;
             // `self.aes` and `self.ghash` prove AES-NI and PCLMULQDQ.
             unsafe { self.crypt(counter, y, data, direction) }
+        }
+
+        /// `ni-clmul`'s whole-message path, on the `ni` and `clmul` keys
+        /// this kernel holds: for at most seven blocks the 128-bit
+        /// registers lose nothing to the 256-bit ones, whose advantage is
+        /// throughput, and the fixed cost is what counts.
+        fn crypt_short(
+            &self,
+            iv: &[u8; 12],
+            aad: &[u8],
+            data: &mut [u8],
+            direction: Direction,
+        ) -> Option<Block> {
+            crate::gcm::fused_ni::crypt_short(&self.aes, &self.ghash, iv, aad, data, direction)
         }
     }
 

@@ -217,15 +217,32 @@ impl Kernel for FusedNi {
         data: &mut [u8],
         direction: super::state::Direction,
     ) -> Option<crate::aes::Block> {
-        let blocks = data.len().div_ceil(16);
-        let hashed = aad.len().div_ceil(16) + blocks + 1;
-        if blocks > 7 || hashed > 8 {
-            return None;
-        }
-        // SAFETY: as in `crypt_blocks`; the message has at most seven
-        // blocks and at most eight blocks are hashed, as `short` requires.
-        Some(unsafe { self.short(iv, aad, data, direction) })
+        crypt_short(&self.aes, &self.ghash, iv, aad, data, direction)
     }
+}
+
+/// The whole-message path (the module header's "Short messages") over an
+/// `ni` key and a `clmul` key: [`Kernel::crypt_short`] for this kernel and
+/// for `vaes-avx2`, which holds the same two. At most seven message
+/// blocks and eight hashed blocks; otherwise `None`, nothing touched.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn crypt_short(
+    aes: &Ni,
+    ghash: &Clmul,
+    iv: &[u8; 12],
+    aad: &[u8],
+    data: &mut [u8],
+    direction: super::state::Direction,
+) -> Option<crate::aes::Block> {
+    let blocks = data.len().div_ceil(16);
+    let hashed = aad.len().div_ceil(16) + blocks + 1;
+    if blocks > 7 || hashed > 8 {
+        return None;
+    }
+    // SAFETY: `aes` and `ghash` exist, so detection found AES-NI, SSE4.1,
+    // PCLMULQDQ and SSSE3; the message has at most seven blocks and at
+    // most eight blocks are hashed, as `short` requires.
+    Some(unsafe { imp::short(aes, ghash, iv, aad, data, direction) })
 }
 
 impl FusedKernel for FusedNi {
@@ -257,10 +274,10 @@ mod imp {
 
     use super::FusedNi;
     use crate::aes::Block;
-    use crate::aes::ni;
+    use crate::aes::ni::{self, Ni};
     use crate::gcm::kernel::finish_two_pass;
     use crate::gcm::state::Direction;
-    use crate::ghash::clmul;
+    use crate::ghash::clmul::{self, Clmul};
 
     /// Bytes per iteration: eight blocks.
     const BATCH: usize = 8 * 16;
@@ -684,71 +701,70 @@ mod imp {
         }
     }
 
-    impl FusedNi {
-        /// A whole message with a 96-bit IV and no `State`: Y_0 … Y_7 go
-        /// through AES as one batch (E(K, Y_0) costs no latency of its
-        /// own), and the associated data's a blocks, the message's c
-        /// blocks and the lengths block are each multiplied by their power
-        /// of H (H^(a+c+1) for the first, …, H for the lengths block),
-        /// summed unreduced and reduced once. A partial last block goes
-        /// through `ni::xor_block`'s bounce buffer (cleared with one vector
-        /// store), which also zero-pads it for GHASH. Returns the full tag.
-        ///
-        /// # Safety
-        ///
-        /// The CPU must support AES-NI, PCLMULQDQ, SSSE3 and SSE4.1; the
-        /// message must have at most seven blocks and a + c + 1 ≤ 8.
-        #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-        pub(super) unsafe fn short(
-            &self,
-            iv: &[u8; 12],
-            aad: &[u8],
-            data: &mut [u8],
-            direction: Direction,
-        ) -> Block {
-            let n = data.len();
-            let a = aad.len().div_ceil(16);
-            let m = a + n.div_ceil(16) + 1;
-            debug_assert!(n <= 7 * 16 && m <= 8);
-            // Hashed block i is multiplied by H^(m − i), `powers[m − 1 − i]`.
-            let powers = self.ghash.powers();
-            let power = |i: usize| clmul::to_m128(powers[m - 1 - i]);
+    /// A whole message with a 96-bit IV and no `State`: Y_0 … Y_7 go
+    /// through AES as one batch (E(K, Y_0) costs no latency of its own),
+    /// and the associated data's a blocks, the message's c blocks and the
+    /// lengths block are each multiplied by their power of H (H^(a+c+1)
+    /// for the first, …, H for the lengths block), summed unreduced and
+    /// reduced once. A partial last block goes through `ni::xor_block`'s
+    /// bounce buffer (cleared with one vector store), which also zero-pads
+    /// it for GHASH. Returns the full tag.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AES-NI, PCLMULQDQ, SSSE3 and SSE4.1; the
+    /// message must have at most seven blocks and a + c + 1 ≤ 8.
+    #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+    pub(super) unsafe fn short(
+        aes: &Ni,
+        ghash: &Clmul,
+        iv: &[u8; 12],
+        aad: &[u8],
+        data: &mut [u8],
+        direction: Direction,
+    ) -> Block {
+        let n = data.len();
+        let a = aad.len().div_ceil(16);
+        let m = a + n.div_ceil(16) + 1;
+        debug_assert!(n <= 7 * 16 && m <= 8);
+        // Hashed block i is multiplied by H^(m − i), `powers[m − 1 − i]`.
+        let powers = ghash.powers();
+        let power = |i: usize| clmul::to_m128(powers[m - 1 - i]);
 
-            let mut j0 = [0u8; 16];
-            j0[..12].copy_from_slice(iv);
-            // SAFETY: the features of `counter_blocks` and `encrypt8` are
-            // enabled here. Lane j is Y_j = IV ‖ be32(j + 1).
-            let mut s = unsafe { ni::counter_blocks(&j0, 1) };
-            // SAFETY: as above.
-            unsafe { self.aes.encrypt8(&mut s) };
+        let mut j0 = [0u8; 16];
+        j0[..12].copy_from_slice(iv);
+        // SAFETY: the features of `counter_blocks` and `encrypt8` are
+        // enabled here. Lane j is Y_j = IV ‖ be32(j + 1).
+        let mut s = unsafe { ni::counter_blocks(&j0, 1) };
+        // SAFETY: as above.
+        unsafe { aes.encrypt8(&mut s) };
 
-            let mut sum = clmul::Wide::zero();
-            for (i, chunk) in aad.chunks(16).enumerate() {
-                let mut block = [0u8; 16];
-                block[..chunk.len()].copy_from_slice(chunk);
-                sum = sum.xor(clmul::mul_wide(clmul::load(&block), power(i)));
-            }
-            for (j, chunk) in data.chunks_mut(16).enumerate() {
-                // The output past the message's end is masked off, so the
-                // ciphertext is hashed zero-padded.
-                let (input, output) = ni::xor_block(chunk, s[j + 1]);
-                let ciphertext = match direction {
-                    Direction::Encrypt => output,
-                    Direction::Decrypt => input,
-                };
-                let x = _mm_shuffle_epi8(ciphertext, clmul::byte_reverse_mask());
-                sum = sum.xor(clmul::mul_wide(x, power(a + j)));
-            }
-            // len(A) ‖ len(C) in bits as the reflected integer: len(A) is
-            // the high qword. Times H.
-            let lengths = _mm_set_epi64x((aad.len() as i64) << 3, (n as i64) << 3);
-            sum = sum.xor(clmul::mul_wide(lengths, power(m - 1)));
-            let y = _mm_shuffle_epi8(clmul::reduce(sum), clmul::byte_reverse_mask());
-            let mut tag = [0u8; 16];
-            // SAFETY: `tag` is 16 writable bytes; MOVDQU needs no alignment.
-            unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(y, s[0])) };
-            tag
+        let mut sum = clmul::Wide::zero();
+        for (i, chunk) in aad.chunks(16).enumerate() {
+            let mut block = [0u8; 16];
+            block[..chunk.len()].copy_from_slice(chunk);
+            sum = sum.xor(clmul::mul_wide(clmul::load(&block), power(i)));
         }
+        for (j, chunk) in data.chunks_mut(16).enumerate() {
+            // The output past the message's end is masked off, so the
+            // ciphertext is hashed zero-padded.
+            let (input, output) = ni::xor_block(chunk, s[j + 1]);
+            let ciphertext = match direction {
+                Direction::Encrypt => output,
+                Direction::Decrypt => input,
+            };
+            let x = _mm_shuffle_epi8(ciphertext, clmul::byte_reverse_mask());
+            sum = sum.xor(clmul::mul_wide(x, power(a + j)));
+        }
+        // len(A) ‖ len(C) in bits as the reflected integer: len(A) is
+        // the high qword. Times H.
+        let lengths = _mm_set_epi64x((aad.len() as i64) << 3, (n as i64) << 3);
+        sum = sum.xor(clmul::mul_wide(lengths, power(m - 1)));
+        let y = _mm_shuffle_epi8(clmul::reduce(sum), clmul::byte_reverse_mask());
+        let mut tag = [0u8; 16];
+        // SAFETY: `tag` is 16 writable bytes; MOVDQU needs no alignment.
+        unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(y, s[0])) };
+        tag
     }
 
     /// `out ^= keystream`, eight blocks.
