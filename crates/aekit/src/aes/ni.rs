@@ -156,15 +156,16 @@ mod imp {
             self.rounds
         }
 
-        /// Encrypts eight states in place: FIPS-197 Figure 5, one round key
-        /// at a time across all eight so their rounds overlap.
+        /// Encrypts `L` states in place (eight, or one for a lone block):
+        /// FIPS-197 Figure 5, one round key at a time across all of them so
+        /// their rounds overlap.
         ///
         /// # Safety
         ///
         /// The CPU must support AES-NI and SSE2.
         #[inline]
         #[target_feature(enable = "aes,sse2")]
-        pub(crate) unsafe fn encrypt8(&self, s: &mut [__m128i; LANES]) {
+        pub(crate) unsafe fn encrypt<const L: usize>(&self, s: &mut [__m128i; L]) {
             let keys = &self.round_keys.0;
             // SAFETY: `keys[0]` is 16 readable bytes; SSE2 is enabled on this
             // function and present per its contract.
@@ -194,22 +195,34 @@ mod imp {
         }
 
         /// Encrypts `blocks` in place, eight at a time, then the tail padded
-        /// to eight.
+        /// to eight; a lone block (E(K, Y_0), H) alone, so that its ten
+        /// dependent rounds are all it costs and the core can overlap them
+        /// with whatever follows.
         ///
         /// # Safety
         ///
         /// The CPU must support AES-NI and SSE2.
         #[target_feature(enable = "aes,sse2")]
         unsafe fn encrypt_blocks_ni(&self, blocks: &mut [Block]) {
+            if let [block] = blocks {
+                // SAFETY: `block` is 16 readable and writable bytes; this
+                // function's contract (AES-NI and SSE2) is `encrypt`'s.
+                unsafe {
+                    let mut s = [_mm_loadu_si128(block.as_ptr().cast())];
+                    self.encrypt(&mut s);
+                    _mm_storeu_si128(block.as_mut_ptr().cast(), s[0]);
+                }
+                return;
+            }
             for batch in blocks.chunks_mut(LANES) {
                 // SAFETY: every `block` is 16 readable and writable bytes;
-                // this function's contract (AES-NI and SSE2) is `encrypt8`'s.
+                // this function's contract (AES-NI and SSE2) is `encrypt`'s.
                 unsafe {
                     let mut s = [_mm_setzero_si128(); LANES];
                     for (x, block) in s.iter_mut().zip(batch.iter()) {
                         *x = _mm_loadu_si128(block.as_ptr().cast());
                     }
-                    self.encrypt8(&mut s);
+                    self.encrypt(&mut s);
                     for (x, block) in s.iter().zip(batch.iter_mut()) {
                         _mm_storeu_si128(block.as_mut_ptr().cast(), *x);
                     }
@@ -229,11 +242,11 @@ mod imp {
             let mut batches = data.chunks_exact_mut(16 * LANES);
             for batch in &mut batches {
                 // SAFETY: this function's features include `counter_blocks`'
-                // and `encrypt8`'s.
+                // and `encrypt`'s.
                 let mut s = unsafe { counter_blocks(counter, ctr) };
                 ctr = ctr.wrapping_add(LANES as u32);
                 // SAFETY: as above.
-                unsafe { self.encrypt8(&mut s) };
+                unsafe { self.encrypt(&mut s) };
                 for (x, chunk) in s.iter().zip(batch.chunks_exact_mut(16)) {
                     let p = chunk.as_mut_ptr().cast::<__m128i>();
                     // SAFETY: `chunk` is exactly 16 readable and writable
@@ -248,7 +261,7 @@ mod imp {
                 // Fewer than eight blocks; a partial last one uses a counter.
                 ctr = ctr.wrapping_add(tail.len().div_ceil(16) as u32);
                 // SAFETY: as above.
-                unsafe { self.encrypt8(&mut s) };
+                unsafe { self.encrypt(&mut s) };
                 // The keystream stays in registers.
                 for (x, chunk) in s.iter().zip(tail.chunks_mut(16)) {
                     xor_block(chunk, *x);

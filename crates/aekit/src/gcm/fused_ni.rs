@@ -99,7 +99,7 @@
 //! Decryption hashes the batch it is decrypting (the ciphertext is in the
 //! buffer until the keystream is XORed in after the last round).
 //! Encryption hashes the previous batch, whose ciphertext the previous
-//! iteration wrote: the first batch is AES alone (`ni`'s `encrypt8`), and
+//! iteration wrote: the first batch is AES alone (`ni`'s `encrypt`), and
 //! the last is hashed after the loop, together with the tail.
 //!
 //! # The tail
@@ -109,15 +109,26 @@
 //! keystream XORed from registers) and `Clmul::update_blocks` (one
 //! reduction for all of them). Neither has a second stream to overlap with.
 //!
-//! # Short messages
+//! # Whole messages with a 96-bit IV
 //!
-//! A message of at most seven blocks with a 96-bit IV, whose associated
-//! data, message and lengths block come to at most eight hashed blocks,
-//! takes [`Kernel::crypt_short`]: Y_0 … Y_7 in one AES batch (E(K, Y_0)
-//! costs no latency of its own), every hashed block multiplied by its own
-//! power of H, one reduction, no `State`. A partial last block goes through
-//! a bounce buffer cleared by one vector store. 64 bytes cost about 75 ns
-//! here where the general path took 330 ns.
+//! The one-shot API hands a message with a 12-byte IV to
+//! [`Kernel::crypt_short`], and this kernel takes all of them, with no
+//! `State`:
+//!
+//! - At most seven blocks, whose associated data, message and lengths
+//!   block come to at most eight hashed blocks: Y_0 … Y_7 in one AES batch
+//!   (E(K, Y_0) costs no latency of its own), every hashed block
+//!   multiplied by its own power of H, one reduction. A partial last
+//!   block goes through a bounce buffer cleared by one vector store.
+//! - Longer: the stitched loop over the whole batches, then one last AES
+//!   batch for the fewer than eight blocks left with Y_0 in its spare lane,
+//!   stitched (when encrypting) with the products of the last whole batch,
+//!   which would otherwise be hashed alone; the blocks left and the
+//!   lengths block share one reduction.
+//!
+//! Measured on Zen 1 (TSC cycles, AES-128 encryption, best of 20 000):
+//! 64 bytes 120 (the `State` path took 660), 128 bytes 260 (340), 1 KiB 800
+//! (920); the fixed cost of a call is about 160 cycles.
 //!
 //! # Constant-time
 //!
@@ -217,7 +228,10 @@ impl Kernel for FusedNi {
         data: &mut [u8],
         direction: super::state::Direction,
     ) -> Option<crate::aes::Block> {
-        crypt_short(&self.aes, &self.ghash, iv, aad, data, direction)
+        crypt_short(&self.aes, &self.ghash, iv, aad, data, direction).or_else(|| {
+            // SAFETY: as in `crypt_blocks`.
+            Some(unsafe { self.whole(iv, aad, data, direction) })
+        })
     }
 }
 
@@ -277,6 +291,7 @@ mod imp {
     use crate::aes::ni::{self, Ni};
     use crate::gcm::kernel::finish_two_pass;
     use crate::gcm::state::Direction;
+    use crate::ghash::GhashKey;
     use crate::ghash::clmul::{self, Clmul};
 
     /// Bytes per iteration: eight blocks.
@@ -307,12 +322,45 @@ mod imp {
             data: &mut [u8],
             direction: Direction,
         ) {
-            let mut acc = clmul::load(y);
-            let mut ctr = u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]);
+            let ctr = u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]);
             let batches = data.len() / BATCH;
-            let (body, _) = data.split_at_mut(batches * BATCH);
+            // SAFETY: the features `batches` needs are enabled here.
+            let acc = unsafe {
+                self.batches(
+                    counter,
+                    ctr,
+                    clmul::load(y),
+                    &mut data[..batches * BATCH],
+                    direction,
+                )
+            };
+            clmul::store(y, acc);
+            let ctr = ctr.wrapping_add(8 * batches as u32);
+            counter[12..].copy_from_slice(&ctr.to_be_bytes());
+            finish_two_pass(self, counter, y, data, (batches, BATCH), direction);
+        }
 
-            for i in 0..batches {
+        /// The stitched loop over `body` (whole batches) from the count
+        /// `ctr` after the prefix `counter[..12]`, folding the ciphertext
+        /// into `acc`; returns the GHASH value. Decryption hashes every
+        /// batch; encryption all but the last, whose ciphertext the caller
+        /// hashes.
+        ///
+        /// # Safety
+        ///
+        /// The CPU must support AES-NI, PCLMULQDQ, SSSE3 and SSE4.1.
+        #[inline]
+        #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+        unsafe fn batches(
+            &self,
+            counter: &Block,
+            mut ctr: u32,
+            mut acc: __m128i,
+            body: &mut [u8],
+            direction: Direction,
+        ) -> __m128i {
+            debug_assert_eq!(body.len() % BATCH, 0);
+            for i in 0..body.len() / BATCH {
                 let (done, rest) = body.split_at_mut(i * BATCH);
                 let out = &mut rest[..BATCH];
                 // SAFETY: the features `counter_blocks` needs are enabled here.
@@ -325,26 +373,120 @@ mod imp {
                 };
                 match hashed {
                     // SAFETY: `x` is the 128 bytes of this batch or of the
-                    // one before, `out` this batch's 128 bytes; the
-                    // features `stitch` needs are enabled here.
-                    Some(x) => acc = unsafe { self.stitch(s, x, out.as_mut_ptr(), acc) },
-                    None => {
-                        // SAFETY: the features `encrypt8` needs are enabled here.
-                        unsafe { self.aes.encrypt8(&mut s) };
-                        xor_into(out, &s);
-                    }
+                    // one before; the features `stitch` needs are enabled.
+                    Some(x) => acc = unsafe { self.stitch(&mut s, x, acc) },
+                    // SAFETY: the features `encrypt` needs are enabled here.
+                    None => unsafe { self.aes.encrypt(&mut s) },
                 }
+                xor_into(out, &s);
             }
-
-            clmul::store(y, acc);
-            counter[12..].copy_from_slice(&ctr.to_be_bytes());
-            finish_two_pass(self, counter, y, data, (batches, BATCH), direction);
+            acc
         }
 
-        /// Runs the eight counter blocks `s` through AES while folding the
-        /// eight ciphertext blocks `x` (128 bytes) into `acc`, then XORs
-        /// the keystream into the 128 bytes at `out`; returns the new GHASH
-        /// value. The schedule is the module header's, written out as
+        /// A whole message of more than seven blocks with a 96-bit IV, no
+        /// `State`: the associated data hashed first, the stitched loop
+        /// over the whole batches, then one last AES batch for what is left
+        /// (fewer than eight blocks) with Y_0 in its spare lane — stitched,
+        /// when encrypting, with the products of the last whole batch —
+        /// and the blocks left and the lengths block hashed with one
+        /// reduction. Returns the full tag.
+        ///
+        /// # Safety
+        ///
+        /// The CPU must support AES-NI, PCLMULQDQ, SSSE3 and SSE4.1.
+        #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+        pub(super) unsafe fn whole(
+            &self,
+            iv: &[u8; 12],
+            aad: &[u8],
+            data: &mut [u8],
+            direction: Direction,
+        ) -> Block {
+            let n = data.len();
+            let mut y = [0u8; 16];
+            let full = aad.len() / 16 * 16;
+            self.ghash.update_blocks(&mut y, &aad[..full]);
+            if full < aad.len() {
+                let mut last = [0u8; 16];
+                last[..aad.len() - full].copy_from_slice(&aad[full..]);
+                self.ghash.update_blocks(&mut y, &last);
+            }
+            let mut j0 = [0u8; 16];
+            j0[..12].copy_from_slice(iv);
+
+            // Y_1 = IV ‖ 2 onwards.
+            let batches = n / BATCH;
+            let (body, rest) = data.split_at_mut(batches * BATCH);
+            // SAFETY: the features `batches` needs are enabled here.
+            let mut acc = unsafe { self.batches(&j0, 2, clmul::load(&y), body, direction) };
+
+            // The last AES batch: lane 0 is Y_0 = IV ‖ 1, lanes 1.. the
+            // blocks left; with eight left (a partial eighth), Y_0 goes
+            // alone.
+            let left = rest.len().div_ceil(16);
+            let next = 2u32.wrapping_add(8 * batches as u32);
+            let lane0_is_y0 = left < 8;
+            // SAFETY: the features `counter_blocks` needs are enabled here.
+            let mut s = unsafe {
+                let mut s = ni::counter_blocks(&j0, next.wrapping_sub(u32::from(lane0_is_y0)));
+                if lane0_is_y0 {
+                    s[0] = ni::counter_blocks(&j0, 1)[0];
+                }
+                s
+            };
+            let previous = match direction {
+                Direction::Encrypt if batches > 0 => Some(body[body.len() - BATCH..].as_ptr()),
+                _ => None,
+            };
+            match previous {
+                // SAFETY: `x` is the last whole batch's 128 bytes; the
+                // features `stitch` needs are enabled here.
+                Some(x) => acc = unsafe { self.stitch(&mut s, x, acc) },
+                // SAFETY: the features `encrypt` needs are enabled here.
+                None => unsafe { self.aes.encrypt(&mut s) },
+            }
+            let tag_mask = if lane0_is_y0 {
+                s[0]
+            } else {
+                // SAFETY: the features of `counter_blocks` and `encrypt`
+                // are enabled here.
+                unsafe {
+                    let mut y0 = [ni::counter_blocks(&j0, 1)[0]];
+                    self.aes.encrypt(&mut y0);
+                    y0[0]
+                }
+            };
+
+            // The blocks left, zero-padded, then the lengths block, in one
+            // call to the eight-power GHASH: one reduction.
+            let mut hashed = [0u8; BATCH + 16];
+            let first = usize::from(lane0_is_y0);
+            for (j, chunk) in rest.chunks_mut(16).enumerate() {
+                let (input, output) = ni::xor_block(chunk, s[first + j]);
+                let ciphertext = match direction {
+                    Direction::Encrypt => output,
+                    Direction::Decrypt => input,
+                };
+                // SAFETY: 16 writable bytes at 16·j < 128.
+                unsafe { _mm_storeu_si128(hashed[16 * j..].as_mut_ptr().cast(), ciphertext) };
+            }
+            let lengths = &mut hashed[16 * left..16 * left + 16];
+            lengths[..8].copy_from_slice(&(aad.len() as u64 * 8).to_be_bytes());
+            lengths[8..].copy_from_slice(&(n as u64 * 8).to_be_bytes());
+            clmul::store(&mut y, acc);
+            self.ghash.update_blocks(&mut y, &hashed[..16 * left + 16]);
+            let mut tag = [0u8; 16];
+            // SAFETY: `y` and `tag` are 16 bytes; MOVDQU needs no alignment.
+            unsafe {
+                let y = _mm_loadu_si128(y.as_ptr().cast());
+                _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(y, tag_mask));
+            }
+            tag
+        }
+
+        /// Runs the eight counter blocks `s` through AES, in place, while
+        /// folding the eight ciphertext blocks `x` (128 bytes) into `acc`;
+        /// returns the new GHASH value. The schedule is the module header's, written out as
         /// instructions: left to itself the compiler runs each block's
         /// rounds back to back, and the eight chains then no longer fit in
         /// the core's scheduler together.
@@ -352,21 +494,14 @@ mod imp {
         /// # Safety
         ///
         /// The CPU must support AES-NI, PCLMULQDQ and SSSE3; `x` must be
-        /// 128 readable bytes and `out` 128 readable and writable bytes
-        /// (the same bytes when decrypting).
+        /// 128 readable bytes.
         #[inline]
         #[target_feature(enable = "aes,pclmulqdq,ssse3,sse2")]
-        unsafe fn stitch(
-            &self,
-            s: [__m128i; 8],
-            x: *const u8,
-            out: *mut u8,
-            acc: __m128i,
-        ) -> __m128i {
+        unsafe fn stitch(&self, s: &mut [__m128i; 8], x: *const u8, acc: __m128i) -> __m128i {
             let keys = self.aes.round_keys();
             let rounds = self.aes.rounds();
             let acc_out: __m128i;
-            // SAFETY: the caller's contract covers `x` and `out`; `keys`
+            // SAFETY: the caller's contract covers `x`; `keys`
             // (aligned, 15 round keys), `self.tables` and `CONSTS` (both
             // aligned) are read at offsets inside them, as the aligned
             // memory operands of the legacy SSE encodings require; the
@@ -646,46 +781,20 @@ mod imp {
                 "aesenclast xmm5, xmm8",
                 "aesenclast xmm6, xmm8",
                 "aesenclast xmm7, xmm8",
-                // out ^= keystream
-                "movdqu xmm8, xmmword ptr [{out} + 0]",
-                "pxor xmm8, xmm0",
-                "movdqu xmmword ptr [{out} + 0], xmm8",
-                "movdqu xmm8, xmmword ptr [{out} + 16]",
-                "pxor xmm8, xmm1",
-                "movdqu xmmword ptr [{out} + 16], xmm8",
-                "movdqu xmm8, xmmword ptr [{out} + 32]",
-                "pxor xmm8, xmm2",
-                "movdqu xmmword ptr [{out} + 32], xmm8",
-                "movdqu xmm8, xmmword ptr [{out} + 48]",
-                "pxor xmm8, xmm3",
-                "movdqu xmmword ptr [{out} + 48], xmm8",
-                "movdqu xmm8, xmmword ptr [{out} + 64]",
-                "pxor xmm8, xmm4",
-                "movdqu xmmword ptr [{out} + 64], xmm8",
-                "movdqu xmm8, xmmword ptr [{out} + 80]",
-                "pxor xmm8, xmm5",
-                "movdqu xmmword ptr [{out} + 80], xmm8",
-                "movdqu xmm8, xmmword ptr [{out} + 96]",
-                "pxor xmm8, xmm6",
-                "movdqu xmmword ptr [{out} + 96], xmm8",
-                "movdqu xmm8, xmmword ptr [{out} + 112]",
-                "pxor xmm8, xmm7",
-                "movdqu xmmword ptr [{out} + 112], xmm8",
                     keys = in(reg) keys.as_ptr(),
                     last = in(reg) keys[rounds].as_ptr(),
                     rounds = in(reg) rounds,
                     tab = in(reg) self.tables.0.as_ptr(),
                     consts = in(reg) CONSTS.0.as_ptr(),
                     x = in(reg) x,
-                    out = in(reg) out,
-                    inout("xmm0") s[0] => _,
-                    inout("xmm1") s[1] => _,
-                    inout("xmm2") s[2] => _,
-                    inout("xmm3") s[3] => _,
-                    inout("xmm4") s[4] => _,
-                    inout("xmm5") s[5] => _,
-                    inout("xmm6") s[6] => _,
-                    inout("xmm7") s[7] => _,
+                    inout("xmm0") s[0],
+                    inout("xmm1") s[1],
+                    inout("xmm2") s[2],
+                    inout("xmm3") s[3],
+                    inout("xmm4") s[4],
+                    inout("xmm5") s[5],
+                    inout("xmm6") s[6],
+                    inout("xmm7") s[7],
                     out("xmm8") _,
                     inout("xmm9") acc => acc_out,
                     out("xmm10") _,
@@ -733,11 +842,11 @@ mod imp {
 
         let mut j0 = [0u8; 16];
         j0[..12].copy_from_slice(iv);
-        // SAFETY: the features of `counter_blocks` and `encrypt8` are
+        // SAFETY: the features of `counter_blocks` and `encrypt` are
         // enabled here. Lane j is Y_j = IV ‖ be32(j + 1).
         let mut s = unsafe { ni::counter_blocks(&j0, 1) };
         // SAFETY: as above.
-        unsafe { aes.encrypt8(&mut s) };
+        unsafe { aes.encrypt(&mut s) };
 
         let mut sum = clmul::Wide::zero();
         for (i, chunk) in aad.chunks(16).enumerate() {
