@@ -120,6 +120,19 @@ pub fn run() -> Result<(), Failure> {
     println!();
     let default = AesGcm::new(&[0; 16]).map_or_else(|e| e.to_string(), |g| g.implementation());
     println!("Default: {default} (the fastest constant-time implementation here)");
+    match aekit::keystream::device_info(0) {
+        Ok(gpu) => println!(
+            "GPU: {} (compute capability {}.{}, {} multiprocessors, {} MiB), CUDA driver {}.{}: the GPU keystream producer is usable",
+            gpu.name,
+            gpu.compute_capability.0,
+            gpu.compute_capability.1,
+            gpu.multiprocessors,
+            gpu.memory_bytes >> 20,
+            gpu.driver_version / 1000,
+            gpu.driver_version % 1000 / 10
+        ),
+        Err(e) => println!("GPU: none usable ({e})"),
+    }
     println!("File format: C2SP chunked encryption, 16 KiB chunks");
     for aead in Aead::ALL {
         println!(
