@@ -42,7 +42,7 @@ fn e(err: aekit::Error) -> String {
 
 /// Runs the suite; without a usable GPU, says why and fails.
 pub fn run(quick: bool) -> Result<(), String> {
-    let info = device_info(0).map_err(|err| format!("no usable GPU: {err}"))?;
+    let info = device_info(0).map_err(e)?;
     println!(
         "# aekit bench --suite gpu{}\n",
         if quick { " --quick" } else { "" }

@@ -935,8 +935,10 @@ pub fn measure_kernel(
         };
         let mut best = f64::INFINITY;
         for _ in 0..reps + 1 {
-            let start = ctx.new_event(None).map_err(cuda_err("event"))?;
-            let end = ctx.new_event(None).map_err(cuda_err("event"))?;
+            // Timing events (cudarc's default disables timing).
+            let flags = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
+            let start = ctx.new_event(flags).map_err(cuda_err("event"))?;
+            let end = ctx.new_event(flags).map_err(cuda_err("event"))?;
             start.record(&stream).map_err(cuda_err("event"))?;
             let mut launch = stream.launch_builder(&function);
             let njobs = 1u32;
