@@ -55,12 +55,14 @@
  *   and selectable; `aekit bench --suite gpu` times both and the producer
  *   uses the winner, `ttable` (see RESULT below).
  *
- * RESULT (aekit bench --suite gpu, NVIDIA H100 80GB HBM3; docs/BENCHMARKS.md)
- *   See BENCHMARKS.md for the figures: the T-table round is the faster of
- *   the two, because a lookup-plus-rotate is two instructions (LDS, SHF)
- *   where the byte-perm round spends about six integer instructions per
- *   column on MixColumns; shared-memory bandwidth is not the limit once the
- *   32 copies remove the bank conflicts.
+ * RESULT (aekit bench --suite gpu, NVIDIA H100 80GB HBM3, docs/BENCHMARKS.md)
+ *   AES-128-CTR into device memory: ttable 2.56 Tbit/s, byteperm 1.88
+ *   Tbit/s (8 blocks per thread; 1 to 8 change either by under 2%). The
+ *   T-table round wins: a lookup plus a funnel-shift rotation is two
+ *   instructions per byte, where the byte-perm round spends about six
+ *   integer instructions per column on MixColumns beside the same 16
+ *   lookups; with the 32 copies removing bank conflicts, shared memory is
+ *   not the limit, the integer pipes are. The producer uses `ttable`.
  *
  * WORK PER THREAD
  *   A CUDA block of `blockDim.x` threads takes chunks of blockDim.x * bpt
