@@ -127,6 +127,19 @@ pub fn run() -> Result<(), Failure> {
             "  capped by AEKIT_KERNEL={cap} (vaes-avx512, vaes-avx2, ni-clmul, pair, portable)"
         );
     }
+    match aekit::keystream::device_info(0) {
+        Ok(gpu) => println!(
+            "GPU: {} (compute capability {}.{}, {} multiprocessors, {} MiB), CUDA driver {}.{}: the GPU keystream producer is usable",
+            gpu.name,
+            gpu.compute_capability.0,
+            gpu.compute_capability.1,
+            gpu.multiprocessors,
+            gpu.memory_bytes >> 20,
+            gpu.driver_version / 1000,
+            gpu.driver_version % 1000 / 10
+        ),
+        Err(e) => println!("GPU: none usable ({e})"),
+    }
     println!("File format: C2SP chunked encryption, 16 KiB chunks");
     for aead in Aead::ALL {
         println!(

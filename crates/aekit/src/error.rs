@@ -29,6 +29,18 @@ pub enum Error {
     Unsupported(&'static str),
     /// The tag did not verify: the message, the associated data, the IV, the tag or the key is wrong.
     AuthenticationFailed,
+    /// The supplied keystream is shorter than 16 bytes (E(K, Y_0)) plus the
+    /// message.
+    KeystreamTooShort,
+    /// No usable GPU: what is missing (the CUDA driver library, a CUDA
+    /// device, the NVRTC library, or this build's `cuda` feature).
+    GpuUnavailable(&'static str),
+    /// A GPU operation failed: which one, and CUDA's error code (0 where
+    /// there is none, such as a service that has stopped).
+    GpuFailed(&'static str, i32),
+    /// A fill request waited in the GPU service's queue past its deadline
+    /// and was refused unserved (the pipeline computes the range inline).
+    GpuStarved,
 }
 
 impl fmt::Display for Error {
@@ -64,6 +76,14 @@ impl fmt::Display for Error {
                 )
             }
             Error::AuthenticationFailed => f.write_str("authentication failed"),
+            Error::KeystreamTooShort => {
+                f.write_str("keystream shorter than 16 bytes plus the message")
+            }
+            Error::GpuUnavailable(what) => write!(f, "no usable GPU: {what}"),
+            Error::GpuFailed(what, code) => {
+                write!(f, "GPU operation failed: {what} (CUDA error {code})")
+            }
+            Error::GpuStarved => f.write_str("GPU fill request starved in the service queue"),
         }
     }
 }

@@ -125,10 +125,23 @@ fn run_network(
     seed: u64,
     count: usize,
 ) -> (Vec<Vec<u8>>, PipelineStats, PipelineStats) {
+    run_network_with(config, net, seed, count, &|key, config| {
+        Sa::new(key, SALT, config).unwrap()
+    })
+}
+
+/// [`run_network`] with the SAs built by `make` (from the key and config).
+fn run_network_with(
+    config: Config,
+    net: &Network,
+    seed: u64,
+    count: usize,
+    make: &dyn Fn(&[u8], Config) -> Sa,
+) -> (Vec<Vec<u8>>, PipelineStats, PipelineStats) {
     let mut rng = Rng(seed);
     let key = rng.bytes(16);
-    let mut sender = Sa::new(&key, SALT, config).unwrap();
-    let mut receiver = Sa::new(&key, SALT, config).unwrap();
+    let mut sender = make(&key, config);
+    let mut receiver = make(&key, config);
     let payloads: Vec<Vec<u8>> = (0..count)
         .map(|_| {
             let len = rng.below(1400);
@@ -433,4 +446,102 @@ fn malformed_unknown_and_badly_padded_packets_are_refused() {
         Sa::new(&[0; 15], SALT, config).err(),
         Some(Error::Crypto(aekit::Error::InvalidKeyLength(15)))
     );
+}
+
+/// A producer of the caller's own, given to the SA: every packet served
+/// from its buffers equals the inline packets, and its name shows.
+#[test]
+fn user_producers_feed_an_sa() {
+    use aekit::keystream::{CounterSpace, CpuProducer, KeystreamProducer};
+    struct Mine(CpuProducer, std::sync::Arc<std::sync::atomic::AtomicU64>);
+    impl KeystreamProducer for Mine {
+        fn name(&self) -> String {
+            "mine".into()
+        }
+        fn fill(
+            &mut self,
+            space: &CounterSpace,
+            first: u64,
+            out: &mut [[u8; 16]],
+        ) -> Result<(), aekit::Error> {
+            self.1
+                .fetch_add(out.len() as u64, std::sync::atomic::Ordering::Relaxed);
+            self.0.fill(space, first, out)
+        }
+    }
+    let blocks = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    for nonce in [NonceFormat::Rfc4106, NonceFormat::ContinuousCounter] {
+        let config = Config {
+            nonce,
+            keystream: pipeline(Schedule::Immediate),
+            ..Config::default()
+        };
+        let inline = Config {
+            keystream: KeystreamSource::Inline,
+            ..config
+        };
+        let (a, _, _) = run_network(inline, &ROUGH, 5, 2000);
+        let (b, out, inn) = run_network_with(config, &ROUGH, 5, 2000, &|key, config| {
+            let mine = |key| -> Box<dyn KeystreamProducer> {
+                Box::new(Mine(
+                    CpuProducer::new(config.aes, key).unwrap(),
+                    blocks.clone(),
+                ))
+            };
+            Sa::with_producers(key, SALT, config, mine(key), mine(key)).unwrap()
+        });
+        assert!(a == b, "packets from the user's producer differ");
+        assert!(out.hits > 0 && inn.hits > 0);
+        assert_eq!(out.producer_errors + inn.producer_errors, 0);
+    }
+    assert!(blocks.load(std::sync::atomic::Ordering::Relaxed) > 0);
+    let inline = Config::default();
+    let p = Box::new(CpuProducer::new(inline.aes, &[0; 16]).unwrap());
+    let q = Box::new(CpuProducer::new(inline.aes, &[0; 16]).unwrap());
+    assert!(Sa::with_producers(&[0; 16], SALT, inline, p, q).is_err());
+}
+
+/// The network simulator through GPU-fed pipelines: every packet equals the
+/// inline packets, the receiver delivers each once, and the buffers (not
+/// the inline fallback) served the packets. Needs a GPU: run with
+/// `AEKIT_GPU_TESTS=1` (prints SKIP otherwise).
+#[cfg(feature = "cuda")]
+#[test]
+fn gpu_fed_pipelines_through_a_rough_network() {
+    use aekit::keystream::{CudaProducer, GpuOptions, GpuService};
+    if std::env::var_os("AEKIT_GPU_TESTS").is_none() {
+        println!("SKIP: set AEKIT_GPU_TESTS=1 to run the GPU tests");
+        return;
+    }
+    let service = match GpuService::new(GpuOptions::default()) {
+        Ok(service) => service,
+        Err(e) => panic!("AEKIT_GPU_TESTS is set but there is no usable GPU: {e}"),
+    };
+    for nonce in [NonceFormat::Rfc4106, NonceFormat::ContinuousCounter] {
+        for schedule in [Schedule::Immediate, Schedule::Thread] {
+            let config = Config {
+                nonce,
+                keystream: pipeline(schedule),
+                replay_window: 128,
+                ..Config::default()
+            };
+            let inline = Config {
+                keystream: KeystreamSource::Inline,
+                ..config
+            };
+            let (a, _, _) = run_network(inline, &ROUGH, 7, 5000);
+            let (b, out, inn) = run_network_with(config, &ROUGH, 7, 5000, &|key, config| {
+                let gpu = || Box::new(CudaProducer::on(&service, key).unwrap());
+                Sa::with_producers(key, SALT, config, gpu(), gpu()).unwrap()
+            });
+            println!("gpu {nonce:?} {schedule:?}: outbound {out:?}\n  inbound {inn:?}");
+            assert!(a == b, "GPU-fed packets differ from inline ones");
+            assert_eq!(out.producer_errors + inn.producer_errors, 0);
+            assert!(out.hits > 0 && inn.hits > 0);
+            if schedule == Schedule::Immediate {
+                assert_eq!(out.fallbacks(), 0);
+            }
+        }
+    }
+    println!("service: {:?}", service.stats());
 }

@@ -19,6 +19,7 @@
 
 mod blog;
 mod ghash;
+mod gpu;
 mod m4;
 mod modes;
 mod plot;
@@ -32,7 +33,8 @@ use serde_json::{Value, json};
 /// The options of `aekit bench`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The suite to run: `seeds`, the seed papers' tables re-measured.
+    /// The suite to run: `seeds`, the seed papers' tables re-measured, or
+    /// `gpu`, the GPU keystream producer (the ESP seed's Fig. 3 with a GPU).
     #[arg(long, value_name = "NAME", default_value = "seeds")]
     pub suite: String,
     /// Fewer rounds per measurement: the whole suite in under a minute.
@@ -66,9 +68,12 @@ pub(crate) struct Report {
 
 /// Runs `aekit bench`; an error is one line for stderr.
 pub fn run(args: &Args) -> Result<(), String> {
+    if args.suite == "gpu" {
+        return gpu::run(args.quick);
+    }
     if args.suite != "seeds" {
         return Err(format!(
-            "unknown suite {:?} (there is one: seeds)",
+            "unknown suite {:?} (there are two: seeds, gpu)",
             args.suite
         ));
     }

@@ -47,8 +47,9 @@
 //!
 //! With [`KeystreamSource::Inline`] every packet computes its own. With
 //! [`KeystreamSource::Pipeline`], each direction of the SA gets a
-//! [`Pipeline`] (created on first use) fed by a [`CpuProducer`] on its own
-//! thread or on a deterministic schedule; a packet whose keystream is not
+//! [`Pipeline`] (created on first use) fed by a [`CpuProducer`] — or by
+//! any [`KeystreamProducer`] the caller gives [`Sa::with_producers`], such
+//! as the GPU's — on its own thread or on a deterministic schedule; a packet whose keystream is not
 //! in the buffers is computed inline, counted, and the result is the same
 //! bytes. The packet thread then runs GCM's XOR and GHASH only, through
 //! aekit's "GCM with the keystream supplied" (`gcm/precomputed.rs`).
@@ -263,6 +264,34 @@ impl Sa {
     /// An SA with a 16-, 24- or 32-byte AES key and the 4-byte salt
     /// (RFC 4106 §8.1: the keying material is key ‖ salt).
     pub fn new(key: &[u8], salt: [u8; 4], config: Config) -> Result<Sa, Error> {
+        Sa::build(key, salt, config, None)
+    }
+
+    /// An SA whose pipelines take their keystream from the given producers
+    /// (outbound, inbound) instead of a [`CpuProducer`] each: a GPU's, or
+    /// the caller's own. Both must be keyed with `key`. `config.keystream`
+    /// must be [`KeystreamSource::Pipeline`].
+    pub fn with_producers(
+        key: &[u8],
+        salt: [u8; 4],
+        config: Config,
+        outbound: Box<dyn KeystreamProducer>,
+        inbound: Box<dyn KeystreamProducer>,
+    ) -> Result<Sa, Error> {
+        if config.keystream == KeystreamSource::Inline {
+            return Err(Error::InvalidConfig(
+                "producers given but the keystream source is inline",
+            ));
+        }
+        Sa::build(key, salt, config, Some([outbound, inbound]))
+    }
+
+    fn build(
+        key: &[u8],
+        salt: [u8; 4],
+        config: Config,
+        producers: Option<[Box<dyn KeystreamProducer>; 2]>,
+    ) -> Result<Sa, Error> {
         if ![8, 12, 16].contains(&config.icv_len) {
             return Err(Error::InvalidIcvLength(config.icv_len));
         }
@@ -282,14 +311,16 @@ impl Sa {
                 if p.max_payload > 1 << 16 {
                     return Err(Error::InvalidConfig("max_payload over 64 KiB"));
                 }
-                let producer = |key| -> Result<Lane, Error> {
-                    Ok(Lane::Idle(Some(Box::new(CpuProducer::new(
-                        config.aes, key,
-                    )?))))
+                let [outbound, inbound]: [Box<dyn KeystreamProducer>; 2] = match producers {
+                    Some(given) => given,
+                    None => [
+                        Box::new(CpuProducer::new(config.aes, key)?),
+                        Box::new(CpuProducer::new(config.aes, key)?),
+                    ],
                 };
                 (
-                    producer(key)?,
-                    producer(key)?,
+                    Lane::Idle(Some(outbound)),
+                    Lane::Idle(Some(inbound)),
                     blocks_for(p.max_payload) as u64,
                 )
             }
@@ -487,6 +518,18 @@ impl Sa {
         lane_stats(&self.inbound)
     }
 
+    /// The most recent error of either lane's producer (a GPU that failed
+    /// or starved), if any; the packets it affected were computed inline
+    /// and counted in [`PipelineStats::failed`].
+    pub fn producer_error(&self) -> Option<crate::Error> {
+        [&self.outbound, &self.inbound]
+            .into_iter()
+            .find_map(|lane| match lane {
+                Lane::Running(pipeline) => pipeline.last_error(),
+                Lane::Idle(_) => None,
+            })
+    }
+
     /// Runs the producers now, on this thread, for every buffer waiting on
     /// the [`Schedule::Manual`] schedule.
     pub fn fill_keystream_now(&mut self) {
@@ -680,8 +723,10 @@ impl Engine {
                 let mut scratch = core::mem::take(&mut self.scratch);
                 scratch.resize(blocks_for_body(body.len()), [0; 16]);
                 let space = CounterSpace::Continuous { salt: self.salt };
-                self.producer.fill(&space, first, &mut scratch);
-                let result = self.supplied(scratch.as_flattened(), aad, body, icv);
+                let result = match self.producer.fill(&space, first, &mut scratch) {
+                    Ok(()) => self.supplied(scratch.as_flattened(), aad, body, icv),
+                    Err(e) => Err(e.into()),
+                };
                 scratch.zeroize();
                 scratch.clear();
                 self.scratch = scratch;

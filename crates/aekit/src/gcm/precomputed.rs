@@ -34,7 +34,32 @@ impl AesGcm {
     /// Encrypts `buf` in place with the supplied `keystream` (E(K, Y_0)
     /// first, then at least `buf.len()` bytes of E(K, Y_1), …) and returns
     /// a tag of `tag_len` bytes.
-    pub(crate) fn encrypt_with_keystream(
+    ///
+    /// The keystream may come from any
+    /// [`KeystreamProducer`](crate::keystream::KeystreamProducer) (a spare
+    /// core, a GPU, the caller's own) or a
+    /// [`Pipeline`](crate::keystream::Pipeline). The caller owns the counter
+    /// discipline: it must be E(K, ·) under this key, over counter blocks
+    /// never used before with this key (a repeated counter block reveals
+    /// the XOR of two plaintexts and lets GHASH's key be solved for).
+    ///
+    /// ```
+    /// use aekit::keystream::{CounterSpace, CpuProducer, KeystreamProducer};
+    /// # fn main() -> Result<(), aekit::Error> {
+    /// let key = [7u8; 16];
+    /// let gcm = aekit::AesGcm::new(&key)?;
+    /// let mut producer = CpuProducer::new(aekit::aes::Strategy::best(), &key)?;
+    /// // Y_0 = salt ‖ be96(1000); the message's blocks follow it.
+    /// let space = CounterSpace::Continuous { salt: [1, 2, 3, 4] };
+    /// let mut buf = *b"precomputed keystream";
+    /// let mut keystream = vec![[0u8; 16]; 1 + buf.len().div_ceil(16)];
+    /// producer.fill(&space, 1000, &mut keystream)?;
+    /// let tag = gcm.encrypt_with_keystream(keystream.as_flattened(), b"aad", &mut buf, 16)?;
+    /// gcm.decrypt_with_keystream(keystream.as_flattened(), b"aad", &mut buf, tag.as_ref())?;
+    /// assert_eq!(&buf, b"precomputed keystream");
+    /// # Ok(()) }
+    /// ```
+    pub fn encrypt_with_keystream(
         &self,
         keystream: &[u8],
         aad: &[u8],
@@ -53,8 +78,9 @@ impl AesGcm {
 
     /// Verifies `tag` and decrypts `buf` in place with the supplied
     /// `keystream`; on failure `buf` is zeroed and
-    /// [`Error::AuthenticationFailed`] returned.
-    pub(crate) fn decrypt_with_keystream(
+    /// [`Error::AuthenticationFailed`] returned. The keystream is as for
+    /// [`encrypt_with_keystream`](Self::encrypt_with_keystream).
+    pub fn decrypt_with_keystream(
         &self,
         keystream: &[u8],
         aad: &[u8],
@@ -86,6 +112,9 @@ impl KernelOp for Supplied<'_> {
         // Any 16 bytes pass as an IV here: the IV only sized Y_0, which the
         // caller has already encrypted.
         check_lengths(&[0], self.aad, self.buf)?;
+        if self.keystream.len() < 16 + self.buf.len() {
+            return Err(Error::KeystreamTooShort);
+        }
         let (tag_mask, stream) = self.keystream.split_at(16);
         let mut state = State::with_tag_mask(tag_mask.try_into().expect("16 bytes"));
         state.aad(kernel, self.aad)?;

@@ -9,7 +9,7 @@
 //! history at the beginning of each buffer") — and the packet thread is
 //! left with XOR and GHASH.
 //!
-//! Three pieces, one per file:
+//! The pieces, one per file:
 //!
 //! - this file: [`CounterSpace`], which numbers the counter blocks of a
 //!   security association 0, 1, 2, … (a *linear index*), the
@@ -20,6 +20,9 @@
 //! - `pipeline.rs`: [`Pipeline`], the double buffers with their history,
 //!   and the accounting of every packet that had to compute its keystream
 //!   inline.
+//! - `cuda/`: the GPU producer (feature `cuda`): an AES-CTR kernel in CUDA
+//!   C compiled at run time, and a GPU service that serves the fill
+//!   requests of many security associations in batched launches.
 //!
 //! ## Counter spaces
 //!
@@ -40,9 +43,15 @@
 //! `unsafe` or locks per packet; whole buffers moved through a channel
 //! need neither).
 
+mod cuda;
 mod pipeline;
 mod thread;
 
+#[cfg(feature = "cuda")]
+pub use cuda::{
+    CudaProducer, DeviceInfo, GpuOptions, GpuService, ServiceStats, Variant, device_info,
+    measure_d2h, measure_kernel,
+};
 pub use pipeline::{Pipeline, PipelineStats, Schedule};
 
 use crate::Error;
@@ -102,14 +111,52 @@ impl CounterSpace {
 }
 
 /// Something that computes keystream: E(K, counter) for ranges of counter
-/// blocks. A CPU core ([`CpuProducer`]) today; a GPU producer implements
-/// the same trait.
+/// blocks. A CPU core ([`CpuProducer`]), a GPU (`CudaProducer`, feature
+/// `cuda`), or the user's own: a [`Pipeline`], an [`Sa`](crate::esp::Sa)
+/// (through [`Sa::with_producers`](crate::esp::Sa::with_producers)) and
+/// [`AesGcm::encrypt_with_keystream`](crate::AesGcm::encrypt_with_keystream)
+/// take any of them.
+///
+/// A producer must be keyed with the SA's key: the pipeline cannot check
+/// the keystream it is given, and wrong keystream fails every tag.
 pub trait KeystreamProducer: Send {
     /// What computes the keystream, for reports (e.g. `cpu/ni`).
     fn name(&self) -> String;
 
     /// Fills `out[k]` with E(K, space.counter(first + k)) for every `k`.
-    fn fill(&mut self, space: &CounterSpace, first: u64, out: &mut [Block]);
+    ///
+    /// An error (a GPU gone, a driver failure) leaves `out` unspecified;
+    /// the pipeline counts it, serves the range inline, and asks again for
+    /// the next range.
+    fn fill(&mut self, space: &CounterSpace, first: u64, out: &mut [Block]) -> Result<(), Error>;
+
+    /// Storage for `blocks` blocks of keystream, called by the pipeline for
+    /// each of its buffers before the producer starts. The default is
+    /// ordinary heap memory; a GPU producer returns page-locked memory, so
+    /// that its device-to-host copies land straight in the pipeline's
+    /// buffers. An error here makes the pipeline use heap memory.
+    fn allocate(&mut self, blocks: usize) -> Result<Box<dyn BlockStorage>, Error> {
+        Ok(Box::new(vec![[0u8; 16]; blocks]))
+    }
+}
+
+/// Memory for a pipeline buffer's blocks, owned by the buffer and allocated
+/// by its producer ([`KeystreamProducer::allocate`]). The pipeline zeroizes
+/// it before dropping it.
+pub trait BlockStorage: Send {
+    /// The blocks.
+    fn blocks(&self) -> &[Block];
+    /// The blocks, to write.
+    fn blocks_mut(&mut self) -> &mut [Block];
+}
+
+impl BlockStorage for Vec<Block> {
+    fn blocks(&self) -> &[Block] {
+        self
+    }
+    fn blocks_mut(&mut self) -> &mut [Block] {
+        self
+    }
 }
 
 /// Keystream computed by AES on a CPU core, in any aekit strategy.
@@ -135,11 +182,12 @@ impl KeystreamProducer for CpuProducer {
         format!("cpu/{}", self.cipher.strategy().name())
     }
 
-    fn fill(&mut self, space: &CounterSpace, first: u64, out: &mut [Block]) {
+    fn fill(&mut self, space: &CounterSpace, first: u64, out: &mut [Block]) -> Result<(), Error> {
         for (chunk, start) in out.chunks_mut(STEP).zip((first..).step_by(STEP)) {
             space.write_counters(start, chunk);
             self.cipher.encrypt_blocks(chunk);
         }
+        Ok(())
     }
 }
 
@@ -176,7 +224,7 @@ mod tests {
         let space = CounterSpace::Continuous { salt: [0; 4] };
         let mut producer = CpuProducer::new(aes::Strategy::Table, &key).unwrap();
         let mut out = vec![[0u8; 16]; STEP + 3];
-        producer.fill(&space, 10, &mut out);
+        producer.fill(&space, 10, &mut out).unwrap();
         let cipher = Cipher::new(aes::Strategy::Table, &key).unwrap();
         for (k, got) in out.iter().enumerate() {
             let mut want = [space.counter(10 + k as u64)];

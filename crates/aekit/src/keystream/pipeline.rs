@@ -32,7 +32,16 @@
 //!   re-aims the buffers there; unauthenticated packets never move them,
 //!   so forged sequence numbers cannot push the pipeline off course;
 //! - `unplaceable`: longer than the buffer, or not on the expected
-//!   counters (a peer's IV that is not its sequence number).
+//!   counters (a peer's IV that is not its sequence number);
+//! - `failed`: the producer reported an error for the buffer that holds
+//!   the range (a GPU gone, a starved request). The buffer comes back
+//!   empty, is counted in `producer_errors`, the error is kept
+//!   ([`Pipeline::last_error`]), and the buffer goes out again for the
+//!   next range as usual: a producer that recovers is used again.
+//!
+//! The buffers' memory comes from the producer
+//! ([`KeystreamProducer::allocate`]): heap memory for a CPU, page-locked
+//! memory for a GPU, which its copies write into directly.
 //!
 //! The producer stays at most two buffers ahead. Submissions are aimed at
 //! one running position, `aim`; a buffer that comes back for a range the
@@ -41,8 +50,8 @@
 use zeroize::Zeroize;
 
 use super::thread::Driver;
-use super::{CounterSpace, KeystreamProducer};
-use crate::aes::Block;
+use super::{BlockStorage, CounterSpace, KeystreamProducer};
+use crate::Error;
 
 /// Where and when the producer runs; see the module docs of `thread.rs`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,6 +85,10 @@ pub struct PipelineStats {
     pub ahead: u64,
     /// Inline fallbacks: the range could not be placed in the buffers.
     pub unplaceable: u64,
+    /// Inline fallbacks: the producer failed on the buffer for the range.
+    pub failed: u64,
+    /// Buffers the producer failed to fill.
+    pub producer_errors: u64,
     /// Times the buffers were moved to an authenticated jump.
     pub reaims: u64,
 }
@@ -83,7 +96,7 @@ pub struct PipelineStats {
 impl PipelineStats {
     /// Packets that computed their keystream inline.
     pub fn fallbacks(&self) -> u64 {
-        self.late + self.behind + self.ahead + self.unplaceable
+        self.late + self.behind + self.ahead + self.unplaceable + self.failed
     }
 
     /// The share of produced keystream that no packet used (0 to 1):
@@ -106,38 +119,59 @@ impl PipelineStats {
         self.behind += other.behind;
         self.ahead += other.ahead;
         self.unplaceable += other.unplaceable;
+        self.failed += other.failed;
+        self.producer_errors += other.producer_errors;
         self.reaims += other.reaims;
     }
 }
 
 /// One buffer: `history` blocks for indices `first − history .. first`
 /// followed by the fresh blocks for `first .. first + fresh`. Blocks from
-/// `valid_from` on hold keystream. Zeroized on drop: unused keystream is
-/// as sensitive as the plaintext it would have covered.
+/// `valid_from` on hold keystream; after a failed fill, none does. Zeroized
+/// on drop: unused keystream is as sensitive as the plaintext it would have
+/// covered.
 pub(super) struct Buffer {
-    blocks: Vec<Block>,
+    storage: Box<dyn BlockStorage>,
     history: usize,
     first: u64,
     valid_from: u64,
+    failed: Option<Error>,
 }
 
 impl Buffer {
-    fn new(history: usize, fresh: usize) -> Buffer {
+    /// A buffer in the producer's memory, or on the heap if it has none.
+    fn new(producer: &mut dyn KeystreamProducer, history: usize, fresh: usize) -> Buffer {
+        let blocks = history + fresh;
+        let storage = match producer.allocate(blocks) {
+            Ok(storage) if storage.blocks().len() == blocks => storage,
+            _ => Box::new(vec![[0u8; 16]; blocks]),
+        };
         Buffer {
-            blocks: vec![[0; 16]; history + fresh],
+            storage,
             history,
             first: 0,
             valid_from: 0,
+            failed: None,
         }
     }
 
-    /// Runs the producer over the fresh part (called where the driver runs it).
+    /// Runs the producer over the fresh part (called where the driver runs
+    /// it); a failure is kept for the pipeline to count.
     pub(super) fn fill(&mut self, producer: &mut dyn KeystreamProducer, space: &CounterSpace) {
-        producer.fill(space, self.first, &mut self.blocks[self.history..]);
+        let history = self.history;
+        let fresh = &mut self.storage.blocks_mut()[history..];
+        self.failed = producer.fill(space, self.first, fresh).err();
+        if self.failed.is_some() {
+            self.valid_from = self.end();
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.storage.blocks().len()
     }
 
     fn end(&self) -> u64 {
-        self.first + (self.blocks.len() - self.history) as u64
+        self.first + (self.len() - self.history) as u64
     }
 
     fn holds(&self, first: u64, end: u64) -> bool {
@@ -146,13 +180,13 @@ impl Buffer {
 
     fn bytes(&self, first: u64, count: usize) -> &[u8] {
         let start = (first + self.history as u64 - self.first) as usize;
-        self.blocks[start..start + count].as_flattened()
+        self.storage.blocks()[start..start + count].as_flattened()
     }
 }
 
 impl Drop for Buffer {
     fn drop(&mut self) {
-        self.blocks.zeroize();
+        self.storage.blocks_mut().as_flattened_mut().zeroize();
     }
 }
 
@@ -170,6 +204,8 @@ pub struct Pipeline {
     floor: u64,
     driver: Driver,
     stats: PipelineStats,
+    last_error: Option<Error>,
+    producer_name: String,
 }
 
 impl Pipeline {
@@ -180,7 +216,7 @@ impl Pipeline {
     /// # Panics
     /// If `fresh` is zero or `history` exceeds `fresh`.
     pub fn new(
-        producer: Box<dyn KeystreamProducer>,
+        mut producer: Box<dyn KeystreamProducer>,
         space: CounterSpace,
         fresh: usize,
         history: usize,
@@ -188,6 +224,8 @@ impl Pipeline {
         start: u64,
     ) -> Pipeline {
         assert!(fresh > 0 && history <= fresh, "need 0 < history <= fresh");
+        let buffers = [(); 2].map(|()| Buffer::new(&mut *producer, history, fresh));
+        let producer_name = producer.name();
         let mut pipeline = Pipeline {
             history,
             fresh,
@@ -198,9 +236,11 @@ impl Pipeline {
             floor: start,
             driver: Driver::new(producer, space, schedule),
             stats: PipelineStats::default(),
+            last_error: None,
+            producer_name,
         };
-        for _ in 0..2 {
-            pipeline.submit(Buffer::new(history, fresh));
+        for buffer in buffers {
+            pipeline.submit(buffer);
         }
         if schedule == Schedule::Thread
             && let Some(first) = pipeline.driver.take_blocking()
@@ -227,6 +267,13 @@ impl Pipeline {
             };
             if current.holds(first, end) {
                 break;
+            }
+            if current.failed.is_some()
+                && first + self.history as u64 >= current.first
+                && end <= current.end()
+            {
+                self.stats.failed += 1;
+                return None;
             }
             if first < current.valid_from {
                 self.stats.late += 1;
@@ -291,6 +338,17 @@ impl Pipeline {
         self.stats
     }
 
+    /// The producer's most recent error, if a fill has ever failed (the
+    /// count is [`PipelineStats::producer_errors`]).
+    pub fn last_error(&self) -> Option<Error> {
+        self.last_error
+    }
+
+    /// The producer's [`name`](KeystreamProducer::name).
+    pub fn producer_name(&self) -> &str {
+        &self.producer_name
+    }
+
     /// A fallback because no buffer reached `end`: the producer is behind
     /// if a buffer for it is on its way, else the range is ahead of all.
     fn miss(&mut self, end: u64) -> Option<&[u8]> {
@@ -313,6 +371,10 @@ impl Pipeline {
     /// else next; back out at once if its range is already behind us.
     fn place(&mut self, buffer: Buffer) {
         self.in_flight -= 1;
+        if let Some(error) = buffer.failed {
+            self.stats.producer_errors += 1;
+            self.last_error = Some(error);
+        }
         if buffer.end() <= self.floor {
             self.submit(buffer);
         } else if self.current.is_none() {
@@ -331,10 +393,13 @@ impl Pipeline {
         let (Some(old), Some(mut new)) = (self.current.take(), self.next.take()) else {
             unreachable!("swap needs both buffers");
         };
-        if old.end() == new.first && old.valid_from <= new.first - self.history as u64 {
-            let tail = old.blocks.len() - self.history;
-            new.blocks[..self.history].copy_from_slice(&old.blocks[tail..]);
-            new.valid_from = new.first - self.history as u64;
+        if new.failed.is_none()
+            && old.end() == new.first
+            && old.valid_from <= new.first - self.history as u64
+        {
+            let (history, tail) = (self.history, old.len() - self.history);
+            new.storage.blocks_mut()[..history].copy_from_slice(&old.storage.blocks()[tail..]);
+            new.valid_from = new.first - history as u64;
         }
         self.floor = self.floor.max(new.valid_from);
         self.current = Some(new);
@@ -345,6 +410,7 @@ impl Pipeline {
     fn submit(&mut self, mut buffer: Buffer) {
         buffer.first = self.aim;
         buffer.valid_from = self.aim;
+        buffer.failed = None;
         self.aim += self.fresh as u64;
         self.in_flight += 1;
         self.stats.blocks_produced += self.fresh as u64;
@@ -355,6 +421,7 @@ impl Pipeline {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aes::Block;
 
     /// A producer whose "keystream" is the index itself, so every byte
     /// served says where it came from.
@@ -364,12 +431,72 @@ mod tests {
         fn name(&self) -> String {
             "index".into()
         }
-        fn fill(&mut self, _: &CounterSpace, first: u64, out: &mut [Block]) {
+        fn fill(&mut self, _: &CounterSpace, first: u64, out: &mut [Block]) -> Result<(), Error> {
             for (block, i) in out.iter_mut().zip(first..) {
                 *block = [0; 16];
                 block[8..].copy_from_slice(&i.to_be_bytes());
             }
+            Ok(())
         }
+    }
+
+    /// The index producer, failing every fill whose range starts in
+    /// `fail_from..fail_to`, and counting its allocations.
+    struct Flaky {
+        fail_from: u64,
+        fail_to: u64,
+        allocations: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    }
+
+    impl KeystreamProducer for Flaky {
+        fn name(&self) -> String {
+            "flaky".into()
+        }
+        fn fill(
+            &mut self,
+            space: &CounterSpace,
+            first: u64,
+            out: &mut [Block],
+        ) -> Result<(), Error> {
+            if (self.fail_from..self.fail_to).contains(&first) {
+                return Err(Error::GpuFailed("test", 700));
+            }
+            Index.fill(space, first, out)
+        }
+        fn allocate(&mut self, blocks: usize) -> Result<Box<dyn BlockStorage>, Error> {
+            self.allocations
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Ok(Box::new(vec![[0xffu8; 16]; blocks]))
+        }
+    }
+
+    #[test]
+    fn failed_fills_fall_back_counted_then_recover() {
+        let allocations = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let producer = Flaky {
+            fail_from: 200,
+            fail_to: 400,
+            allocations: allocations.clone(),
+        };
+        let space = CounterSpace::Continuous { salt: [0; 4] };
+        let mut p = Pipeline::new(Box::new(producer), space, 100, 20, Schedule::Immediate, 0);
+        assert_eq!(allocations.load(std::sync::atomic::Ordering::Relaxed), 2);
+        let mut served = 0;
+        for first in (0..1000).step_by(10) {
+            match p.keystream(first, 10) {
+                Some(bytes) => {
+                    check(Some(bytes), first, 10);
+                    served += 1;
+                }
+                None => assert!((200..400).contains(&first), "{first}"),
+            }
+        }
+        let s = p.stats();
+        // Buffers 200..300 and 300..400 failed: 20 packets inline.
+        assert_eq!((served, s.failed, s.producer_errors), (80, 20, 2));
+        assert_eq!(s.fallbacks(), 20);
+        assert_eq!(p.last_error(), Some(Error::GpuFailed("test", 700)));
+        assert_eq!(p.producer_name(), "flaky");
     }
 
     fn pipeline(schedule: Schedule) -> Pipeline {

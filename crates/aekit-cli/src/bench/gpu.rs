@@ -1,0 +1,355 @@
+//! `aekit bench --suite gpu`: the GPU keystream producer measured, and the
+//! ESP seed's Fig. 3 (*GCM on the GPU for IPsec*: 1, 10 and 100 MB in
+//! 1024-byte packets) re-made with a GPU feeding the pipeline.
+//!
+//! In one run:
+//!
+//! 1. the kernel alone (`aes_ctr.cu`), AES-128-CTR over 1 GiB of counter
+//!    blocks in device memory, Gbit/s by CUDA events, for both round
+//!    functions and 1, 2, 4, 8 blocks per thread;
+//! 2. device-to-host copy bandwidth into page-locked memory;
+//! 3. keystream delivered into page-locked host buffers through the GPU
+//!    service (kernel and copies on two streams), GB/s and as a share of
+//!    the copy bandwidth, for three piece sizes;
+//! 4. the ESP packet thread: 1, 10 and 100 MB of random data in 1024-byte
+//!    packets, encapsulated then decapsulated, with inline keystream
+//!    (RFC 4106), a CPU producer per SA, or one GPU service shared by all
+//!    SAs (both with the seed's continuous counter), in the three worlds of
+//!    `esp_bench` (default, table, fixslice), with 1, 4 and 16 SAs taking
+//!    the packets in turn. Reported: the median throughput of the packet
+//!    thread with the spread (min–max) over the repeats, the ratio to
+//!    inline, the packet thread's own CPU time, and the fallbacks.
+//!
+//! Wall-clock throughput, not cycles: a GPU's work is not on the CPU's
+//! time-stamp counter.
+
+use std::time::Instant;
+
+use aekit::esp::{Config, KeystreamSource, NonceFormat, PipelineConfig, Sa};
+use aekit::keystream::{
+    CudaProducer, GpuOptions, GpuService, KeystreamProducer, PipelineStats, Schedule, Variant,
+    device_info, measure_d2h, measure_kernel,
+};
+use aekit::{aes, ghash};
+use aekit_harness as harness;
+
+const PACKET: usize = 1024;
+const MB: usize = 1_000_000;
+
+fn e(err: aekit::Error) -> String {
+    err.to_string()
+}
+
+/// Runs the suite; without a usable GPU, says why and fails.
+pub fn run(quick: bool) -> Result<(), String> {
+    let info = device_info(0).map_err(e)?;
+    println!(
+        "# aekit bench --suite gpu{}\n",
+        if quick { " --quick" } else { "" }
+    );
+    println!(
+        "GPU: {} (compute capability {}.{}, {} SMs), CUDA driver {}.{}",
+        info.name,
+        info.compute_capability.0,
+        info.compute_capability.1,
+        info.multiprocessors,
+        info.driver_version / 1000,
+        info.driver_version % 1000 / 10
+    );
+    println!("CPU: {}\n", harness::cpu_model());
+
+    // 1. The kernel alone.
+    let (blocks, reps) = if quick { (1 << 24, 3) } else { (1 << 26, 5) };
+    println!(
+        "## Kernel: AES-128-CTR, {} MiB of keystream in device memory, best of {reps}\n",
+        blocks >> 16
+    );
+    println!("| round function | blocks per thread | Gbit/s |");
+    println!("|---|---|---|");
+    let mut best = (Variant::TTable, 4, 0.0f64);
+    for variant in Variant::ALL {
+        for bpt in [1, 2, 4, 8] {
+            let gbit = measure_kernel(0, variant, 256, bpt, blocks, reps).map_err(e)?;
+            println!("| {} | {bpt} | {gbit:.0} |", variant.name());
+            if gbit > best.2 {
+                best = (variant, bpt, gbit);
+            }
+        }
+    }
+    println!(
+        "\nFastest: {} with {} blocks per thread, {:.0} Gbit/s ({:.2} Tbit/s).\n",
+        best.0.name(),
+        best.1,
+        best.2,
+        best.2 / 1000.0
+    );
+
+    // 2. The copy.
+    let copy_bytes = 256 << 20;
+    let d2h = measure_d2h(0, copy_bytes, reps).map_err(e)?;
+    println!("## Device-to-host copy into page-locked memory\n");
+    println!(
+        "{} MiB per copy, best of {reps}: {d2h:.2} GB/s ({:.0} Gbit/s)\n",
+        copy_bytes >> 20,
+        d2h * 8.0
+    );
+
+    // 3. Delivered keystream through the service.
+    println!("## Keystream delivered into page-locked host buffers (GPU service, two streams)\n");
+    println!("| piece (blocks) | fill (MiB) | GB/s | share of the copy bandwidth |");
+    println!("|---|---|---|---|");
+    let fill_blocks = if quick { 1 << 21 } else { 1 << 22 };
+    for piece in [1 << 14, 1 << 16, 1 << 18] {
+        let service = GpuService::new(GpuOptions {
+            variant: best.0,
+            blocks_per_thread: best.1,
+            piece_blocks: piece,
+            ..GpuOptions::default()
+        })
+        .map_err(e)?;
+        let mut producer = CudaProducer::on(&service, &[0x2b; 16]).map_err(e)?;
+        let mut storage = producer.allocate(fill_blocks).map_err(e)?;
+        let space = aekit::keystream::CounterSpace::Continuous { salt: [1; 4] };
+        let mut fastest = f64::INFINITY;
+        for rep in 0..=reps as u64 {
+            let t0 = Instant::now();
+            producer
+                .fill(&space, rep * fill_blocks as u64, storage.blocks_mut())
+                .map_err(e)?;
+            fastest = fastest.min(t0.elapsed().as_secs_f64());
+        }
+        let gbs = (fill_blocks * 16) as f64 / fastest / 1e9;
+        println!(
+            "| {piece} | {} | {gbs:.2} | {:.0}% |",
+            fill_blocks >> 16,
+            100.0 * gbs / d2h
+        );
+    }
+    println!();
+
+    // 4. The ESP packet thread.
+    esp(quick, best.0, best.1)
+}
+
+/// Where the keystream comes from in an ESP run.
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    Inline,
+    Cpu,
+    Gpu,
+}
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Inline => "inline",
+            Mode::Cpu => "cpu-producer",
+            Mode::Gpu => "gpu-producer",
+        }
+    }
+}
+
+/// One direction's measurement.
+#[derive(Clone, Copy)]
+struct Run {
+    wall: f64,
+    /// CPU time of the packet thread alone.
+    thread: f64,
+    stats: PipelineStats,
+}
+
+fn esp(quick: bool, variant: Variant, bpt: u32) -> Result<(), String> {
+    let sizes: &[usize] = if quick { &[1, 10] } else { &[1, 10, 100] };
+    let worlds = [
+        ("default", aes::Strategy::best(), ghash::Strategy::best()),
+        ("table", aes::Strategy::Table, ghash::Strategy::Table8),
+        (
+            "fixslice",
+            aes::Strategy::Fixslice,
+            ghash::Strategy::Karatsuba,
+        ),
+    ];
+    let service = GpuService::new(GpuOptions {
+        variant,
+        blocks_per_thread: bpt,
+        ..GpuOptions::default()
+    })
+    .map_err(e)?;
+    println!("## ESP packet thread: 1024-byte packets, encapsulate then decapsulate\n");
+    println!(
+        "Inline: RFC 4106, each packet computes its keystream. cpu-producer: a keystream thread per SA and direction. gpu-producer: one GPU service shared by every SA ({}, {bpt} blocks per thread). Both producers use the seed's continuous counter, buffers of 256 packets of up to 1500 bytes with 64 of history. MB/s = 10^6 payload bytes per second of the packet thread (median of the repeats; spread min–max); thread CPU s = the packet thread's own CPU time (median run).\n",
+        variant.name()
+    );
+    println!(
+        "| world | SAs | size | mode | direction | MB/s | spread | vs inline | thread CPU s | fallbacks | producer errors |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    let key = [0x5au8; 16];
+    for (world, aes, ghash) in worlds {
+        for sas in [1usize, 4, 16] {
+            for &mb in sizes {
+                let data = random_bytes(mb * MB, 42);
+                let reps = match mb {
+                    1 => 5,
+                    10 => 3,
+                    _ => 2,
+                };
+                let reps = if quick { reps.min(3) } else { reps };
+                let mut inline_rate = [0.0f64; 2];
+                for mode in [Mode::Inline, Mode::Cpu, Mode::Gpu] {
+                    let config = Config {
+                        nonce: match mode {
+                            Mode::Inline => NonceFormat::Rfc4106,
+                            _ => NonceFormat::ContinuousCounter,
+                        },
+                        keystream: match mode {
+                            Mode::Inline => KeystreamSource::Inline,
+                            _ => KeystreamSource::Pipeline(PipelineConfig {
+                                max_payload: 1500,
+                                buffer_packets: 256,
+                                history_packets: 64,
+                                schedule: Schedule::Thread,
+                            }),
+                        },
+                        aes,
+                        ghash,
+                        ..Config::default()
+                    };
+                    let make = |i: usize| -> Result<Sa, String> {
+                        let spi = 0x100 + i as u32;
+                        let config = Config { spi, ..config };
+                        let salt = [1, 2, 3, i as u8];
+                        match mode {
+                            Mode::Gpu => {
+                                let gpu = || -> Result<Box<dyn KeystreamProducer>, String> {
+                                    Ok(Box::new(CudaProducer::on(&service, &key).map_err(e)?))
+                                };
+                                Sa::with_producers(&key, salt, config, gpu()?, gpu()?)
+                                    .map_err(|err| err.to_string())
+                            }
+                            _ => Sa::new(&key, salt, config).map_err(|err| err.to_string()),
+                        }
+                    };
+                    let mut runs = Vec::new();
+                    for _ in 0..reps {
+                        runs.push(round_trip(&make, sas, &data)?);
+                    }
+                    for direction in 0..2 {
+                        let mut rates: Vec<(f64, Run)> = runs
+                            .iter()
+                            .map(|r| (data.len() as f64 / r[direction].wall / 1e6, r[direction]))
+                            .collect();
+                        rates.sort_by(|a, b| a.0.total_cmp(&b.0));
+                        let (rate, run) = rates[rates.len() / 2];
+                        if mode == Mode::Inline {
+                            inline_rate[direction] = rate;
+                        }
+                        println!(
+                            "| {world} ({}+{}) | {sas} | {mb} MB | {} | {} | {rate:.0} | {:.0}–{:.0} | {:.2}× | {:.3} | {} | {} |",
+                            aes.name(),
+                            ghash.name(),
+                            mode.name(),
+                            ["encapsulate", "decapsulate"][direction],
+                            rates[0].0,
+                            rates[rates.len() - 1].0,
+                            rate / inline_rate[direction],
+                            run.thread,
+                            run.stats.fallbacks(),
+                            run.stats.producer_errors,
+                        );
+                    }
+                }
+            }
+        }
+    }
+    let stats = service.stats();
+    let starved: u64 = stats.starved.iter().sum();
+    println!(
+        "\nGPU service over the ESP runs: {} launches, {:.2} jobs per launch, {starved} requests starved, {} failed.",
+        stats.batches,
+        stats.jobs as f64 / stats.batches.max(1) as f64,
+        stats.failed
+    );
+    Ok(())
+}
+
+/// Encapsulates all of `data` with `sas` sender SAs taking the packets in
+/// turn, then decapsulates with as many receivers; each loop timed with
+/// its SAs alive.
+fn round_trip(
+    make: &dyn Fn(usize) -> Result<Sa, String>,
+    sas: usize,
+    data: &[u8],
+) -> Result<[Run; 2], String> {
+    let mut senders = (0..sas).map(make).collect::<Result<Vec<_>, _>>()?;
+    let mut arena = Vec::with_capacity(data.len() / PACKET * (PACKET + 64) + 4096);
+    let mut ends = Vec::with_capacity(data.len() / PACKET + 1);
+    let mut packet = Vec::with_capacity(PACKET + 64);
+    let (thread0, t0) = (thread_seconds(), Instant::now());
+    for (i, chunk) in data.chunks(PACKET).enumerate() {
+        senders[i % sas]
+            .encapsulate_into(chunk, 4, &mut packet)
+            .map_err(|err| err.to_string())?;
+        arena.extend_from_slice(&packet);
+        ends.push(arena.len());
+    }
+    let mut stats = PipelineStats::default();
+    for s in &senders {
+        stats.add(&s.outbound_stats());
+    }
+    let encap = Run {
+        wall: t0.elapsed().as_secs_f64(),
+        thread: thread_seconds() - thread0,
+        stats,
+    };
+    drop(senders);
+
+    let mut receivers = (0..sas).map(make).collect::<Result<Vec<_>, _>>()?;
+    let mut payload = Vec::with_capacity(PACKET + 64);
+    let mut delivered = 0;
+    let (thread0, t0) = (thread_seconds(), Instant::now());
+    let mut start = 0;
+    for (i, &end) in ends.iter().enumerate() {
+        receivers[i % sas]
+            .decapsulate_into(&arena[start..end], &mut payload)
+            .map_err(|err| err.to_string())?;
+        delivered += payload.len();
+        start = end;
+    }
+    let mut stats = PipelineStats::default();
+    for r in &receivers {
+        stats.add(&r.inbound_stats());
+    }
+    let decap = Run {
+        wall: t0.elapsed().as_secs_f64(),
+        thread: thread_seconds() - thread0,
+        stats,
+    };
+    if delivered != data.len() {
+        return Err(format!("delivered {delivered} of {} bytes", data.len()));
+    }
+    Ok([encap, decap])
+}
+
+/// CPU time of the calling thread, in seconds.
+fn thread_seconds() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|text| text.split_whitespace().next()?.parse::<u64>().ok())
+        .map_or(f64::NAN, |ns| ns as f64 / 1e9)
+}
+
+/// Random-looking bytes from SplitMix64 (reproducible).
+fn random_bytes(len: usize, seed: u64) -> Vec<u8> {
+    let mut state = seed;
+    let mut out = Vec::with_capacity(len + 8);
+    while out.len() < len {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        out.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+    }
+    out.truncate(len);
+    out
+}

@@ -1,0 +1,152 @@
+//! The GPU producer against the CPU producer. Without a GPU (or without
+//! `AEKIT_GPU_TESTS=1`) only the no-GPU path is checked and the rest prints
+//! SKIP; build with `--features cuda`.
+#![cfg(feature = "cuda")]
+
+mod common;
+
+use std::time::Instant;
+
+use aekit::aes;
+use aekit::keystream::{
+    CounterSpace, CpuProducer, CudaProducer, GpuOptions, GpuService, KeystreamProducer, Variant,
+    device_info,
+};
+use common::Rng;
+
+fn gpu_tests_enabled() -> bool {
+    std::env::var_os("AEKIT_GPU_TESTS").is_some()
+}
+
+/// With no usable GPU every entry point returns an error naming what is
+/// missing, and nothing panics; with one, the device is described.
+#[test]
+fn no_gpu_is_an_error_not_a_panic() {
+    match device_info(0) {
+        Ok(info) => println!("GPU: {info:?}"),
+        Err(e) => {
+            println!("no GPU: {e}");
+            assert!(matches!(
+                e,
+                aekit::Error::GpuUnavailable(_) | aekit::Error::GpuFailed(..)
+            ));
+            assert!(GpuService::new(GpuOptions::default()).is_err());
+            assert!(CudaProducer::new(&[0; 16]).is_err());
+            assert!(!gpu_tests_enabled(), "AEKIT_GPU_TESTS is set but: {e}");
+        }
+    }
+}
+
+/// GPU keystream equals CPU keystream for at least 10^8 blocks: 16 SAs at
+/// once on one service (AES-128/192/256, both counter spaces), each from
+/// its own thread, random ranges and lengths, counters that carry; both
+/// kernel variants.
+#[test]
+fn gpu_equals_cpu_for_1e8_blocks_across_many_sas() {
+    if !gpu_tests_enabled() {
+        println!("SKIP: set AEKIT_GPU_TESTS=1 to run the GPU tests");
+        return;
+    }
+    for (variant, total) in [
+        (Variant::TTable, 100_000_000u64),
+        (Variant::BytePerm, 10_000_000),
+    ] {
+        let service = GpuService::new(GpuOptions {
+            variant,
+            ..GpuOptions::default()
+        })
+        .expect("GPU service");
+        let t0 = Instant::now();
+        let sas = 16u64;
+        let threads: Vec<_> = (0..sas)
+            .map(|sa| {
+                let service = service.clone();
+                std::thread::spawn(move || {
+                    let mut rng = Rng(1000 + sa);
+                    let key = rng.bytes([16, 24, 32][sa as usize % 3]);
+                    let salt: [u8; 4] = rng.bytes(4).try_into().unwrap();
+                    let space = if sa % 2 == 0 {
+                        CounterSpace::Continuous { salt }
+                    } else {
+                        CounterSpace::PerPacket {
+                            salt,
+                            blocks_per_packet: 1 + rng.below(200) as u64,
+                        }
+                    };
+                    let mut gpu = CudaProducer::on(&service, &key).unwrap();
+                    let mut cpu = CpuProducer::new(aes::Strategy::best(), &key).unwrap();
+                    let (mut done, mut round) = (0u64, 0u64);
+                    let mut a = vec![[0u8; 16]; 1 << 19];
+                    let mut b = vec![[0u8; 16]; 1 << 19];
+                    while done < total / sas {
+                        let count = 1 + rng.below(1 << 19);
+                        let first = match round % 3 {
+                            // Across the low 32-bit word of the counter.
+                            0 => 0xffff_ffff - rng.below(count) as u64,
+                            1 => u64::MAX - count as u64 - rng.below(1000) as u64,
+                            _ => rng.below(usize::MAX / 4) as u64,
+                        };
+                        let first = match space {
+                            CounterSpace::PerPacket {
+                                blocks_per_packet, ..
+                            } => first % (u64::MAX / blocks_per_packet / 2),
+                            CounterSpace::Continuous { .. } => first,
+                        };
+                        gpu.fill(&space, first, &mut a[..count]).unwrap();
+                        cpu.fill(&space, first, &mut b[..count]).unwrap();
+                        assert!(
+                            a[..count] == b[..count],
+                            "SA {sa}: first {first:#x}, {count} blocks"
+                        );
+                        done += count as u64;
+                        round += 1;
+                    }
+                    done
+                })
+            })
+            .collect();
+        let blocks: u64 = threads.into_iter().map(|t| t.join().unwrap()).sum();
+        let stats = service.stats();
+        println!(
+            "{}: {blocks} blocks equal across {sas} SAs in {:.1} s; {} launches, {} jobs",
+            variant.name(),
+            t0.elapsed().as_secs_f64(),
+            stats.batches,
+            stats.jobs
+        );
+        assert!(blocks >= total);
+        assert_eq!(stats.failed, 0);
+        assert!(
+            stats.jobs > stats.batches,
+            "launches were batched across SAs"
+        );
+    }
+}
+
+/// A request that cannot start in time is refused (starved), counted, and
+/// the producer works again afterwards.
+#[test]
+fn starved_requests_are_refused_and_counted() {
+    if !gpu_tests_enabled() {
+        println!("SKIP: set AEKIT_GPU_TESTS=1 to run the GPU tests");
+        return;
+    }
+    let service = GpuService::new(GpuOptions {
+        starve_after: std::time::Duration::ZERO,
+        ..GpuOptions::default()
+    })
+    .unwrap();
+    let mut gpu = CudaProducer::on(&service, &[1; 16]).unwrap();
+    let space = CounterSpace::Continuous { salt: [0; 4] };
+    let mut out = vec![[0u8; 16]; 4096];
+    let mut starved = 0;
+    for first in 0..50 {
+        if gpu.fill(&space, first, &mut out) == Err(aekit::Error::GpuStarved) {
+            starved += 1;
+        }
+    }
+    let stats = service.stats();
+    println!("starved {starved} of 50; {stats:?}");
+    assert!(starved > 0);
+    assert_eq!(stats.starved[gpu.slot() as usize], starved);
+}
