@@ -20,7 +20,8 @@
 //!    encrypt and decrypt, 16 B to 1 MiB, AES-128 and AES-256, each row's
 //!    ratio to the best peer, and a summary.
 //! 2. Many cores (`cores.rs`): one message of 1, 16 and 256 MiB on one
-//!    thread and split across a pool of 2 threads and of every core.
+//!    thread and split across a pool of 2 threads and of every core
+//!    (alone: `--suite cores`).
 //!
 //! Timing is the shared harness's (`aekit-harness`): cases interleaved,
 //! best batch of N, cycles read from the time-stamp counter — a
@@ -48,7 +49,8 @@ use serde_json::{Value, json};
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The suite to run: `seeds`, the seed papers' tables re-measured, or
-    /// `peers`, aekit's AES-GCM beside aws-lc-rs, ring, aes-gcm and OpenSSL.
+    /// `peers`, aekit's AES-GCM beside aws-lc-rs, ring, aes-gcm and OpenSSL
+    /// (and one message on many cores), or `cores`, the many-core rows alone.
     #[arg(long, value_name = "NAME", default_value = "seeds")]
     pub suite: String,
     /// Fewer rounds per measurement (and no 256 MiB message): a whole
@@ -76,9 +78,11 @@ pub(crate) struct Effort {
 
 /// The suites: name and the tables each runs, in order.
 type Table = fn(Effort) -> Vec<Report>;
-const SUITES: [(&str, &[Table]); 2] = [
+const SUITES: [(&str, &[Table]); 3] = [
     ("seeds", &[ghash::run, blog::run, m4::run, modes::run]),
     ("peers", &[peers::run, cores::run]),
+    // The multi-core rows of `peers` alone, to repeat them cheaply.
+    ("cores", &[cores::run]),
 ];
 
 /// One table's results: markdown for people, JSON rows for machines, and
@@ -121,7 +125,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     );
     println!("CPU: {cpu}; time-stamp counter {ghz:.2} GHz. Cycles are TSC cycles.\n");
     let default = peers::default_implementation();
-    if suite == "peers" {
+    if suite != "seeds" {
         println!("aekit default (`AesGcm::new` on this CPU): {default}.\n");
         peers::cross_check().map_err(|e| format!("peers disagree: {e}"))?;
     }
