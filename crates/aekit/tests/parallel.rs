@@ -137,7 +137,7 @@ fn counter_wrapping_inside_a_slice() {
         let low = u32::from_be_bytes(j0[12..].try_into().unwrap()) as u64;
         // Block i (from 0) uses low + 1 + i mod 2^32: 0 at i = 2^32 − 1 − low.
         let wrap_at = (1u64 << 32) - 1 - low;
-        if (blocks / 4..3 * blocks / 4).contains(&wrap_at) && wrap_at % 32 != 0 {
+        if (blocks / 4..3 * blocks / 4).contains(&wrap_at) && !wrap_at.is_multiple_of(32) {
             break (iv, wrap_at);
         }
     };

@@ -79,11 +79,14 @@ pub(crate) fn key(key_len: usize) -> Vec<u8> {
         .collect()
 }
 
+/// How to build a key in one implementation class.
+type Build = Box<dyn Fn(&[u8]) -> Result<AesGcm, aekit::Error>>;
+
 /// One aekit implementation class measured: its row label and how to
 /// build a key for it.
 struct Class {
     label: String,
-    build: Box<dyn Fn(&[u8]) -> Result<AesGcm, aekit::Error>>,
+    build: Build,
 }
 
 /// The classes this CPU runs: the default, each other available fused
@@ -92,8 +95,7 @@ fn classes() -> Vec<Class> {
     let probe = [0u8; 16];
     let mut out: Vec<Class> = Vec::new();
     let mut seen = Vec::new();
-    let mut add = |label: &dyn Fn(&str) -> String,
-                   build: Box<dyn Fn(&[u8]) -> Result<AesGcm, aekit::Error>>| {
+    let mut add = |label: &dyn Fn(&str) -> String, build: Build| {
         if let Ok(gcm) = build(&probe) {
             let imp = gcm.implementation();
             if !seen.contains(&imp) {
@@ -107,7 +109,7 @@ fn classes() -> Vec<Class> {
     };
     add(
         &|imp| format!("aekit default ({imp})"),
-        Box::new(|k| AesGcm::new(k)),
+        Box::new(AesGcm::new),
     );
     for fused in Fused::ALL.into_iter().filter(|f| f.is_available()) {
         add(
