@@ -47,11 +47,16 @@
 //! its sleeping workers costs microseconds, where creating threads per call
 //! would cost tens of them and allocate. Scoped tasks (`rayon`'s `scope`)
 //! let the workers borrow the key and disjoint slices of the caller's
-//! buffer, so no unsafe code is needed and none is used. A message of `t`
-//! threads' worth is cut into at most `t` slices of equal length, rounded up
-//! to [`SLICE_ALIGN`] blocks (the widest kernel batch, so each slice runs
-//! its kernel's wide loop to the end); the first slice runs on the thread
-//! that opened the scope, the others are spawned.
+//! buffer, so no unsafe code is needed and none is used. The message is cut
+//! into [`SLICES_PER_THREAD`] slices per thread of equal length (none shorter
+//! than half the threshold below), rounded up to [`SLICE_ALIGN`] blocks (the
+//! widest kernel batch, so each slice runs its kernel's wide loop to the
+//! end). The scope's body runs on a worker, which spawns the other slices
+//! into its own queue and starts on the first: idle workers steal from the
+//! queue, and whatever nobody has stolen when the first worker is done it
+//! runs itself, so a worker whose core is busy elsewhere delays nothing —
+//! on a loaded machine the split degrades to the one-thread time, plus the
+//! hand-off, instead of waiting for a core.
 //!
 //! Messages shorter than the pool's threshold ([`Pool::threshold`], by
 //! default [`DEFAULT_THRESHOLD`]) run on the calling thread through the
@@ -84,14 +89,23 @@ use crate::aes::{Block, BlockCipher};
 use crate::ghash::{GhashKey, field, karatsuba};
 
 /// Messages shorter than this run on the calling thread unless the pool is
-/// told otherwise ([`Pool::with_threshold`]). Measured with
-/// `aekit bench --suite peers`: at 64 KiB two AES-NI cores already gain
-/// about 1.3×; below 32 KiB the wake-up of a worker eats the gain.
-pub const DEFAULT_THRESHOLD: usize = 64 << 10;
+/// told otherwise ([`Pool::with_threshold`]). Handing slices to workers
+/// costs about 10–20 µs (waking a sleeping worker, on a 2-vCPU EPYC
+/// virtual machine, measured with many short messages back to back); at
+/// the 2.3 GB/s of one core there (`ni-clmul`) that is the time of 25–45
+/// KiB, so two cores gain nothing below about 64 KiB and too little to
+/// matter below 128 KiB. Faster kernels (VAES, several times that speed)
+/// need proportionally larger messages: raise the threshold for them.
+pub const DEFAULT_THRESHOLD: usize = 128 << 10;
 
 /// Slices are whole multiples of this many blocks (512 bytes), the widest
 /// batch any kernel processes at once.
 const SLICE_ALIGN: usize = 32;
+
+/// Slices per thread: more than one, so that a worker that wakes late (its
+/// core busy with another process) still finds work, and the thread that
+/// finishes first takes the rest instead of waiting.
+const SLICES_PER_THREAD: usize = 4;
 
 /// The field's unit, 1 = α^0: bit X_0, the most significant bit of byte 0.
 const ONE: Block = {
@@ -317,12 +331,13 @@ fn add_to_counter(counter: &mut Block, n: usize) {
 }
 
 /// Blocks per slice for `blocks` whole blocks over `threads` threads:
-/// equal shares rounded up to [`SLICE_ALIGN`], so there are at most
-/// `threads` slices and only the last is shorter.
-fn slice_blocks(blocks: usize, threads: usize) -> usize {
-    blocks
-        .div_ceil(threads.max(1))
-        .next_multiple_of(SLICE_ALIGN)
+/// [`SLICES_PER_THREAD`] equal shares per thread, but none shorter than
+/// `min_bytes`, rounded up to [`SLICE_ALIGN`] blocks; only the last slice
+/// is shorter.
+fn slice_blocks(blocks: usize, threads: usize, min_bytes: usize) -> usize {
+    let min_blocks = (min_bytes / 16).max(1);
+    let slices = (threads.max(1) * SLICES_PER_THREAD).min(blocks / min_blocks);
+    blocks.div_ceil(slices.max(1)).next_multiple_of(SLICE_ALIGN)
 }
 
 /// [`Kernel::crypt_blocks`] across the threads of `pool`: encrypts or
@@ -339,7 +354,7 @@ fn crypt_blocks_par<K: Kernel + Sync>(
 ) {
     debug_assert_eq!(data.len() % 16, 0);
     let blocks = data.len() / 16;
-    let per = slice_blocks(blocks, pool.threads);
+    let per = slice_blocks(blocks, pool.threads, pool.threshold / 2);
     let start = *counter;
     let mut h = hash_key(kernel.ghash());
     // Slice 0 continues from `y` (the associated data's hash); the others
@@ -457,14 +472,21 @@ mod tests {
     }
 
     #[test]
-    fn slices_are_aligned_and_at_most_one_per_thread() {
-        for blocks in [1, 31, 32, 33, 100, 4096, 65537] {
+    fn slices_are_aligned_few_per_thread_and_not_too_short() {
+        for blocks in [1, 31, 32, 33, 100, 4096, 65537, 1 << 20] {
             for threads in 1..=9 {
-                let per = slice_blocks(blocks, threads);
-                assert_eq!(per % SLICE_ALIGN, 0);
-                assert!(blocks.div_ceil(per) <= threads, "{blocks} over {threads}");
+                for min_bytes in [0, 512, 32 << 10] {
+                    let per = slice_blocks(blocks, threads, min_bytes);
+                    let slices = blocks.div_ceil(per);
+                    let id = format!("{blocks} blocks, {threads} threads, {min_bytes} B");
+                    assert_eq!(per % SLICE_ALIGN, 0, "{id}");
+                    assert!(slices <= threads * SLICES_PER_THREAD, "{id}");
+                    assert!(slices == 1 || per * 16 >= min_bytes, "{id}");
+                }
             }
         }
+        // A 1 MiB message on two threads: eight slices of 128 KiB.
+        assert_eq!(slice_blocks(1 << 16, 2, 32 << 10), 1 << 13);
     }
 
     /// The split equals one `crypt_blocks` call over the whole: data, the
