@@ -8,7 +8,7 @@
 //! aekit decrypt --key k.key -o f f.aekit      nothing written unless it all verifies
 //! aekit decrypt --key k.key --range 100..200 f.aekit   only the chunks needed
 //! aekit info | aekit selftest
-//! aekit bench --suite seeds [--quick] [--json out.json] [--plot dir]
+//! aekit bench --suite seeds|peers|cores [--quick] [--json out.json] [--plot dir]
 //! ```
 //!
 //! Every failure is one line on stderr and an exit status of its own

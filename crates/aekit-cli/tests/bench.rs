@@ -121,3 +121,69 @@ fn an_unknown_suite_is_refused() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown suite"));
 }
+
+/// `aekit bench --suite peers --quick --json`: the CPU and aekit's kernel
+/// at the top; in the JSON every (AEAD, direction, size) has a row for
+/// aekit's default with its ratio to the best peer and a row per peer; the
+/// multi-core rows cover 1 and 16 MiB on one thread and on two (256 MiB
+/// only without `--quick`).
+#[test]
+fn quick_peers_suite_writes_every_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("peers.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_aekit"))
+        .args(["bench", "--suite", "peers", "--quick", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = String::from_utf8(out.stdout).unwrap();
+    for text in [
+        "CPU: ",
+        "aekit default (`AesGcm::new`",
+        "one core",
+        "many cores",
+    ] {
+        assert!(md.contains(text), "markdown lacks {text:?}");
+    }
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["suite"], "peers");
+    let default = doc["aekit_default"].as_str().unwrap().to_string();
+    assert!(!default.is_empty());
+    for (bits, aead) in [(128, "AES-128-GCM"), (256, "AES-256-GCM")] {
+        for op in ["encrypt", "decrypt"] {
+            let table = rows(&doc, &format!("peers_aes{bits}_{op}"));
+            for size in [16, 64, 256, 1024, 8192, 16384, 1 << 20] {
+                let at = |imp: &str| {
+                    table.iter().find(|r| {
+                        r["aead"] == aead
+                            && r["size_bytes"] == size
+                            && r["implementation"].as_str() == Some(imp)
+                    })
+                };
+                let ours = at(&format!("aekit default ({default})"))
+                    .unwrap_or_else(|| panic!("no aekit default row, {aead} {op} {size}"));
+                assert!(ours["gb_per_s"].as_f64() > Some(0.0));
+                assert!(ours["ratio_to_best_peer"].as_f64() > Some(0.0));
+                for peer in ["aws-lc-rs", "ring", "aes-gcm", "openssl"] {
+                    let row = at(peer).unwrap_or_else(|| panic!("no {peer} row"));
+                    assert!(row["gb_per_s"].as_f64() > Some(0.0), "{peer} {aead} {op}");
+                }
+            }
+        }
+    }
+    let cores = rows(&doc, "multicore");
+    for size in [1 << 20, 16 << 20] {
+        for threads in [1, 2] {
+            assert!(has(
+                cores,
+                &[("size_bytes", size.into()), ("threads", threads.into())]
+            ));
+        }
+    }
+    assert!(!has(cores, &[("size_bytes", (256 << 20).into())]));
+}

@@ -1,5 +1,8 @@
-//! `aekit bench --suite seeds`: the seeds' measurements re-made on this
-//! machine, each table printed beside the seed's own figures.
+//! `aekit bench`: measurements any user can re-make on their own machine,
+//! in suites.
+//!
+//! `--suite seeds`: the seeds' measurements re-made on this machine, each
+//! table printed beside the seed's own figures.
 //!
 //! 1. GCM spec Table 1 (`ghash.rs`): every GHASH strategy's key-dependent
 //!    storage, cycles per byte over 8 KiB, and table construction per key.
@@ -10,18 +13,31 @@
 //! 4. GCM spec Table 3 (`modes.rs`): cycles per byte of GCM at each storage
 //!    size beside CCM, EAX, OCB3 and CBC-HMAC-SHA1.
 //!
+//! `--suite peers`: aekit's AES-GCM beside the best libraries.
+//!
+//! 1. One core (`peers.rs`): every aekit implementation class this CPU
+//!    runs beside aws-lc-rs, ring, RustCrypto's `aes-gcm` and OpenSSL,
+//!    encrypt and decrypt, 16 B to 1 MiB, AES-128 and AES-256, each row's
+//!    ratio to the best peer, and a summary.
+//! 2. Many cores (`cores.rs`): one message of 1, 16 and 256 MiB on one
+//!    thread and split across a pool of 2 threads and of every core
+//!    (alone: `--suite cores`).
+//!
 //! Timing is the shared harness's (`aekit-harness`): cases interleaved,
 //! best batch of N, cycles read from the time-stamp counter — a
 //! constant-rate clock, not the core's, so the tables say *TSC cycles*.
-//! `--quick` takes fewer rounds (and the blog's table once); the tables
-//! and their rows are the same. Output: markdown on stdout, `--json FILE`
-//! for machines, `--plot DIR` for PNG plots of throughput against size.
+//! `--quick` takes fewer rounds (the blog's table once; no 256 MiB
+//! message); the tables and their other rows are the same. Output:
+//! markdown on stdout, `--json FILE` for machines, `--plot DIR` for PNG
+//! plots of throughput against size.
 
 mod blog;
+mod cores;
 mod ghash;
 mod gpu;
 mod m4;
 mod modes;
+mod peers;
 mod plot;
 mod seeds;
 
@@ -34,10 +50,16 @@ use serde_json::{Value, json};
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The suite to run: `seeds`, the seed papers' tables re-measured, or
+<<<<<<< HEAD
     /// `gpu`, the GPU keystream producer (the ESP seed's Fig. 3 with a GPU).
+=======
+    /// `peers`, aekit's AES-GCM beside aws-lc-rs, ring, aes-gcm and OpenSSL
+    /// (and one message on many cores), or `cores`, the many-core rows alone.
+>>>>>>> par
     #[arg(long, value_name = "NAME", default_value = "seeds")]
     pub suite: String,
-    /// Fewer rounds per measurement: the whole suite in under a minute.
+    /// Fewer rounds per measurement (and no 256 MiB message): a whole
+    /// suite in under a minute.
     #[arg(long)]
     pub quick: bool,
     /// Also write every row as JSON to FILE.
@@ -55,7 +77,18 @@ pub(crate) struct Effort {
     pub(crate) rounds: usize,
     /// Whole runs of the 10 MiB blog table (best kept).
     pub(crate) blog_runs: usize,
+    /// `--quick` was given.
+    pub(crate) quick: bool,
 }
+
+/// The suites: name and the tables each runs, in order.
+type Table = fn(Effort) -> Vec<Report>;
+const SUITES: [(&str, &[Table]); 3] = [
+    ("seeds", &[ghash::run, blog::run, m4::run, modes::run]),
+    ("peers", &[peers::run, cores::run]),
+    // The multi-core rows of `peers` alone, to repeat them cheaply.
+    ("cores", &[cores::run]),
+];
 
 /// One table's results: markdown for people, JSON rows for machines, and
 /// the series to plot (name, [(bytes, GB/s)]).
@@ -68,6 +101,7 @@ pub(crate) struct Report {
 
 /// Runs `aekit bench`; an error is one line for stderr.
 pub fn run(args: &Args) -> Result<(), String> {
+<<<<<<< HEAD
     if args.suite == "gpu" {
         return gpu::run(args.quick);
     }
@@ -75,29 +109,44 @@ pub fn run(args: &Args) -> Result<(), String> {
         return Err(format!(
             "unknown suite {:?} (there are two: seeds, gpu)",
             args.suite
+=======
+    let Some(&(suite, tables)) = SUITES.iter().find(|(name, _)| *name == args.suite) else {
+        let names: Vec<&str> = SUITES.iter().map(|s| s.0).collect();
+        return Err(format!(
+            "unknown suite {:?} (there are: {})",
+            args.suite,
+            names.join(", ")
+>>>>>>> par
         ));
-    }
+    };
     let effort = if args.quick {
         Effort {
             rounds: 3,
             blog_runs: 1,
+            quick: true,
         }
     } else {
         Effort {
             rounds: 9,
             blog_runs: 3,
+            quick: false,
         }
     };
     let cpu = harness::cpu_model();
     let ghz = harness::tsc_ghz(std::time::Duration::from_millis(100));
     println!(
-        "# aekit bench --suite seeds{}\n",
+        "# aekit bench --suite {suite}{}\n",
         if args.quick { " --quick" } else { "" }
     );
     println!("CPU: {cpu}; time-stamp counter {ghz:.2} GHz. Cycles are TSC cycles.\n");
+    let default = peers::default_implementation();
+    if suite != "seeds" {
+        println!("aekit default (`AesGcm::new` on this CPU): {default}.\n");
+        peers::cross_check().map_err(|e| format!("peers disagree: {e}"))?;
+    }
 
     let mut reports = Vec::new();
-    for table in [ghash::run, blog::run, m4::run, modes::run] {
+    for table in tables {
         for report in table(effort) {
             println!("{}", report.markdown);
             reports.push(report);
@@ -110,9 +159,10 @@ pub fn run(args: &Args) -> Result<(), String> {
             tables.insert(r.key.to_string(), Value::Array(r.rows.clone()));
         }
         let doc = json!({
-            "suite": "seeds",
+            "suite": suite,
             "quick": args.quick,
             "cpu": cpu,
+            "aekit_default": default,
             "tsc_ghz": ghz,
             "tables": tables,
         });
@@ -136,6 +186,10 @@ fn plot_title(key: &str, cpu: &str) -> String {
         "m4_gctr" => "GCTR (AES-128): plain counter mode and FACE",
         "m4_gcm" => "AES-128-GCM, fixslice AES: FACE with table4 and karatsuba GHASH",
         "spec_table3" => "AES-128 modes (GCM spec Table 3)",
+        "peers_aes128_encrypt" => "AES-128-GCM encryption, one core",
+        "peers_aes128_decrypt" => "AES-128-GCM decryption, one core",
+        "peers_aes256_encrypt" => "AES-256-GCM encryption, one core",
+        "peers_aes256_decrypt" => "AES-256-GCM decryption, one core",
         other => other,
     };
     format!("{what} — {cpu}")

@@ -14,6 +14,7 @@ mod fused_avx512;
 #[allow(unsafe_code)] // AES-NI/PCLMULQDQ intrinsics; every block carries a SAFETY line.
 mod fused_ni;
 mod kernel;
+mod parallel;
 mod precomputed;
 mod rustcrypto;
 mod state;
@@ -29,6 +30,7 @@ use crate::ctr::face::{self, FaceCipher};
 use crate::ghash::{self, GhashKey};
 use kernel::{FacePair, Kernel, Pair};
 
+pub use parallel::{DEFAULT_THRESHOLD, Pool};
 pub use rustcrypto::{AeadAesGcm, Aes128Gcm, Aes256Gcm};
 pub use state::{MAX_AAD_LEN, MAX_MESSAGE_LEN, TAG_LENGTHS};
 pub use stream::{Decryptor, Encryptor};
@@ -505,10 +507,11 @@ fn check_lengths(iv: &[u8], aad: &[u8], buf: &[u8]) -> Result<(), Error> {
     Ok(())
 }
 
-/// A computation that needs the concrete kernel type.
+/// A computation that needs the concrete kernel type. Every kernel is
+/// `Sync`, so an op may share it across threads (`parallel.rs`).
 trait KernelOp {
     type Output;
-    fn run<K: Kernel>(self, kernel: &K) -> Self::Output;
+    fn run<K: Kernel + Sync>(self, kernel: &K) -> Self::Output;
 }
 
 /// The AES key of a FACE implementation: a strategy FACE applies to.

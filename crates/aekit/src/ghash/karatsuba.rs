@@ -175,9 +175,10 @@ fn clmul64(a: u64, b: u64) -> u128 {
     z
 }
 
-/// X · H in GF(2^128), both in the native layout of [`field`].
+/// X · H in GF(2^128), both in the native layout of [`field`]. Also the
+/// constant-time product behind the multi-core GCM's powers of H.
 #[inline(always)]
-fn mul(x: u128, h: u128) -> u128 {
+pub(crate) fn mul(x: u128, h: u128) -> u128 {
     let (x1, x0) = ((x >> 64) as u64, x as u64);
     let (h1, h0) = ((h >> 64) as u64, h as u64);
 

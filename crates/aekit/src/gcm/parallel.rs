@@ -1,0 +1,546 @@
+//! One message on many cores: counter mode and GHASH of a single large
+//! message split across the threads of a persistent [`Pool`].
+//!
+//! # Why it splits
+//!
+//! Counter mode is embarrassingly parallel: block i of the message is
+//! P_i ⊕ E(K, incr32^i(J_0)), so a slice that starts at block b needs only
+//! its own counter, J_0 + 1 + b with the low 32 bits wrapping as `incr32`
+//! wraps them (spec §2.3, the function `incr`). GHASH is a polynomial in H:
+//! for blocks X_1 … X_m,
+//!
+//! ```text
+//! GHASH(Y; X_1 … X_m) = Y·H^m ⊕ X_1·H^m ⊕ X_2·H^(m−1) ⊕ … ⊕ X_m·H,
+//! ```
+//!
+//! so for a message cut into A ‖ B, GHASH(A ‖ B) = GHASH(A)·H^{blocks(B)} ⊕
+//! GHASH(B), each GHASH from zero. Every slice is therefore hashed from zero
+//! on its own thread, by the same kernel the one-thread path uses
+//! ([`Kernel::crypt_blocks`], fused or a pair, monomorphized once per call),
+//! and then shifted into place by the number of whole blocks that follow it:
+//!
+//! ```text
+//! Y = ⊕_i GHASH_i · H^{after_i},   after_i = whole blocks after slice i.
+//! ```
+//!
+//! The associated data needs no shift of its own: slice 0 starts from
+//! GHASH(A) instead of zero, which is exactly what the one-thread path does.
+//! The partial last block, the lengths block and E(K, Y_0) follow on the
+//! calling thread, as in `state.rs`, so ciphertext and tag are byte for byte
+//! the one-thread path's.
+//!
+//! # The powers of H
+//!
+//! H^e is computed by square-and-multiply (about 2·log2 e products: 32 for a
+//! 1 MiB slice) with the portable constant-time multiply of `karatsuba`:
+//! straight-line in H, its only branches on the bits of e, which is a
+//! public block count. Each thread raises H for its own slice, after its
+//! slice, so the powers cost no time on the critical path beyond the
+//! longest one. H itself is read from the kernel's GHASH key without
+//! knowing its layout: one block X = 1 (the field's unit, bit X_0) hashed
+//! from Y = 0 gives (0 ⊕ 1)·H = H. H, its powers and the partial hashes are
+//! zeroized when done.
+//!
+//! # Threads
+//!
+//! The pool is created once ([`Pool::new`]) and lent to every call: waking
+//! its sleeping workers costs microseconds, where creating threads per call
+//! would cost tens of them and allocate. Scoped tasks (`rayon`'s `scope`)
+//! let the workers borrow the key and disjoint slices of the caller's
+//! buffer, so no unsafe code is needed and none is used. The message is cut
+//! into [`SLICES_PER_THREAD`] slices per thread of equal length (none shorter
+//! than half the threshold below), rounded up to [`SLICE_ALIGN`] blocks (the
+//! widest kernel batch, so each slice runs its kernel's wide loop to the
+//! end). The scope's body runs on a worker, which spawns the other slices
+//! into its own queue and starts on the first: idle workers steal from the
+//! queue, and whatever nobody has stolen when the first worker is done it
+//! runs itself, so a worker whose core is busy elsewhere delays nothing —
+//! on a loaded machine the split degrades to the one-thread time, plus the
+//! hand-off, instead of waiting for a core.
+//!
+//! Messages shorter than the pool's threshold ([`Pool::threshold`], by
+//! default [`DEFAULT_THRESHOLD`]) run on the calling thread through the
+//! one-thread API, short paths and all: below it, waking a second core
+//! costs more than it saves.
+//!
+//! # Rejected
+//!
+//! - Threads spawned per call (`std::thread::scope`): simplest, but thread
+//!   creation costs as much as encrypting tens of KiB, so 1 MiB would
+//!   barely gain.
+//! - Shifting by hashing zero blocks with the kernel's own GHASH (Y·H^e as
+//!   e zero blocks): no new arithmetic, but O(e) instead of O(log e).
+//! - More slices than threads, for work stealing: the slices are equal and
+//!   the work per byte is uniform, so it only adds powers and wake-ups.
+//! - Running the split inside the chunked encryptor or the ESP pipeline:
+//!   they already keep every core busy with independent messages; a nested
+//!   split would only add synchronisation. This is an opt-in of its own.
+
+use core::fmt;
+
+use rayon::{ThreadPool, ThreadPoolBuilder};
+use zeroize::Zeroize;
+
+use super::kernel::Kernel;
+use super::state::{Direction, check_tag_len};
+use super::{AesGcm, KernelOp, Tag, check_lengths, verify_or_wipe};
+use crate::Error;
+use crate::aes::{Block, BlockCipher};
+use crate::ghash::{GhashKey, field, karatsuba};
+
+/// Messages shorter than this run on the calling thread unless the pool is
+/// told otherwise ([`Pool::with_threshold`]). Handing slices to workers
+/// costs about 10–20 µs (waking a sleeping worker, on a 2-vCPU EPYC
+/// virtual machine, measured with many short messages back to back); at
+/// the 2.3 GB/s of one core there (`ni-clmul`) that is the time of 25–45
+/// KiB, so two cores gain nothing below about 64 KiB and too little to
+/// matter below 128 KiB. Faster kernels (VAES, several times that speed)
+/// need proportionally larger messages: raise the threshold for them.
+pub const DEFAULT_THRESHOLD: usize = 128 << 10;
+
+/// Slices are whole multiples of this many blocks (512 bytes), the widest
+/// batch any kernel processes at once.
+const SLICE_ALIGN: usize = 32;
+
+/// Slices per thread: more than one, so that a worker that wakes late (its
+/// core busy with another process) still finds work, and the thread that
+/// finishes first takes the rest instead of waiting.
+const SLICES_PER_THREAD: usize = 4;
+
+/// The field's unit, 1 = α^0: bit X_0, the most significant bit of byte 0.
+const ONE: Block = {
+    let mut one = [0u8; 16];
+    one[0] = 0x80;
+    one
+};
+
+/// A persistent pool of worker threads for
+/// [`AesGcm::encrypt_in_place_detached_par`] and
+/// [`AesGcm::decrypt_in_place_detached_par`]. Create it once and reuse it:
+/// its threads live as long as it does. Several keys and several callers
+/// may share one pool at the same time.
+pub struct Pool {
+    pool: ThreadPool,
+    threads: usize,
+    threshold: usize,
+}
+
+impl Pool {
+    /// A pool of `threads` worker threads; 0 means one per core this
+    /// process may use. Fails only when the operating system refuses to
+    /// create the threads.
+    pub fn new(threads: usize) -> std::io::Result<Pool> {
+        let threads = match threads {
+            0 => std::thread::available_parallelism().map_or(1, usize::from),
+            n => n,
+        };
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("aekit-gcm-{i}"))
+            .build()
+            .map_err(std::io::Error::other)?;
+        Ok(Pool {
+            pool,
+            threads,
+            threshold: DEFAULT_THRESHOLD,
+        })
+    }
+
+    /// The same pool with messages shorter than `bytes` kept on the calling
+    /// thread (0: every message with more than one block is split).
+    pub fn with_threshold(mut self, bytes: usize) -> Pool {
+        self.threshold = bytes;
+        self
+    }
+
+    /// The number of worker threads.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Messages shorter than this many bytes run on the calling thread.
+    pub fn threshold(&self) -> usize {
+        self.threshold
+    }
+
+    /// Whether a message of `len` bytes is split at all.
+    fn splits(&self, len: usize) -> bool {
+        self.threads > 1 && len >= self.threshold && len >= 32
+    }
+}
+
+impl fmt::Debug for Pool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Pool")
+            .field("threads", &self.threads)
+            .field("threshold", &self.threshold)
+            .finish()
+    }
+}
+
+impl AesGcm {
+    /// [`AesGcm::encrypt_in_place_detached`] with the message split across
+    /// the threads of `pool`: the same ciphertext and the same tag, in a
+    /// fraction of the time for large messages. Messages shorter than the
+    /// pool's [threshold](Pool::threshold) run on the calling thread.
+    pub fn encrypt_in_place_detached_par(
+        &self,
+        pool: &Pool,
+        iv: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag_len: usize,
+    ) -> Result<Tag, Error> {
+        if !pool.splits(buf.len()) {
+            return self.encrypt_in_place_detached(iv, aad, buf, tag_len);
+        }
+        check_tag_len(tag_len)?;
+        check_lengths(iv, aad, buf)?;
+        let full = self.run(Split {
+            pool,
+            iv,
+            aad,
+            buf,
+            direction: Direction::Encrypt,
+        });
+        Ok(Tag::truncate(full, tag_len))
+    }
+
+    /// [`AesGcm::decrypt_in_place_detached`] with the message split across
+    /// the threads of `pool`. On failure `buf` is zeroed and
+    /// [`Error::AuthenticationFailed`] returned; the tag is compared in
+    /// constant time.
+    pub fn decrypt_in_place_detached_par(
+        &self,
+        pool: &Pool,
+        iv: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &[u8],
+    ) -> Result<(), Error> {
+        if !pool.splits(buf.len()) {
+            return self.decrypt_in_place_detached(iv, aad, buf, tag);
+        }
+        check_tag_len(tag.len())?;
+        check_lengths(iv, aad, buf)?;
+        let full = self.run(Split {
+            pool,
+            iv,
+            aad,
+            buf: &mut *buf,
+            direction: Direction::Decrypt,
+        });
+        verify_or_wipe(full, tag, buf)
+    }
+}
+
+/// A whole message split across the pool; returns the full 16-byte tag.
+/// The lengths have been checked.
+struct Split<'a> {
+    pool: &'a Pool,
+    iv: &'a [u8],
+    aad: &'a [u8],
+    buf: &'a mut [u8],
+    direction: Direction,
+}
+
+impl KernelOp for Split<'_> {
+    type Output = Block;
+    fn run<K: Kernel + Sync>(self, kernel: &K) -> Block {
+        let (aes, ghash) = (kernel.aes(), kernel.ghash());
+        let j0 = pre_counter(ghash, self.iv);
+        let mut tag_mask = [j0];
+        aes.encrypt_blocks(&mut tag_mask);
+        let mut counter = j0;
+        add_to_counter(&mut counter, 1);
+
+        let mut y = [0u8; 16];
+        hash_padded(ghash, &mut y, self.aad);
+        let whole = self.buf.len() / 16 * 16;
+        let (blocks, tail) = self.buf.split_at_mut(whole);
+        crypt_blocks_par(
+            kernel,
+            self.pool,
+            &mut counter,
+            &mut y,
+            blocks,
+            self.direction,
+        );
+
+        // The partial last block: a whole keystream block, part of it used.
+        if !tail.is_empty() {
+            if self.direction == Direction::Decrypt {
+                hash_padded(ghash, &mut y, tail);
+            }
+            let mut keystream = [counter];
+            aes.encrypt_blocks(&mut keystream);
+            tail.iter_mut()
+                .zip(&keystream[0])
+                .for_each(|(d, k)| *d ^= k);
+            keystream.zeroize();
+            if self.direction == Direction::Encrypt {
+                hash_padded(ghash, &mut y, tail);
+            }
+        }
+
+        let mut lengths = [0u8; 16];
+        lengths[..8].copy_from_slice(&(self.aad.len() as u64 * 8).to_be_bytes());
+        lengths[8..].copy_from_slice(&(self.buf.len() as u64 * 8).to_be_bytes());
+        ghash.update_blocks(&mut y, &lengths);
+        let tag = (u128::from_ne_bytes(y) ^ u128::from_ne_bytes(tag_mask[0])).to_ne_bytes();
+        y.zeroize();
+        tag_mask.zeroize();
+        tag
+    }
+}
+
+/// Y_0 (spec §2.3): IV ‖ 0^31 ‖ 1 for a 96-bit IV, otherwise
+/// GHASH(H, {}, IV) — the IV zero-padded, then 0^64 ‖ len(IV) in bits.
+fn pre_counter<G: GhashKey>(ghash: &G, iv: &[u8]) -> Block {
+    let mut j0 = [0u8; 16];
+    if iv.len() == 12 {
+        j0[..12].copy_from_slice(iv);
+        j0[15] = 1;
+    } else {
+        hash_padded(ghash, &mut j0, iv);
+        let mut lengths = [0u8; 16];
+        lengths[8..].copy_from_slice(&(iv.len() as u64 * 8).to_be_bytes());
+        ghash.update_blocks(&mut j0, &lengths);
+    }
+    j0
+}
+
+/// Folds `bytes` into `y`, the last partial block zero-padded.
+fn hash_padded<G: GhashKey>(ghash: &G, y: &mut Block, bytes: &[u8]) {
+    let full = bytes.len() / 16 * 16;
+    ghash.update_blocks(y, &bytes[..full]);
+    if full < bytes.len() {
+        let mut last = [0u8; 16];
+        last[..bytes.len() - full].copy_from_slice(&bytes[full..]);
+        ghash.update_blocks(y, &last);
+    }
+}
+
+/// Adds `n` to the low 32 bits of a counter block, wrapping within them:
+/// `n` applications of `incr32`.
+fn add_to_counter(counter: &mut Block, n: usize) {
+    let low = u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]);
+    // Only n mod 2^32 matters: the counter wraps within 32 bits.
+    let low = low.wrapping_add(n as u32);
+    counter[12..].copy_from_slice(&low.to_be_bytes());
+}
+
+/// Blocks per slice for `blocks` whole blocks over `threads` threads:
+/// [`SLICES_PER_THREAD`] equal shares per thread, but none shorter than
+/// `min_bytes`, rounded up to [`SLICE_ALIGN`] blocks; only the last slice
+/// is shorter.
+fn slice_blocks(blocks: usize, threads: usize, min_bytes: usize) -> usize {
+    let min_blocks = (min_bytes / 16).max(1);
+    let slices = (threads.max(1) * SLICES_PER_THREAD).min(blocks / min_blocks);
+    blocks.div_ceil(slices.max(1)).next_multiple_of(SLICE_ALIGN)
+}
+
+/// [`Kernel::crypt_blocks`] across the threads of `pool`: encrypts or
+/// decrypts `data` (whole blocks) in counter mode from `counter`, leaving
+/// it at the first unused value, and folds the ciphertext into the GHASH
+/// value `y`. The result equals the one-thread call's exactly.
+fn crypt_blocks_par<K: Kernel + Sync>(
+    kernel: &K,
+    pool: &Pool,
+    counter: &mut Block,
+    y: &mut Block,
+    data: &mut [u8],
+    direction: Direction,
+) {
+    debug_assert_eq!(data.len() % 16, 0);
+    let blocks = data.len() / 16;
+    let per = slice_blocks(blocks, pool.threads, pool.threshold / 2);
+    let start = *counter;
+    let mut h = hash_key(kernel.ghash());
+    // Slice 0 continues from `y` (the associated data's hash); the others
+    // start from zero.
+    let mut partial = vec![[0u8; 16]; blocks.div_ceil(per)];
+    if let Some(first) = partial.first_mut() {
+        *first = *y;
+    }
+    let h_ref = &h;
+    pool.pool.scope(|scope| {
+        let mut slices = data
+            .chunks_mut(per * 16)
+            .zip(partial.iter_mut())
+            .enumerate()
+            .map(|(i, (slice, y))| Slice {
+                first_block: i * per,
+                after: blocks - (i * per + slice.len() / 16),
+                data: slice,
+                y,
+            });
+        let first = slices.next();
+        for slice in slices {
+            scope.spawn(move |_| slice.run(kernel, &start, h_ref, direction));
+        }
+        if let Some(slice) = first {
+            slice.run(kernel, &start, h_ref, direction);
+        }
+    });
+    *y = partial.iter().fold([0u8; 16], |acc, p| {
+        (u128::from_ne_bytes(acc) ^ u128::from_ne_bytes(*p)).to_ne_bytes()
+    });
+    partial.zeroize();
+    h.zeroize();
+    add_to_counter(counter, blocks);
+}
+
+/// One thread's share of [`crypt_blocks_par`].
+struct Slice<'a> {
+    /// Index of the slice's first block in the message's whole blocks.
+    first_block: usize,
+    /// Whole blocks of the message after this slice.
+    after: usize,
+    data: &'a mut [u8],
+    /// In: the hash to continue from (zero but for the first slice). Out:
+    /// the slice's hash shifted into place, · H^after.
+    y: &'a mut Block,
+}
+
+impl Slice<'_> {
+    fn run<K: Kernel>(self, kernel: &K, start: &Block, h: &u128, direction: Direction) {
+        let mut counter = *start;
+        add_to_counter(&mut counter, self.first_block);
+        kernel.crypt_blocks(&mut counter, self.y, self.data, direction);
+        if self.after > 0 {
+            let mut shift = pow(*h, self.after as u64);
+            let shifted = karatsuba::mul(field::from_block(self.y), shift);
+            *self.y = field::to_block(shifted);
+            shift.zeroize();
+        }
+    }
+}
+
+/// H in the layout of [`field`], read through any GHASH key: (0 ⊕ 1)·H.
+fn hash_key<G: GhashKey>(ghash: &G) -> u128 {
+    let mut h = [0u8; 16];
+    ghash.update_blocks(&mut h, &ONE);
+    let out = field::from_block(&h);
+    h.zeroize();
+    out
+}
+
+/// H^e by square-and-multiply, most significant bit of e first. The
+/// products are constant-time; the branches depend on e alone, which is
+/// public (a block count).
+fn pow(h: u128, e: u64) -> u128 {
+    let mut acc = field::from_block(&ONE);
+    for bit in (0..u64::BITS - e.leading_zeros()).rev() {
+        acc = karatsuba::mul(acc, acc);
+        if (e >> bit) & 1 == 1 {
+            acc = karatsuba::mul(acc, h);
+        }
+    }
+    acc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aes::KeySchedule;
+    use crate::aes::ni::Ni;
+    use crate::gcm::kernel::Pair;
+    use crate::ghash::bitserial::BitSerial;
+    use crate::ghash::clmul::Clmul;
+
+    #[test]
+    fn pow_matches_repeated_multiplication() {
+        let h = 0x66e9_4bd4_ef8a_2c3b_884c_fa59_ca34_2b2e_u128;
+        let mut expected = field::from_block(&ONE);
+        for e in 0..300u64 {
+            assert_eq!(pow(h, e), expected, "H^{e}");
+            expected = field::mul(expected, h);
+        }
+    }
+
+    #[test]
+    fn hash_key_reads_h_from_any_layout() {
+        let h = [0x5au8, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0xf0];
+        assert_eq!(
+            hash_key(&BitSerial::new(&h).unwrap()),
+            field::from_block(&h)
+        );
+        if let Some(clmul) = Clmul::new(&h) {
+            assert_eq!(hash_key(&clmul), field::from_block(&h));
+        }
+    }
+
+    #[test]
+    fn slices_are_aligned_few_per_thread_and_not_too_short() {
+        for blocks in [1, 31, 32, 33, 100, 4096, 65537, 1 << 20] {
+            for threads in 1..=9 {
+                for min_bytes in [0, 512, 32 << 10] {
+                    let per = slice_blocks(blocks, threads, min_bytes);
+                    let slices = blocks.div_ceil(per);
+                    let id = format!("{blocks} blocks, {threads} threads, {min_bytes} B");
+                    assert_eq!(per % SLICE_ALIGN, 0, "{id}");
+                    assert!(slices <= threads * SLICES_PER_THREAD, "{id}");
+                    assert!(slices == 1 || per * 16 >= min_bytes, "{id}");
+                }
+            }
+        }
+        // A 1 MiB message on two threads: eight slices of 128 KiB.
+        assert_eq!(slice_blocks(1 << 16, 2, 32 << 10), 1 << 13);
+    }
+
+    /// The split equals one `crypt_blocks` call over the whole: data, the
+    /// counter left behind and the GHASH value, with the 32-bit count
+    /// wrapping before, inside and after the slices, on a pair and (where
+    /// the CPU has the instructions) the AES-NI pair with CLMUL.
+    #[test]
+    fn split_equals_one_call_with_the_counter_wrapping_inside_a_slice() {
+        let keys = KeySchedule::new(&[0x24; 16]).unwrap();
+        let mut h = [[0u8; 16]];
+        let fixslice = crate::aes::fixslice::Fixslice::new(&keys).unwrap();
+        fixslice.encrypt_blocks(&mut h);
+        let bitserial = BitSerial::new(&h[0]).unwrap();
+        check(&Pair {
+            aes: &fixslice,
+            ghash: &bitserial,
+        });
+        if let (Some(ni), Some(clmul)) = (Ni::new(&keys), Clmul::new(&h[0])) {
+            check(&Pair {
+                aes: &ni,
+                ghash: &clmul,
+            });
+        }
+    }
+
+    fn check<K: Kernel + Sync>(kernel: &K) {
+        for threads in [2, 3, 4, 8] {
+            let pool = Pool::new(threads).unwrap().with_threshold(0);
+            for blocks in [1, 2, 32, 33, 95, 200, 257] {
+                // Low words whose wrap lands before, in the first slice,
+                // at a slice boundary, in a later slice, and nowhere.
+                for low in [
+                    0xffff_ffffu32,
+                    0xffff_fff0,
+                    (0u32).wrapping_sub(SLICE_ALIGN as u32),
+                    (0u32).wrapping_sub(blocks as u32 - 1),
+                    7,
+                ] {
+                    for direction in [Direction::Encrypt, Direction::Decrypt] {
+                        let data: Vec<u8> = (0..blocks * 16).map(|i| (i * 13 + 5) as u8).collect();
+                        let mut counter = [0xc3; 16];
+                        counter[12..].copy_from_slice(&low.to_be_bytes());
+                        let y = [0x1e; 16];
+                        let (mut c1, mut y1, mut d1) = (counter, y, data.clone());
+                        let (mut c2, mut y2, mut d2) = (counter, y, data);
+                        crypt_blocks_par(kernel, &pool, &mut c1, &mut y1, &mut d1, direction);
+                        kernel.crypt_blocks(&mut c2, &mut y2, &mut d2, direction);
+                        let id = format!("{threads} threads, {blocks} blocks from {low:#x}");
+                        assert_eq!(d1, d2, "{id}: data");
+                        assert_eq!(c1, c2, "{id}: counter");
+                        assert_eq!(y1, y2, "{id}: GHASH");
+                    }
+                }
+            }
+        }
+    }
+}

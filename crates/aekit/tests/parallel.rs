@@ -1,0 +1,232 @@
+//! One message on many cores (`aekit::gcm::Pool`): the split path equals
+//! the one-thread path byte for byte — ciphertext and tag — for every
+//! implementation this CPU runs, random sizes (empty, one block, not
+//! multiples of 16), random IV and associated-data lengths, 1 to 8
+//! threads, and a 32-bit counter that wraps inside the message; decryption
+//! round-trips, and every kind of tampering fails and wipes the buffer.
+
+mod common;
+
+use aekit::gcm::{DEFAULT_THRESHOLD, Pool};
+use aekit::{AesGcm, Error, aes, ghash};
+use common::{Implementation, Rng, implementations};
+
+/// Pools of 1 to 8 threads that split every message, however short, so
+/// that small sizes exercise the slicing too.
+fn pools() -> Vec<Pool> {
+    (1..=8)
+        .map(|t| Pool::new(t).unwrap().with_threshold(0))
+        .collect()
+}
+
+/// Encrypts with the one-thread API and with `pool`; asserts both give the
+/// same ciphertext and tag, then decrypts the split way and gets the
+/// plaintext back. Returns the ciphertext and tag.
+fn agrees(
+    gcm: &AesGcm,
+    pool: &Pool,
+    iv: &[u8],
+    aad: &[u8],
+    plain: &[u8],
+    tag_len: usize,
+    id: &str,
+) -> (Vec<u8>, Vec<u8>) {
+    let mut one = plain.to_vec();
+    let tag_one = gcm
+        .encrypt_in_place_detached(iv, aad, &mut one, tag_len)
+        .unwrap();
+    let mut par = plain.to_vec();
+    let tag_par = gcm
+        .encrypt_in_place_detached_par(pool, iv, aad, &mut par, tag_len)
+        .unwrap();
+    assert!(one == par, "{id}: ciphertext differs");
+    assert_eq!(tag_one.as_bytes(), tag_par.as_bytes(), "{id}: tag differs");
+    let mut back = par.clone();
+    gcm.decrypt_in_place_detached_par(pool, iv, aad, &mut back, tag_par.as_bytes())
+        .unwrap_or_else(|e| panic!("{id}: decryption failed: {e}"));
+    assert!(back == plain, "{id}: decryption is not the plaintext");
+    (par, tag_par.as_bytes().to_vec())
+}
+
+#[test]
+fn split_equals_one_thread_for_every_implementation() {
+    let mut rng = Rng(0x9a7a);
+    let pools = pools();
+    let key = rng.bytes(32);
+    let fixed = [
+        0usize,
+        1,
+        15,
+        16,
+        17,
+        31,
+        32,
+        33,
+        511,
+        512,
+        513,
+        4096 * 3 + 7,
+    ];
+    for imp in implementations() {
+        let gcm = imp.build(&key).unwrap();
+        let mut sizes: Vec<usize> = fixed.to_vec();
+        sizes.extend((0..4).map(|_| rng.below(200 << 10)));
+        for size in sizes {
+            let pool = &pools[rng.below(pools.len())];
+            let iv_len = if rng.below(2) == 0 {
+                12
+            } else {
+                1 + rng.below(40)
+            };
+            let iv = rng.bytes(iv_len);
+            let aad_len = rng.below(70);
+            let aad = rng.bytes(aad_len);
+            let plain = rng.bytes(size);
+            let tag_len = aekit::gcm::TAG_LENGTHS[rng.below(7)];
+            let id = format!(
+                "{imp}: {size} B, {} threads, IV {iv_len} B, AAD {} B, tag {tag_len}",
+                pool.threads(),
+                aad.len()
+            );
+            agrees(&gcm, pool, &iv, &aad, &plain, tag_len, &id);
+        }
+    }
+}
+
+#[test]
+fn every_thread_count_on_one_message() {
+    let mut rng = Rng(0x7e4d);
+    let gcm = AesGcm::new(&rng.bytes(16)).unwrap();
+    let plain = rng.bytes(300_001);
+    let (iv, aad) = (rng.bytes(12), rng.bytes(20));
+    for pool in pools() {
+        let id = format!("{} threads", pool.threads());
+        agrees(&gcm, &pool, &iv, &aad, &plain, 16, &id);
+    }
+}
+
+/// Y_0 = GHASH(H, {}, IV) for an IV that is not 96 bits (spec §2.3),
+/// computed here from the public strategies.
+fn pre_counter(key: &[u8], iv: &[u8]) -> [u8; 16] {
+    let aes = aes::Cipher::new(aes::Strategy::Table, key).unwrap();
+    let mut h = [[0u8; 16]];
+    aes.encrypt_blocks(&mut h);
+    let g = ghash::Key::new(ghash::Strategy::Karatsuba, &h[0]).unwrap();
+    let mut padded = iv.to_vec();
+    padded.resize(iv.len().div_ceil(16) * 16, 0);
+    padded.extend_from_slice(&[0; 8]);
+    padded.extend_from_slice(&(iv.len() as u64 * 8).to_be_bytes());
+    let mut y = [0u8; 16];
+    g.update_blocks(&mut y, &padded);
+    y
+}
+
+/// A 32-bit counter that wraps in the middle of the message: an IV is
+/// searched whose Y_0 puts the wrap (counter low word 0xffffffff → 0) at a
+/// block inside the middle half, not on a slice boundary, and the split is
+/// checked against the one-thread path for every implementation.
+#[test]
+fn counter_wrapping_inside_a_slice() {
+    let mut rng = Rng(0x3a9f);
+    let key = rng.bytes(16);
+    let len = (256 << 10) + 5;
+    let blocks = (len / 16) as u64;
+    let (iv, wrap_at) = loop {
+        let iv = rng.bytes(16);
+        let j0 = pre_counter(&key, &iv);
+        let low = u32::from_be_bytes(j0[12..].try_into().unwrap()) as u64;
+        // Block i (from 0) uses low + 1 + i mod 2^32: 0 at i = 2^32 − 1 − low.
+        let wrap_at = (1u64 << 32) - 1 - low;
+        if (blocks / 4..3 * blocks / 4).contains(&wrap_at) && !wrap_at.is_multiple_of(32) {
+            break (iv, wrap_at);
+        }
+    };
+    let plain = rng.bytes(len);
+    let aad = rng.bytes(9);
+    let pools = pools();
+    for imp in implementations() {
+        let gcm = imp.build(&key).unwrap();
+        for threads in [2, 3, 8] {
+            let pool = &pools[threads - 1];
+            let id = format!("{imp}, {} threads, wrap at block {wrap_at}", pool.threads());
+            agrees(&gcm, pool, &iv, &aad, &plain, 16, &id);
+        }
+    }
+}
+
+/// Flipping a bit of the ciphertext, the tag, the associated data or the
+/// IV, or cutting the ciphertext short, fails with `AuthenticationFailed`
+/// and leaves the buffer zeroed.
+#[test]
+fn tampering_fails_and_wipes() {
+    let mut rng = Rng(0x5eed);
+    let key = rng.bytes(32);
+    let pool = Pool::new(3).unwrap().with_threshold(0);
+    let imps = [
+        Implementation::Pair(aes::Strategy::Fixslice, ghash::Strategy::Karatsuba),
+        Implementation::Pair(aes::Strategy::best(), ghash::Strategy::best()),
+    ];
+    for imp in imps {
+        let gcm = imp.build(&key).unwrap();
+        for len in [1usize, 100, 70_000] {
+            let (iv, aad, plain) = (rng.bytes(12), rng.bytes(13), rng.bytes(len));
+            let id = format!("{imp} at {len} B");
+            let (ct, tag) = agrees(&gcm, &pool, &iv, &aad, &plain, 16, &id);
+            let open = |iv: &[u8], aad: &[u8], ct: &[u8], tag: &[u8]| {
+                let mut buf = ct.to_vec();
+                let r = gcm.decrypt_in_place_detached_par(&pool, iv, aad, &mut buf, tag);
+                (r, buf)
+            };
+            let flip = |v: &[u8], i: usize| {
+                let mut v = v.to_vec();
+                let at = i % v.len();
+                v[at] ^= 1 << (i % 8);
+                v
+            };
+            let bit = rng.below(1 << 20);
+            for (what, (r, buf)) in [
+                ("ciphertext", open(&iv, &aad, &flip(&ct, bit), &tag)),
+                ("tag", open(&iv, &aad, &ct, &flip(&tag, bit))),
+                ("AAD", open(&iv, &flip(&aad, bit), &ct, &tag)),
+                ("IV", open(&flip(&iv, bit), &aad, &ct, &tag)),
+                (
+                    "shortened ciphertext",
+                    open(&iv, &aad, &ct[..len - 1], &tag),
+                ),
+            ] {
+                assert_eq!(r, Err(Error::AuthenticationFailed), "{id}: {what}");
+                assert!(buf.iter().all(|&b| b == 0), "{id}: {what} not wiped");
+            }
+        }
+    }
+}
+
+#[test]
+fn same_errors_as_the_one_thread_api() {
+    let gcm = AesGcm::new(&[1; 16]).unwrap();
+    let pool = Pool::new(2).unwrap().with_threshold(0);
+    let mut buf = vec![0u8; 1000];
+    assert_eq!(
+        gcm.encrypt_in_place_detached_par(&pool, &[], b"", &mut buf, 16)
+            .err(),
+        Some(Error::EmptyIv)
+    );
+    assert_eq!(
+        gcm.encrypt_in_place_detached_par(&pool, &[0; 12], b"", &mut buf, 5)
+            .err(),
+        Some(Error::InvalidTagLength(5))
+    );
+    assert_eq!(
+        gcm.decrypt_in_place_detached_par(&pool, &[0; 12], b"", &mut buf, &[0; 3]),
+        Err(Error::InvalidTagLength(3))
+    );
+}
+
+#[test]
+fn pool_reports_its_threads_and_threshold() {
+    let pool = Pool::new(3).unwrap();
+    assert_eq!(pool.threads(), 3);
+    assert_eq!(pool.threshold(), DEFAULT_THRESHOLD);
+    assert!(Pool::new(0).unwrap().threads() >= 1);
+    assert_eq!(pool.with_threshold(1).threshold(), 1);
+}
