@@ -23,6 +23,9 @@
 //!    thread and split across a pool of 2 threads and of every core
 //!    (alone: `--suite cores`).
 //!
+//! `--suite gpu` (`gpu.rs`): the GPU keystream producer, the ESP seed's
+//! Fig. 3 re-made with a GPU.
+//!
 //! Timing is the shared harness's (`aekit-harness`): cases interleaved,
 //! best batch of N, cycles read from the time-stamp counter — a
 //! constant-rate clock, not the core's, so the tables say *TSC cycles*.
@@ -50,12 +53,9 @@ use serde_json::{Value, json};
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The suite to run: `seeds`, the seed papers' tables re-measured, or
-<<<<<<< HEAD
-    /// `gpu`, the GPU keystream producer (the ESP seed's Fig. 3 with a GPU).
-=======
     /// `peers`, aekit's AES-GCM beside aws-lc-rs, ring, aes-gcm and OpenSSL
-    /// (and one message on many cores), or `cores`, the many-core rows alone.
->>>>>>> par
+    /// (and one message on many cores), `cores`, the many-core rows alone,
+    /// or `gpu`, the GPU keystream producer (the ESP seed's Fig. 3 with a GPU).
     #[arg(long, value_name = "NAME", default_value = "seeds")]
     pub suite: String,
     /// Fewer rounds per measurement (and no 256 MiB message): a whole
@@ -101,22 +101,15 @@ pub(crate) struct Report {
 
 /// Runs `aekit bench`; an error is one line for stderr.
 pub fn run(args: &Args) -> Result<(), String> {
-<<<<<<< HEAD
     if args.suite == "gpu" {
         return gpu::run(args.quick);
     }
-    if args.suite != "seeds" {
-        return Err(format!(
-            "unknown suite {:?} (there are two: seeds, gpu)",
-            args.suite
-=======
     let Some(&(suite, tables)) = SUITES.iter().find(|(name, _)| *name == args.suite) else {
-        let names: Vec<&str> = SUITES.iter().map(|s| s.0).collect();
+        let names: Vec<&str> = SUITES.iter().map(|s| s.0).chain(["gpu"]).collect();
         return Err(format!(
             "unknown suite {:?} (there are: {})",
             args.suite,
             names.join(", ")
->>>>>>> par
         ));
     };
     let effort = if args.quick {
