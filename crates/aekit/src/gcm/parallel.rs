@@ -31,8 +31,9 @@
 //!
 //! # The powers of H
 //!
-//! H^e is computed by square-and-multiply (about 2·log2 e products: 32 for a
-//! 1 MiB slice) with the portable constant-time multiply of `karatsuba`:
+//! H^e is computed by square-and-multiply (at most 2·⌈log2 e⌉ products: 32
+//! for a shift of under 1 MiB) with the portable constant-time multiply of
+//! `karatsuba`:
 //! straight-line in H, its only branches on the bits of e, which is a
 //! public block count. Each thread raises H for its own slice, after its
 //! slice, so the powers cost no time on the critical path beyond the
@@ -70,8 +71,13 @@
 //!   barely gain.
 //! - Shifting by hashing zero blocks with the kernel's own GHASH (Y·H^e as
 //!   e zero blocks): no new arithmetic, but O(e) instead of O(log e).
-//! - More slices than threads, for work stealing: the slices are equal and
-//!   the work per byte is uniform, so it only adds powers and wake-ups.
+//! - One slice per thread (the first version): the work per byte is
+//!   uniform, but on a machine whose other cores are busy the worker that
+//!   wakes late holds up the whole message; with four per thread the
+//!   others take its share, for a few more powers of H.
+//! - `in_place_scope`, the calling thread taking the first slice: one
+//!   hand-off fewer, but a thread outside the pool cannot run the slices
+//!   nobody stole, so it waits for the late worker instead.
 //! - Running the split inside the chunked encryptor or the ESP pipeline:
 //!   they already keep every core busy with independent messages; a nested
 //!   split would only add synchronisation. This is an opt-in of its own.
