@@ -128,6 +128,22 @@ pub fn measure(cases: &mut [Case<'_>], size: usize, rounds: usize) -> Vec<Option
     best
 }
 
+/// Random-looking bytes from SplitMix64: reproducible, and the content
+/// does not matter to the speed of what is measured.
+pub fn random_bytes(len: usize, seed: u64) -> Vec<u8> {
+    let mut state = seed;
+    let mut out = Vec::with_capacity(len + 8);
+    while out.len() < len {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        out.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+    }
+    out.truncate(len);
+    out
+}
+
 /// Formats a byte count as the tables write it (64 B, 16 KiB, 1 MiB).
 pub fn size_label(n: usize) -> String {
     match n {

@@ -66,7 +66,7 @@ fn main() {
     let salt = [1, 2, 3, 4];
     for (aes, ghash) in worlds {
         for &mib in sizes {
-            let data = random_bytes(mib * MIB, 42);
+            let data = aekit_harness::random_bytes(mib * MIB, 42);
             let reps = (32 / mib).clamp(1, 5);
             let mut inline_rate = [0.0f64; 2];
             for (mode, nonce, keystream) in modes {
@@ -206,20 +206,4 @@ fn cpu_model() -> String {
             Some(format!("{model}, {cores} logical cores"))
         })
         .unwrap_or_else(|| "unknown".into())
-}
-
-/// Random-looking bytes from SplitMix64 (the content does not matter to
-/// AES-GCM's speed; reproducible).
-fn random_bytes(len: usize, seed: u64) -> Vec<u8> {
-    let mut state = seed;
-    let mut out = Vec::with_capacity(len + 8);
-    while out.len() < len {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        out.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
-    }
-    out.truncate(len);
-    out
 }

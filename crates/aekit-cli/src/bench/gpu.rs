@@ -188,7 +188,7 @@ fn esp(quick: bool, variant: Variant, bpt: u32) -> Result<(), String> {
     for (world, aes, ghash) in worlds {
         for sas in [1usize, 4, 16] {
             for &mb in sizes {
-                let data = random_bytes(mb * MB, 42);
+                let data = harness::random_bytes(mb * MB, 42);
                 let reps = match mb {
                     1 => 5,
                     10 => 3,
@@ -337,19 +337,4 @@ fn thread_seconds() -> f64 {
         .ok()
         .and_then(|text| text.split_whitespace().next()?.parse::<u64>().ok())
         .map_or(f64::NAN, |ns| ns as f64 / 1e9)
-}
-
-/// Random-looking bytes from SplitMix64 (reproducible).
-fn random_bytes(len: usize, seed: u64) -> Vec<u8> {
-    let mut state = seed;
-    let mut out = Vec::with_capacity(len + 8);
-    while out.len() < len {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        out.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
-    }
-    out.truncate(len);
-    out
 }
