@@ -16,12 +16,13 @@ fn has(rows: &[Value], pairs: &[(&str, Value)]) -> bool {
     rows.iter().any(|r| pairs.iter().all(|(k, v)| &r[*k] == v))
 }
 
-#[test]
-fn quick_seeds_suite_writes_every_row() {
+/// Runs `aekit bench --suite SUITE --quick --json`; returns the markdown
+/// it printed and the JSON it wrote.
+fn quick(suite: &str) -> (String, Value) {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("out.json");
     let out = Command::new(env!("CARGO_BIN_EXE_aekit"))
-        .args(["bench", "--suite", "seeds", "--quick", "--json"])
+        .args(["bench", "--suite", suite, "--quick", "--json"])
         .arg(&json)
         .output()
         .unwrap();
@@ -31,6 +32,13 @@ fn quick_seeds_suite_writes_every_row() {
         String::from_utf8_lossy(&out.stderr)
     );
     let md = String::from_utf8(out.stdout).unwrap();
+    let doc = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    (md, doc)
+}
+
+#[test]
+fn quick_seeds_suite_writes_every_row() {
+    let (md, doc) = quick("seeds");
     for title in [
         "GCM spec Table 1",
         "10 MiB",
@@ -41,7 +49,6 @@ fn quick_seeds_suite_writes_every_row() {
     ] {
         assert!(md.contains(title), "markdown lacks {title}");
     }
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
 
     let t1 = rows(&doc, "spec_table1");
     for s in [
@@ -129,19 +136,7 @@ fn an_unknown_suite_is_refused() {
 /// only without `--quick`).
 #[test]
 fn quick_peers_suite_writes_every_row() {
-    let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("peers.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_aekit"))
-        .args(["bench", "--suite", "peers", "--quick", "--json"])
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let md = String::from_utf8(out.stdout).unwrap();
+    let (md, doc) = quick("peers");
     for text in [
         "CPU: ",
         "aekit default (`AesGcm::new`",
@@ -150,7 +145,6 @@ fn quick_peers_suite_writes_every_row() {
     ] {
         assert!(md.contains(text), "markdown lacks {text:?}");
     }
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(doc["suite"], "peers");
     let default = doc["aekit_default"].as_str().unwrap().to_string();
     assert!(!default.is_empty());
