@@ -126,7 +126,17 @@
 //!   (more spills) and at 1 KiB (loading twenty-four more power registers
 //!   per call).
 //! - The AES rounds as inline `asm!` blocks of four `VAESENC`, to keep the
-//!   source's interleaving: 5–30 % slower.
+//!   source's interleaving: 5–30 % slower. Again on an Intel Xeon with one
+//!   512-bit AES port (Sapphire Rapids class), with an empty `asm!` after
+//!   each round that takes and returns the four state registers (the
+//!   compiler otherwise emits each register's rounds back to back, and the
+//!   carry-less products in clusters of their own): AES-128 over the best
+//!   peer fell from 0.95–0.98× to 0.72–0.75× at 1 MiB, AES-256 encryption
+//!   went from 0.76–0.84× to 0.84–0.85× and decryption from 0.96–0.99× to
+//!   0.85–0.86× (three `aekit bench --suite peers --quick` runs of each
+//!   build, alternating, in one session). The out-of-order core of these
+//!   CPUs schedules better than the written order does; Zen 1's (see
+//!   `fused_ni.rs`), with a smaller scheduler, does not.
 //! - A loop over a runtime round count (as Linux's tail does): the round
 //!   keys are a const-generic array instead, so every call site unrolls.
 //! - Hashing the previous chunk and the tail with one reduction: it needs
