@@ -294,7 +294,7 @@ mod imp {
     use crate::aes::Block;
     use crate::aes::ni::{self, Ni};
     use crate::gcm::kernel::finish_two_pass;
-    use crate::gcm::state::Direction;
+    use crate::gcm::state::{Direction, hash_padded};
     use crate::ghash::GhashKey;
     use crate::ghash::clmul::{self, Clmul};
 
@@ -408,13 +408,7 @@ mod imp {
         ) -> Block {
             let n = data.len();
             let mut y = [0u8; 16];
-            let full = aad.len() / 16 * 16;
-            self.ghash.update_blocks(&mut y, &aad[..full]);
-            if full < aad.len() {
-                let mut last = [0u8; 16];
-                last[..aad.len() - full].copy_from_slice(&aad[full..]);
-                self.ghash.update_blocks(&mut y, &last);
-            }
+            hash_padded(&self.ghash, &mut y, aad);
             let mut j0 = [0u8; 16];
             j0[..12].copy_from_slice(iv);
 

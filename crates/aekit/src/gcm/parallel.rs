@@ -112,7 +112,7 @@ use rayon::{ThreadPool, ThreadPoolBuilder};
 use zeroize::Zeroize;
 
 use super::kernel::Kernel;
-use super::state::{Direction, check_tag_len};
+use super::state::{Direction, check_tag_len, hash_padded, pre_counter};
 use super::{AesGcm, KernelOp, Tag, check_lengths, verify_or_wipe};
 use crate::Error;
 use crate::aes::{Block, BlockCipher};
@@ -323,33 +323,6 @@ impl KernelOp for Split<'_> {
         y.zeroize();
         tag_mask.zeroize();
         tag
-    }
-}
-
-/// Y_0 (spec §2.3): IV ‖ 0^31 ‖ 1 for a 96-bit IV, otherwise
-/// GHASH(H, {}, IV) — the IV zero-padded, then 0^64 ‖ len(IV) in bits.
-fn pre_counter<G: GhashKey>(ghash: &G, iv: &[u8]) -> Block {
-    let mut j0 = [0u8; 16];
-    if iv.len() == 12 {
-        j0[..12].copy_from_slice(iv);
-        j0[15] = 1;
-    } else {
-        hash_padded(ghash, &mut j0, iv);
-        let mut lengths = [0u8; 16];
-        lengths[8..].copy_from_slice(&(iv.len() as u64 * 8).to_be_bytes());
-        ghash.update_blocks(&mut j0, &lengths);
-    }
-    j0
-}
-
-/// Folds `bytes` into `y`, the last partial block zero-padded.
-fn hash_padded<G: GhashKey>(ghash: &G, y: &mut Block, bytes: &[u8]) {
-    let full = bytes.len() / 16 * 16;
-    ghash.update_blocks(y, &bytes[..full]);
-    if full < bytes.len() {
-        let mut last = [0u8; 16];
-        last[..bytes.len() - full].copy_from_slice(&bytes[full..]);
-        ghash.update_blocks(y, &last);
     }
 }
 

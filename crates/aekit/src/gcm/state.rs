@@ -83,34 +83,47 @@ pub(crate) fn check_iv(iv: &[u8]) -> Result<(), Error> {
     }
 }
 
+/// Y_0 (spec §2.3): IV ‖ 0^31 ‖ 1 for a 96-bit IV, otherwise
+/// GHASH(H, {}, IV), the IV zero-padded, then 0^64 ‖ len(IV) in bits. The
+/// IV must have passed [`check_iv`].
+pub(crate) fn pre_counter<G: GhashKey>(ghash: &G, iv: &[u8]) -> Block {
+    // Each branch builds its own J_0: the 96-bit one then never has its
+    // address taken, so it is assembled in registers and stored whole,
+    // not byte by byte (a load that spans several recent smaller stores
+    // waits for them to reach the cache: tens of cycles per message).
+    if iv.len() == 12 {
+        // IV ‖ 0^31 ‖ 1, assembled as an integer.
+        let hi = u64::from_be_bytes(iv[..8].try_into().unwrap_or_default());
+        let mid = u32::from_be_bytes(iv[8..].try_into().unwrap_or_default());
+        (u128::from(hi) << 64 | u128::from(mid) << 32 | 1).to_be_bytes()
+    } else {
+        let mut j0 = [0u8; 16];
+        hash_padded(ghash, &mut j0, iv);
+        let mut lengths = [0u8; 16];
+        lengths[8..].copy_from_slice(&(iv.len() as u64 * 8).to_be_bytes());
+        ghash.update_blocks(&mut j0, &lengths);
+        j0
+    }
+}
+
+/// Folds `bytes` into the GHASH value `y`, the last partial block
+/// zero-padded (the 0^v of the spec's GHASH definition).
+pub(crate) fn hash_padded<G: GhashKey>(ghash: &G, y: &mut Block, bytes: &[u8]) {
+    let full = bytes.len() / 16 * 16;
+    ghash.update_blocks(y, &bytes[..full]);
+    if full < bytes.len() {
+        let mut last = [0u8; 16];
+        last[..bytes.len() - full].copy_from_slice(&bytes[full..]);
+        ghash.update_blocks(y, &last);
+    }
+}
+
 impl State {
     /// Y_0 from the IV (spec §2.3): IV ‖ 0^31 ‖ 1 for 96-bit IVs, otherwise
     /// GHASH(H, {}, IV). The IV must have passed [`check_iv`].
     pub(crate) fn start<K: Kernel>(kernel: &K, iv: &[u8]) -> State {
         let (aes, ghash) = (kernel.aes(), kernel.ghash());
-        // Each branch builds its own J_0: the 96-bit one then never has its
-        // address taken, so it is assembled in registers and stored whole,
-        // not byte by byte (a load that spans several recent smaller stores
-        // waits for them to reach the cache: tens of cycles per message).
-        let j0 = if iv.len() == 12 {
-            // IV ‖ 0^31 ‖ 1, assembled as an integer.
-            let hi = u64::from_be_bytes(iv[..8].try_into().unwrap_or_default());
-            let mid = u32::from_be_bytes(iv[8..].try_into().unwrap_or_default());
-            (u128::from(hi) << 64 | u128::from(mid) << 32 | 1).to_be_bytes()
-        } else {
-            let mut j0 = [0u8; 16];
-            let full = iv.len() / 16 * 16;
-            ghash.update_blocks(&mut j0, &iv[..full]);
-            let mut last = [0u8; 16];
-            last[..iv.len() - full].copy_from_slice(&iv[full..]);
-            if iv.len() > full {
-                ghash.update_blocks(&mut j0, &last);
-            }
-            let mut lengths = [0u8; 16];
-            lengths[8..].copy_from_slice(&(iv.len() as u64 * 8).to_be_bytes());
-            ghash.update_blocks(&mut j0, &lengths);
-            j0
-        };
+        let j0 = pre_counter(ghash, iv);
         let mut tag_mask = [j0];
         aes.encrypt_blocks(&mut tag_mask);
         let mut state = State::with_tag_mask(&tag_mask[0]);
