@@ -484,10 +484,10 @@ mod imp {
 
         /// Runs the eight counter blocks `s` through AES, in place, while
         /// folding the eight ciphertext blocks `x` (128 bytes) into `acc`;
-        /// returns the new GHASH value. The schedule is the module header's, written out as
-        /// instructions: left to itself the compiler runs each block's
-        /// rounds back to back, and the eight chains then no longer fit in
-        /// the core's scheduler together.
+        /// returns the new GHASH value. The schedule is the module
+        /// header's, written out as instructions: left to itself the
+        /// compiler runs each block's rounds back to back, and the eight
+        /// chains then no longer fit in the core's scheduler together.
         ///
         /// # Safety
         ///
