@@ -239,7 +239,8 @@ impl Kernel for FusedNi {
     }
 }
 
-/// The whole-message path (the module header's "Short messages") over an
+/// The short whole-message path (the module header's "Whole messages with
+/// a 96-bit IV", first case) over an
 /// `ni` key and a `clmul` key: [`Kernel::crypt_short`] for this kernel and
 /// for `vaes-avx2`, which holds the same two. At most seven message
 /// blocks and eight hashed blocks; otherwise `None`, nothing touched.
@@ -409,8 +410,12 @@ mod imp {
             let n = data.len();
             let mut y = [0u8; 16];
             hash_padded(&self.ghash, &mut y, aad);
+            // IV ‖ 0^31 ‖ 1: Y_0, and the prefix of every counter block.
             let mut j0 = [0u8; 16];
             j0[..12].copy_from_slice(iv);
+            j0[15] = 1;
+            // SAFETY: `j0` is 16 readable bytes; MOVDQU needs no alignment.
+            let y0 = unsafe { _mm_loadu_si128(j0.as_ptr().cast()) };
 
             // Y_1 = IV ‖ 2 onwards.
             let batches = n / BATCH;
@@ -428,7 +433,7 @@ mod imp {
             let mut s = unsafe {
                 let mut s = ni::counter_blocks(&j0, next.wrapping_sub(u32::from(lane0_is_y0)));
                 if lane0_is_y0 {
-                    s[0] = ni::counter_blocks(&j0, 1)[0];
+                    s[0] = y0;
                 }
                 s
             };
@@ -446,13 +451,10 @@ mod imp {
             let tag_mask = if lane0_is_y0 {
                 s[0]
             } else {
-                // SAFETY: the features of `counter_blocks` and `encrypt`
-                // are enabled here.
-                unsafe {
-                    let mut y0 = [ni::counter_blocks(&j0, 1)[0]];
-                    self.aes.encrypt(&mut y0);
-                    y0[0]
-                }
+                let mut y0 = [y0];
+                // SAFETY: the features `encrypt` needs are enabled here.
+                unsafe { self.aes.encrypt(&mut y0) };
+                y0[0]
             };
 
             // The blocks left, zero-padded, then the lengths block, in one

@@ -222,26 +222,29 @@ mod imp {
 
         let mut eights = blocks.chunks_exact(8 * 16);
         for chunk in &mut eights {
-            // (Y ⊕ X1)·H^8 ⊕ X2·H^7 ⊕ … ⊕ X8·H, unreduced, then one fold.
-            let (x1, rest) = chunk.split_at(16);
-            let mut sum = mul_wide(_mm_xor_si128(acc, load(x1)), h[7]);
-            for (x, hk) in rest.chunks_exact(16).zip(h[..7].iter().rev()) {
-                sum = sum.xor(mul_wide(load(x), *hk));
-            }
-            acc = reduce(sum);
+            acc = aggregate(&h, acc, chunk);
         }
-        // The last r < 8 blocks the same way with H^r … H: one reduction.
+        // The last r < 8 blocks the same way with H^r … H.
         let rest = eights.remainder();
-        if let Some((x1, others)) = rest.split_first_chunk::<16>() {
-            let r = rest.len() / 16;
-            let mut sum = mul_wide(_mm_xor_si128(acc, load(x1)), h[r - 1]);
-            for (x, hk) in others.chunks_exact(16).zip(h[..r - 1].iter().rev()) {
-                sum = sum.xor(mul_wide(load(x), *hk));
-            }
-            acc = reduce(sum);
+        if !rest.is_empty() {
+            acc = aggregate(&h, acc, rest);
         }
 
         store(y, acc);
+    }
+
+    /// (Y ⊕ X1)·H^r ⊕ X2·H^(r−1) ⊕ … ⊕ Xr·H for the r ≤ 8 blocks of
+    /// `chunk`, unreduced, then one fold.
+    #[inline]
+    #[target_feature(enable = "pclmulqdq,ssse3,sse2")]
+    fn aggregate(h: &[__m128i; 8], acc: __m128i, chunk: &[u8]) -> __m128i {
+        let r = chunk.len() / 16;
+        let (x1, rest) = chunk.split_at(16);
+        let mut sum = mul_wide(_mm_xor_si128(acc, load(x1)), h[r - 1]);
+        for (x, hk) in rest.chunks_exact(16).zip(h[..r - 1].iter().rev()) {
+            sum = sum.xor(mul_wide(load(x), *hk));
+        }
+        reduce(sum)
     }
 
     /// PSHUFB mask reversing the 16 bytes: spec byte order ↔ the integer.
