@@ -25,9 +25,11 @@
 //!
 //! The associated data needs no shift of its own: slice 0 starts from
 //! GHASH(A) instead of zero, which is exactly what the one-thread path does.
-//! The partial last block, the lengths block and E(K, Y_0) follow on the
-//! calling thread, as in `state.rs`, so ciphertext and tag are byte for byte
-//! the one-thread path's.
+//! Everything but the whole blocks (Y_0 and E(K, Y_0), the associated
+//! data, the partial last block, the lengths block and the tag) is the
+//! one-thread path's own `State`, on the calling thread
+//! (`State::crypt_with` hands the whole blocks to the split), so
+//! ciphertext and tag are byte for byte the one-thread path's.
 //!
 //! # The powers of H
 //!
@@ -112,10 +114,10 @@ use rayon::{ThreadPool, ThreadPoolBuilder};
 use zeroize::Zeroize;
 
 use super::kernel::Kernel;
-use super::state::{Direction, check_tag_len, hash_padded, pre_counter};
+use super::state::{Direction, State, check_tag_len};
 use super::{AesGcm, KernelOp, Tag, check_lengths, verify_or_wipe};
 use crate::Error;
-use crate::aes::{Block, BlockCipher};
+use crate::aes::Block;
 use crate::ghash::{GhashKey, field, karatsuba};
 
 /// Messages shorter than this run on the calling thread unless the pool is
@@ -234,7 +236,7 @@ impl AesGcm {
             aad,
             buf,
             direction: Direction::Encrypt,
-        });
+        })?;
         Ok(Tag::truncate(full, tag_len))
     }
 
@@ -261,13 +263,15 @@ impl AesGcm {
             aad,
             buf: &mut *buf,
             direction: Direction::Decrypt,
-        });
+        })?;
         verify_or_wipe(full, tag, buf)
     }
 }
 
 /// A whole message split across the pool; returns the full 16-byte tag.
-/// The lengths have been checked.
+/// The lengths have been checked. The mode around the whole blocks (Y_0,
+/// the associated data, a partial last block, the lengths and the tag) is
+/// the one-thread path's own [`State`].
 struct Split<'a> {
     pool: &'a Pool,
     iv: &'a [u8],
@@ -277,52 +281,15 @@ struct Split<'a> {
 }
 
 impl KernelOp for Split<'_> {
-    type Output = Block;
-    fn run<K: Kernel + Sync>(self, kernel: &K) -> Block {
-        let (aes, ghash) = (kernel.aes(), kernel.ghash());
-        let j0 = pre_counter(ghash, self.iv);
-        let mut tag_mask = [j0];
-        aes.encrypt_blocks(&mut tag_mask);
-        let mut counter = j0;
-        add_to_counter(&mut counter, 1);
-
-        let mut y = [0u8; 16];
-        hash_padded(ghash, &mut y, self.aad);
-        let whole = self.buf.len() / 16 * 16;
-        let (blocks, tail) = self.buf.split_at_mut(whole);
-        crypt_blocks_par(
-            kernel,
-            self.pool,
-            &mut counter,
-            &mut y,
-            blocks,
-            self.direction,
-        );
-
-        // The partial last block: a whole keystream block, part of it used.
-        if !tail.is_empty() {
-            if self.direction == Direction::Decrypt {
-                hash_padded(ghash, &mut y, tail);
-            }
-            let mut keystream = [counter];
-            aes.encrypt_blocks(&mut keystream);
-            tail.iter_mut()
-                .zip(&keystream[0])
-                .for_each(|(d, k)| *d ^= k);
-            keystream.zeroize();
-            if self.direction == Direction::Encrypt {
-                hash_padded(ghash, &mut y, tail);
-            }
-        }
-
-        let mut lengths = [0u8; 16];
-        lengths[..8].copy_from_slice(&(self.aad.len() as u64 * 8).to_be_bytes());
-        lengths[8..].copy_from_slice(&(self.buf.len() as u64 * 8).to_be_bytes());
-        ghash.update_blocks(&mut y, &lengths);
-        let tag = (u128::from_ne_bytes(y) ^ u128::from_ne_bytes(tag_mask[0])).to_ne_bytes();
-        y.zeroize();
-        tag_mask.zeroize();
-        tag
+    type Output = Result<Block, Error>;
+    fn run<K: Kernel + Sync>(self, kernel: &K) -> Self::Output {
+        let (pool, direction) = (self.pool, self.direction);
+        let mut state = State::start(kernel, self.iv);
+        state.aad(kernel, self.aad)?;
+        state.crypt_with(kernel, self.buf, direction, |counter, y, blocks| {
+            crypt_blocks_par(kernel, pool, counter, y, blocks, direction);
+        })?;
+        Ok(state.finish(kernel))
     }
 }
 
@@ -473,6 +440,7 @@ fn pow(h: u128, e: u64) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aes::BlockCipher;
     use crate::aes::KeySchedule;
     use crate::aes::ni::Ni;
     use crate::gcm::kernel::Pair;

@@ -86,7 +86,7 @@ pub(crate) fn check_iv(iv: &[u8]) -> Result<(), Error> {
 /// Y_0 (spec §2.3): IV ‖ 0^31 ‖ 1 for a 96-bit IV, otherwise
 /// GHASH(H, {}, IV), the IV zero-padded, then 0^64 ‖ len(IV) in bits. The
 /// IV must have passed [`check_iv`].
-pub(crate) fn pre_counter<G: GhashKey>(ghash: &G, iv: &[u8]) -> Block {
+fn pre_counter<G: GhashKey>(ghash: &G, iv: &[u8]) -> Block {
     // Each branch builds its own J_0: the 96-bit one then never has its
     // address taken, so it is assembled in registers and stored whole,
     // not byte by byte (a load that spans several recent smaller stores
@@ -178,6 +178,22 @@ impl State {
         data: &mut [u8],
         direction: Direction,
     ) -> Result<(), Error> {
+        self.crypt_with(kernel, data, direction, |counter, y, blocks| {
+            kernel.crypt_blocks(counter, y, blocks, direction);
+        })
+    }
+
+    /// [`State::crypt`] with the whole blocks handed to `whole_blocks`
+    /// instead of [`Kernel::crypt_blocks`], under the same contract (the
+    /// counter, the GHASH value, the blocks): how `parallel.rs` splits
+    /// them across threads while the rest of the mode stays here.
+    pub(crate) fn crypt_with<K: Kernel>(
+        &mut self,
+        kernel: &K,
+        data: &mut [u8],
+        direction: Direction,
+        whole_blocks: impl FnOnce(&mut Block, &mut Block, &mut [u8]),
+    ) -> Result<(), Error> {
         if !self.begin_text(kernel.ghash(), data.len())? {
             return Ok(());
         }
@@ -188,7 +204,7 @@ impl State {
         self.crypt_partial(kernel, head, direction);
         let whole = rest.len() / 16 * 16;
         let (blocks, tail) = rest.split_at_mut(whole);
-        kernel.crypt_blocks(&mut self.counter, &mut self.y, blocks, direction);
+        whole_blocks(&mut self.counter, &mut self.y, blocks);
         self.crypt_partial(kernel, tail, direction);
         Ok(())
     }
