@@ -6,7 +6,8 @@ use core::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Error {
-    /// The key is not 16, 24 or 32 bytes long (the length given).
+    /// The key is not a length the cipher takes (the length given): 16, 24
+    /// or 32 bytes for AES, 32 for AETHER, 24 for TDEA.
     InvalidKeyLength(usize),
     /// The IV (nonce) is empty; GCM needs at least one byte.
     EmptyIv,
@@ -14,7 +15,8 @@ pub enum Error {
     InvalidNonceLength(usize),
     /// The IV is longer than GCM allows (2^61 − 1 bytes) or than the API takes.
     IvTooLong,
-    /// The tag length is not one GCM allows (4, 8, 12, 13, 14, 15 or 16 bytes).
+    /// The tag length is not one GCM allows (4, 8, 12, 13, 14, 15 or 16
+    /// bytes; 8 for GCM over a 64-bit block cipher).
     InvalidTagLength(usize),
     /// The plaintext or ciphertext exceeds GCM's limit of 2^36 − 32 bytes.
     MessageTooLong,
@@ -38,6 +40,12 @@ pub enum Error {
     /// A GPU operation failed: which one, and CUDA's error code (0 where
     /// there is none, such as a service that has stopped).
     GpuFailed(&'static str, i32),
+    /// The call would take a GCM-64 key past its data limit (in 64-bit
+    /// cipher blocks, see `gcm64`): nothing was computed; use a fresh key.
+    KeyDataLimit {
+        /// The key's limit, in 64-bit blocks.
+        limit_blocks: u64,
+    },
     /// A fill request waited in the GPU service's queue past its deadline
     /// and was refused unserved (the pipeline computes the range inline).
     GpuStarved,
@@ -49,7 +57,7 @@ impl fmt::Display for Error {
             Error::InvalidKeyLength(n) => {
                 write!(
                     f,
-                    "invalid key length {n} bytes (AES takes 16, 24 or 32; AETHER 32)"
+                    "invalid key length {n} bytes (AES takes 16, 24 or 32; AETHER 32; TDEA 24)"
                 )
             }
             Error::EmptyIv => f.write_str("empty IV (GCM needs at least one byte)"),
@@ -57,7 +65,7 @@ impl fmt::Display for Error {
             Error::IvTooLong => f.write_str("IV too long (GCM allows at most 2^61 - 1 bytes)"),
             Error::InvalidTagLength(n) => write!(
                 f,
-                "invalid tag length {n} bytes (GCM allows 4, 8, 12, 13, 14, 15 or 16)"
+                "invalid tag length {n} bytes (GCM allows 4, 8, 12, 13, 14, 15 or 16; GCM-64 8)"
             ),
             Error::MessageTooLong => {
                 f.write_str("message too long (GCM allows at most 2^36 - 32 bytes)")
@@ -83,6 +91,11 @@ impl fmt::Display for Error {
             Error::GpuFailed(what, code) => {
                 write!(f, "GPU operation failed: {what} (CUDA error {code})")
             }
+            Error::KeyDataLimit { limit_blocks } => write!(
+                f,
+                "key data limit of {limit_blocks} 64-bit blocks reached (the birthday bound \
+                 of a 64-bit block cipher): use a fresh key"
+            ),
             Error::GpuStarved => f.write_str("GPU fill request starved in the service queue"),
         }
     }
