@@ -46,6 +46,11 @@ pub enum Error {
         /// The key's limit, in 64-bit blocks.
         limit_blocks: u64,
     },
+    /// An incremental MAC has issued a tag under every IV of its counter
+    /// (2^32): start a new instance, which draws a new IV prefix.
+    IvsExhausted,
+    /// The operating system's random number generator failed.
+    RandomUnavailable,
     /// A fill request waited in the GPU service's queue past its deadline
     /// and was refused unserved (the pipeline computes the range inline).
     GpuStarved,
@@ -96,6 +101,12 @@ impl fmt::Display for Error {
                 "key data limit of {limit_blocks} 64-bit blocks reached (the birthday bound \
                  of a 64-bit block cipher): use a fresh key"
             ),
+            Error::IvsExhausted => f.write_str(
+                "incremental MAC has used all 2^32 IVs of its counter: start a new instance",
+            ),
+            Error::RandomUnavailable => {
+                f.write_str("the operating system's random number generator failed")
+            }
             Error::GpuStarved => f.write_str("GPU fill request starved in the service queue"),
         }
     }

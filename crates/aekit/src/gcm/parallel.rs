@@ -415,7 +415,8 @@ impl Slice<'_> {
 }
 
 /// H in the layout of [`field`], read through any GHASH key: (0 ⊕ 1)·H.
-fn hash_key<G: GhashKey>(ghash: &G) -> u128 {
+/// Also how the incremental MAC reads H.
+pub(super) fn hash_key<G: GhashKey>(ghash: &G) -> u128 {
     let mut h = [0u8; 16];
     ghash.update_blocks(&mut h, &ONE);
     let out = field::from_block(&h);

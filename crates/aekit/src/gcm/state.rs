@@ -86,7 +86,7 @@ pub(crate) fn check_iv(iv: &[u8]) -> Result<(), Error> {
 /// Y_0 (spec §2.3): IV ‖ 0^31 ‖ 1 for a 96-bit IV, otherwise
 /// GHASH(H, {}, IV), the IV zero-padded, then 0^64 ‖ len(IV) in bits. The
 /// IV must have passed [`check_iv`].
-fn pre_counter<G: GhashKey>(ghash: &G, iv: &[u8]) -> Block {
+pub(crate) fn pre_counter<G: GhashKey>(ghash: &G, iv: &[u8]) -> Block {
     // Each branch builds its own J_0: the 96-bit one then never has its
     // address taken, so it is assembled in registers and stored whole,
     // not byte by byte (a load that spans several recent smaller stores
