@@ -18,6 +18,18 @@ pub enum Error {
     /// The tag length is not one GCM allows (4, 8, 12, 13, 14, 15 or 16
     /// bytes; 8 for GCM over a 64-bit block cipher).
     InvalidTagLength(usize),
+    /// The tag length is one SP 800-38D allows but shorter than the 64 bits
+    /// the GCM spec requires (§2.1); `AesGcm::with_relaxed_tag_rules`
+    /// accepts it.
+    TagShorterThan64Bits(usize),
+    /// The IV is not 96 bits, and the GCM spec then requires a 128-bit tag
+    /// (§2.1); `AesGcm::with_relaxed_tag_rules` accepts shorter ones.
+    TagMustBe128Bits {
+        /// The IV's length in bytes.
+        iv_len: usize,
+        /// The tag length asked for, in bytes.
+        tag_len: usize,
+    },
     /// The plaintext or ciphertext exceeds GCM's limit of 2^36 − 32 bytes.
     MessageTooLong,
     /// The associated data exceeds GCM's limit of 2^61 − 1 bytes.
@@ -71,6 +83,16 @@ impl fmt::Display for Error {
             Error::InvalidTagLength(n) => write!(
                 f,
                 "invalid tag length {n} bytes (GCM allows 4, 8, 12, 13, 14, 15 or 16; GCM-64 8)"
+            ),
+            Error::TagShorterThan64Bits(n) => write!(
+                f,
+                "tag of {n} bytes is shorter than the 64 bits the GCM spec requires \
+                 (AesGcm::with_relaxed_tag_rules allows it)"
+            ),
+            Error::TagMustBe128Bits { iv_len, tag_len } => write!(
+                f,
+                "a {tag_len}-byte tag with a {iv_len}-byte IV: the GCM spec requires 16-byte \
+                 tags unless the IV is 12 bytes (AesGcm::with_relaxed_tag_rules allows it)"
             ),
             Error::MessageTooLong => {
                 f.write_str("message too long (GCM allows at most 2^36 - 32 bytes)")
