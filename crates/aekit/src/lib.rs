@@ -24,6 +24,7 @@ pub mod ctr;
 mod error;
 pub mod esp;
 pub mod gcm;
+pub mod gcm64;
 pub mod ghash;
 pub mod keystream;
 

@@ -6,7 +6,7 @@
 use zeroize::Zeroize;
 
 use super::kernel::Kernel;
-use super::state::{Direction, State, check_iv, check_tag_len, tags_match};
+use super::state::{Direction, State, check_iv, tags_match};
 use super::{AesGcm, KernelOp, Tag};
 use crate::Error;
 use crate::aes::Block;
@@ -30,9 +30,10 @@ impl<'k> Encryptor<'k> {
         self.0.step(Step::Crypt(buf, Direction::Encrypt)).map(drop)
     }
 
-    /// Ends the message and returns its tag, `tag_len` bytes long.
+    /// Ends the message and returns its tag, `tag_len` bytes long (checked
+    /// against the key's [`TagRules`](super::TagRules) for this IV).
     pub fn finish(mut self, tag_len: usize) -> Result<Tag, Error> {
-        check_tag_len(tag_len)?;
+        self.0.check_tag(tag_len)?;
         Ok(Tag::truncate(self.0.step(Step::Finish)?, tag_len))
     }
 }
@@ -62,7 +63,7 @@ impl<'k> Decryptor<'k> {
 
     /// Ends the message and checks its tag in constant time.
     pub fn finish(mut self, tag: &[u8]) -> Result<(), Error> {
-        check_tag_len(tag.len())?;
+        self.0.check_tag(tag.len())?;
         let mut computed = self.0.step(Step::Finish)?;
         let ok = tags_match(&computed, tag);
         computed.zeroize();
@@ -78,6 +79,8 @@ impl<'k> Decryptor<'k> {
 struct Online<'k> {
     gcm: &'k AesGcm,
     state: State,
+    /// The IV's length, for the tag rules at `finish`.
+    iv_len: usize,
 }
 
 impl<'k> Online<'k> {
@@ -86,7 +89,13 @@ impl<'k> Online<'k> {
         Ok(Online {
             gcm,
             state: gcm.run(Start { iv }),
+            iv_len: iv.len(),
         })
+    }
+
+    /// The key's tag rules for this message's IV.
+    fn check_tag(&self, tag_len: usize) -> Result<(), Error> {
+        self.gcm.check_tag(tag_len, self.iv_len)
     }
 
     /// Runs one step on this key's implementation (one dispatch).
