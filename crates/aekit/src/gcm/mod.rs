@@ -14,6 +14,7 @@ mod fused_avx512;
 #[allow(unsafe_code)] // AES-NI/PCLMULQDQ intrinsics; every block carries a SAFETY line.
 mod fused_ni;
 mod kernel;
+mod nonce;
 mod parallel;
 mod precomputed;
 mod rustcrypto;
@@ -30,6 +31,7 @@ use crate::ctr::face::{self, FaceCipher};
 use crate::ghash::{self, GhashKey};
 use kernel::{FacePair, Kernel, Pair};
 
+pub use nonce::{CounterNonces, NONCE_LEN, RANDOM_NONCE_LIMIT, RandomNonceSealer};
 pub use parallel::{DEFAULT_THRESHOLD, Pool};
 pub use rustcrypto::{AeadAesGcm, Aes128Gcm, Aes256Gcm};
 pub use state::{MAX_AAD_LEN, MAX_MESSAGE_LEN, TAG_LENGTHS};
