@@ -66,6 +66,16 @@ pub enum Error {
     /// A fill request waited in the GPU service's queue past its deadline
     /// and was refused unserved (the pipeline computes the range inline).
     GpuStarved,
+    /// A [`RandomNonceSealer`](crate::gcm::RandomNonceSealer) has sealed
+    /// 2^32 messages under its key with random 96-bit nonces, the most
+    /// NIST SP 800-38D §8.3 allows: replace the key.
+    RandomNonceLimitReached,
+    /// A [`CounterNonces`](crate::gcm::CounterNonces) sequence has issued
+    /// its last nonce; its counter would wrap and repeat one: replace the
+    /// key.
+    NonceSequenceExhausted,
+    /// The operating system's random number generator failed.
+    RandomSourceFailed,
 }
 
 impl fmt::Display for Error {
@@ -130,6 +140,17 @@ impl fmt::Display for Error {
                 f.write_str("the operating system's random number generator failed")
             }
             Error::GpuStarved => f.write_str("GPU fill request starved in the service queue"),
+            Error::RandomNonceLimitReached => f.write_str(
+                "this key has sealed 2^32 messages with random nonces, the most \
+                 SP 800-38D allows: re-key (use a new key)",
+            ),
+            Error::NonceSequenceExhausted => f.write_str(
+                "the counter nonce sequence is used up (its counter would wrap): \
+                 re-key (use a new key)",
+            ),
+            Error::RandomSourceFailed => {
+                f.write_str("the operating system's random number generator failed")
+            }
         }
     }
 }

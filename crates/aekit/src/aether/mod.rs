@@ -6,7 +6,7 @@
 //! Rahman, *Design of an Ultra-High Throughput and Low-Energy Authenticated
 //! Encryption Scheme*, with every choice the paper leaves open (byte order,
 //! padding, the garbled constant Z1, the lost round-update figure) pinned by
-//! the project's `AETHER.md`. No official test vectors exist; aekit's own
+//! the project's `docs/AETHER.md`. No official test vectors exist; aekit's own
 //! known answers live in `vectors/aether-kat.json`.
 //!
 //! # Known weakness: the associated-data/message boundary can be shifted

@@ -2,7 +2,7 @@
 //!
 //! What: the inner function F, the round update R, and the two things an
 //! implementation must supply to the mode in `mod.rs` (keystream words and
-//! absorption of 48-byte blocks), exactly as `spec/AETHER.md` states them.
+//! absorption of 48-byte blocks), exactly as `docs/AETHER.md` states them.
 //! This is the oracle every other implementation is tested against.
 //!
 //! Representation: a 128-bit word is a `[u8; 16]` read big-endian; for F it
@@ -22,7 +22,7 @@
 //! Citation: K. Sakamoto, S. Banik, A. Caforio, T. Ishikawa, T. Isobe,
 //! M. Rahman, "Design of an Ultra-High Throughput and Low-Energy
 //! Authenticated Encryption Scheme" (§2.1 and §2.2), as pinned by the
-//! project's `AETHER.md`.
+//! project's `docs/AETHER.md`.
 //!
 //! Constant-time: **no**. The S-box is an array indexed by secret nibbles;
 //! on a CPU with a data cache that index can leak. Use it to check, not to

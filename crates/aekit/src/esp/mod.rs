@@ -60,6 +60,8 @@
 //! aekit's ([`Error`] wraps [`crate::Error`] instead: replay and sequence
 //! exhaustion are ESP's alone).
 
+#[cfg(test)]
+mod exhaustion_tests;
 pub mod replay;
 
 use core::fmt;

@@ -15,6 +15,7 @@ mod fused_avx512;
 mod fused_ni;
 mod incremental;
 mod kernel;
+mod nonce;
 mod parallel;
 mod precomputed;
 mod rustcrypto;
@@ -32,6 +33,8 @@ use crate::ghash::{self, GhashKey};
 use kernel::{FacePair, Kernel, Pair};
 
 pub use incremental::IncrementalGmac;
+
+pub use nonce::{CounterNonces, NONCE_LEN, RANDOM_NONCE_LIMIT, RandomNonceSealer};
 pub use parallel::{DEFAULT_THRESHOLD, Pool};
 pub use rustcrypto::{AeadAesGcm, Aes128Gcm, Aes256Gcm};
 pub use state::{MAX_AAD_LEN, MAX_MESSAGE_LEN, TAG_LENGTHS};
