@@ -9,6 +9,7 @@
 //! aekit decrypt --key k.key --range 100..200 f.aekit   only the chunks needed
 //! aekit info | aekit selftest
 //! aekit bench --suite seeds|peers|cores [--quick] [--json out.json] [--plot dir]
+//! aekit bench --suite ct [--measurements N] [--fail-at T]   timing test
 //! ```
 //!
 //! Every failure is one line on stderr and an exit status of its own

@@ -23,6 +23,11 @@
 //!    thread and split across a pool of 2 threads and of every core
 //!    (alone: `--suite cores`).
 //!
+//! `--suite ct` (`ct.rs`): a statistical timing test (dudect: Welch's t
+//! on fixed against random key, plaintext and wrong-tag position) of every
+//! implementation called constant time, with a verdict for each, and a
+//! table-driven control that must fail.
+//!
 //! `--suite gpu` (`gpu.rs`): the GPU keystream producer, the ESP seed's
 //! Fig. 3 re-made with a GPU.
 //!
@@ -36,6 +41,7 @@
 
 mod blog;
 mod cores;
+mod ct;
 mod ghash;
 mod gpu;
 mod m4;
@@ -55,7 +61,9 @@ pub struct Args {
     /// The suite to run: `seeds`, the seed papers' tables re-measured, or
     /// `peers`, aekit's AES-GCM beside aws-lc-rs, ring, aes-gcm and OpenSSL
     /// (and one message on many cores), `cores`, the many-core rows alone,
-    /// or `gpu`, the GPU keystream producer (the ESP seed's Fig. 3 with a GPU).
+    /// `gpu`, the GPU keystream producer (the ESP seed's Fig. 3 with a GPU),
+    /// or `ct`, the statistical timing test of the constant-time
+    /// implementations.
     #[arg(long, value_name = "NAME", default_value = "seeds")]
     pub suite: String,
     /// Fewer rounds per measurement (and no 256 MiB message): a whole
@@ -68,6 +76,19 @@ pub struct Args {
     /// Also draw PNG plots of throughput against message size into DIR.
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
+    /// `--suite ct`: measurements per test and implementation (default
+    /// 1000000; 100000 with `--quick`).
+    #[arg(long, value_name = "N")]
+    pub measurements: Option<u64>,
+    /// `--suite ct`: stop each test after S seconds if its measurements
+    /// are not made by then.
+    #[arg(long, value_name = "S")]
+    pub max_seconds: Option<f64>,
+    /// `--suite ct`: fail (exit status 1) when a constant-time
+    /// implementation reaches this |t| (at least 4.5, the verdict's
+    /// threshold; a higher value tolerates the noise of short runs).
+    #[arg(long, value_name = "T", default_value_t = 4.5)]
+    pub fail_at: f64,
 }
 
 /// How hard to measure.
@@ -104,8 +125,26 @@ pub fn run(args: &Args) -> Result<(), String> {
     if args.suite == "gpu" {
         return gpu::run(args.quick);
     }
+    if args.suite == "ct" {
+        if args.plot.is_some() {
+            return Err("--suite ct draws no plots; drop --plot".into());
+        }
+        let n = args
+            .measurements
+            .unwrap_or(if args.quick { 100_000 } else { 1_000_000 });
+        return ct::run(
+            n,
+            args.max_seconds,
+            args.fail_at,
+            args.quick,
+            args.json.as_deref(),
+        );
+    }
+    if args.measurements.is_some() || args.max_seconds.is_some() {
+        return Err("--measurements and --max-seconds apply to --suite ct only".into());
+    }
     let Some(&(suite, tables)) = SUITES.iter().find(|(name, _)| *name == args.suite) else {
-        let names: Vec<&str> = SUITES.iter().map(|s| s.0).chain(["gpu"]).collect();
+        let names: Vec<&str> = SUITES.iter().map(|s| s.0).chain(["gpu", "ct"]).collect();
         return Err(format!(
             "unknown suite {:?} (there are: {})",
             args.suite,
