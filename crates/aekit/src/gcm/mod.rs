@@ -13,6 +13,7 @@ mod fused_avx2;
 mod fused_avx512;
 #[allow(unsafe_code)] // AES-NI/PCLMULQDQ intrinsics; every block carries a SAFETY line.
 mod fused_ni;
+mod batch;
 mod kernel;
 mod parallel;
 mod precomputed;
@@ -30,6 +31,7 @@ use crate::ctr::face::{self, FaceCipher};
 use crate::ghash::{self, GhashKey};
 use kernel::{FacePair, Kernel, Pair};
 
+pub use batch::BatchMessage;
 pub use parallel::{DEFAULT_THRESHOLD, Pool};
 pub use rustcrypto::{AeadAesGcm, Aes128Gcm, Aes256Gcm};
 pub use state::{MAX_AAD_LEN, MAX_MESSAGE_LEN, TAG_LENGTHS};
