@@ -39,10 +39,11 @@ fn random_gcm_msgs(rng: &mut Rng, n: usize) -> Vec<Msg> {
             let iv_len = if rng.below(4) == 0 { 1 + rng.below(40) } else { 12 };
             let aad_len = [0, 8, 12, 20, rng.below(100)][rng.below(5)];
             let tag_len = TAG_LENGTHS[rng.below(TAG_LENGTHS.len())];
+            let len = rng.below(2001);
             Msg {
                 iv: rng.bytes(iv_len),
                 aad: rng.bytes(aad_len),
-                buf: rng.bytes(rng.below(2001)),
+                buf: rng.bytes(len),
                 tag: vec![0; tag_len],
             }
         })
