@@ -23,6 +23,10 @@
 //!    thread and split across a pool of 2 threads and of every core
 //!    (alone: `--suite cores`).
 //!
+//! `--suite batch` (`batch.rs`): the AES-GCM and AETHER batch APIs beside
+//! one-message calls and peers (AEGIS-256 for AETHER), 1 to 1024 messages
+//! of 64, 576, 1500 bytes and an IMIX mix.
+//!
 //! `--suite gpu` (`gpu.rs`): the GPU keystream producer, the ESP seed's
 //! Fig. 3 re-made with a GPU.
 //!
@@ -34,6 +38,7 @@
 //! markdown on stdout, `--json FILE` for machines, `--plot DIR` for PNG
 //! plots of throughput against size.
 
+mod batch;
 mod blog;
 mod cores;
 mod ghash;
@@ -55,7 +60,8 @@ pub struct Args {
     /// The suite to run: `seeds`, the seed papers' tables re-measured, or
     /// `peers`, aekit's AES-GCM beside aws-lc-rs, ring, aes-gcm and OpenSSL
     /// (and one message on many cores), `cores`, the many-core rows alone,
-    /// or `gpu`, the GPU keystream producer (the ESP seed's Fig. 3 with a GPU).
+    /// `batch`, many messages per call (AES-GCM and AETHER batch APIs), or
+    /// `gpu`, the GPU keystream producer (the ESP seed's Fig. 3 with a GPU).
     #[arg(long, value_name = "NAME", default_value = "seeds")]
     pub suite: String,
     /// Fewer rounds per measurement (and no 256 MiB message): a whole
@@ -83,11 +89,13 @@ pub(crate) struct Effort {
 
 /// The suites: name and the tables each runs, in order.
 type Table = fn(Effort) -> Vec<Report>;
-const SUITES: [(&str, &[Table]); 3] = [
+const SUITES: [(&str, &[Table]); 4] = [
     ("seeds", &[ghash::run, blog::run, m4::run, modes::run]),
     ("peers", &[peers::run, cores::run]),
     // The multi-core rows of `peers` alone, to repeat them cheaply.
     ("cores", &[cores::run]),
+    // Many messages per call: the batch APIs beside one-message calls.
+    ("batch", &[batch::run]),
 ];
 
 /// One table's results: markdown for people, JSON rows for machines, and
