@@ -36,7 +36,11 @@ fn gcm_batch(msgs: &mut [Msg]) -> Vec<BatchMessage<'_>> {
 fn random_gcm_msgs(rng: &mut Rng, n: usize) -> Vec<Msg> {
     (0..n)
         .map(|_| {
-            let iv_len = if rng.below(4) == 0 { 1 + rng.below(40) } else { 12 };
+            let iv_len = if rng.below(4) == 0 {
+                1 + rng.below(40)
+            } else {
+                12
+            };
             let aad_len = [0, 8, 12, 20, rng.below(100)][rng.below(5)];
             let tag_len = TAG_LENGTHS[rng.below(TAG_LENGTHS.len())];
             let len = rng.below(2001);
@@ -83,7 +87,12 @@ fn gcm_batch_equals_one_message_calls() {
                     .encrypt_in_place_detached(&p.iv, &p.aad, &mut want, p.tag.len())
                     .unwrap();
                 assert_eq!(m.buf, want, "{} key {key_len} msg {i}", class.name());
-                assert_eq!(m.tag, tag.as_bytes(), "{} key {key_len} msg {i}", class.name());
+                assert_eq!(
+                    m.tag,
+                    tag.as_bytes(),
+                    "{} key {key_len} msg {i}",
+                    class.name()
+                );
             }
             // And back.
             let results = gcm.decrypt_batch(&mut gcm_batch(&mut msgs));
@@ -135,8 +144,14 @@ fn gcm_batch_argument_errors_are_per_message() {
     assert_eq!(results[0], Ok(()));
     assert_eq!(results[1], Err(Error::InvalidTagLength(3)));
     assert_eq!(results[2], Err(Error::EmptyIv));
-    assert_eq!(msgs[1].buf, before[1].buf, "a rejected message is untouched");
-    assert_eq!(msgs[2].buf, before[2].buf, "a rejected message is untouched");
+    assert_eq!(
+        msgs[1].buf, before[1].buf,
+        "a rejected message is untouched"
+    );
+    assert_eq!(
+        msgs[2].buf, before[2].buf,
+        "a rejected message is untouched"
+    );
 }
 
 // ---- AETHER ----
@@ -200,7 +215,13 @@ fn check_aether_batch(key: &[u8], s: Strategy, plain: &[AMsg], what: &str) {
         let tag = oracle
             .encrypt_in_place_detached(&p.nonce, &p.ad, &mut want)
             .unwrap();
-        assert_eq!(m.buf, want, "{} {what} msg {i} ({} bytes)", s.name(), p.buf.len());
+        assert_eq!(
+            m.buf,
+            want,
+            "{} {what} msg {i} ({} bytes)",
+            s.name(),
+            p.buf.len()
+        );
         assert_eq!(m.tag, tag, "{} {what} msg {i} tag", s.name());
     }
     let results = a.decrypt_batch(&mut aether_batch(&mut msgs));
@@ -307,11 +328,26 @@ fn aether_batch_known_answers_in_a_full_group() {
             let a = Aether::with(&unhex(&c.key), s).unwrap();
             let mut msgs = plain.clone();
             a.encrypt_batch(&mut aether_batch(&mut msgs));
-            assert_eq!(msgs[at].buf, unhex(&c.ct), "{} case {n}: ciphertext", s.name());
-            assert_eq!(msgs[at].tag.to_vec(), unhex(&c.tag), "{} case {n}: tag", s.name());
+            assert_eq!(
+                msgs[at].buf,
+                unhex(&c.ct),
+                "{} case {n}: ciphertext",
+                s.name()
+            );
+            assert_eq!(
+                msgs[at].tag.to_vec(),
+                unhex(&c.tag),
+                "{} case {n}: tag",
+                s.name()
+            );
             let results = a.decrypt_batch(&mut aether_batch(&mut msgs));
             assert_eq!(results[at], Ok(()), "{} case {n}", s.name());
-            assert_eq!(msgs[at].buf, plain[at].buf, "{} case {n}: decryption", s.name());
+            assert_eq!(
+                msgs[at].buf,
+                plain[at].buf,
+                "{} case {n}: decryption",
+                s.name()
+            );
         }
     }
 }
@@ -335,8 +371,17 @@ fn aether_batch_forged_messages_fail_alone_and_are_wiped() {
         let results = a.decrypt_batch(&mut aether_batch(&mut msgs));
         for (i, (m, p)) in msgs.iter().zip(&plain).enumerate() {
             if forged.contains(&i) {
-                assert_eq!(results[i], Err(Error::AuthenticationFailed), "{} msg {i}", s.name());
-                assert!(m.buf.iter().all(|&b| b == 0), "{} msg {i} not wiped", s.name());
+                assert_eq!(
+                    results[i],
+                    Err(Error::AuthenticationFailed),
+                    "{} msg {i}",
+                    s.name()
+                );
+                assert!(
+                    m.buf.iter().all(|&b| b == 0),
+                    "{} msg {i} not wiped",
+                    s.name()
+                );
             } else {
                 assert_eq!(results[i], Ok(()), "{} msg {i}", s.name());
                 assert_eq!(m.buf, p.buf, "{} msg {i}", s.name());

@@ -72,7 +72,11 @@ fn cut<'b>(mut buf: &'b mut [u8], lengths: &[usize]) -> Vec<&'b mut [u8]> {
 }
 
 /// Each message's one-message call, in order.
-fn per_message<'a>(name: &str, lengths: Vec<usize>, mut seal: impl FnMut(&mut [u8]) + 'a) -> Case<'a> {
+fn per_message<'a>(
+    name: &str,
+    lengths: Vec<usize>,
+    mut seal: impl FnMut(&mut [u8]) + 'a,
+) -> Case<'a> {
     Case {
         name: name.into(),
         run: Ok(Box::new(move |buf: &mut [u8]| {
@@ -146,42 +150,78 @@ fn cases<'a>(lengths: &[usize]) -> Vec<Case<'a>> {
     let mut cases = Vec::new();
     let build = || AesGcm::new(&key[..16]).map_err(|e| e.to_string());
     match build() {
-        Ok(gcm) => cases.push(per_message("aekit per-message", lengths.to_vec(), move |m| {
-            std::hint::black_box(gcm.seal(m));
-        })),
-        Err(e) => cases.push(Case { name: "aekit per-message".into(), run: Err(e) }),
+        Ok(gcm) => cases.push(per_message(
+            "aekit per-message",
+            lengths.to_vec(),
+            move |m| {
+                std::hint::black_box(gcm.seal(m));
+            },
+        )),
+        Err(e) => cases.push(Case {
+            name: "aekit per-message".into(),
+            run: Err(e),
+        }),
     }
     match build() {
         Ok(gcm) => cases.push(gcm_batch(gcm, lengths.to_vec())),
-        Err(e) => cases.push(Case { name: "aekit batch".into(), run: Err(e) }),
+        Err(e) => cases.push(Case {
+            name: "aekit batch".into(),
+            run: Err(e),
+        }),
     }
     for name in ["aws-lc-rs", "ring"] {
         cases.push(match peer(name, &key[..16]) {
             Ok(p) => per_message(&format!("{name} per-message"), lengths.to_vec(), move |m| {
                 std::hint::black_box(p.seal(m));
             }),
-            Err(e) => Case { name: format!("{name} per-message"), run: Err(e) },
+            Err(e) => Case {
+                name: format!("{name} per-message"),
+                run: Err(e),
+            },
         });
     }
     match Aether::new(&key) {
-        Ok(a) => cases.push(per_message("AETHER per-message", lengths.to_vec(), move |m| {
-            std::hint::black_box(a.encrypt_in_place_detached(&[0x24; 16], b"", m).expect("seal"));
-        })),
-        Err(e) => cases.push(Case { name: "AETHER per-message".into(), run: Err(e.to_string()) }),
+        Ok(a) => cases.push(per_message(
+            "AETHER per-message",
+            lengths.to_vec(),
+            move |m| {
+                std::hint::black_box(
+                    a.encrypt_in_place_detached(&[0x24; 16], b"", m)
+                        .expect("seal"),
+                );
+            },
+        )),
+        Err(e) => cases.push(Case {
+            name: "AETHER per-message".into(),
+            run: Err(e.to_string()),
+        }),
     }
     match Aether::new(&key) {
         Ok(a) => cases.push(aether_batch(a, lengths.to_vec())),
-        Err(e) => cases.push(Case { name: "AETHER batch".into(), run: Err(e.to_string()) }),
+        Err(e) => cases.push(Case {
+            name: "AETHER batch".into(),
+            run: Err(e.to_string()),
+        }),
     }
     let nonce32 = [0x24u8; 32];
-    cases.push(per_message("AEGIS-256 per-message", lengths.to_vec(), move |m| {
-        std::hint::black_box(aegis::aegis256::Aegis256::<16>::new(&key, &nonce32).encrypt_in_place(m, b""));
-    }));
-    cases.push(per_message("AEGIS-256X4 per-message", lengths.to_vec(), move |m| {
-        std::hint::black_box(
-            aegis::aegis256x4::Aegis256X4::<16>::new(&key, &nonce32).encrypt_in_place(m, b""),
-        );
-    }));
+    cases.push(per_message(
+        "AEGIS-256 per-message",
+        lengths.to_vec(),
+        move |m| {
+            std::hint::black_box(
+                aegis::aegis256::Aegis256::<16>::new(&key, &nonce32).encrypt_in_place(m, b""),
+            );
+        },
+    ));
+    cases.push(per_message(
+        "AEGIS-256X4 per-message",
+        lengths.to_vec(),
+        move |m| {
+            std::hint::black_box(
+                aegis::aegis256x4::Aegis256X4::<16>::new(&key, &nonce32).encrypt_in_place(m, b""),
+            );
+        },
+    ));
     cases
 }
 
@@ -195,8 +235,12 @@ const AEGIS: usize = 6;
 const AEGIS_X4: usize = 7;
 
 pub(crate) fn run(effort: Effort) -> Vec<Report> {
-    let aether_strategy = Aether::new(&[0; 32]).map(|a| a.strategy().name()).unwrap_or("none");
-    let gcm_impl = AesGcm::new(&[0; 16]).map(|g| g.implementation()).unwrap_or_default();
+    let aether_strategy = Aether::new(&[0; 32])
+        .map(|a| a.strategy().name())
+        .unwrap_or("none");
+    let gcm_impl = AesGcm::new(&[0; 16])
+        .map(|g| g.implementation())
+        .unwrap_or_default();
     let mut gcm_md = format!(
         "## Batches: AES-128-GCM, many messages per call\n\n\
          Encryption, empty AAD, 16-byte tags; GB/s over the batch's total bytes, best of {} \

@@ -285,7 +285,10 @@ fn crypt_group<const N: usize, S: Slicer<N>>(
     for _ in 0..20 {
         sl.round(st, &z);
     }
-    for (s, k) in st.s.iter_mut().zip([&k0, &k0, &k0, &k0, &k1, &k0, &k1, &k1, &k1]) {
+    for (s, k) in
+        st.s.iter_mut()
+            .zip([&k0, &k0, &k0, &k0, &k1, &k0, &k1, &k1, &k1])
+    {
         bitsliced::xor_into(s, k);
     }
 
@@ -322,14 +325,20 @@ fn crypt_group<const N: usize, S: Slicer<N>>(
     }
 
     // Step 4: feed-forward, 20 rounds with (K0, Z0, K1), feed-forward, XOR.
-    for (s, k) in st.s.iter_mut().zip([&k0, &k0, &k1, &k1, &k0, &k0, &k1, &k0, &k1]) {
+    for (s, k) in
+        st.s.iter_mut()
+            .zip([&k0, &k0, &k1, &k1, &k0, &k0, &k1, &k0, &k1])
+    {
         bitsliced::xor_into(s, k);
     }
     let fin = [k0, z[0], k1];
     for _ in 0..20 {
         sl.round(st, &fin);
     }
-    for (s, k) in st.s.iter_mut().zip([&k1, &k0, &k0, &k0, &k1, &k0, &k0, &k1, &k1]) {
+    for (s, k) in
+        st.s.iter_mut()
+            .zip([&k1, &k0, &k0, &k0, &k1, &k0, &k0, &k1, &k1])
+    {
         bitsliced::xor_into(s, k);
     }
     x[0] = zero;
@@ -369,9 +378,7 @@ fn repad<const N: usize>(y: &mut [Planes<N>; 3], group: &[Entry<'_, '_>], b: usi
     for k in 0..BLOCK_LEN {
         for t in 0..8 {
             let p = &mut y[k / 16][8 * (k % 16) + t];
-            *p = core::array::from_fn(|g| {
-                (p[g] & keep[k][g]) | if t == 7 { pad[k][g] } else { 0 }
-            });
+            *p = core::array::from_fn(|g| (p[g] & keep[k][g]) | if t == 7 { pad[k][g] } else { 0 });
         }
     }
 }

@@ -224,7 +224,11 @@ impl<const N: usize> Drop for Lanes<N> {
 pub(crate) fn round<const N: usize>(st: &mut Lanes<N>, x: &[Planes<N>; 3]) {
     for i in 0..9 {
         f(&st.s[FROM[i]], &mut st.next[i], &mut st.tmp);
-        let add = if ADD[i] < 9 { &st.s[ADD[i]] } else { &x[ADD[i] - 9] };
+        let add = if ADD[i] < 9 {
+            &st.s[ADD[i]]
+        } else {
+            &x[ADD[i] - 9]
+        };
         xor_into(&mut st.next[i], add);
     }
     core::mem::swap(&mut st.s, &mut st.next);
@@ -311,7 +315,9 @@ mod tests {
         let mut seed = 0x1234_5678_9abc_def0u64;
         let mut a: Rows<2> = core::array::from_fn(|_| {
             core::array::from_fn(|_| {
-                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 seed
             })
         });
@@ -330,7 +336,11 @@ mod tests {
     fn f_matches_reference_in_every_lane() {
         // 128 different words, one per message; F of each, against the oracle.
         let words: Vec<[u8; 16]> = (0..128u32)
-            .map(|m| core::array::from_fn(|k| (m.wrapping_mul(97) as u8) ^ (k as u8).wrapping_mul(29) ^ 0x5a))
+            .map(|m| {
+                core::array::from_fn(|k| {
+                    (m.wrapping_mul(97) as u8) ^ (k as u8).wrapping_mul(29) ^ 0x5a
+                })
+            })
             .collect();
         let mut x: Planes<2> = [[0; 2]; 128];
         for (m, w) in words.iter().enumerate() {

@@ -55,7 +55,8 @@ mod avx2;
 mod avx512;
 mod batch;
 mod bitsliced;
-#[allow(unsafe_code)] // calls into AVX2-enabled functions; every unsafe block carries a SAFETY line.
+#[allow(unsafe_code)]
+// calls into AVX2-enabled functions; every unsafe block carries a SAFETY line.
 mod bitsliced_avx2;
 mod portable;
 mod reference;

@@ -7,13 +7,13 @@
 //! branches on the strategy. Validation lives here; the computation is in
 //! `state.rs`.
 
+mod batch;
 #[allow(unsafe_code)] // VAES/VPCLMULQDQ intrinsics; every block carries a SAFETY line.
 mod fused_avx2;
 #[allow(unsafe_code)] // VAES/VPCLMULQDQ intrinsics; every block carries a SAFETY line.
 mod fused_avx512;
 #[allow(unsafe_code)] // AES-NI/PCLMULQDQ intrinsics; every block carries a SAFETY line.
 mod fused_ni;
-mod batch;
 mod kernel;
 mod parallel;
 mod precomputed;
