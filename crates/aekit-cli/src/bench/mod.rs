@@ -27,6 +27,10 @@
 //! on fixed against random key, plaintext and wrong-tag position) of every
 //! implementation called constant time, with a verdict for each, and a
 //! table-driven control that must fail.
+
+//! `--suite batch` (`batch.rs`): the AES-GCM and AETHER batch APIs beside
+//! one-message calls and peers (AEGIS-256 for AETHER), 1 to 1024 messages
+//! of 64, 576, 1500 bytes and an IMIX mix.
 //!
 //! `--suite gpu` (`gpu.rs`): the GPU keystream producer, the ESP seed's
 //! Fig. 3 re-made with a GPU.
@@ -39,6 +43,7 @@
 //! markdown on stdout, `--json FILE` for machines, `--plot DIR` for PNG
 //! plots of throughput against size.
 
+mod batch;
 mod blog;
 mod cores;
 mod ct;
@@ -61,6 +66,7 @@ pub struct Args {
     /// The suite to run: `seeds`, the seed papers' tables re-measured, or
     /// `peers`, aekit's AES-GCM beside aws-lc-rs, ring, aes-gcm and OpenSSL
     /// (and one message on many cores), `cores`, the many-core rows alone,
+    /// `batch`, many messages per call (AES-GCM and AETHER batch APIs),
     /// `gpu`, the GPU keystream producer (the ESP seed's Fig. 3 with a GPU),
     /// or `ct`, the statistical timing test of the constant-time
     /// implementations.
@@ -104,11 +110,13 @@ pub(crate) struct Effort {
 
 /// The suites: name and the tables each runs, in order.
 type Table = fn(Effort) -> Vec<Report>;
-const SUITES: [(&str, &[Table]); 3] = [
+const SUITES: [(&str, &[Table]); 4] = [
     ("seeds", &[ghash::run, blog::run, m4::run, modes::run]),
     ("peers", &[peers::run, cores::run]),
     // The multi-core rows of `peers` alone, to repeat them cheaply.
     ("cores", &[cores::run]),
+    // Many messages per call: the batch APIs beside one-message calls.
+    ("batch", &[batch::run]),
 ];
 
 /// One table's results: markdown for people, JSON rows for machines, and

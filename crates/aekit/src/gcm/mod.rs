@@ -7,6 +7,7 @@
 //! branches on the strategy. Validation lives here — lengths and the tag
 //! rules ([`TagRules`]) — and the computation is in `state.rs`.
 
+mod batch;
 #[allow(unsafe_code)] // VAES/VPCLMULQDQ intrinsics; every block carries a SAFETY line.
 mod fused_avx2;
 #[allow(unsafe_code)] // VAES/VPCLMULQDQ intrinsics; every block carries a SAFETY line.
@@ -33,8 +34,8 @@ use crate::ghash::{self, GhashKey};
 use kernel::{FacePair, Kernel, Pair};
 
 pub use incremental::IncrementalGmac;
-
 pub use nonce::{CounterNonces, NONCE_LEN, RANDOM_NONCE_LIMIT, RandomNonceSealer};
+pub use batch::BatchMessage;
 pub use parallel::{DEFAULT_THRESHOLD, Pool};
 pub use rustcrypto::{AeadAesGcm, Aes128Gcm, Aes256Gcm};
 pub use state::{MAX_AAD_LEN, MAX_MESSAGE_LEN, TAG_LENGTHS};
