@@ -5,12 +5,17 @@
 //! sequence numbers next to the 2^32 and 2^64 boundaries.
 
 mod common;
+mod netsim;
 
-use aekit::esp::{Config, Error, Implementation, KeystreamSource, NonceFormat, PipelineConfig, Sa};
+use aekit::esp::{
+    Config, Delivered, Error, Implementation, KeystreamSource, NonceFormat, Outgoing, PipelineConfig,
+    Sa, SaSet, spi_of, worker_for,
+};
 use aekit::gcm::Class;
 use aekit::keystream::Schedule;
 use aekit::{aes, ghash};
 use common::Rng;
+use netsim::Network;
 
 const SALT: [u8; 4] = [0x0b, 0xad, 0xf0, 0x0d];
 
@@ -225,4 +230,186 @@ fn in_place_refuses_short_buffers_and_wipes_forgeries() {
     assert_eq!(&buf[delivered.payload], payload);
     assert_eq!((delivered.sequence, delivered.next_header), (1, 4));
     assert_eq!(rx.replay_window_top(), 1);
+}
+
+const ROUGH: Network = Network {
+    loss: 30,
+    duplicate: 50,
+    reorder_near: 150,
+    near_distance: 20,
+    reorder_far: 10,
+    far_distance: 200,
+    forge: 30,
+};
+
+/// What a receiver made of one arrival, comparable across paths.
+fn outcome(result: Result<Delivered, Error>, packet: &[u8]) -> Result<(u64, u8, Vec<u8>), Error> {
+    result.map(|d| (d.sequence, d.next_header, packet[d.payload].to_vec()))
+}
+
+/// Four SAs' traffic, mixed, through a lossy, duplicating, reordering,
+/// forging network: bursts of one SA, bursts steered across a set, and
+/// two worker threads each owning the SAs `worker_for` gives it deliver
+/// exactly what one-at-a-time processing delivers; forged packets are
+/// refused and wiped; the windows end where one-at-a-time leaves them.
+#[test]
+fn bursts_and_workers_deliver_what_single_packets_deliver() {
+    for nonce in [NonceFormat::Rfc4106, NonceFormat::ContinuousCounter] {
+        for esn in [false, true] {
+            let mut rng = Rng(0xb0_0057 + esn as u64);
+            let key = rng.bytes(16);
+            let config = |spi| Config {
+                spi,
+                nonce,
+                extended_sequence_numbers: esn,
+                replay_window: 64,
+                ..Config::default()
+            };
+            let spis = [0x10u32, 0x11, 0x12, 0x13];
+            let sa = |spi| Sa::new(&key, SALT, config(spi)).unwrap();
+
+            // The senders' packets, SAs interleaved, sealed in bursts.
+            let mut senders: Vec<Sa> = spis.iter().map(|&s| sa(s)).collect();
+            let payloads: Vec<Vec<u8>> = (0..2000).map(|_| {
+                let len = rng.below(1400);
+                rng.bytes(len)
+            }).collect();
+            let mut packets = Vec::new();
+            let mut results = Vec::new();
+            for (n, chunk) in payloads.chunks(32).enumerate() {
+                let sender = &mut senders[n % spis.len()];
+                let (head, tail) = (sender.headroom(), sender.max_overhead());
+                let mut bufs: Vec<Vec<u8>> = chunk
+                    .iter()
+                    .map(|p| [vec![0; head], p.clone(), vec![0; tail]].concat())
+                    .collect();
+                let mut burst: Vec<Outgoing<'_>> = bufs
+                    .iter_mut()
+                    .zip(chunk)
+                    .map(|(buf, p)| Outgoing { buf, payload: head..head + p.len(), next_header: 4 })
+                    .collect();
+                sender.encapsulate_burst(&mut burst, &mut results);
+                for (buf, result) in bufs.iter().zip(&results) {
+                    packets.push(buf[result.clone().unwrap().packet].to_vec());
+                }
+            }
+            let arrivals = ROUGH.carry(&packets, &mut rng);
+
+            // One at a time: the model every other path must equal.
+            let mut single: Vec<Sa> = spis.iter().map(|&s| sa(s)).collect();
+            let expected: Vec<_> = arrivals
+                .iter()
+                .map(|a| {
+                    let mut bytes = a.bytes.clone();
+                    let spi = spi_of(&bytes).unwrap();
+                    let rx = single.iter_mut().find(|s| s.config().spi == spi).unwrap();
+                    let result = outcome(rx.decapsulate_in_place(&mut bytes), &bytes);
+                    match &result {
+                        Ok((_, _, payload)) => {
+                            assert!(!a.forged, "forged packet delivered");
+                            assert_eq!(payload, &payloads[a.index]);
+                        }
+                        Err(Error::AuthenticationFailed) => {
+                            // Wiped: nothing of the body is left.
+                            let body = rx.headroom()..bytes.len() - 16;
+                            assert!(bytes[body].iter().all(|&b| b == 0));
+                        }
+                        Err(_) => {}
+                    }
+                    result
+                })
+                .collect();
+            let delivered = expected.iter().filter(|r| r.is_ok()).count();
+            let forged = arrivals.iter().filter(|a| a.forged).count();
+            assert!(delivered > 1500 && forged > 20, "{delivered} {forged}");
+            let tops: Vec<u64> = single.iter().map(Sa::replay_window_top).collect();
+
+            // Bursts of 16 arrivals steered across one set.
+            let mut set = SaSet::new();
+            for &s in &spis {
+                set.insert(sa(s)).unwrap();
+            }
+            assert!(set.insert(sa(spis[0])).is_err(), "SPI taken");
+            let mut results = Vec::new();
+            let mut got = Vec::new();
+            for chunk in arrivals.chunks(16) {
+                let mut bytes: Vec<Vec<u8>> = chunk.iter().map(|a| a.bytes.clone()).collect();
+                let mut burst: Vec<&mut [u8]> = bytes.iter_mut().map(|b| &mut b[..]).collect();
+                set.decapsulate_burst(&mut burst, &mut results);
+                assert_eq!(results.len(), chunk.len());
+                got.extend(results.drain(..).zip(&bytes).map(|(r, b)| outcome(r, b)));
+            }
+            assert_eq!(got, expected, "set bursts");
+            for (&spi, &top) in spis.iter().zip(&tops) {
+                assert_eq!(set.get_mut(spi).unwrap().replay_window_top(), top);
+            }
+
+            // Bursts of one SA: each SA's arrivals in bursts of 8.
+            let mut got = vec![None; arrivals.len()];
+            for &spi in &spis {
+                let mut rx = sa(spi);
+                let mine: Vec<usize> = (0..arrivals.len())
+                    .filter(|&i| spi_of(&arrivals[i].bytes) == Some(spi))
+                    .collect();
+                for chunk in mine.chunks(8) {
+                    let mut bytes: Vec<Vec<u8>> =
+                        chunk.iter().map(|&i| arrivals[i].bytes.clone()).collect();
+                    let mut burst: Vec<&mut [u8]> = bytes.iter_mut().map(|b| &mut b[..]).collect();
+                    rx.decapsulate_burst(&mut burst, &mut results);
+                    for ((&i, r), b) in chunk.iter().zip(results.drain(..)).zip(&bytes) {
+                        got[i] = Some(outcome(r, b));
+                    }
+                }
+            }
+            let got: Vec<_> = got.into_iter().map(Option::unwrap).collect();
+            assert_eq!(got, expected, "SA bursts");
+
+            // Two workers, each owning its SAs, fed by SPI steering.
+            let workers = 2;
+            let mut sets: Vec<SaSet> = (0..workers).map(|_| SaSet::new()).collect();
+            for &s in &spis {
+                sets[worker_for(s, workers)].insert(sa(s)).unwrap();
+            }
+            assert!(sets.iter().all(|set| !set.is_empty()), "both workers own SAs");
+            let queues: Vec<Vec<usize>> = (0..workers)
+                .map(|w| {
+                    (0..arrivals.len())
+                        .filter(|&i| worker_for(spi_of(&arrivals[i].bytes).unwrap(), workers) == w)
+                        .collect()
+                })
+                .collect();
+            let per_worker: Vec<Vec<(usize, Result<(u64, u8, Vec<u8>), Error>)>> =
+                std::thread::scope(|scope| {
+                    let handles: Vec<_> = sets
+                        .iter_mut()
+                        .zip(&queues)
+                        .map(|(set, queue)| {
+                            let arrivals = &arrivals;
+                            scope.spawn(move || {
+                                let mut out = Vec::new();
+                                let mut results = Vec::new();
+                                for chunk in queue.chunks(32) {
+                                    let mut bytes: Vec<Vec<u8>> =
+                                        chunk.iter().map(|&i| arrivals[i].bytes.clone()).collect();
+                                    let mut burst: Vec<&mut [u8]> =
+                                        bytes.iter_mut().map(|b| &mut b[..]).collect();
+                                    set.decapsulate_burst(&mut burst, &mut results);
+                                    for ((&i, r), b) in chunk.iter().zip(results.drain(..)).zip(&bytes) {
+                                        out.push((i, outcome(r, b)));
+                                    }
+                                }
+                                out
+                            })
+                        })
+                        .collect();
+                    handles.into_iter().map(|h| h.join().unwrap()).collect()
+                });
+            let mut got = vec![None; arrivals.len()];
+            for (i, r) in per_worker.into_iter().flatten() {
+                got[i] = Some(r);
+            }
+            let got: Vec<_> = got.into_iter().map(Option::unwrap).collect();
+            assert_eq!(got, expected, "two workers");
+        }
+    }
 }

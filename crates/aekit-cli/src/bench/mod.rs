@@ -23,6 +23,10 @@
 //!    thread and split across a pool of 2 threads and of every core
 //!    (alone: `--suite cores`).
 //!
+//! `--suite esp` (`esp.rs`): ESP packet rate in Mpps and Gbit/s, 64 B to
+//! 1500 B and IMIX, in place, inline and precomputed keystream, 1 and 2
+//! workers.
+//!
 //! `--suite gpu` (`gpu.rs`): the GPU keystream producer, the ESP seed's
 //! Fig. 3 re-made with a GPU.
 //!
@@ -36,6 +40,7 @@
 
 mod blog;
 mod cores;
+mod esp;
 mod ghash;
 mod gpu;
 mod m4;
@@ -55,7 +60,7 @@ pub struct Args {
     /// The suite to run: `seeds`, the seed papers' tables re-measured, or
     /// `peers`, aekit's AES-GCM beside aws-lc-rs, ring, aes-gcm and OpenSSL
     /// (and one message on many cores), `cores`, the many-core rows alone,
-    /// or `gpu`, the GPU keystream producer (the ESP seed's Fig. 3 with a GPU).
+    /// `esp`, ESP packet rate (Mpps, Gbit/s), or `gpu`, the GPU keystream producer (the ESP seed's Fig. 3 with a GPU).
     #[arg(long, value_name = "NAME", default_value = "seeds")]
     pub suite: String,
     /// Fewer rounds per measurement (and no 256 MiB message): a whole
@@ -83,11 +88,13 @@ pub(crate) struct Effort {
 
 /// The suites: name and the tables each runs, in order.
 type Table = fn(Effort) -> Vec<Report>;
-const SUITES: [(&str, &[Table]); 3] = [
+const SUITES: [(&str, &[Table]); 4] = [
     ("seeds", &[ghash::run, blog::run, m4::run, modes::run]),
     ("peers", &[peers::run, cores::run]),
     // The multi-core rows of `peers` alone, to repeat them cheaply.
     ("cores", &[cores::run]),
+    // ESP packet rate (`esp.rs`).
+    ("esp", &[esp::run]),
 ];
 
 /// One table's results: markdown for people, JSON rows for machines, and

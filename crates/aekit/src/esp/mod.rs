@@ -37,7 +37,8 @@
 //! are written into the headroom before the payload, padding, trailer and
 //! ICV into the tailroom after it, and the payload is encrypted or
 //! decrypted where it lies. The `Vec` API is built on the same two halves
-//! (`seal`, `open`).
+//! (`seal`, `open`). [`burst`] takes many packets per call, of one SA or
+//! of a [`SaSet`] steered by SPI, one set per worker thread.
 //!
 //! ## Two nonce disciplines
 //!
@@ -74,7 +75,10 @@
 //! aekit's ([`Error`] wraps [`crate::Error`] instead: replay and sequence
 //! exhaustion are ESP's alone).
 
+pub mod burst;
 pub mod replay;
+
+pub use burst::{Outgoing, SaSet, spi_of, worker_for};
 
 use core::fmt;
 use core::ops::Range;
