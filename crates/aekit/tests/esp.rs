@@ -484,7 +484,7 @@ fn user_producers_feed_an_sa() {
         let (b, out, inn) = run_network_with(config, &ROUGH, 5, 2000, &|key, config| {
             let mine = |key| -> Box<dyn KeystreamProducer> {
                 Box::new(Mine(
-                    CpuProducer::new(config.aes, key).unwrap(),
+                    CpuProducer::new(aekit::aes::Strategy::best(), key).unwrap(),
                     blocks.clone(),
                 ))
             };
@@ -496,8 +496,8 @@ fn user_producers_feed_an_sa() {
     }
     assert!(blocks.load(std::sync::atomic::Ordering::Relaxed) > 0);
     let inline = Config::default();
-    let p = Box::new(CpuProducer::new(inline.aes, &[0; 16]).unwrap());
-    let q = Box::new(CpuProducer::new(inline.aes, &[0; 16]).unwrap());
+    let p = Box::new(CpuProducer::new(aekit::aes::Strategy::best(), &[0; 16]).unwrap());
+    let q = Box::new(CpuProducer::new(aekit::aes::Strategy::best(), &[0; 16]).unwrap());
     assert!(Sa::with_producers(&[0; 16], SALT, inline, p, q).is_err());
 }
 

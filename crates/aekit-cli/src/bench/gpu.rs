@@ -25,7 +25,7 @@
 
 use std::time::Instant;
 
-use aekit::esp::{Config, KeystreamSource, NonceFormat, PipelineConfig, Sa};
+use aekit::esp::{Config, Implementation, KeystreamSource, NonceFormat, PipelineConfig, Sa};
 use aekit::keystream::{
     CudaProducer, GpuOptions, GpuService, KeystreamProducer, PipelineStats, Schedule, Variant,
     device_info, measure_d2h, measure_kernel,
@@ -211,8 +211,7 @@ fn esp(quick: bool, variant: Variant, bpt: u32) -> Result<(), String> {
                                 schedule: Schedule::Thread,
                             }),
                         },
-                        aes,
-                        ghash,
+                        implementation: Implementation::Strategies(aes, ghash),
                         ..Config::default()
                     };
                     let make = |i: usize| -> Result<Sa, String> {

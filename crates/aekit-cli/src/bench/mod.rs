@@ -27,10 +27,14 @@
 //! on fixed against random key, plaintext and wrong-tag position) of every
 //! implementation called constant time, with a verdict for each, and a
 //! table-driven control that must fail.
-
+//!
 //! `--suite batch` (`batch.rs`): the AES-GCM and AETHER batch APIs beside
 //! one-message calls and peers (AEGIS-256 for AETHER), 1 to 1024 messages
 //! of 64, 576, 1500 bytes and an IMIX mix.
+//!
+//! `--suite esp` (`esp.rs`): ESP packet rate in Mpps and Gbit/s, 64 B to
+//! 1500 B and IMIX, in place, inline and precomputed keystream, 1 and 2
+//! workers.
 //!
 //! `--suite gpu` (`gpu.rs`): the GPU keystream producer, the ESP seed's
 //! Fig. 3 re-made with a GPU.
@@ -47,6 +51,7 @@ mod batch;
 mod blog;
 mod cores;
 mod ct;
+mod esp;
 mod ghash;
 mod gpu;
 mod m4;
@@ -67,9 +72,9 @@ pub struct Args {
     /// `peers`, aekit's AES-GCM beside aws-lc-rs, ring, aes-gcm and OpenSSL
     /// (and one message on many cores), `cores`, the many-core rows alone,
     /// `batch`, many messages per call (AES-GCM and AETHER batch APIs),
-    /// `gpu`, the GPU keystream producer (the ESP seed's Fig. 3 with a GPU),
-    /// or `ct`, the statistical timing test of the constant-time
-    /// implementations.
+    /// `esp`, ESP packet rate (Mpps, Gbit/s), `gpu`, the GPU keystream
+    /// producer (the ESP seed's Fig. 3 with a GPU), or `ct`, the
+    /// statistical timing test of the constant-time implementations.
     #[arg(long, value_name = "NAME", default_value = "seeds")]
     pub suite: String,
     /// Fewer rounds per measurement (and no 256 MiB message): a whole
@@ -110,13 +115,15 @@ pub(crate) struct Effort {
 
 /// The suites: name and the tables each runs, in order.
 type Table = fn(Effort) -> Vec<Report>;
-const SUITES: [(&str, &[Table]); 4] = [
+const SUITES: [(&str, &[Table]); 5] = [
     ("seeds", &[ghash::run, blog::run, m4::run, modes::run]),
     ("peers", &[peers::run, cores::run]),
     // The multi-core rows of `peers` alone, to repeat them cheaply.
     ("cores", &[cores::run]),
     // Many messages per call: the batch APIs beside one-message calls.
     ("batch", &[batch::run]),
+    // ESP packet rate (`esp.rs`).
+    ("esp", &[esp::run]),
 ];
 
 /// One table's results: markdown for people, JSON rows for machines, and
