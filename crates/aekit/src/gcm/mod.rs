@@ -39,7 +39,7 @@ pub use batch::BatchMessage;
 pub use parallel::{DEFAULT_THRESHOLD, Pool};
 pub use rustcrypto::{AeadAesGcm, Aes128Gcm, Aes256Gcm};
 pub use state::{MAX_AAD_LEN, MAX_MESSAGE_LEN, TAG_LENGTHS};
-pub use stream::{Decryptor, Encryptor};
+pub use stream::{AadPrefix, Decryptor, Encryptor};
 
 use state::{Direction, State, check_iv, tags_match};
 
@@ -563,6 +563,35 @@ impl AesGcm {
     /// message fits in memory.
     pub fn decryptor(&self, iv: &[u8]) -> Result<Decryptor<'_>, Error> {
         Decryptor::new(self, iv)
+    }
+
+    /// Hashes a fixed prefix of the associated data once, for many
+    /// messages (spec §6: fixed parts of A processed in advance). Clone the
+    /// [`AadPrefix`] or start messages from it directly; each gets its own
+    /// IV.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), aekit::Error> {
+    /// let gcm = aekit::AesGcm::new(&[3u8; 16])?;
+    /// let header = gcm.aad_prefix(b"protocol v2, fixed header")?; // hashed once
+    /// for n in 0u32..3 {
+    ///     let mut iv = [0u8; 12];
+    ///     iv[8..].copy_from_slice(&n.to_be_bytes());
+    ///     let mut prefix = header.clone();
+    ///     prefix.update_aad(&n.to_be_bytes())?; // per-message associated data
+    ///     let mut enc = prefix.encryptor(&iv)?;
+    ///     let mut msg = *b"payload";
+    ///     enc.update(&mut msg)?;
+    ///     let tag = enc.finish(16)?;
+    ///     let aad = [&b"protocol v2, fixed header"[..], &n.to_be_bytes()].concat();
+    ///     let mut again = *b"payload";
+    ///     let same = gcm.encrypt_in_place_detached(&iv, &aad, &mut again, 16)?;
+    ///     assert_eq!((msg, tag.as_ref()), (again, same.as_ref()));
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn aad_prefix(&self, aad: &[u8]) -> Result<AadPrefix<'_>, Error> {
+        AadPrefix::new(self, aad)
     }
 
     /// Runs `op` on this key's implementation: the one match per call.

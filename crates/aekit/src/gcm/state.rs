@@ -36,7 +36,11 @@ pub(crate) enum Direction {
 /// E(K, Y_0), the GHASH value and the keystream. The counter, the lengths
 /// and the pending block (associated data or ciphertext) are public, and
 /// clearing them would cost a volatile store per byte on every message.
-#[derive(Zeroize, ZeroizeOnDrop)]
+///
+/// `Clone` serves [`AadPrefix`](super::AadPrefix): a state that has seen
+/// associated data only, before any IV, copied once per message. Both
+/// copies are zeroized on drop.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
 pub(crate) struct State {
     /// The counter block for the next keystream block.
     #[zeroize(skip)]
@@ -114,15 +118,25 @@ impl State {
     /// Y_0 from the IV (spec §2.3): IV ‖ 0^31 ‖ 1 for 96-bit IVs, otherwise
     /// GHASH(H, {}, IV). The IV must have passed [`check_iv`].
     pub(crate) fn start<K: Kernel>(kernel: &K, iv: &[u8]) -> State {
+        let mut state = State::with_tag_mask(&[0; 16]);
+        state.set_iv(kernel, iv);
+        state
+    }
+
+    /// Sets Y_0, E(K, Y_0) and the first counter from the IV. The GHASH
+    /// value does not depend on them, so this may come after associated
+    /// data (the fixed prefix of [`AadPrefix`](super::AadPrefix)), but
+    /// never after message data. The IV must have passed [`check_iv`].
+    pub(crate) fn set_iv<K: Kernel>(&mut self, kernel: &K, iv: &[u8]) {
+        debug_assert!(!self.in_text, "the IV is set before any message data");
         let (aes, ghash) = (kernel.aes(), kernel.ghash());
         let j0 = pre_counter(ghash, iv);
         let mut tag_mask = [j0];
         aes.encrypt_blocks(&mut tag_mask);
-        let mut state = State::with_tag_mask(&tag_mask[0]);
-        state.counter = j0;
-        incr32(&mut state.counter);
+        self.tag_mask = u128::from_ne_bytes(tag_mask[0]);
+        self.counter = j0;
+        incr32(&mut self.counter);
         tag_mask.zeroize();
-        state
     }
 
     /// Feeds associated data; all of it must come before the message.
