@@ -49,6 +49,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod analysis;
 #[allow(unsafe_code)] // AVX2 intrinsics; every unsafe block carries a SAFETY line.
 mod avx2;
 #[allow(unsafe_code)] // AVX-512 intrinsics; every unsafe block carries a SAFETY line.
