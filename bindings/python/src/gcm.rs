@@ -5,8 +5,9 @@
 //! rules are `cryptography`'s, not the wider ones of aekit's Rust API:
 //! keys of 128, 192 or 256 bits, nonces of 8 to 128 bytes, 16-byte tags,
 //! messages and associated data below 2^31 bytes. The computation is
-//! `aekit::AesGcm` in the fastest implementation this CPU runs; messages
-//! from `DEFAULT_THRESHOLD` (128 KiB) on are split across the cores.
+//! `aekit::AesGcm` in the fastest implementation this CPU runs; after
+//! `aekit.set_threads(0)`, messages from `DEFAULT_THRESHOLD` (128 KiB) on
+//! are split across the cores (`pool.rs`).
 
 use std::sync::Arc;
 

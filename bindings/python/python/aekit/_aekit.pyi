@@ -10,8 +10,8 @@ DETACH_FROM: Final[int]
 _Path = Union[str, "os.PathLike[str]"]
 
 def set_threads(threads: int) -> None:
-    """How many threads one large AES-GCM message may be split across:
-    1 keeps every message on the calling thread, 0 (the default) one per core."""
+    """How many threads one AES-GCM message of 128 KiB or more may be split
+    across: 1 (the default) the calling thread only, 0 one per core."""
 
 class AEAD:
     """The one-shot methods of AESGCM and AETHER (cryptography's AEAD
