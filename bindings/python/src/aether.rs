@@ -1,14 +1,17 @@
 //! `aekit.AETHER`: the AETHER AEAD (256-bit key, 128-bit nonce, 128-bit
 //! tag) with the interface of `cryptography`'s AEAD classes.
 
+use std::sync::Arc;
+
 use aekit::aether::{self, Aether as Inner};
 use aekit::gcm::Pool;
+use pyo3::PyClassInitializer;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
 
 use crate::buffers::Input;
-use crate::oneshot::{self, Aead, TAG_LEN};
+use crate::oneshot::{self, Aead, AeadBase, TAG_LEN};
 
 /// AETHER with a 256-bit key, in the fastest constant-time implementation
 /// this CPU runs. Nonces are 16 bytes and must never repeat under one key;
@@ -22,13 +25,15 @@ use crate::oneshot::{self, Aead, TAG_LEN};
 /// for a key (always empty, or one constant header), never where an
 /// attacker may choose how bytes are split between associated data and
 /// message. AES-GCM (`aekit.AESGCM`) has no such weakness.
-#[pyclass(frozen, module = "aekit", name = "AETHER")]
+#[pyclass(frozen, extends = AeadBase, module = "aekit", name = "AETHER")]
 pub struct Aether {
-    aether: Inner,
+    strategy: aether::Strategy,
 }
 
 impl Aead for Inner {
-    const SPLITS: bool = false;
+    fn splits(&self) -> bool {
+        false
+    }
 
     fn check_nonce(&self, nonce: &[u8]) -> PyResult<()> {
         if nonce.len() == aether::NONCE_LEN {
@@ -64,13 +69,15 @@ impl Aead for Inner {
 impl Aether {
     /// AETHER under `key`, a bytes-like object of 32 bytes.
     #[new]
-    fn new(key: &Bound<'_, PyAny>) -> PyResult<Aether> {
+    fn new(key: &Bound<'_, PyAny>) -> PyResult<PyClassInitializer<Aether>> {
         let key = Input::new(key, "key")?.to_secret(key.py())?;
         if key.len() != aether::KEY_LEN {
             return Err(PyValueError::new_err("AETHER key must be 256 bits."));
         }
         let aether = Inner::new(&key).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        Ok(Aether { aether })
+        let strategy = aether.strategy();
+        let base = AeadBase::new(Arc::new(aether));
+        Ok(PyClassInitializer::from(base).add_subclass(Aether { strategy }))
     }
 
     /// A new random 256-bit key.
@@ -79,67 +86,13 @@ impl Aether {
         oneshot::random_key(cls.py(), aether::KEY_LEN)
     }
 
-    /// Encrypts `data`, authenticating `associated_data` too (see the
-    /// class's warning), and returns ciphertext ‖ 16-byte tag.
-    #[pyo3(signature = (nonce, data, associated_data))]
-    fn encrypt<'py>(
-        &self,
-        py: Python<'py>,
-        nonce: &Bound<'py, PyAny>,
-        data: &Bound<'py, PyAny>,
-        associated_data: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
-        oneshot::encrypt(py, &self.aether, nonce, data, associated_data)
-    }
-
-    /// Verifies and decrypts ciphertext ‖ tag; raises `InvalidTag` on any
-    /// mismatch.
-    #[pyo3(signature = (nonce, data, associated_data))]
-    fn decrypt<'py>(
-        &self,
-        py: Python<'py>,
-        nonce: &Bound<'py, PyAny>,
-        data: &Bound<'py, PyAny>,
-        associated_data: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
-        oneshot::decrypt(py, &self.aether, nonce, data, associated_data)
-    }
-
-    /// `encrypt` into `buf` (exactly `len(data) + 16` bytes); returns the
-    /// number of bytes written.
-    #[pyo3(signature = (nonce, data, associated_data, buf))]
-    fn encrypt_into<'py>(
-        &self,
-        py: Python<'py>,
-        nonce: &Bound<'py, PyAny>,
-        data: &Bound<'py, PyAny>,
-        associated_data: Option<&Bound<'py, PyAny>>,
-        buf: &Bound<'py, PyAny>,
-    ) -> PyResult<usize> {
-        oneshot::encrypt_into(py, &self.aether, nonce, data, associated_data, buf)
-    }
-
-    /// `decrypt` into `buf` (exactly `len(data) - 16` bytes); returns the
-    /// number of bytes written. `buf` is untouched on `InvalidTag`.
-    #[pyo3(signature = (nonce, data, associated_data, buf))]
-    fn decrypt_into<'py>(
-        &self,
-        py: Python<'py>,
-        nonce: &Bound<'py, PyAny>,
-        data: &Bound<'py, PyAny>,
-        associated_data: Option<&Bound<'py, PyAny>>,
-        buf: &Bound<'py, PyAny>,
-    ) -> PyResult<usize> {
-        oneshot::decrypt_into(py, &self.aether, nonce, data, associated_data, buf)
-    }
-
     /// The implementation this key runs on (`avx512`, `avx2`, `portable`).
     #[getter]
     fn implementation(&self) -> &'static str {
-        self.aether.strategy().name()
+        self.strategy.name()
     }
 
     fn __repr__(&self) -> String {
-        format!("<aekit.AETHER ({})>", self.aether.strategy().name())
+        format!("<aekit.AETHER ({})>", self.strategy.name())
     }
 }

@@ -21,6 +21,7 @@ use pyo3::call::PyCallArgs;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use zeroize::Zeroizing;
 
 use crate::buffers::{Input, Output, detach_from};
 use crate::errors;
@@ -212,12 +213,43 @@ fn aead_for(key: &[u8]) -> PyResult<Aead> {
     })
 }
 
-/// The worker count: the one given, or one per core.
-fn threads(threads: Option<usize>) -> PyResult<usize> {
-    match threads {
-        Some(0) => Err(PyValueError::new_err("threads must be at least 1")),
-        Some(n) => Ok(n),
-        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+/// The arguments both whole-file functions take, checked: the key and
+/// the instantiation its length names, the context, the worker count (the
+/// one given, or one per core) and the opened source.
+struct Job {
+    key: Zeroizing<Vec<u8>>,
+    aead: Aead,
+    context: Vec<u8>,
+    threads: usize,
+    input: Stream,
+}
+
+impl Job {
+    fn new(
+        key: &Bound<'_, PyAny>,
+        src: &Bound<'_, PyAny>,
+        context: Option<&Bound<'_, PyAny>>,
+        threads: Option<usize>,
+    ) -> PyResult<Job> {
+        let py = key.py();
+        let key = Input::new(key, "key")?.to_secret(py)?;
+        let aead = aead_for(&key)?;
+        let context = Input::optional(context, "context")?
+            .to_cow(py)?
+            .into_owned();
+        let threads = match threads {
+            Some(0) => return Err(PyValueError::new_err("threads must be at least 1")),
+            Some(n) => n,
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
+        let input = Stream::open(src)?;
+        Ok(Job {
+            key,
+            aead,
+            context,
+            threads,
+            input,
+        })
     }
 }
 
@@ -238,18 +270,14 @@ pub fn encrypt_file(
     context: Option<&Bound<'_, PyAny>>,
     threads: Option<usize>,
 ) -> PyResult<u64> {
-    let key = Input::new(key, "key")?.to_secret(py)?;
-    let aead = aead_for(&key)?;
-    let context = Input::optional(context, "context")?.to_cow(py)?;
-    let threads = self::threads(threads)?;
-    let mut input = Stream::open(src)?;
+    let mut job = Job::new(key, src, context, threads)?;
     let mut sink = Sink::new(dst)?;
     let result = py.detach(|| {
         let salt = chunked::random_salt()?;
-        let (message_key, header) = chunked::seal_header(aead, &key, &context, &salt)?;
+        let (message_key, header) = chunked::seal_header(job.aead, &job.key, &job.context, &salt)?;
         let output = sink.writer();
         output.write_all(&header)?;
-        chunked::encrypt_parallel(&message_key, &mut input, output, threads)
+        chunked::encrypt_parallel(&message_key, &mut job.input, output, job.threads)
     });
     sink.finish(result).map_err(|e| errors::chunked(py, e))
 }
@@ -271,18 +299,15 @@ pub fn decrypt_file(
     context: Option<&Bound<'_, PyAny>>,
     threads: Option<usize>,
 ) -> PyResult<u64> {
-    let key = Input::new(key, "key")?.to_secret(py)?;
-    let aead = aead_for(&key)?;
-    let context = Input::optional(context, "context")?.to_cow(py)?;
-    let threads = self::threads(threads)?;
-    let mut input = Stream::open(src)?;
+    let mut job = Job::new(key, src, context, threads)?;
     // The header is checked before the destination is even created.
     let message_key = py
-        .detach(|| chunked::read_header(&mut input, aead, &key, &context))
+        .detach(|| chunked::read_header(&mut job.input, job.aead, &job.key, &job.context))
         .map_err(|e| errors::chunked(py, e))?;
     let mut sink = Sink::new(dst)?;
-    let result =
-        py.detach(|| chunked::decrypt_parallel(&message_key, &mut input, sink.writer(), threads));
+    let result = py.detach(|| {
+        chunked::decrypt_parallel(&message_key, &mut job.input, sink.writer(), job.threads)
+    });
     sink.finish(result).map_err(|e| errors::chunked(py, e))
 }
 

@@ -5,17 +5,19 @@
 //! rules are `cryptography`'s, not the wider ones of aekit's Rust API:
 //! keys of 128, 192 or 256 bits, nonces of 8 to 128 bytes, 16-byte tags,
 //! messages and associated data below 2^31 bytes. The computation is
-//! `aekit::AesGcm` in the fastest implementation this CPU runs; messages
-//! from `DEFAULT_THRESHOLD` (128 KiB) on are split across the cores.
+//! `aekit::AesGcm` in the fastest implementation this CPU runs; after
+//! `aekit.set_threads(0)`, messages from `DEFAULT_THRESHOLD` (128 KiB) on
+//! are split across the cores (`pool.rs`).
 
 use std::sync::Arc;
 
 use aekit::gcm::Pool;
+use pyo3::PyClassInitializer;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
 
-use crate::oneshot::{self, Aead, TAG_LEN};
+use crate::oneshot::{self, Aead, AeadBase, TAG_LEN};
 use crate::stream::{Decryptor, Encryptor};
 
 /// `cryptography`'s nonce lengths for AES-GCM, in bytes.
@@ -30,13 +32,15 @@ const NONCE_LENS: std::ops::RangeInclusive<usize> = 8..=128;
 /// `cryptography.exceptions.InvalidTag` when cryptography is installed) and
 /// releases nothing when the tag does not verify. Inputs of 2 KiB or more
 /// are processed with the GIL released.
-#[pyclass(frozen, module = "aekit", name = "AESGCM")]
+#[pyclass(frozen, extends = AeadBase, module = "aekit", name = "AESGCM")]
 pub struct AesGcm {
     gcm: Arc<aekit::AesGcm>,
 }
 
 impl Aead for aekit::AesGcm {
-    const SPLITS: bool = true;
+    fn splits(&self) -> bool {
+        true
+    }
 
     fn check_nonce(&self, nonce: &[u8]) -> PyResult<()> {
         if NONCE_LENS.contains(&nonce.len()) {
@@ -83,7 +87,7 @@ impl Aead for aekit::AesGcm {
 impl AesGcm {
     /// AES-GCM under `key`, a bytes-like object of 16, 24 or 32 bytes.
     #[new]
-    fn new(key: &Bound<'_, PyAny>) -> PyResult<AesGcm> {
+    fn new(key: &Bound<'_, PyAny>) -> PyResult<PyClassInitializer<AesGcm>> {
         let key = crate::buffers::Input::new(key, "key")?.to_secret(key.py())?;
         if ![16, 24, 32].contains(&key.len()) {
             return Err(PyValueError::new_err(
@@ -91,7 +95,9 @@ impl AesGcm {
             ));
         }
         let gcm = aekit::AesGcm::new(&key).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        Ok(AesGcm { gcm: Arc::new(gcm) })
+        let gcm = Arc::new(gcm);
+        let base = AeadBase::new(Arc::clone(&gcm) as Arc<dyn Aead>);
+        Ok(PyClassInitializer::from(base).add_subclass(AesGcm { gcm }))
     }
 
     /// A new random key of `bit_length` bits (128, 192 or 256).
@@ -106,76 +112,29 @@ impl AesGcm {
         oneshot::random_key(cls.py(), bit_length as usize / 8)
     }
 
-    /// Encrypts `data`, authenticating `associated_data` too (or nothing
-    /// when it is `None`), and returns ciphertext ‖ 16-byte tag.
-    #[pyo3(signature = (nonce, data, associated_data))]
-    fn encrypt<'py>(
-        &self,
-        py: Python<'py>,
-        nonce: &Bound<'py, PyAny>,
-        data: &Bound<'py, PyAny>,
-        associated_data: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
-        oneshot::encrypt(py, &*self.gcm, nonce, data, associated_data)
-    }
-
-    /// Verifies and decrypts ciphertext ‖ tag; raises `InvalidTag` if the
-    /// key, nonce, data or associated data is not the one encrypted.
-    #[pyo3(signature = (nonce, data, associated_data))]
-    fn decrypt<'py>(
-        &self,
-        py: Python<'py>,
-        nonce: &Bound<'py, PyAny>,
-        data: &Bound<'py, PyAny>,
-        associated_data: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
-        oneshot::decrypt(py, &*self.gcm, nonce, data, associated_data)
-    }
-
-    /// `encrypt` into `buf`, a writable buffer of exactly `len(data) + 16`
-    /// bytes; returns the number of bytes written.
-    #[pyo3(signature = (nonce, data, associated_data, buf))]
-    fn encrypt_into<'py>(
-        &self,
-        py: Python<'py>,
-        nonce: &Bound<'py, PyAny>,
-        data: &Bound<'py, PyAny>,
-        associated_data: Option<&Bound<'py, PyAny>>,
-        buf: &Bound<'py, PyAny>,
-    ) -> PyResult<usize> {
-        oneshot::encrypt_into(py, &*self.gcm, nonce, data, associated_data, buf)
-    }
-
-    /// `decrypt` into `buf`, a writable buffer of exactly `len(data) - 16`
-    /// bytes; returns the number of bytes written. `buf` is untouched when
-    /// the tag does not verify.
-    #[pyo3(signature = (nonce, data, associated_data, buf))]
-    fn decrypt_into<'py>(
-        &self,
-        py: Python<'py>,
-        nonce: &Bound<'py, PyAny>,
-        data: &Bound<'py, PyAny>,
-        associated_data: Option<&Bound<'py, PyAny>>,
-        buf: &Bound<'py, PyAny>,
-    ) -> PyResult<usize> {
-        oneshot::decrypt_into(py, &*self.gcm, nonce, data, associated_data, buf)
-    }
-
     /// Starts an on-line encryption under `nonce`, for messages that do
     /// not fit in memory or arrive in pieces.
-    fn encryptor(&self, py: Python<'_>, nonce: &Bound<'_, PyAny>) -> PyResult<Encryptor> {
+    fn encryptor<'py>(
+        &self,
+        py: Python<'py>,
+        nonce: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, Encryptor>> {
         let nonce = crate::buffers::Input::new(nonce, "nonce")?.to_cow(py)?;
         self.gcm.check_nonce(&nonce)?;
-        Encryptor::new(py, Arc::clone(&self.gcm), &nonce)
+        Bound::new(py, Encryptor::start(py, Arc::clone(&self.gcm), &nonce)?)
     }
 
     /// Starts an on-line decryption under `nonce`. **Its `update` returns
     /// plaintext before the tag is checked**: discard it unless
     /// `finalize_with_tag` succeeds.
-    fn decryptor(&self, py: Python<'_>, nonce: &Bound<'_, PyAny>) -> PyResult<Decryptor> {
+    fn decryptor<'py>(
+        &self,
+        py: Python<'py>,
+        nonce: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, Decryptor>> {
         let nonce = crate::buffers::Input::new(nonce, "nonce")?.to_cow(py)?;
         self.gcm.check_nonce(&nonce)?;
-        Decryptor::new(py, Arc::clone(&self.gcm), &nonce)
+        Bound::new(py, Decryptor::start(py, Arc::clone(&self.gcm), &nonce)?)
     }
 
     /// The implementation this key runs on, as `aekit info` names it

@@ -21,7 +21,9 @@ use pyo3::prelude::*;
 /// The native half of the `aekit` package.
 #[pymodule]
 fn _aekit(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<oneshot::AeadBase>()?;
     m.add_class::<gcm::AesGcm>()?;
+    m.add_class::<stream::Context>()?;
     m.add_class::<stream::Encryptor>()?;
     m.add_class::<stream::Decryptor>()?;
     m.add_class::<aether::Aether>()?;

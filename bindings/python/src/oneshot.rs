@@ -1,10 +1,10 @@
-//! The one-shot methods both AEAD classes share, written once:
-//! `encrypt`, `decrypt`, `encrypt_into` and `decrypt_into` with the
-//! argument order, the types, the checks (in `cryptography`'s order:
-//! nonce, then lengths, then the tag, then the buffer) and the exceptions
-//! of `cryptography`'s AEAD classes. Each class supplies the nonce rule and
-//! the in-place calls of the Rust API ([`Aead`]); the computation is
-//! aekit's.
+//! The one-shot methods both AEAD classes share, written once in their
+//! base class `aekit._aekit.AEAD` ([`AeadBase`]): `encrypt`, `decrypt`,
+//! `encrypt_into` and `decrypt_into` with the argument order, the types,
+//! the checks (in `cryptography`'s order: nonce, then lengths, then the
+//! tag, then the buffer) and the exceptions of `cryptography`'s AEAD
+//! classes. Each class supplies its key as an [`Aead`]: the nonce rule and
+//! the in-place calls of the Rust API, which does the computation.
 
 use std::sync::Arc;
 
@@ -24,9 +24,9 @@ pub const TAG_LEN: usize = 16;
 const MAX_LEN: usize = (1 << 31) - 1;
 
 /// What a class supplies: its nonce rule and aekit's in-place calls.
-pub trait Aead: Sync {
+pub trait Aead: Send + Sync {
     /// Whether a long message may be split across the shared [`Pool`].
-    const SPLITS: bool;
+    fn splits(&self) -> bool;
 
     /// `ValueError` unless the nonce has a length the class takes.
     fn check_nonce(&self, nonce: &[u8]) -> PyResult<()>;
@@ -54,8 +54,8 @@ pub trait Aead: Sync {
 
 /// The shared pool, for a class that splits and a message long enough.
 /// Taken with the GIL held (see `pool.rs` on `fork`).
-fn pool_for<A: Aead + ?Sized>(len: usize) -> Option<Arc<Pool>> {
-    (A::SPLITS && len >= DEFAULT_THRESHOLD)
+fn pool_for(aead: &dyn Aead, len: usize) -> Option<Arc<Pool>> {
+    (aead.splits() && len >= DEFAULT_THRESHOLD)
         .then(pool::shared)
         .flatten()
 }
@@ -68,9 +68,9 @@ struct Args<'a> {
 }
 
 impl<'a> Args<'a> {
-    fn new<A: Aead + ?Sized>(
+    fn new(
         py: Python<'_>,
-        aead: &A,
+        aead: &dyn Aead,
         nonce: &'a Bound<'_, PyAny>,
         data: &'a Bound<'_, PyAny>,
         aad: Option<&'a Bound<'_, PyAny>>,
@@ -94,12 +94,7 @@ impl<'a> Args<'a> {
 
     /// Encrypts the data into `out` (ciphertext ‖ tag, the data's length
     /// plus 16 bytes).
-    fn seal_into<A: Aead + ?Sized>(
-        &self,
-        py: Python<'_>,
-        aead: &A,
-        out: &mut [u8],
-    ) -> PyResult<()> {
+    fn seal_into(&self, py: Python<'_>, aead: &dyn Aead, out: &mut [u8]) -> PyResult<()> {
         let (nonce, aad) = (self.nonce.to_cow(py)?, self.aad.to_cow(py)?);
         let (text, tag_out) = out.split_at_mut(self.data.len());
         // `bytes` is immutable, so it is copied with the GIL released;
@@ -108,7 +103,7 @@ impl<'a> Args<'a> {
         if immutable.is_none() {
             self.data.copy_to(py, text)?;
         }
-        let pool = pool_for::<A>(text.len());
+        let pool = pool_for(aead, text.len());
         let tag = detach_from(py, self.work(), || {
             if let Some(data) = immutable {
                 text.copy_from_slice(data);
@@ -122,16 +117,11 @@ impl<'a> Args<'a> {
 
     /// Verifies and decrypts the data (ciphertext ‖ tag) into `out`, which
     /// is 16 bytes shorter than the data; `InvalidTag` on failure.
-    fn open_into<A: Aead + ?Sized>(
-        &self,
-        py: Python<'_>,
-        aead: &A,
-        out: &mut [u8],
-    ) -> PyResult<()> {
+    fn open_into(&self, py: Python<'_>, aead: &dyn Aead, out: &mut [u8]) -> PyResult<()> {
         let (nonce, aad) = (self.nonce.to_cow(py)?, self.aad.to_cow(py)?);
         let data = self.data.to_cow(py)?;
         let (ciphertext, tag) = data.split_at(out.len());
-        let pool = pool_for::<A>(out.len());
+        let pool = pool_for(aead, out.len());
         detach_from(py, self.work(), || {
             out.copy_from_slice(ciphertext);
             aead.open(pool.as_deref(), &nonce, &aad, out, tag)
@@ -149,77 +139,102 @@ impl<'a> Args<'a> {
     }
 }
 
-/// `encrypt(nonce, data, associated_data)`: ciphertext ‖ tag as `bytes`.
-pub fn encrypt<'py, A: Aead + ?Sized>(
-    py: Python<'py>,
-    aead: &A,
-    nonce: &Bound<'py, PyAny>,
-    data: &Bound<'py, PyAny>,
-    aad: Option<&Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyBytes>> {
-    let args = Args::new(py, aead, nonce, data, aad)?;
-    PyBytes::new_with(py, args.data.len() + TAG_LEN, |out| {
-        args.seal_into(py, aead, out)
-    })
+/// The base class of `AESGCM` and `AETHER`: their one-shot methods.
+#[pyclass(frozen, subclass, module = "aekit._aekit", name = "AEAD")]
+pub struct AeadBase {
+    aead: Arc<dyn Aead>,
 }
 
-/// `decrypt(nonce, data, associated_data)`: the plaintext as `bytes`, or
-/// `InvalidTag` and nothing.
-pub fn decrypt<'py, A: Aead + ?Sized>(
-    py: Python<'py>,
-    aead: &A,
-    nonce: &Bound<'py, PyAny>,
-    data: &Bound<'py, PyAny>,
-    aad: Option<&Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyBytes>> {
-    let args = Args::new(py, aead, nonce, data, aad)?;
-    let len = args.plaintext_len(py)?;
-    // On failure aekit has wiped `out` and the half-built object is freed.
-    PyBytes::new_with(py, len, |out| args.open_into(py, aead, out))
+impl AeadBase {
+    /// The base part of a class whose key is `aead`.
+    pub fn new(aead: Arc<dyn Aead>) -> AeadBase {
+        AeadBase { aead }
+    }
 }
 
-/// `encrypt_into(nonce, data, associated_data, buf)`: ciphertext ‖ tag
-/// written to `buf`, which must be exactly `len(data) + 16` bytes; returns
-/// that length.
-pub fn encrypt_into<'py, A: Aead + ?Sized>(
-    py: Python<'py>,
-    aead: &A,
-    nonce: &Bound<'py, PyAny>,
-    data: &Bound<'py, PyAny>,
-    aad: Option<&Bound<'py, PyAny>>,
-    buf: &Bound<'py, PyAny>,
-) -> PyResult<usize> {
-    let args = Args::new(py, aead, nonce, data, aad)?;
-    let out = Output::new(buf, "buf")?;
-    let len = args.data.len() + TAG_LEN;
-    out.require_exactly(len)?;
-    let mut sealed = vec![0u8; len];
-    args.seal_into(py, aead, &mut sealed)?;
-    out.write_prefix(buf, &sealed)?;
-    Ok(len)
-}
+#[pymethods]
+impl AeadBase {
+    /// Encrypts `data`, authenticating `associated_data` too (or nothing
+    /// when it is `None`), and returns ciphertext ‖ 16-byte tag.
+    #[pyo3(signature = (nonce, data, associated_data))]
+    fn encrypt<'py>(
+        &self,
+        py: Python<'py>,
+        nonce: &Bound<'py, PyAny>,
+        data: &Bound<'py, PyAny>,
+        associated_data: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let aead = &*self.aead;
+        let args = Args::new(py, aead, nonce, data, associated_data)?;
+        PyBytes::new_with(py, args.data.len() + TAG_LEN, |out| {
+            args.seal_into(py, aead, out)
+        })
+    }
 
-/// `decrypt_into(nonce, data, associated_data, buf)`: the plaintext written
-/// to `buf`, which must be exactly `len(data) - 16` bytes; returns that
-/// length. On `InvalidTag` the buffer is left as it was.
-pub fn decrypt_into<'py, A: Aead + ?Sized>(
-    py: Python<'py>,
-    aead: &A,
-    nonce: &Bound<'py, PyAny>,
-    data: &Bound<'py, PyAny>,
-    aad: Option<&Bound<'py, PyAny>>,
-    buf: &Bound<'py, PyAny>,
-) -> PyResult<usize> {
-    let args = Args::new(py, aead, nonce, data, aad)?;
-    let len = args.plaintext_len(py)?;
-    let out = Output::new(buf, "buf")?;
-    out.require_exactly(len)?;
-    // Decrypted apart and copied only once verified: the caller's buffer
-    // never holds unauthenticated plaintext.
-    let mut plain = Zeroizing::new(vec![0u8; len]);
-    args.open_into(py, aead, &mut plain)?;
-    out.write_prefix(buf, &plain)?;
-    Ok(len)
+    /// Verifies and decrypts ciphertext ‖ tag; raises `InvalidTag`, and
+    /// returns nothing, if the key, nonce, data or associated data is not
+    /// the one encrypted.
+    #[pyo3(signature = (nonce, data, associated_data))]
+    fn decrypt<'py>(
+        &self,
+        py: Python<'py>,
+        nonce: &Bound<'py, PyAny>,
+        data: &Bound<'py, PyAny>,
+        associated_data: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let aead = &*self.aead;
+        let args = Args::new(py, aead, nonce, data, associated_data)?;
+        let len = args.plaintext_len(py)?;
+        // On failure aekit has wiped `out` and the half-built object is freed.
+        PyBytes::new_with(py, len, |out| args.open_into(py, aead, out))
+    }
+
+    /// `encrypt` into `buf`, a writable buffer of exactly `len(data) + 16`
+    /// bytes; returns the number of bytes written.
+    #[pyo3(signature = (nonce, data, associated_data, buf))]
+    fn encrypt_into<'py>(
+        &self,
+        py: Python<'py>,
+        nonce: &Bound<'py, PyAny>,
+        data: &Bound<'py, PyAny>,
+        associated_data: Option<&Bound<'py, PyAny>>,
+        buf: &Bound<'py, PyAny>,
+    ) -> PyResult<usize> {
+        let aead = &*self.aead;
+        let args = Args::new(py, aead, nonce, data, associated_data)?;
+        let out = Output::new(buf, "buf")?;
+        let len = args.data.len() + TAG_LEN;
+        out.require_exactly(len)?;
+        let mut sealed = vec![0u8; len];
+        args.seal_into(py, aead, &mut sealed)?;
+        out.write_prefix(buf, &sealed)?;
+        Ok(len)
+    }
+
+    /// `decrypt` into `buf`, a writable buffer of exactly `len(data) - 16`
+    /// bytes; returns the number of bytes written. `buf` is untouched when
+    /// the tag does not verify.
+    #[pyo3(signature = (nonce, data, associated_data, buf))]
+    fn decrypt_into<'py>(
+        &self,
+        py: Python<'py>,
+        nonce: &Bound<'py, PyAny>,
+        data: &Bound<'py, PyAny>,
+        associated_data: Option<&Bound<'py, PyAny>>,
+        buf: &Bound<'py, PyAny>,
+    ) -> PyResult<usize> {
+        let aead = &*self.aead;
+        let args = Args::new(py, aead, nonce, data, associated_data)?;
+        let len = args.plaintext_len(py)?;
+        let out = Output::new(buf, "buf")?;
+        out.require_exactly(len)?;
+        // Decrypted apart and copied only once verified: the caller's
+        // buffer never holds unauthenticated plaintext.
+        let mut plain = Zeroizing::new(vec![0u8; len]);
+        args.open_into(py, aead, &mut plain)?;
+        out.write_prefix(buf, &plain)?;
+        Ok(len)
+    }
 }
 
 /// `generate_key`: `len` bytes from the operating system's generator.

@@ -1,9 +1,17 @@
 //! The worker threads that split one large AES-GCM message across cores
-//! (`aekit::gcm::Pool`), shared by every key of the process.
+//! (`aekit::gcm::Pool`), shared by every key of the process: an opt-in
+//! (`aekit.set_threads(0)` or `n`), as in the Rust library.
 //!
-//! Created on the first message long enough to be split (the pool's own
-//! threshold, [`aekit::gcm::DEFAULT_THRESHOLD`]), so programs that only
-//! encrypt short messages never start a thread.
+//! Why not by default: on an idle machine two cores encrypt 1 MiB in about
+//! half the time (docs/BENCHMARKS.md), but where the cores are busy with
+//! other processes a worker that is not scheduled holds up the message it
+//! took a slice of, and a 1 MiB call measured four to five times slower
+//! than on one thread (2-vCPU EPYC, load average 20). A drop-in must not do
+//! that behind the caller's back.
+//!
+//! The pool is created on the first message long enough to be split (the
+//! pool's own threshold, [`aekit::gcm::DEFAULT_THRESHOLD`]), so programs
+//! that only encrypt short messages never start a thread.
 //!
 //! `os.fork()` copies only the forking thread: in the child the pool's
 //! workers do not exist, and a call that waited on them would hang. So the
@@ -18,7 +26,8 @@ use aekit::gcm::Pool;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-/// The threads asked for (0: one per core), the pool, and the id of the
+/// The threads asked for (0: one per core; 1, the default: none), the
+/// pool, and the id of the
 /// process that made it.
 struct Shared {
     threads: usize,
@@ -26,7 +35,7 @@ struct Shared {
 }
 
 static SHARED: Mutex<Shared> = Mutex::new(Shared {
-    threads: 0,
+    threads: 1,
     pool: None,
 });
 
@@ -51,11 +60,11 @@ pub fn shared() -> Option<Arc<Pool>> {
     Some(pool)
 }
 
-/// Sets how many threads one large AES-GCM message may be split across:
-/// 1 keeps every message on the calling thread, 0 (the default) uses one
-/// thread per core. Splitting pays on an otherwise idle machine; where the
-/// cores are busy with other work, a descheduled worker delays the whole
-/// message, and 1 is the better choice.
+/// Sets how many threads one AES-GCM message of 128 KiB or more may be
+/// split across: 1 (the default) keeps every message on the calling
+/// thread, 0 uses one thread per core, `n` that many. Splitting pays on an
+/// otherwise idle machine; where the cores are busy with other work, a
+/// descheduled worker delays the whole message, and 1 is the better choice.
 #[pyfunction]
 pub fn set_threads(threads: usize) -> PyResult<()> {
     if threads > 1024 {

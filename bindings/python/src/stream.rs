@@ -12,6 +12,7 @@
 use std::sync::Arc;
 
 use aekit::AesGcm;
+use pyo3::PyClassInitializer;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -42,93 +43,93 @@ self_cell!(
     }
 );
 
-/// The two directions' in-place steps, so that `update` and
-/// `update_into` are written once.
-trait Step: Send {
+/// The state of a stream: one of the two directions.
+enum State {
+    Encrypt(EncryptCell),
+    Decrypt(DecryptCell),
+}
+
+impl State {
     /// Feeds associated data; `None` once finalized.
-    fn aad(&mut self, aad: &[u8]) -> Option<Result<(), aekit::Error>>;
+    fn aad(&mut self, aad: &[u8]) -> Option<Result<(), aekit::Error>> {
+        match self {
+            State::Encrypt(c) => c.with_dependent_mut(|_, e| e.as_mut().map(|e| e.update_aad(aad))),
+            State::Decrypt(c) => c.with_dependent_mut(|_, d| d.as_mut().map(|d| d.update_aad(aad))),
+        }
+    }
+
     /// Processes the next piece in place; `None` once finalized.
-    fn crypt(&mut self, buf: &mut [u8]) -> Option<Result<(), aekit::Error>>;
-    /// Whether the message has ended.
-    fn finalized(&self) -> bool;
-}
-
-impl Step for EncryptCell {
-    fn aad(&mut self, aad: &[u8]) -> Option<Result<(), aekit::Error>> {
-        self.with_dependent_mut(|_, e| e.as_mut().map(|e| e.update_aad(aad)))
-    }
     fn crypt(&mut self, buf: &mut [u8]) -> Option<Result<(), aekit::Error>> {
-        self.with_dependent_mut(|_, e| e.as_mut().map(|e| e.update(buf)))
+        match self {
+            State::Encrypt(c) => c.with_dependent_mut(|_, e| e.as_mut().map(|e| e.update(buf))),
+            State::Decrypt(c) => c.with_dependent_mut(|_, d| d.as_mut().map(|d| d.update(buf))),
+        }
     }
-    fn finalized(&self) -> bool {
-        self.borrow_dependent().is_none()
+
+    /// Runs the next piece into `out`, as long as the piece.
+    fn step_into(&mut self, py: Python<'_>, data: &Input<'_>, out: &mut [u8]) -> PyResult<()> {
+        data.copy_to(py, out)?;
+        match detach_from(py, out.len(), || self.crypt(out)) {
+            None => Err(errors::already_finalized(py)),
+            Some(r) => r.map_err(|e| errors::aead(py, e)),
+        }
     }
 }
 
-impl Step for DecryptCell {
-    fn aad(&mut self, aad: &[u8]) -> Option<Result<(), aekit::Error>> {
-        self.with_dependent_mut(|_, d| d.as_mut().map(|d| d.update_aad(aad)))
-    }
-    fn crypt(&mut self, buf: &mut [u8]) -> Option<Result<(), aekit::Error>> {
-        self.with_dependent_mut(|_, d| d.as_mut().map(|d| d.update(buf)))
-    }
-    fn finalized(&self) -> bool {
-        self.borrow_dependent().is_none()
-    }
+/// The base class of the AES-GCM streams: the steps both directions take.
+#[pyclass(subclass, module = "aekit._aekit", name = "AESGCMContext")]
+pub struct Context {
+    state: State,
 }
 
-/// `authenticate_additional_data(data)`.
-fn step_aad<S: Step>(py: Python<'_>, s: &mut S, data: &Bound<'_, PyAny>) -> PyResult<()> {
-    let data = Input::new(data, "data")?;
-    let data = data.to_cow(py)?;
-    match detach_from(py, data.len(), || s.aad(&data)) {
-        None => Err(errors::already_finalized(py)),
-        Some(r) => r.map_err(|e| errors::aead(py, e)),
+#[pymethods]
+impl Context {
+    /// Authenticates `data` without encrypting it; all of it must come
+    /// before the first `update` (else `AlreadyUpdated`).
+    fn authenticate_additional_data(
+        &mut self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let data = Input::new(data, "data")?.to_cow(py)?;
+        match detach_from(py, data.len(), || self.state.aad(&data)) {
+            None => Err(errors::already_finalized(py)),
+            Some(r) => r.map_err(|e| errors::aead(py, e)),
+        }
     }
-}
 
-/// Runs the next piece through `s` into `out`, as long as the piece.
-fn step_into<S: Step>(py: Python<'_>, s: &mut S, data: &Input<'_>, out: &mut [u8]) -> PyResult<()> {
-    if s.finalized() {
-        return Err(errors::already_finalized(py));
+    /// Processes the next piece of the message and returns it. When
+    /// decrypting, **it is not yet authenticated**.
+    fn update<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let data = Input::new(data, "data")?;
+        PyBytes::new_with(py, data.len(), |out| self.state.step_into(py, &data, out))
     }
-    data.copy_to(py, out)?;
-    match detach_from(py, out.len(), || s.crypt(out)) {
-        None => Err(errors::already_finalized(py)),
-        Some(r) => r.map_err(|e| errors::aead(py, e)),
-    }
-}
 
-/// `update(data)`: the processed piece as `bytes`.
-fn step_update<'py, S: Step>(
-    py: Python<'py>,
-    s: &mut S,
-    data: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyBytes>> {
-    let data = Input::new(data, "data")?;
-    PyBytes::new_with(py, data.len(), |out| step_into(py, s, &data, out))
-}
-
-/// `update_into(data, buf)`: the processed piece written to the start of
-/// `buf`, which must hold at least `len(data)` bytes; returns `len(data)`.
-fn step_update_into<S: Step>(
-    py: Python<'_>,
-    s: &mut S,
-    data: &Bound<'_, PyAny>,
-    buf: &Bound<'_, PyAny>,
-) -> PyResult<usize> {
-    let data = Input::new(data, "data")?;
-    let out = Output::new(buf, "buf")?;
-    if out.len() < data.len() {
-        return Err(PyValueError::new_err(format!(
-            "buffer must be at least {} bytes for this payload",
-            data.len()
-        )));
+    /// Processes the next piece into the start of `buf` (at least
+    /// `len(data)` bytes); returns the number of bytes written.
+    fn update_into(
+        &mut self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        buf: &Bound<'_, PyAny>,
+    ) -> PyResult<usize> {
+        let data = Input::new(data, "data")?;
+        let out = Output::new(buf, "buf")?;
+        if out.len() < data.len() {
+            return Err(PyValueError::new_err(format!(
+                "buffer must be at least {} bytes for this payload",
+                data.len()
+            )));
+        }
+        let mut piece = zeroize::Zeroizing::new(vec![0u8; data.len()]);
+        self.state.step_into(py, &data, &mut piece)?;
+        out.write_prefix(buf, &piece)?;
+        Ok(piece.len())
     }
-    let mut piece = zeroize::Zeroizing::new(vec![0u8; data.len()]);
-    step_into(py, s, &data, &mut piece)?;
-    out.write_prefix(buf, &piece)?;
-    Ok(piece.len())
 }
 
 /// An AES-GCM encryption in progress (from `AESGCM.encryptor(nonce)`).
@@ -137,63 +138,44 @@ fn step_update_into<S: Step>(
 /// the message in pieces of any size (`update`); `finalize()` ends it and
 /// `tag` is then the 16-byte tag. The ciphertext equals that of the
 /// one-shot `encrypt` for any split.
-#[pyclass(module = "aekit", name = "AESGCMEncryptor")]
+#[pyclass(extends = Context, module = "aekit", name = "AESGCMEncryptor")]
 pub struct Encryptor {
-    cell: EncryptCell,
     tag: Option<[u8; TAG_LEN]>,
 }
 
 impl Encryptor {
-    pub fn new(py: Python<'_>, gcm: Arc<AesGcm>, nonce: &[u8]) -> PyResult<Encryptor> {
+    pub fn start(
+        py: Python<'_>,
+        gcm: Arc<AesGcm>,
+        nonce: &[u8],
+    ) -> PyResult<PyClassInitializer<Encryptor>> {
         let cell = EncryptCell::try_new(gcm, |gcm| gcm.encryptor(nonce).map(Some))
             .map_err(|e| errors::aead(py, e))?;
-        Ok(Encryptor { cell, tag: None })
+        let base = Context {
+            state: State::Encrypt(cell),
+        };
+        Ok(PyClassInitializer::from(base).add_subclass(Encryptor { tag: None }))
     }
 }
 
 #[pymethods]
 impl Encryptor {
-    /// Authenticates `data` without encrypting it; all of it must come
-    /// before the first `update`.
-    fn authenticate_additional_data(
-        &mut self,
-        py: Python<'_>,
-        data: &Bound<'_, PyAny>,
-    ) -> PyResult<()> {
-        step_aad(py, &mut self.cell, data)
-    }
-
-    /// Encrypts the next piece of the message.
-    fn update<'py>(
-        &mut self,
-        py: Python<'py>,
-        data: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
-        step_update(py, &mut self.cell, data)
-    }
-
-    /// Encrypts the next piece into `buf` (at least `len(data)` bytes);
-    /// returns the number of bytes written.
-    fn update_into(
-        &mut self,
-        py: Python<'_>,
-        data: &Bound<'_, PyAny>,
-        buf: &Bound<'_, PyAny>,
-    ) -> PyResult<usize> {
-        step_update_into(py, &mut self.cell, data, buf)
-    }
-
     /// Ends the message; returns `b""` (GCM holds nothing back). The tag
     /// is then in `tag`.
-    fn finalize<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let tag = self
-            .cell
-            .with_dependent_mut(|_, e| e.take().map(|e| e.finish(TAG_LEN)))
+    fn finalize<'py>(
+        mut slf: PyRefMut<'py, Self>,
+        py: Python<'py>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let finished = match &mut slf.as_super().state {
+            State::Encrypt(c) => c.with_dependent_mut(|_, e| e.take().map(|e| e.finish(TAG_LEN))),
+            State::Decrypt(_) => None,
+        };
+        let tag = finished
             .ok_or_else(|| errors::already_finalized(py))?
             .map_err(|e| errors::aead(py, e))?;
         let mut bytes = [0u8; TAG_LEN];
         bytes.copy_from_slice(tag.as_bytes());
-        self.tag = Some(bytes);
+        slf.tag = Some(bytes);
         Ok(PyBytes::new(py, b""))
     }
 
@@ -213,54 +195,30 @@ impl Encryptor {
 /// returns may be acted on, stored or shown until `finalize_with_tag`
 /// returns; if that raises `InvalidTag`, discard all of it. Prefer the
 /// one-shot `AESGCM.decrypt` when the message fits in memory.
-#[pyclass(module = "aekit", name = "AESGCMDecryptor")]
-pub struct Decryptor {
-    cell: DecryptCell,
-}
+#[pyclass(extends = Context, module = "aekit", name = "AESGCMDecryptor")]
+pub struct Decryptor {}
 
 impl Decryptor {
-    pub fn new(py: Python<'_>, gcm: Arc<AesGcm>, nonce: &[u8]) -> PyResult<Decryptor> {
+    pub fn start(
+        py: Python<'_>,
+        gcm: Arc<AesGcm>,
+        nonce: &[u8],
+    ) -> PyResult<PyClassInitializer<Decryptor>> {
         let cell = DecryptCell::try_new(gcm, |gcm| gcm.decryptor(nonce).map(Some))
             .map_err(|e| errors::aead(py, e))?;
-        Ok(Decryptor { cell })
+        let base = Context {
+            state: State::Decrypt(cell),
+        };
+        Ok(PyClassInitializer::from(base).add_subclass(Decryptor {}))
     }
 }
 
 #[pymethods]
 impl Decryptor {
-    /// Authenticates `data`; all of it must come before the first `update`.
-    fn authenticate_additional_data(
-        &mut self,
-        py: Python<'_>,
-        data: &Bound<'_, PyAny>,
-    ) -> PyResult<()> {
-        step_aad(py, &mut self.cell, data)
-    }
-
-    /// Decrypts the next piece. **Not yet authenticated.**
-    fn update<'py>(
-        &mut self,
-        py: Python<'py>,
-        data: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
-        step_update(py, &mut self.cell, data)
-    }
-
-    /// Decrypts the next piece into `buf` (at least `len(data)` bytes);
-    /// returns the number of bytes written. **Not yet authenticated.**
-    fn update_into(
-        &mut self,
-        py: Python<'_>,
-        data: &Bound<'_, PyAny>,
-        buf: &Bound<'_, PyAny>,
-    ) -> PyResult<usize> {
-        step_update_into(py, &mut self.cell, data, buf)
-    }
-
     /// Ends the message and checks `tag` (16 bytes) in constant time;
     /// returns `b""`, or raises `InvalidTag`.
     fn finalize_with_tag<'py>(
-        &mut self,
+        mut slf: PyRefMut<'py, Self>,
         py: Python<'py>,
         tag: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
@@ -275,8 +233,11 @@ impl Decryptor {
                 "Authentication tag cannot be more than {TAG_LEN} bytes."
             )));
         }
-        self.cell
-            .with_dependent_mut(|_, d| d.take().map(|d| d.finish(&tag)))
+        let finished = match &mut slf.as_super().state {
+            State::Decrypt(c) => c.with_dependent_mut(|_, d| d.take().map(|d| d.finish(&tag))),
+            State::Encrypt(_) => None,
+        };
+        finished
             .ok_or_else(|| errors::already_finalized(py))?
             .map_err(|e| errors::aead(py, e))?;
         Ok(PyBytes::new(py, b""))

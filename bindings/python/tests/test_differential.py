@@ -95,4 +95,4 @@ def test_large_messages_split_across_threads_match():
                 assert sealed == theirs.encrypt(nonce, message, b"aad")
                 assert ours.decrypt(nonce, sealed, b"aad") == message
     finally:
-        aekit.set_threads(0)
+        aekit.set_threads(1)
