@@ -292,10 +292,12 @@ fn main() -> ExitCode {
         // full disk). The commands write through `io::Write` and report
         // that as an exit status; this catches whatever still prints with
         // `println!` (the benchmark tables), with the same outcome.
-        if let Some(e) = info
-            .payload_as_str()
-            .and_then(|p| p.strip_prefix("failed printing to stdout: "))
-        {
+        let payload = info.payload();
+        let text = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied());
+        if let Some(e) = text.and_then(|p| p.strip_prefix("failed printing to stdout: ")) {
             output::remove_pending_files();
             if e.starts_with("Broken pipe") {
                 std::process::exit(Exit::BrokenPipe as i32);
