@@ -144,20 +144,7 @@ pub fn run(out: &mut dyn Write) -> io::Result<()> {
             "  capped by AEKIT_KERNEL={cap} (vaes-avx512, vaes-avx2, ni-clmul, pair, portable)"
         )?;
     }
-    match aekit::keystream::device_info(0) {
-        Ok(gpu) => writeln!(
-            out,
-            "GPU: {} (compute capability {}.{}, {} multiprocessors, {} MiB), CUDA driver {}.{}: the GPU keystream producer is usable",
-            gpu.name,
-            gpu.compute_capability.0,
-            gpu.compute_capability.1,
-            gpu.multiprocessors,
-            gpu.memory_bytes >> 20,
-            gpu.driver_version / 1000,
-            gpu.driver_version % 1000 / 10
-        )?,
-        Err(e) => writeln!(out, "GPU: none usable ({e})")?,
-    }
+    gpu(out)?;
     writeln!(out, "File format: C2SP chunked encryption, 16 KiB chunks")?;
     for aead in Aead::ALL {
         writeln!(
@@ -169,4 +156,32 @@ pub fn run(out: &mut dyn Write) -> io::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// The GPU line: the device the GPU keystream producer would use.
+#[cfg(feature = "gpu")]
+fn gpu(out: &mut dyn Write) -> io::Result<()> {
+    match aekit::keystream::device_info(0) {
+        Ok(gpu) => writeln!(
+            out,
+            "GPU: {} (compute capability {}.{}, {} multiprocessors, {} MiB), CUDA driver {}.{}: the GPU keystream producer is usable",
+            gpu.name,
+            gpu.compute_capability.0,
+            gpu.compute_capability.1,
+            gpu.multiprocessors,
+            gpu.memory_bytes >> 20,
+            gpu.driver_version / 1000,
+            gpu.driver_version % 1000 / 10
+        ),
+        Err(e) => writeln!(out, "GPU: none usable ({e})"),
+    }
+}
+
+/// The GPU line of a build without the GPU producer.
+#[cfg(not(feature = "gpu"))]
+fn gpu(out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "GPU: not in this build (the GPU keystream producer is feature `gpu`)"
+    )
 }

@@ -13,6 +13,10 @@
 //! aekit bench --suite seeds|peers|cores [--quick] [--json out.json] [--plot dir]
 //! ```
 //!
+//! `bench` (and the peers, plots and GPU code only it needs) is the default
+//! feature `bench`; `--no-default-features` builds the encryption tool
+//! alone.
+//!
 //! Every failure is one line on stderr and an exit status of its own
 //! ([`Exit`]); the table is in `aekit --help`. A write error anywhere,
 //! standard output included, is a failure, never a success or a panic; a
@@ -23,6 +27,7 @@
 //! (`output.rs`).
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "bench")]
 mod bench;
 mod info;
 mod output;
@@ -42,6 +47,7 @@ use zeroize::Zeroize;
 use output::{Options, Output};
 
 /// Counts heap bytes, for `aekit bench` (the blog table's heap column).
+#[cfg(feature = "bench")]
 #[global_allocator]
 static ALLOCATOR: aekit_harness::CountingAlloc = aekit_harness::CountingAlloc;
 
@@ -195,6 +201,7 @@ enum Command {
     /// Run the built-in known-answer tests on every available strategy.
     Selftest,
     /// Re-measure the seed papers' tables on this machine (markdown, JSON, plots).
+    #[cfg(feature = "bench")]
     Bench(bench::Args),
 }
 
@@ -332,6 +339,7 @@ fn main() -> ExitCode {
         },
         Command::Info => info::run(&mut io::stdout().lock()).map_err(Failure::stdout),
         Command::Selftest => selftest::run(),
+        #[cfg(feature = "bench")]
         Command::Bench(args) => bench::run(&args).map_err(|e| Failure::new(Exit::Failure, e)),
     };
     match result {

@@ -1,6 +1,7 @@
 //! `aekit bench --suite seeds --quick --json`: every table and every row
 //! the seeds' tables name is in the JSON (timings are not checked: tests
 //! are not benchmarks).
+#![cfg(feature = "bench")]
 
 use std::process::Command;
 
