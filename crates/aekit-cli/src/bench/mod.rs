@@ -153,9 +153,32 @@ pub(crate) struct Report {
     pub(crate) series: Vec<(String, Vec<(f64, f64)>)>,
 }
 
+/// Checks, before anything is measured, that `--json` and `--plot` can be
+/// written: a mistyped path must not cost a whole run. The JSON file is
+/// opened for appending (not emptied) and the plot directory created, with
+/// a probe file written and removed in it.
+fn check_outputs(args: &Args) -> Result<(), String> {
+    if let Some(path) = &args.json {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| format!("--json {}: {e}", path.display()))?;
+    }
+    if let Some(dir) = &args.plot {
+        let probe = dir.join(".aekit-bench-probe");
+        std::fs::create_dir_all(dir)
+            .and_then(|()| std::fs::write(&probe, b""))
+            .and_then(|()| std::fs::remove_file(&probe))
+            .map_err(|e| format!("--plot {}: {e}", dir.display()))?;
+    }
+    Ok(())
+}
+
 /// Runs `aekit bench`; an error is one line for stderr.
 pub fn run(args: &Args) -> Result<(), String> {
     if args.suite == "gpu" {
+        check_outputs(args)?;
         return gpu::run(args.quick);
     }
     if args.suite == "ct" {
@@ -184,6 +207,7 @@ pub fn run(args: &Args) -> Result<(), String> {
             names.join(", ")
         ));
     };
+    check_outputs(args)?;
     let effort = if args.quick {
         Effort {
             rounds: 3,
