@@ -41,6 +41,12 @@ pub enum Error {
     /// A fill request waited in the GPU service's queue past its deadline
     /// and was refused unserved (the pipeline computes the range inline).
     GpuStarved,
+    /// A range of counter blocks runs past the last linear index of its
+    /// counter space (2^64 − 1), where counters would wrap and repeat.
+    CounterOverflow,
+    /// A keystream producer panicked; the pipeline stopped using it and
+    /// computes every packet's keystream inline.
+    ProducerPanicked,
 }
 
 impl fmt::Display for Error {
@@ -84,6 +90,10 @@ impl fmt::Display for Error {
                 write!(f, "GPU operation failed: {what} (CUDA error {code})")
             }
             Error::GpuStarved => f.write_str("GPU fill request starved in the service queue"),
+            Error::CounterOverflow => {
+                f.write_str("counter range runs past the end of the counter space (2^64 blocks)")
+            }
+            Error::ProducerPanicked => f.write_str("the keystream producer panicked"),
         }
     }
 }
