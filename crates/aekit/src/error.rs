@@ -76,6 +76,13 @@ pub enum Error {
     NonceSequenceExhausted,
     /// The operating system's random number generator failed.
     RandomSourceFailed,
+
+    /// A range of counter blocks runs past the last linear index of its
+    /// counter space (2^64 − 1), where counters would wrap and repeat.
+    CounterOverflow,
+    /// A keystream producer panicked; the pipeline stopped using it and
+    /// computes every packet's keystream inline.
+    ProducerPanicked,
 }
 
 impl fmt::Display for Error {
@@ -151,6 +158,11 @@ impl fmt::Display for Error {
             Error::RandomSourceFailed => {
                 f.write_str("the operating system's random number generator failed")
             }
+
+            Error::CounterOverflow => {
+                f.write_str("counter range runs past the end of the counter space (2^64 blocks)")
+            }
+            Error::ProducerPanicked => f.write_str("the keystream producer panicked"),
         }
     }
 }

@@ -8,8 +8,8 @@ mod common;
 mod netsim;
 
 use aekit::esp::{
-    Config, Delivered, Error, Implementation, KeystreamSource, NonceFormat, Outgoing, PipelineConfig,
-    Sa, SaSet, spi_of, worker_for,
+    Config, Delivered, Error, Implementation, KeystreamSource, NonceFormat, Outgoing,
+    PipelineConfig, Sa, SaSet, spi_of, worker_for,
 };
 use aekit::gcm::Class;
 use aekit::keystream::Schedule;
@@ -48,7 +48,12 @@ fn seal_in_place(sa: &mut Sa, payload: &[u8], nh: u8, extra: usize) -> Result<Ve
     let sealed = sa.encapsulate_in_place(&mut buf, head..head + payload.len(), nh)?;
     assert_eq!(sealed.packet.start, extra);
     assert_eq!(sealed.packet.end, buf.len() - extra);
-    assert!(buf[..extra].iter().chain(&buf[buf.len() - extra..]).all(|&b| b == 0xee));
+    assert!(
+        buf[..extra]
+            .iter()
+            .chain(&buf[buf.len() - extra..])
+            .all(|&b| b == 0xee)
+    );
     Ok(buf[sealed.packet].to_vec())
 }
 
@@ -71,7 +76,10 @@ fn default_kernel_and_in_place_equal_the_pair_path() {
     let candidates = [
         (Implementation::Best, KeystreamSource::Inline),
         (Implementation::Best, piped()),
-        (Implementation::Class(Class::Portable), KeystreamSource::Inline),
+        (
+            Implementation::Class(Class::Portable),
+            KeystreamSource::Inline,
+        ),
         (TABLES, KeystreamSource::Inline),
     ];
     for key_len in [16, 24, 32] {
@@ -270,10 +278,12 @@ fn bursts_and_workers_deliver_what_single_packets_deliver() {
 
             // The senders' packets, SAs interleaved, sealed in bursts.
             let mut senders: Vec<Sa> = spis.iter().map(|&s| sa(s)).collect();
-            let payloads: Vec<Vec<u8>> = (0..2000).map(|_| {
-                let len = rng.below(1400);
-                rng.bytes(len)
-            }).collect();
+            let payloads: Vec<Vec<u8>> = (0..2000)
+                .map(|_| {
+                    let len = rng.below(1400);
+                    rng.bytes(len)
+                })
+                .collect();
             let mut packets = Vec::new();
             let mut results = Vec::new();
             for (n, chunk) in payloads.chunks(32).enumerate() {
@@ -286,7 +296,11 @@ fn bursts_and_workers_deliver_what_single_packets_deliver() {
                 let mut burst: Vec<Outgoing<'_>> = bufs
                     .iter_mut()
                     .zip(chunk)
-                    .map(|(buf, p)| Outgoing { buf, payload: head..head + p.len(), next_header: 4 })
+                    .map(|(buf, p)| Outgoing {
+                        buf,
+                        payload: head..head + p.len(),
+                        next_header: 4,
+                    })
                     .collect();
                 sender.encapsulate_burst(&mut burst, &mut results);
                 for (buf, result) in bufs.iter().zip(&results) {
@@ -370,7 +384,10 @@ fn bursts_and_workers_deliver_what_single_packets_deliver() {
             for &s in &spis {
                 sets[worker_for(s, workers)].insert(sa(s)).unwrap();
             }
-            assert!(sets.iter().all(|set| !set.is_empty()), "both workers own SAs");
+            assert!(
+                sets.iter().all(|set| !set.is_empty()),
+                "both workers own SAs"
+            );
             let queues: Vec<Vec<usize>> = (0..workers)
                 .map(|w| {
                     (0..arrivals.len())
@@ -394,7 +411,9 @@ fn bursts_and_workers_deliver_what_single_packets_deliver() {
                                     let mut burst: Vec<&mut [u8]> =
                                         bytes.iter_mut().map(|b| &mut b[..]).collect();
                                     set.decapsulate_burst(&mut burst, &mut results);
-                                    for ((&i, r), b) in chunk.iter().zip(results.drain(..)).zip(&bytes) {
+                                    for ((&i, r), b) in
+                                        chunk.iter().zip(results.drain(..)).zip(&bytes)
+                                    {
                                         out.push((i, outcome(r, b)));
                                     }
                                 }

@@ -75,23 +75,24 @@
 //! aekit's ([`Error`] wraps [`crate::Error`] instead: replay and sequence
 //! exhaustion are ESP's alone).
 
+pub mod burst;
 #[cfg(test)]
 mod exhaustion_tests;
-pub mod burst;
 pub mod replay;
 
 pub use burst::{Outgoing, SaSet, spi_of, worker_for};
 
 use core::fmt;
+use core::num::NonZeroU32;
 use core::ops::Range;
 
 use zeroize::Zeroize;
 
 use crate::aes::Block;
+use crate::gcm::Class;
 use crate::keystream::{
     CounterSpace, CpuProducer, KeystreamProducer, Pipeline, PipelineStats, Schedule,
 };
-use crate::gcm::Class;
 use crate::{AesGcm, aes, ghash};
 use replay::{Refusal, ReplayWindow};
 
@@ -331,8 +332,9 @@ pub struct Sa {
     window: ReplayWindow,
     outbound: Lane,
     inbound: Lane,
-    /// Counter blocks per packet of `max_payload` (0 without a pipeline).
-    slot_blocks: u64,
+    /// Counter blocks per packet of `max_payload` (`None` without a
+    /// pipeline).
+    slot_blocks: Option<NonZeroU32>,
 }
 
 impl Sa {
@@ -380,7 +382,7 @@ impl Sa {
         let producer_aes = gcm.strategies().0;
         let inline = CpuProducer::new(producer_aes, key)?;
         let (outbound, inbound, slot_blocks) = match config.keystream {
-            KeystreamSource::Inline => (Lane::Idle(None), Lane::Idle(None), 0),
+            KeystreamSource::Inline => (Lane::Idle(None), Lane::Idle(None), None),
             KeystreamSource::Pipeline(p) => {
                 if p.buffer_packets == 0 || p.history_packets > p.buffer_packets {
                     return Err(Error::InvalidConfig(
@@ -397,10 +399,16 @@ impl Sa {
                         Box::new(CpuProducer::new(producer_aes, key)?),
                     ],
                 };
+                // At most 4 098 blocks for 64 KiB, at least 2 (Y_0 and the
+                // trailer): always a valid RFC 4106 block count.
+                let slot = u32::try_from(blocks_for(p.max_payload))
+                    .ok()
+                    .and_then(NonZeroU32::new)
+                    .ok_or(Error::InvalidConfig("max_payload"))?;
                 (
                     Lane::Idle(Some(outbound)),
                     Lane::Idle(Some(inbound)),
-                    blocks_for(p.max_payload) as u64,
+                    Some(slot),
                 )
             }
         };
@@ -613,7 +621,14 @@ impl Sa {
         head[4..8].copy_from_slice(&(seq as u32).to_be_bytes());
         head[8..].copy_from_slice(&next.iv[..self.iv_len()]);
         let (aad, aad_len) = self.aad(seq);
-        self.crypt(Way::Out, &head[8..], seq, &aad[..aad_len], body, Icv::Seal(icv))?;
+        self.crypt(
+            Way::Out,
+            &head[8..],
+            seq,
+            &aad[..aad_len],
+            body,
+            Icv::Seal(icv),
+        )?;
         self.last_sent = seq;
         self.next_position = next.position_after;
         Ok(seq)
@@ -641,7 +656,7 @@ impl Sa {
             NonceFormat::ContinuousCounter => {
                 let blocks = blocks_for_body(body_len) as u64;
                 let mut first = self.next_position;
-                if (first & 0xffff_ffff) + blocks > 1 << 32 {
+                if crosses_incr32_wrap(first, blocks) {
                     first = (first | 0xffff_ffff)
                         .checked_add(1)
                         .ok_or(Error::SequenceExhausted)?;
@@ -671,11 +686,16 @@ impl Sa {
         if body_len % 4 != 0 {
             return Err(Error::Malformed("ciphertext not a multiple of 4 bytes"));
         }
-        let spi = u32::from_be_bytes(packet[..4].try_into().expect("4 bytes"));
+        // At least header + 4 + ICV bytes long: the SPI and the sequence
+        // number are there.
+        let [s0, s1, s2, s3, l0, l1, l2, l3, ..] = *packet else {
+            return Err(Error::Malformed("shorter than header, trailer and ICV"));
+        };
+        let spi = u32::from_be_bytes([s0, s1, s2, s3]);
         if spi != self.config.spi {
             return Err(Error::UnknownSpi(spi));
         }
-        let low = u32::from_be_bytes(packet[4..8].try_into().expect("4 bytes"));
+        let low = u32::from_be_bytes([l0, l1, l2, l3]);
         let seq = if self.config.extended_sequence_numbers {
             self.window
                 .infer_esn(low)
@@ -687,8 +707,23 @@ impl Sa {
             Refusal::Duplicate => Error::Replay(seq),
             Refusal::Stale => Error::Stale(seq),
         })?;
-        if self.config.nonce == NonceFormat::ContinuousCounter && packet[8..12] != [0; 4] {
-            return Err(Error::Malformed("continuous counter beyond 2^64"));
+        let iv = &packet[8..header];
+        if self.config.nonce == NonceFormat::ContinuousCounter {
+            // What a sender never makes: a counter beyond 2^64, or a packet
+            // whose counters would wrap (incr32, or the 64-bit index): its
+            // keystream would not be GCM's, and near 2^64 it would not
+            // even have a range to compute.
+            let blocks = blocks_for_body(body_len) as u64;
+            match continuous_first(iv) {
+                None => return Err(Error::Malformed("continuous counter beyond 2^64")),
+                Some(first)
+                    if crosses_incr32_wrap(first, blocks)
+                        || first.checked_add(blocks).is_none() =>
+                {
+                    return Err(Error::Malformed("continuous counter range wraps"));
+                }
+                Some(_) => {}
+            }
         }
         Ok((seq, body_len))
     }
@@ -799,20 +834,24 @@ impl Sa {
     /// counters (an RFC 4106 peer whose IV is not its sequence number).
     fn index_of(&self, iv: &[u8], seq: u64, blocks: usize) -> Option<u64> {
         match self.config.nonce {
-            // A packet longer than its slot would run into the next
-            // sequence number's counters: never served from the buffers.
-            NonceFormat::Rfc4106 if blocks as u64 > self.slot_blocks => None,
-            NonceFormat::Rfc4106 if iv == seq.to_be_bytes() => seq.checked_mul(self.slot_blocks),
-            NonceFormat::Rfc4106 => None,
-            NonceFormat::ContinuousCounter => Some(u64::from_be_bytes(iv[4..].try_into().ok()?)),
+            NonceFormat::Rfc4106 => {
+                let slot = u64::from(self.slot_blocks?.get());
+                // A packet longer than its slot would run into the next
+                // sequence number's counters: never served from the buffers.
+                if blocks as u64 > slot || iv != seq.to_be_bytes() {
+                    return None;
+                }
+                seq.checked_mul(slot)
+            }
+            NonceFormat::ContinuousCounter => continuous_first(iv),
         }
     }
 
-    fn counter_space(&self) -> CounterSpace {
+    fn counter_space(&self, slot: NonZeroU32) -> CounterSpace {
         match self.config.nonce {
             NonceFormat::Rfc4106 => CounterSpace::PerPacket {
                 salt: self.engine.salt,
-                blocks_per_packet: self.slot_blocks,
+                blocks_per_packet: slot,
             },
             NonceFormat::ContinuousCounter => CounterSpace::Continuous {
                 salt: self.engine.salt,
@@ -822,21 +861,22 @@ impl Sa {
 
     /// Starts `way`'s pipeline if the SA has one and it is idle.
     fn start_lane(&mut self, way: Way) {
-        let KeystreamSource::Pipeline(p) = self.config.keystream else {
+        let (KeystreamSource::Pipeline(p), Some(slot)) = (self.config.keystream, self.slot_blocks)
+        else {
             return;
         };
         let start = match (way, self.config.nonce) {
             (Way::Out, NonceFormat::Rfc4106) => {
-                (self.last_sent + 1).saturating_mul(self.slot_blocks)
+                (self.last_sent.saturating_add(1)).saturating_mul(u64::from(slot.get()))
             }
             (Way::Out, NonceFormat::ContinuousCounter) => self.next_position,
             (Way::In, NonceFormat::Rfc4106) => {
-                (self.window.top().saturating_add(1)).saturating_mul(self.slot_blocks)
+                (self.window.top().saturating_add(1)).saturating_mul(u64::from(slot.get()))
             }
             (Way::In, NonceFormat::ContinuousCounter) => 0,
         };
-        let space = self.counter_space();
-        let slot = self.slot_blocks as usize;
+        let space = self.counter_space(slot);
+        let slot = slot.get() as usize;
         let lane = match way {
             Way::Out => &mut self.outbound,
             Way::In => &mut self.inbound,
@@ -949,7 +989,8 @@ impl Engine {
                 Ok(())
             }
             NonceFormat::ContinuousCounter => {
-                let first = u64::from_be_bytes(iv[4..].try_into().expect("12-byte IV"));
+                let first = continuous_first(iv)
+                    .ok_or(Error::Malformed("continuous counter beyond 2^64"))?;
                 let mut scratch = core::mem::take(&mut self.scratch);
                 scratch.resize(blocks_for_body(body.len()), [0; 16]);
                 let space = CounterSpace::Continuous { salt: self.salt };
@@ -979,6 +1020,22 @@ fn body_len_for(payload: usize) -> usize {
 
 fn blocks_for_body(body_len: usize) -> usize {
     1 + body_len.div_ceil(16)
+}
+
+/// The first counter (Y_0's linear index) a continuous-counter IV names:
+/// its low 8 bytes, when its high 4 are zero (the index space is 2^64).
+fn continuous_first(iv: &[u8]) -> Option<u64> {
+    match *iv {
+        [0, 0, 0, 0, a, b, c, d, e, f, g, h] => Some(u64::from_be_bytes([a, b, c, d, e, f, g, h])),
+        _ => None,
+    }
+}
+
+/// Whether `blocks` counters from `first` would cross a multiple of 2^32,
+/// where GCM's incr32 wraps the low word but the linear index carries: the
+/// sender skips to the multiple instead, so such a packet is never valid.
+fn crosses_incr32_wrap(first: u64, blocks: u64) -> bool {
+    (first & 0xffff_ffff) + blocks > 1 << 32
 }
 
 fn lane_stats(lane: &Lane) -> PipelineStats {

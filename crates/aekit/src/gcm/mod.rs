@@ -33,9 +33,9 @@ use crate::ctr::face::{self, FaceCipher};
 use crate::ghash::{self, GhashKey};
 use kernel::{FacePair, Kernel, Pair};
 
+pub use batch::BatchMessage;
 pub use incremental::IncrementalGmac;
 pub use nonce::{CounterNonces, NONCE_LEN, RANDOM_NONCE_LIMIT, RandomNonceSealer};
-pub use batch::BatchMessage;
 pub use parallel::{DEFAULT_THRESHOLD, Pool};
 pub use rustcrypto::{AeadAesGcm, Aes128Gcm, Aes256Gcm};
 pub use state::{MAX_AAD_LEN, MAX_MESSAGE_LEN, TAG_LENGTHS};
