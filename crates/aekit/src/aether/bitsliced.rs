@@ -136,8 +136,11 @@ fn sbox<const N: usize>(x: [Lane<N>; 4]) -> [Lane<N>; 4] {
 type Nibble<const N: usize> = [Lane<N>; 4];
 
 #[inline(always)]
-fn xor4<const N: usize>(a: Nibble<N>, b: Nibble<N>) -> Nibble<N> {
-    core::array::from_fn(|j| xor(a[j], b[j]))
+fn xor4<const N: usize>(mut a: Nibble<N>, b: Nibble<N>) -> Nibble<N> {
+    for j in 0..4 {
+        a[j] = xor(a[j], b[j]);
+    }
+    a
 }
 
 /// ApplySbox on every nibble of `x`, the result of slot `s` written to
@@ -160,12 +163,20 @@ fn matrix<const N: usize>(x: &Planes<N>, out: &mut Planes<N>) {
     let (xs, _) = x.as_chunks::<4>();
     let (os, _) = out.as_chunks_mut::<4>();
     for h in 0..2 {
-        let u: [[Nibble<N>; 4]; 4] =
-            core::array::from_fn(|c| core::array::from_fn(|k| xs[16 * h + 4 * c + k]));
-        let t: [Nibble<N>; 4] =
-            core::array::from_fn(|k| xor4(xor4(u[0][k], u[1][k]), xor4(u[2][k], u[3][k])));
-        let jc: [Nibble<N>; 4] =
-            core::array::from_fn(|c| xor4(xor4(u[c][0], u[c][1]), xor4(u[c][2], u[c][3])));
+        // Plain loops, not `array::from_fn`: nested closures were left
+        // out of line and their results copied through memory.
+        let mut u = [[[[0; N]; 4]; 4]; 4];
+        for c in 0..4 {
+            for k in 0..4 {
+                u[c][k] = xs[16 * h + 4 * c + k];
+            }
+        }
+        let mut t = [[[0; N]; 4]; 4];
+        let mut jc = [[[0; N]; 4]; 4];
+        for k in 0..4 {
+            t[k] = xor4(xor4(u[0][k], u[1][k]), xor4(u[2][k], u[3][k]));
+            jc[k] = xor4(xor4(u[k][0], u[k][1]), xor4(u[k][2], u[k][3]));
+        }
         for r in 0..4 {
             for k in 0..4 {
                 os[16 * h + 4 * r + k] = xor4(xor4(t[k], jc[3 - r]), u[3 - r][k]);
