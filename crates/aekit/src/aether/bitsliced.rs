@@ -7,9 +7,10 @@
 //! Representation: a *lane value* is `[u64; N]`, one bit per message
 //! (message `64g + m` is bit `m` of element `g`). A word of every message's
 //! state is 128 lane values, one per bit of the word (a *plane*); plane
-//! `8k + t` holds bit `t` (least significant first) of byte `k`. Nibble `i`
-//! of the spec (`x_{2i} = b[i] >> 4`, `x_{2i+1} = b[i] & 0xF`) has its bit
-//! `j` in plane [`plane`]`(i, j)`. In this layout:
+//! `8k + t` holds bit `t` (least significant first) of byte `k`. So nibble
+//! `i` of the spec (`x_{2i} = b[i] >> 4`, `x_{2i+1} = b[i] & 0xF`) has its
+//! four bits in the four consecutive planes of *slot* `i ⊕ 1` (planes
+//! `4(i ⊕ 1) + j`, `j` from the least significant). In this layout:
 //!
 //! - the Permutation and the word routing of R cost nothing: they only
 //!   decide which plane an output is written to;
@@ -58,33 +59,27 @@ pub(crate) type Planes<const N: usize> = [Lane<N>; 128];
 /// A 64×64 bit matrix of each of `N` groups, one row per lane value.
 pub(crate) type Rows<const N: usize> = [Lane<N>; 64];
 
-/// The plane of bit `j` of spec nibble `i`.
-pub(crate) const fn plane(i: usize, j: usize) -> usize {
-    8 * (i / 2) + if i % 2 == 0 { 4 + j } else { j }
-}
-
-/// `PLANE[i][j] = plane(i, j)`.
-const PLANE: [[usize; 4]; 32] = {
-    let mut t = [[0; 4]; 32];
-    let mut i = 0;
-    while i < 32 {
-        let mut j = 0;
-        while j < 4 {
-            t[i][j] = plane(i, j);
-            j += 1;
-        }
-        i += 1;
+/// Where the Permutation sends each nibble, in slots: nibble `i` (slot
+/// `i ⊕ 1`) goes to nibble `i/2` if `i` is even, `16 + (i−1)/2` if odd.
+const PERM_SLOT: [usize; 32] = {
+    let mut t = [0; 32];
+    let mut s = 0;
+    while s < 32 {
+        let i = s ^ 1;
+        let to = if i % 2 == 0 { i / 2 } else { 16 + (i - 1) / 2 };
+        t[s] = to ^ 1;
+        s += 1;
     }
     t
 };
 
-/// Where the Permutation sends nibble `i`: `i/2` if even, `16 + (i−1)/2` if odd.
-const PERM: [usize; 32] = {
+/// Each slot to itself.
+const SAME_SLOT: [usize; 32] = {
     let mut t = [0; 32];
-    let mut i = 0;
-    while i < 32 {
-        t[i] = if i % 2 == 0 { i / 2 } else { 16 + (i - 1) / 2 };
-        i += 1;
+    let mut s = 0;
+    while s < 32 {
+        t[s] = s;
+        s += 1;
     }
     t
 };
@@ -137,35 +132,54 @@ fn sbox<const N: usize>(x: [Lane<N>; 4]) -> [Lane<N>; 4] {
     [y0, y1, y2, y3]
 }
 
-/// ApplySbox on every nibble of `x`, the result's nibble `i` written to
-/// nibble `to[i]`.
+/// The four planes of one nibble.
+type Nibble<const N: usize> = [Lane<N>; 4];
+
+#[inline(always)]
+fn xor4<const N: usize>(mut a: Nibble<N>, b: Nibble<N>) -> Nibble<N> {
+    for j in 0..4 {
+        a[j] = xor(a[j], b[j]);
+    }
+    a
+}
+
+/// ApplySbox on every nibble of `x`, the result of slot `s` written to
+/// slot `to[s]`.
 #[inline(always)]
 fn apply_sbox<const N: usize>(x: &Planes<N>, out: &mut Planes<N>, to: &[usize; 32]) {
-    for i in 0..32 {
-        let p = &PLANE[i];
-        let y = sbox([x[p[0]], x[p[1]], x[p[2]], x[p[3]]]);
-        let q = &PLANE[to[i]];
-        for j in 0..4 {
-            out[q[j]] = y[j];
-        }
+    let (xs, _) = x.as_chunks::<4>();
+    let (os, _) = out.as_chunks_mut::<4>();
+    for (s, nibble) in xs.iter().enumerate() {
+        // `& 31`: the slot is in range, and the compiler sees it.
+        os[to[s] & 31] = sbox(*nibble);
     }
 }
 
-/// MatrixMul (see the header): per half and bit, `V_{r,k} = T_k ⊕ J_{3−r} ⊕ u_{3−r,k}`.
+/// MatrixMul (see the header), on whole nibbles of planes: per half,
+/// `V_{r,k} = T_k ⊕ J_{3−r} ⊕ u_{3−r,k}`. Slots number the nibbles of a
+/// block in the order `k ⊕ 1`, which relabels `k` alike on both sides.
 #[inline(always)]
 fn matrix<const N: usize>(x: &Planes<N>, out: &mut Planes<N>) {
+    let (xs, _) = x.as_chunks::<4>();
+    let (os, _) = out.as_chunks_mut::<4>();
     for h in 0..2 {
-        for j in 0..4 {
-            let u: [[Lane<N>; 4]; 4] =
-                core::array::from_fn(|c| core::array::from_fn(|k| x[PLANE[16 * h + 4 * c + k][j]]));
-            let t: [Lane<N>; 4] =
-                core::array::from_fn(|k| xor(xor(u[0][k], u[1][k]), xor(u[2][k], u[3][k])));
-            let jc: [Lane<N>; 4] =
-                core::array::from_fn(|c| xor(xor(u[c][0], u[c][1]), xor(u[c][2], u[c][3])));
-            for r in 0..4 {
-                for k in 0..4 {
-                    out[PLANE[16 * h + 4 * r + k][j]] = xor(xor(t[k], jc[3 - r]), u[3 - r][k]);
-                }
+        // Plain loops, not `array::from_fn`: nested closures were left
+        // out of line and their results copied through memory.
+        let mut u = [[[[0; N]; 4]; 4]; 4];
+        for c in 0..4 {
+            for k in 0..4 {
+                u[c][k] = xs[16 * h + 4 * c + k];
+            }
+        }
+        let mut t = [[[0; N]; 4]; 4];
+        let mut jc = [[[0; N]; 4]; 4];
+        for k in 0..4 {
+            t[k] = xor4(xor4(u[0][k], u[1][k]), xor4(u[2][k], u[3][k]));
+            jc[k] = xor4(xor4(u[k][0], u[k][1]), xor4(u[k][2], u[k][3]));
+        }
+        for r in 0..4 {
+            for k in 0..4 {
+                os[16 * h + 4 * r + k] = xor4(xor4(t[k], jc[3 - r]), u[3 - r][k]);
             }
         }
     }
@@ -175,18 +189,9 @@ fn matrix<const N: usize>(x: &Planes<N>, out: &mut Planes<N>) {
 /// the Permutation folded into where the second S-box writes.
 #[inline(always)]
 fn f<const N: usize>(x: &Planes<N>, out: &mut Planes<N>, tmp: &mut Planes<N>) {
-    const IDENTITY: [usize; 32] = {
-        let mut t = [0; 32];
-        let mut i = 0;
-        while i < 32 {
-            t[i] = i;
-            i += 1;
-        }
-        t
-    };
-    apply_sbox(x, out, &IDENTITY);
+    apply_sbox(x, out, &SAME_SLOT);
     matrix(out, tmp);
-    apply_sbox(tmp, out, &PERM);
+    apply_sbox(tmp, out, &PERM_SLOT);
 }
 
 /// Where each word of R's result comes from: `S_i' = F(S_{FROM[i]}) ⊕ ADD[i]`,
