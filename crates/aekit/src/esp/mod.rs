@@ -86,10 +86,10 @@ use core::ops::Range;
 use zeroize::Zeroize;
 
 use crate::aes::Block;
+use crate::gcm::Class;
 use crate::keystream::{
     CounterSpace, CpuProducer, KeystreamProducer, Pipeline, PipelineStats, Schedule,
 };
-use crate::gcm::Class;
 use crate::{AesGcm, aes, ghash};
 use replay::{Refusal, ReplayWindow};
 
@@ -611,7 +611,14 @@ impl Sa {
         head[4..8].copy_from_slice(&(seq as u32).to_be_bytes());
         head[8..].copy_from_slice(&next.iv[..self.iv_len()]);
         let (aad, aad_len) = self.aad(seq);
-        self.crypt(Way::Out, &head[8..], seq, &aad[..aad_len], body, Icv::Seal(icv))?;
+        self.crypt(
+            Way::Out,
+            &head[8..],
+            seq,
+            &aad[..aad_len],
+            body,
+            Icv::Seal(icv),
+        )?;
         self.last_sent = seq;
         self.next_position = next.position_after;
         Ok(seq)
