@@ -240,8 +240,11 @@ fn in_place_refuses_short_buffers_and_wipes_forgeries() {
     assert_eq!(rx.replay_window_top(), 1);
 }
 
-/// What a receiver made of one arrival, comparable across paths.
-fn outcome(result: Result<Delivered, Error>, packet: &[u8]) -> Result<(u64, u8, Vec<u8>), Error> {
+/// What a receiver made of one arrival, comparable across paths:
+/// sequence, next header and payload, or the error.
+type Outcome = Result<(u64, u8, Vec<u8>), Error>;
+
+fn outcome(result: Result<Delivered, Error>, packet: &[u8]) -> Outcome {
     result.map(|d| (d.sequence, d.next_header, packet[d.payload].to_vec()))
 }
 
@@ -399,34 +402,32 @@ fn bursts_and_workers_deliver_what_single_packets_deliver() {
                         .collect()
                 })
                 .collect();
-            let per_worker: Vec<Vec<(usize, Result<(u64, u8, Vec<u8>), Error>)>> =
-                std::thread::scope(|scope| {
-                    let handles: Vec<_> = sets
-                        .iter_mut()
-                        .zip(&queues)
-                        .map(|(set, queue)| {
-                            let arrivals = &arrivals;
-                            scope.spawn(move || {
-                                let mut out = Vec::new();
-                                let mut results = Vec::new();
-                                for chunk in queue.chunks(32) {
-                                    let mut bytes: Vec<Vec<u8>> =
-                                        chunk.iter().map(|&i| arrivals[i].bytes.clone()).collect();
-                                    let mut burst: Vec<&mut [u8]> =
-                                        bytes.iter_mut().map(|b| &mut b[..]).collect();
-                                    set.decapsulate_burst(&mut burst, &mut results);
-                                    for ((&i, r), b) in
-                                        chunk.iter().zip(results.drain(..)).zip(&bytes)
-                                    {
-                                        out.push((i, outcome(r, b)));
-                                    }
+            let per_worker: Vec<Vec<(usize, Outcome)>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = sets
+                    .iter_mut()
+                    .zip(&queues)
+                    .map(|(set, queue)| {
+                        let arrivals = &arrivals;
+                        scope.spawn(move || {
+                            let mut out = Vec::new();
+                            let mut results = Vec::new();
+                            for chunk in queue.chunks(32) {
+                                let mut bytes: Vec<Vec<u8>> =
+                                    chunk.iter().map(|&i| arrivals[i].bytes.clone()).collect();
+                                let mut burst: Vec<&mut [u8]> =
+                                    bytes.iter_mut().map(|b| &mut b[..]).collect();
+                                set.decapsulate_burst(&mut burst, &mut results);
+                                for ((&i, r), b) in chunk.iter().zip(results.drain(..)).zip(&bytes)
+                                {
+                                    out.push((i, outcome(r, b)));
                                 }
-                                out
-                            })
+                            }
+                            out
                         })
-                        .collect();
-                    handles.into_iter().map(|h| h.join().unwrap()).collect()
-                });
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).collect()
+            });
             let mut got = vec![None; arrivals.len()];
             for (i, r) in per_worker.into_iter().flatten() {
                 got[i] = Some(r);
