@@ -12,7 +12,7 @@ use aekit::esp::{Config, Error, KeystreamSource, NonceFormat, PipelineConfig, Sa
 use aekit::keystream::{PipelineStats, Schedule};
 use common::Rng;
 use common::esp_reference::{ContinuousSender, rfc4106_packet};
-use netsim::Network;
+use netsim::{Network, ROUGH};
 
 const SALT: [u8; 4] = [0xca, 0xfe, 0xba, 0xbe];
 
@@ -177,16 +177,6 @@ fn run_network_with(
     );
     (packets, sender.outbound_stats(), receiver.inbound_stats())
 }
-
-const ROUGH: Network = Network {
-    loss: 30,
-    duplicate: 50,
-    reorder_near: 150,
-    near_distance: 20,
-    reorder_far: 10,
-    far_distance: 200,
-    forge: 30,
-};
 
 #[test]
 fn every_packet_delivered_once_through_a_rough_network() {

@@ -29,7 +29,6 @@ use std::time::{Duration, Instant};
 use aekit::esp::{
     Config, Implementation, KeystreamSource, NonceFormat, PipelineConfig, Sa, worker_for,
 };
-use aekit::keystream::Schedule;
 use aekit::{aes, ghash};
 use aekit_harness as harness;
 use serde_json::json;
@@ -261,12 +260,8 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
     } else {
         (Duration::from_millis(300), 3)
     };
-    let pipeline = KeystreamSource::Pipeline(PipelineConfig {
-        max_payload: 1500,
-        buffer_packets: 256,
-        history_packets: 64,
-        schedule: Schedule::Thread,
-    });
+    // 1500-byte slots, buffers of 256 packets, 64 of history, on a thread.
+    let pipeline = KeystreamSource::Pipeline(PipelineConfig::default());
     let keystreams = [
         ("inline", NonceFormat::Rfc4106, KeystreamSource::Inline),
         ("precompute", NonceFormat::ContinuousCounter, pipeline),

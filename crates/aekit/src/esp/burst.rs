@@ -45,10 +45,9 @@ impl Sa {
         packets: &mut [Outgoing<'_>],
         results: &mut Vec<Result<Sealed, Error>>,
     ) {
-        results.clear();
-        for p in packets.iter_mut() {
-            results.push(self.encapsulate_in_place(p.buf, p.payload.clone(), p.next_header));
-        }
+        each(packets, results, |p| {
+            self.encapsulate_in_place(p.buf, p.payload.clone(), p.next_header)
+        });
     }
 
     /// Decapsulates a burst in place, in order; `results` is cleared and
@@ -59,10 +58,7 @@ impl Sa {
         packets: &mut [&mut [u8]],
         results: &mut Vec<Result<Delivered, Error>>,
     ) {
-        results.clear();
-        for packet in packets.iter_mut() {
-            results.push(self.decapsulate_in_place(packet));
-        }
+        each(packets, results, |packet| self.decapsulate_in_place(packet));
     }
 }
 
@@ -121,22 +117,29 @@ impl SaSet {
         packets: &mut [&mut [u8]],
         results: &mut Vec<Result<Delivered, Error>>,
     ) {
-        results.clear();
-        for packet in packets.iter_mut() {
-            let result = match spi_of(packet) {
-                None => Err(Error::Malformed("shorter than an SPI")),
-                Some(spi) => match self.get_mut(spi) {
-                    Some(sa) => sa.decapsulate_in_place(packet),
-                    None => Err(Error::UnknownSpi(spi)),
-                },
-            };
-            results.push(result);
-        }
+        each(packets, results, |packet| match spi_of(packet) {
+            None => Err(Error::Malformed("shorter than an SPI")),
+            Some(spi) => match self.get_mut(spi) {
+                Some(sa) => sa.decapsulate_in_place(packet),
+                None => Err(Error::UnknownSpi(spi)),
+            },
+        });
     }
 
     fn position(&self, spi: u32) -> Result<usize, usize> {
         self.sas.binary_search_by_key(&spi, |sa| sa.config().spi)
     }
+}
+
+/// Runs `one` on every packet of a burst, in order, into `results`
+/// (cleared first): the one loop every burst call is.
+fn each<P, T>(
+    packets: &mut [P],
+    results: &mut Vec<Result<T, Error>>,
+    mut one: impl FnMut(&mut P) -> Result<T, Error>,
+) {
+    results.clear();
+    results.extend(packets.iter_mut().map(&mut one));
 }
 
 /// The SPI a packet names (its first 4 bytes, RFC 4303 §2.1).
