@@ -38,7 +38,7 @@ pub fn run(data: &[u8]) {
             return;
         }
     };
-    let (sealed, original) = if mode % 2 == 0 {
+    let (sealed, original) = if mode.is_multiple_of(2) {
         (input.rest().to_vec(), None)
     } else {
         let message = input.bytes(MAX_MESSAGE);

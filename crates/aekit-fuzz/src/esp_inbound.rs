@@ -151,7 +151,7 @@ pub fn run(data: &[u8]) {
             }
             6 => {
                 let mut packet = input.bytes(MAX_FORGED).to_vec();
-                if input.byte() % 2 == 0 && packet.len() >= 4 {
+                if input.byte().is_multiple_of(2) && packet.len() >= 4 {
                     packet[..4].copy_from_slice(&SPI.to_be_bytes());
                 }
                 let authentic = sent.iter().find(|s| s.packet == packet);

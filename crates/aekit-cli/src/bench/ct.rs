@@ -716,7 +716,7 @@ mod tests {
             let base = 1000 + (h >> 58); // 1000..1064
             let extra = if input == fixed { 0 } else { 2 };
             // One measurement in 64 is a huge "interrupt".
-            let tail = if h % 64 == 0 {
+            let tail = if h.is_multiple_of(64) {
                 1_000_000 + (h >> 40)
             } else {
                 0

@@ -328,10 +328,11 @@ mod tests {
         });
         let orig = a;
         transpose(&mut a);
+        // Bit r of row c after the transpose is bit c of row r before.
         for g in 0..2 {
-            for r in 0..64 {
-                for c in 0..64 {
-                    assert_eq!((a[c][g] >> r) & 1, (orig[r][g] >> c) & 1, "g{g} r{r} c{c}");
+            for (r, row) in orig.iter().enumerate() {
+                for (c, column) in a.iter().enumerate() {
+                    assert_eq!((column[g] >> r) & 1, (row[g] >> c) & 1, "g{g} r{r} c{c}");
                 }
             }
         }
