@@ -223,10 +223,15 @@ pub(crate) unsafe fn one_shot<K: OneShot>(
     }
     let (body, rest) = buf.split_at_mut(body_len);
     match direction {
-        Direction::Encrypt => {
-            let tag = key.seal(nonce, aad, body)?;
-            rest[..TAG].copy_from_slice(&tag);
-        }
+        Direction::Encrypt => match key.seal(nonce, aad, body) {
+            Ok(tag) => rest[..TAG].copy_from_slice(&tag),
+            Err(e) => {
+                // Nothing was encrypted: leave no copy of the plaintext
+                // where ciphertext was expected.
+                body.fill(0);
+                return Err(e);
+            }
+        },
         // On failure aekit has zeroed the body: no unverified plaintext.
         Direction::Decrypt => key.open(nonce, aad, body, &tag)?,
     }

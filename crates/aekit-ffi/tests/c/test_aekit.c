@@ -228,7 +228,11 @@ static void test_errors(void) {
     EXPECT(aekit_aes_gcm_encrypt(gcm, nonce, 12, NULL, 5, buf, 4, buf + 32, 20, &n), AEKIT_INVALID_ARGUMENT);
     /* Input and output overlapping, not exactly: refused. */
     EXPECT(aekit_aes_gcm_encrypt(gcm, nonce, 12, NULL, 0, buf, 20, buf + 4, 36, &n), AEKIT_INVALID_ARGUMENT);
-    EXPECT(aekit_aes_gcm_encrypt(gcm, nonce, 0, NULL, 0, buf, 4, buf + 32, 20, &n), AEKIT_NONCE_LENGTH);
+    /* A refused encryption leaves no copy of the plaintext in the output. */
+    uint8_t secret[4] = {0xaa, 0xbb, 0xcc, 0xdd}, sealed[20];
+    memset(sealed, 0x11, sizeof sealed);
+    EXPECT(aekit_aes_gcm_encrypt(gcm, nonce, 0, NULL, 0, secret, 4, sealed, 20, &n), AEKIT_NONCE_LENGTH);
+    CHECK(memcmp(sealed, secret, 4) != 0);
     EXPECT(aekit_aes_gcm_encrypt(gcm, nonce, 12, NULL, 0, buf, 4, buf + 32, 19, &n), AEKIT_BUFFER_TOO_SMALL);
     CHECK(n == 20);
     /* A message whose length plus the tag does not fit in size_t. */
