@@ -11,6 +11,7 @@
 //! aekit decrypt --key k.key --range 100..200 f.aekit   only the chunks needed
 //! aekit info | aekit selftest
 //! aekit bench --suite seeds|peers|cores [--quick] [--json out.json] [--plot dir]
+//! aekit bench --suite ct [--measurements N] [--fail-at T]   timing test
 //! ```
 //!
 //! `bench` (and the peers, plots and GPU code only it needs) is the default

@@ -11,7 +11,8 @@ use aekit::AesGcm;
 use aekit::esp::{Config, Error, KeystreamSource, NonceFormat, PipelineConfig, Sa};
 use aekit::keystream::{PipelineStats, Schedule};
 use common::Rng;
-use netsim::Network;
+use common::esp_reference::{ContinuousSender, rfc4106_packet};
+use netsim::{Network, ROUGH};
 
 const SALT: [u8; 4] = [0xca, 0xfe, 0xba, 0xbe];
 
@@ -24,28 +25,9 @@ fn pipeline(schedule: Schedule) -> KeystreamSource {
     })
 }
 
-/// The reference: an RFC 4106 packet built field by field with nothing
-/// of `aekit::esp`, sealed by the one-shot API.
+/// The reference sender of `common::esp_reference`, with this file's salt.
 fn reference_packet(key: &[u8], config: &Config, seq: u64, payload: &[u8], nh: u8) -> Vec<u8> {
-    let mut body = payload.to_vec();
-    let pad = (4 - (payload.len() + 2) % 4) % 4;
-    body.extend((1..=pad as u8).chain([pad as u8, nh]));
-    let mut nonce = SALT.to_vec();
-    nonce.extend_from_slice(&seq.to_be_bytes());
-    let mut aad = config.spi.to_be_bytes().to_vec();
-    if config.extended_sequence_numbers {
-        aad.extend_from_slice(&((seq >> 32) as u32).to_be_bytes());
-    }
-    aad.extend_from_slice(&(seq as u32).to_be_bytes());
-    let sealed = AesGcm::new(key)
-        .unwrap()
-        .encrypt(&nonce, &aad, &body, config.icv_len)
-        .unwrap();
-    let mut packet = config.spi.to_be_bytes().to_vec();
-    packet.extend_from_slice(&(seq as u32).to_be_bytes());
-    packet.extend_from_slice(&seq.to_be_bytes());
-    packet.extend_from_slice(&sealed);
-    packet
+    rfc4106_packet(key, SALT, config, seq, payload, nh)
 }
 
 /// The reference's receiver: opens an RFC 4106 packet whose full sequence
@@ -195,16 +177,6 @@ fn run_network_with(
     );
     (packets, sender.outbound_stats(), receiver.inbound_stats())
 }
-
-const ROUGH: Network = Network {
-    loss: 30,
-    duplicate: 50,
-    reorder_near: 150,
-    near_distance: 20,
-    reorder_far: 10,
-    far_distance: 200,
-    forge: 30,
-};
 
 #[test]
 fn every_packet_delivered_once_through_a_rough_network() {
@@ -398,6 +370,97 @@ fn sequence_numbers_never_wrap() {
     }
 }
 
+/// The continuous-counter format against its description: every packet's
+/// ESP-IV (the counter it starts at), ciphertext and ICV must be what
+/// `common::continuous` computes from the format alone (salt ‖ 12-byte IV
+/// as Y_0 without GHASH, each packet starting where the last one's blocks
+/// ended), whichever way the SA got its keystream; and the receiver must
+/// open those independently sealed packets.
+#[test]
+fn continuous_counter_packets_match_an_independent_computation() {
+    let mut rng = Rng(4303);
+    for (key_len, esn, icv_len) in [(16, false, 16), (24, true, 8), (32, false, 12)] {
+        let key = rng.bytes(key_len);
+        for keystream in [
+            KeystreamSource::Inline,
+            pipeline(Schedule::Immediate),
+            pipeline(Schedule::Manual),
+            pipeline(Schedule::Thread),
+        ] {
+            let config = Config {
+                nonce: NonceFormat::ContinuousCounter,
+                extended_sequence_numbers: esn,
+                icv_len,
+                keystream,
+                ..Config::default()
+            };
+            let mut sender = Sa::new(&key, SALT, config).unwrap();
+            let mut receiver = Sa::new(&key, SALT, config).unwrap();
+            let mut reference = ContinuousSender::new(&key, SALT, config.spi, esn, icv_len);
+            let mut used = 0u64;
+            // Lengths around the block and padding boundaries, and longer
+            // than the pipeline's largest payload (inline).
+            for len in [
+                0, 1, 2, 13, 14, 15, 16, 17, 30, 64, 100, 1400, 1500, 2000, 3,
+            ] {
+                let payload = rng.bytes(len);
+                let packet = sender.encapsulate(&payload, 4).unwrap();
+                let (expected, blocks) = reference.seal(&payload, 4);
+                assert_eq!(
+                    packet, expected,
+                    "{key_len}-byte key, {len} bytes, {keystream:?}"
+                );
+                // Counters run on without gap or overlap.
+                assert_eq!(blocks.start, used);
+                used = blocks.end;
+                assert_eq!(receiver.decapsulate(&expected).unwrap(), (payload, 4));
+            }
+        }
+    }
+}
+
+/// A forged continuous-counter packet whose counters would run past 2^64
+/// (it once overflowed the keystream range: a panic in any build with
+/// overflow checks) or wrap GCM's 32-bit counter is refused as malformed
+/// before any keystream is computed, inline and pipelined alike, and the
+/// window does not move.
+#[test]
+fn forged_continuous_counters_at_the_ends_of_the_space_are_refused() {
+    let key = [0x42u8; 16];
+    for keystream in [KeystreamSource::Inline, pipeline(Schedule::Immediate)] {
+        let config = Config {
+            nonce: NonceFormat::ContinuousCounter,
+            keystream,
+            ..Config::default()
+        };
+        let mut receiver = Sa::new(&key, SALT, config).unwrap();
+        let cases = [
+            (u64::MAX, 4),
+            (u64::MAX - 1, 16),
+            (u64::MAX - 3, 64),
+            (0xffff_ffff, 32),
+            ((7 << 32) - 2, 20),
+        ];
+        for (first, body_len) in cases {
+            let mut packet = config.spi.to_be_bytes().to_vec();
+            packet.extend_from_slice(&1u32.to_be_bytes());
+            packet.extend_from_slice(&[0; 4]);
+            packet.extend_from_slice(&first.to_be_bytes());
+            packet.resize(packet.len() + body_len + config.icv_len, 0xab);
+            let got = receiver.decapsulate(&packet);
+            assert!(
+                matches!(got, Err(Error::Malformed(_))),
+                "counter {first:#x}, {body_len} bytes: {got:?}"
+            );
+            assert_eq!(receiver.replay_window_top(), 0);
+        }
+        // The receiver still takes what an honest sender sends.
+        let mut sender = Sa::new(&key, SALT, config).unwrap();
+        let packet = sender.encapsulate(b"still here", 4).unwrap();
+        assert_eq!(receiver.decapsulate(&packet).unwrap().0, b"still here");
+    }
+}
+
 #[test]
 fn malformed_unknown_and_badly_padded_packets_are_refused() {
     let key = [4u8; 16];
@@ -484,7 +547,7 @@ fn user_producers_feed_an_sa() {
         let (b, out, inn) = run_network_with(config, &ROUGH, 5, 2000, &|key, config| {
             let mine = |key| -> Box<dyn KeystreamProducer> {
                 Box::new(Mine(
-                    CpuProducer::new(config.aes, key).unwrap(),
+                    CpuProducer::new(aekit::aes::Strategy::best(), key).unwrap(),
                     blocks.clone(),
                 ))
             };
@@ -496,8 +559,8 @@ fn user_producers_feed_an_sa() {
     }
     assert!(blocks.load(std::sync::atomic::Ordering::Relaxed) > 0);
     let inline = Config::default();
-    let p = Box::new(CpuProducer::new(inline.aes, &[0; 16]).unwrap());
-    let q = Box::new(CpuProducer::new(inline.aes, &[0; 16]).unwrap());
+    let p = Box::new(CpuProducer::new(aekit::aes::Strategy::best(), &[0; 16]).unwrap());
+    let q = Box::new(CpuProducer::new(aekit::aes::Strategy::best(), &[0; 16]).unwrap());
     assert!(Sa::with_producers(&[0; 16], SALT, inline, p, q).is_err());
 }
 

@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::num::NonZeroU32;
 use std::time::Instant;
 
 use aekit::aes;
@@ -70,7 +71,7 @@ fn gpu_equals_cpu_for_1e8_blocks_across_many_sas() {
                     } else {
                         CounterSpace::PerPacket {
                             salt,
-                            blocks_per_packet: 1 + rng.below(200) as u64,
+                            blocks_per_packet: NonZeroU32::new(1 + rng.below(200) as u32).unwrap(),
                         }
                     };
                     let mut gpu = CudaProducer::on(&service, &key).unwrap();
@@ -89,7 +90,7 @@ fn gpu_equals_cpu_for_1e8_blocks_across_many_sas() {
                         let first = match space {
                             CounterSpace::PerPacket {
                                 blocks_per_packet, ..
-                            } => first % (u64::MAX / blocks_per_packet / 2),
+                            } => first % (u64::MAX / u64::from(blocks_per_packet.get()) / 2),
                             CounterSpace::Continuous { .. } => first,
                         };
                         gpu.fill(&space, first, &mut a[..count]).unwrap();

@@ -7,20 +7,8 @@ mod common;
 
 use aekit::aes::{Cipher, Strategy as AesStrategy};
 use aekit::ghash::{self, Key, field};
-use aes::cipher::{BlockCipherEncrypt, KeyInit};
-use common::{Rng, aes_strategies, ghash_strategies};
+use common::{Rng, aes_strategies, ghash_strategies, oracle_aes as oracle_encrypt};
 use hex_literal::hex;
-
-/// The RustCrypto `aes` crate, an independent implementation.
-fn oracle_encrypt(key: &[u8], block: &mut [u8; 16]) {
-    let b = block.into();
-    match key.len() {
-        16 => aes::Aes128::new_from_slice(key).unwrap().encrypt_block(b),
-        24 => aes::Aes192::new_from_slice(key).unwrap().encrypt_block(b),
-        32 => aes::Aes256::new_from_slice(key).unwrap().encrypt_block(b),
-        _ => unreachable!(),
-    }
-}
 
 #[test]
 fn aes_fips197_appendix_c() {

@@ -49,10 +49,16 @@
 //! # Ok(()) }
 //! ```
 
+pub mod analysis;
 #[allow(unsafe_code)] // AVX2 intrinsics; every unsafe block carries a SAFETY line.
 mod avx2;
 #[allow(unsafe_code)] // AVX-512 intrinsics; every unsafe block carries a SAFETY line.
 mod avx512;
+mod batch;
+mod bitsliced;
+#[allow(unsafe_code)]
+// calls into AVX2-enabled functions; every unsafe block carries a SAFETY line.
+mod bitsliced_avx2;
 mod portable;
 mod reference;
 
@@ -60,6 +66,8 @@ use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::Error;
+
+pub use batch::BatchMessage;
 
 /// Key length in bytes (`K0 ‖ K1`).
 pub const KEY_LEN: usize = 32;

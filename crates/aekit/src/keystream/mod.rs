@@ -54,12 +54,30 @@ pub use cuda::{
 };
 pub use pipeline::{Pipeline, PipelineStats, Schedule};
 
+use core::num::NonZeroU32;
+
 use crate::Error;
 use crate::aes::{self, Block, Cipher};
 
 /// How a security association's counter blocks are numbered: the linear
 /// index `i` of [`KeystreamProducer::fill`] stands for the counter block
 /// [`counter(i)`](CounterSpace::counter).
+///
+/// ```
+/// use core::num::NonZeroU32;
+/// use aekit::keystream::CounterSpace;
+/// let blocks_per_packet = NonZeroU32::new(96).expect("not zero");
+/// let space = CounterSpace::PerPacket { salt: [1, 2, 3, 4], blocks_per_packet };
+/// // Packet 2's Y_0: salt ‖ be64(2) ‖ 00000001.
+/// assert_eq!(space.counter(192)[4..], [0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1]);
+/// ```
+///
+/// A per-packet space of zero blocks, which would divide by zero, cannot
+/// be built:
+///
+/// ```compile_fail
+/// let space = aekit::keystream::CounterSpace::PerPacket { salt: [0; 4], blocks_per_packet: 0 };
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum CounterSpace {
     /// RFC 4106: packet `s` owns indices `s·b .. (s+1)·b`, and index
@@ -68,8 +86,11 @@ pub enum CounterSpace {
         /// The 4-byte salt of the keying material (RFC 4106 §4).
         salt: [u8; 4],
         /// Counter blocks reserved per packet: one for Y_0 plus the
-        /// blocks of the largest payload allowed.
-        blocks_per_packet: u64,
+        /// blocks of the largest payload allowed. At least one, and at
+        /// most 2^32 − 1, the most RFC 4106's 32-bit block counter
+        /// (starting at 1) can number: the type makes a space that would
+        /// divide by zero or repeat a counter impossible to build.
+        blocks_per_packet: NonZeroU32,
     },
     /// The seed's continuous counter: index `i` is the block
     /// salt ‖ be96(i). Not RFC 4106.
@@ -88,9 +109,11 @@ impl CounterSpace {
                 salt,
                 blocks_per_packet,
             } => {
+                let per = u64::from(blocks_per_packet.get());
                 block[..4].copy_from_slice(&salt);
-                block[4..12].copy_from_slice(&(index / blocks_per_packet).to_be_bytes());
-                let j = (index % blocks_per_packet) as u32 + 1;
+                block[4..12].copy_from_slice(&(index / per).to_be_bytes());
+                // index % per < 2^32 − 1, so the block counter j + 1 fits.
+                let j = (index % per) as u32 + 1;
                 block[12..].copy_from_slice(&j.to_be_bytes());
             }
             CounterSpace::Continuous { salt } => {
@@ -101,12 +124,26 @@ impl CounterSpace {
         block
     }
 
+    /// The end of the range of `count` indices from `first`, or
+    /// [`Error::CounterOverflow`] if it would run past index 2^64 − 1
+    /// (where the linear index would wrap and counters repeat).
+    pub fn range_end(first: u64, count: usize) -> Result<u64, Error> {
+        u64::try_from(count)
+            .ok()
+            .and_then(|count| first.checked_add(count))
+            .ok_or(Error::CounterOverflow)
+    }
+
     /// Writes the counter blocks of indices `first, first + 1, …` into
-    /// `out`.
-    pub fn write_counters(&self, first: u64, out: &mut [Block]) {
-        for (block, index) in out.iter_mut().zip(first..) {
-            *block = self.counter(index);
+    /// `out`; [`Error::CounterOverflow`] (and nothing written) if the
+    /// range runs past the last index.
+    pub fn write_counters(&self, first: u64, out: &mut [Block]) -> Result<(), Error> {
+        CounterSpace::range_end(first, out.len())?;
+        for (k, block) in out.iter_mut().enumerate() {
+            // In range: checked just above.
+            *block = self.counter(first + k as u64);
         }
+        Ok(())
     }
 }
 
@@ -183,8 +220,11 @@ impl KeystreamProducer for CpuProducer {
     }
 
     fn fill(&mut self, space: &CounterSpace, first: u64, out: &mut [Block]) -> Result<(), Error> {
-        for (chunk, start) in out.chunks_mut(STEP).zip((first..).step_by(STEP)) {
-            space.write_counters(start, chunk);
+        // The whole range first: a forged packet's counter near 2^64 must
+        // be an error, not an overflow half-way through.
+        CounterSpace::range_end(first, out.len())?;
+        for (k, chunk) in out.chunks_mut(STEP).enumerate() {
+            space.write_counters(first + (k * STEP) as u64, chunk)?;
             self.cipher.encrypt_blocks(chunk);
         }
         Ok(())
@@ -199,7 +239,7 @@ mod tests {
     fn per_packet_counters_follow_rfc4106_layout() {
         let space = CounterSpace::PerPacket {
             salt: [1, 2, 3, 4],
-            blocks_per_packet: 3,
+            blocks_per_packet: NonZeroU32::new(3).unwrap(),
         };
         // Packet 7, block 0: Y_0 = salt ‖ be64(7) ‖ 00000001.
         let y0 = space.counter(21);
@@ -216,6 +256,50 @@ mod tests {
         let c = space.counter(0x1_0000_0000);
         assert_eq!(c[..4], [9; 4]);
         assert_eq!(c[4..], [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn per_packet_counters_at_the_largest_block_count() {
+        let space = CounterSpace::PerPacket {
+            salt: [1, 2, 3, 4],
+            blocks_per_packet: NonZeroU32::MAX,
+        };
+        // Packet 0's last block carries block counter 2^32 − 1 …
+        let last = space.counter(u64::from(u32::MAX) - 1);
+        assert_eq!(last[4..], [0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]);
+        // … and the next index is packet 1's Y_0.
+        let next = space.counter(u64::from(u32::MAX));
+        assert_eq!(next[4..], [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1]);
+        // Every index has a counter, the last one included.
+        let end = space.counter(u64::MAX);
+        assert_eq!(end[4..12], (u64::MAX / u64::from(u32::MAX)).to_be_bytes());
+    }
+
+    #[test]
+    fn a_range_past_the_last_index_is_an_error_not_an_overflow() {
+        let space = CounterSpace::Continuous { salt: [7; 4] };
+        let mut producer = CpuProducer::new(aes::Strategy::Table, &[5u8; 16]).unwrap();
+        let mut out = vec![[0u8; 16]; 8];
+        // A forged packet's counter near 2^64: refused, nothing written.
+        for first in [u64::MAX, u64::MAX - 1, u64::MAX - 7] {
+            assert_eq!(
+                producer.fill(&space, first, &mut out),
+                Err(Error::CounterOverflow),
+                "{first:#x}"
+            );
+            assert_eq!(
+                space.write_counters(first, &mut out),
+                Err(Error::CounterOverflow)
+            );
+        }
+        assert_eq!(out, vec![[0u8; 16]; 8]);
+        // The last range that fits ends just below index 2^64 − 1.
+        producer.fill(&space, u64::MAX - 8, &mut out).unwrap();
+        let mut want = [space.counter(u64::MAX - 1)];
+        Cipher::new(aes::Strategy::Table, &[5u8; 16])
+            .unwrap()
+            .encrypt_blocks(&mut want);
+        assert_eq!(out[7], want[0]);
     }
 
     #[test]

@@ -49,7 +49,7 @@
 
 use zeroize::Zeroize;
 
-use super::thread::Driver;
+use super::thread::{Driver, FIRST_FILL_WAIT, guarded};
 use super::{BlockStorage, CounterSpace, KeystreamProducer};
 use crate::Error;
 
@@ -139,10 +139,11 @@ pub(super) struct Buffer {
 }
 
 impl Buffer {
-    /// A buffer in the producer's memory, or on the heap if it has none.
+    /// A buffer in the producer's memory, or on the heap if it has none
+    /// (or its `allocate` failed or panicked).
     fn new(producer: &mut dyn KeystreamProducer, history: usize, fresh: usize) -> Buffer {
         let blocks = history + fresh;
-        let storage = match producer.allocate(blocks) {
+        let storage = match guarded(|| producer.allocate(blocks)) {
             Ok(storage) if storage.blocks().len() == blocks => storage,
             _ => Box::new(vec![[0u8; 16]; blocks]),
         };
@@ -157,29 +158,56 @@ impl Buffer {
 
     /// Runs the producer over the fresh part (called where the driver runs
     /// it); a failure is kept for the pipeline to count.
+    /// A panic in the producer counts as a failed fill
+    /// ([`Error::ProducerPanicked`]).
     pub(super) fn fill(&mut self, producer: &mut dyn KeystreamProducer, space: &CounterSpace) {
-        let history = self.history;
+        let (history, first) = (self.history, self.first);
         let fresh = &mut self.storage.blocks_mut()[history..];
-        self.failed = producer.fill(space, self.first, fresh).err();
-        if self.failed.is_some() {
-            self.valid_from = self.end();
+        if let Err(e) = guarded(|| producer.fill(space, first, fresh)) {
+            self.refuse(e);
         }
+    }
+
+    /// Marks the buffer failed with `error`: no block of it is served.
+    pub(super) fn refuse(&mut self, error: Error) {
+        self.failed = Some(error);
+        self.valid_from = self.end();
+    }
+
+    /// Whether the fill panicked (the producer must not be used again).
+    pub(super) fn panicked(&self) -> bool {
+        self.failed == Some(Error::ProducerPanicked)
     }
 
     fn len(&self) -> usize {
         self.storage.blocks().len()
     }
 
+    /// One past the last fresh index; saturating, for a buffer aimed at
+    /// the very end of the index space (its fill fails there).
     fn end(&self) -> u64 {
-        self.first + (self.len() - self.history) as u64
+        self.first
+            .saturating_add((self.len() - self.history) as u64)
+    }
+
+    /// The index of the first history block (the buffer's earliest).
+    fn history_start(&self) -> u64 {
+        self.first.saturating_sub(self.history as u64)
     }
 
     fn holds(&self, first: u64, end: u64) -> bool {
         first >= self.valid_from && end <= self.end()
     }
 
+    /// The blocks for `first .. first + count`, which [`holds`](Self::holds).
     fn bytes(&self, first: u64, count: usize) -> &[u8] {
-        let start = (first + self.history as u64 - self.first) as usize;
+        // Index `self.first` sits at block `history`; `first` is at least
+        // `valid_from`, which is at most `history` blocks before it.
+        let start = if first >= self.first {
+            self.history + (first - self.first) as usize
+        } else {
+            self.history - (self.first - first) as usize
+        };
         self.storage.blocks()[start..start + count].as_flattened()
     }
 }
@@ -206,6 +234,8 @@ pub struct Pipeline {
     stats: PipelineStats,
     last_error: Option<Error>,
     producer_name: String,
+    /// The producer panicked: it is never used again, every packet inline.
+    retired: bool,
 }
 
 impl Pipeline {
@@ -225,7 +255,7 @@ impl Pipeline {
     ) -> Pipeline {
         assert!(fresh > 0 && history <= fresh, "need 0 < history <= fresh");
         let buffers = [(); 2].map(|()| Buffer::new(&mut *producer, history, fresh));
-        let producer_name = producer.name();
+        let producer_name = guarded(|| Ok(producer.name())).unwrap_or_else(|_| "unknown".into());
         let mut pipeline = Pipeline {
             history,
             fresh,
@@ -238,12 +268,13 @@ impl Pipeline {
             stats: PipelineStats::default(),
             last_error: None,
             producer_name,
+            retired: false,
         };
         for buffer in buffers {
             pipeline.submit(buffer);
         }
         if schedule == Schedule::Thread
-            && let Some(first) = pipeline.driver.take_blocking()
+            && let Some(first) = pipeline.driver.take_waiting(FIRST_FILL_WAIT)
         {
             pipeline.place(first);
         }
@@ -260,8 +291,16 @@ impl Pipeline {
                 return None;
             }
         };
+        if self.retired {
+            self.stats.failed += 1;
+            return None;
+        }
         loop {
             self.poll();
+            if self.retired {
+                self.stats.failed += 1;
+                return None;
+            }
             let Some(current) = &self.current else {
                 return self.miss(end);
             };
@@ -269,7 +308,7 @@ impl Pipeline {
                 break;
             }
             if current.failed.is_some()
-                && first + self.history as u64 >= current.first
+                && first.saturating_add(self.history as u64) >= current.first
                 && end <= current.end()
             {
                 self.stats.failed += 1;
@@ -281,10 +320,9 @@ impl Pipeline {
             }
             // Further on: only the next buffer (after the swap, with the
             // history copied in) can hold it.
-            let next_holds = self
-                .next
-                .as_ref()
-                .is_some_and(|next| end <= next.end() && first + self.history as u64 >= next.first);
+            let next_holds = self.next.as_ref().is_some_and(|next| {
+                end <= next.end() && first.saturating_add(self.history as u64) >= next.first
+            });
             if !next_holds {
                 return self.miss(end);
             }
@@ -371,9 +409,20 @@ impl Pipeline {
     /// else next; back out at once if its range is already behind us.
     fn place(&mut self, buffer: Buffer) {
         self.in_flight -= 1;
+        if self.retired {
+            return; // dropped unread (zeroized): the producer panicked
+        }
         if let Some(error) = buffer.failed {
             self.stats.producer_errors += 1;
             self.last_error = Some(error);
+        }
+        if buffer.panicked() {
+            // The producer is done for: drop every buffer (zeroized) and
+            // serve nothing more.
+            self.retired = true;
+            self.current = None;
+            self.next = None;
+            return;
         }
         if buffer.end() <= self.floor {
             self.submit(buffer);
@@ -393,13 +442,10 @@ impl Pipeline {
         let (Some(old), Some(mut new)) = (self.current.take(), self.next.take()) else {
             unreachable!("swap needs both buffers");
         };
-        if new.failed.is_none()
-            && old.end() == new.first
-            && old.valid_from <= new.first - self.history as u64
-        {
+        if new.failed.is_none() && old.end() == new.first && old.valid_from <= new.history_start() {
             let (history, tail) = (self.history, old.len() - self.history);
             new.storage.blocks_mut()[..history].copy_from_slice(&old.storage.blocks()[tail..]);
-            new.valid_from = new.first - history as u64;
+            new.valid_from = new.history_start();
         }
         self.floor = self.floor.max(new.valid_from);
         self.current = Some(new);
@@ -408,10 +454,19 @@ impl Pipeline {
 
     /// Hands `buffer` to the producer for the fresh range at `aim`.
     fn submit(&mut self, mut buffer: Buffer) {
+        let Some(next_aim) = self.aim.checked_add(self.fresh as u64) else {
+            // Its range would run past the last index (2^64 − 1): dropped,
+            // zeroized; at the very end of the index space the buffers
+            // run out and every packet computes its keystream inline.
+            return;
+        };
+        if self.retired {
+            return; // dropped, zeroized
+        }
         buffer.first = self.aim;
         buffer.valid_from = self.aim;
         buffer.failed = None;
-        self.aim += self.fresh as u64;
+        self.aim = next_aim;
         self.in_flight += 1;
         self.stats.blocks_produced += self.fresh as u64;
         self.driver.submit(buffer);
@@ -546,6 +601,72 @@ mod tests {
         assert!(p.keystream(10, 200).is_none());
         let s = p.stats();
         assert_eq!((s.behind, s.ahead, s.unplaceable, s.reaims), (2, 1, 1, 1));
+    }
+
+    #[test]
+    fn indices_at_the_end_of_the_space_fall_back_without_overflow() {
+        let producer = super::super::CpuProducer::new(crate::aes::Strategy::Table, &[3; 16]);
+        let space = CounterSpace::Continuous { salt: [0; 4] };
+        let mut p = Pipeline::new(
+            Box::new(producer.unwrap()),
+            space,
+            100,
+            20,
+            Schedule::Immediate,
+            0,
+        );
+        for first in [u64::MAX - 2, u64::MAX - 1, u64::MAX] {
+            assert!(p.keystream(first, 2).is_none(), "{first:#x}");
+        }
+        // An authentic packet at the very end (only a user's own counter
+        // discipline gets there): a buffer that fits is served; those aimed
+        // past the last index fail their fills, and those packets fall back.
+        p.observe(u64::MAX - 250);
+        let mut served = 0;
+        for first in (u64::MAX - 250..u64::MAX - 10).step_by(10) {
+            served += usize::from(p.keystream(first, 10).is_some());
+        }
+        assert_eq!(served, 20, "the two buffers that fit");
+        assert_eq!(p.stats().fallbacks(), 3 + 4);
+    }
+
+    /// Panics on every fill.
+    struct Panicking;
+
+    impl KeystreamProducer for Panicking {
+        fn name(&self) -> String {
+            "panicking".into()
+        }
+        fn fill(&mut self, _: &CounterSpace, _: u64, _: &mut [Block]) -> Result<(), Error> {
+            panic!("injected")
+        }
+    }
+
+    #[test]
+    fn a_panicking_producer_is_retired_on_every_schedule() {
+        for schedule in [Schedule::Thread, Schedule::Immediate, Schedule::Manual] {
+            let space = CounterSpace::Continuous { salt: [0; 4] };
+            let mut p = Pipeline::new(Box::new(Panicking), space, 100, 20, schedule, 0);
+            p.fill_now();
+            // On a thread the failed buffer comes back when it comes back.
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+            while p.last_error().is_none() && std::time::Instant::now() < deadline {
+                assert!(p.keystream(0, 4).is_none());
+                std::thread::yield_now();
+            }
+            assert_eq!(
+                p.last_error(),
+                Some(Error::ProducerPanicked),
+                "{schedule:?}"
+            );
+            assert!(p.keystream(0, 4).is_none());
+            let s = p.stats();
+            assert_eq!(
+                s.producer_errors, 1,
+                "{schedule:?}: called once, then never"
+            );
+            assert!(s.failed >= 1, "{schedule:?}: {s:?}");
+        }
     }
 
     #[test]

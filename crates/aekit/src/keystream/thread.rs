@@ -16,6 +16,26 @@
 //! - `Manual`: fills wait in a queue until `fill_now` — deterministic, and
 //!   lets tests hold the producer back to exercise the inline fallback.
 //!
+//! ## Faults
+//!
+//! A producer is outside code (a GPU driver, the user's own), so the
+//! driver assumes it can fail in every way and keeps each failure from
+//! reaching a packet:
+//!
+//! - an error: the buffer comes back marked failed (`Buffer::fill`), and
+//!   the packets it would have served compute their keystream inline;
+//! - a panic: caught around the producer's call, so it neither unwinds
+//!   into the packet thread (`Immediate`, `Manual`) nor silently kills the
+//!   worker with a buffer in hand (`Thread`). The buffer comes back failed
+//!   with [`Error::ProducerPanicked`](crate::Error::ProducerPanicked) and
+//!   the producer is never called again: after a panic its state is
+//!   unknown, and keystream that looks fine but is not would be silent
+//!   corruption;
+//! - a stall: the packet thread never waits on the worker for longer than
+//!   [`FIRST_FILL_WAIT`] (only when the pipeline starts), and dropping the
+//!   pipeline waits at most [`DROP_WAIT`] for the worker before leaving it
+//!   to finish on its own, its buffers zeroized when it does.
+//!
 //! Rejected: a condition variable around a shared pair of buffers (it
 //! needs locking on the packet path), and blocking the packet thread until
 //! the producer catches up (a slow producer would then set the pace; the
@@ -23,11 +43,29 @@
 //! than no pipeline at all).
 
 use std::collections::VecDeque;
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use super::pipeline::{Buffer, Schedule};
 use super::{CounterSpace, KeystreamProducer};
+use crate::Error;
+
+/// The longest a new pipeline on the `Thread` schedule waits for its first
+/// buffer, so that the first packets find keystream: a CPU fills a buffer
+/// in milliseconds, so only a stalled producer reaches it.
+pub(super) const FIRST_FILL_WAIT: Duration = Duration::from_millis(500);
+
+/// The longest dropping a pipeline waits for its worker thread to finish
+/// the fill in hand; a producer stalled longer is left to finish alone.
+pub(super) const DROP_WAIT: Duration = Duration::from_secs(1);
+
+/// Runs `f` on the producer, turning a panic into
+/// [`Error::ProducerPanicked`].
+pub(super) fn guarded<T>(f: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or(Err(Error::ProducerPanicked))
+}
 
 /// Runs a producer on one of the three schedules.
 pub(super) enum Driver {
@@ -37,7 +75,8 @@ pub(super) enum Driver {
         worker: Option<JoinHandle<()>>,
     },
     Here {
-        producer: Box<dyn KeystreamProducer>,
+        /// `None` once it panicked.
+        producer: Option<Box<dyn KeystreamProducer>>,
         space: CounterSpace,
         queued: VecDeque<Buffer>,
         filled: VecDeque<Buffer>,
@@ -59,23 +98,33 @@ impl Driver {
                 let worker = std::thread::Builder::new()
                     .name("aekit-keystream".into())
                     .spawn(move || {
-                        // Ends when the pipeline drops its sender.
+                        // Ends when the pipeline drops its sender, or after
+                        // the producer panicked (never called again).
                         for mut buffer in inbox {
                             buffer.fill(&mut *producer, &space);
-                            if outbox.send(buffer).is_err() {
+                            let panicked = buffer.panicked();
+                            if outbox.send(buffer).is_err() || panicked {
                                 break;
                             }
                         }
-                    })
-                    .expect("spawning the keystream thread");
-                Driver::Thread {
-                    requests: Some(requests),
-                    filled,
-                    worker: Some(worker),
+                    });
+                match worker {
+                    Ok(worker) => Driver::Thread {
+                        requests: Some(requests),
+                        filled,
+                        worker: Some(worker),
+                    },
+                    // No thread to be had: no producer, every packet inline
+                    // (the pipeline sees nothing come back, ever).
+                    Err(_) => Driver::Thread {
+                        requests: None,
+                        filled,
+                        worker: None,
+                    },
                 }
             }
             Schedule::Immediate | Schedule::Manual => Driver::Here {
-                producer,
+                producer: Some(producer),
                 space,
                 queued: VecDeque::new(),
                 filled: VecDeque::new(),
@@ -113,11 +162,14 @@ impl Driver {
         }
     }
 
-    /// The oldest filled buffer, waiting for the worker if need be; `None`
-    /// only when nothing is on its way.
-    pub(super) fn take_blocking(&mut self) -> Option<Buffer> {
+    /// The oldest filled buffer, waiting up to `wait` for the worker if
+    /// need be; `None` when nothing came.
+    pub(super) fn take_waiting(&mut self, wait: Duration) -> Option<Buffer> {
         match self {
-            Driver::Thread { filled, .. } => filled.recv().ok(),
+            Driver::Thread { filled, .. } => match filled.recv_timeout(wait) {
+                Ok(buffer) => Some(buffer),
+                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
+            },
             Driver::Here { .. } => {
                 self.fill_now();
                 self.try_take()
@@ -137,7 +189,13 @@ impl Driver {
         } = self
         {
             while let Some(mut buffer) = queued.pop_front() {
-                buffer.fill(&mut **producer, space);
+                match producer {
+                    Some(p) => buffer.fill(&mut **p, space),
+                    None => buffer.refuse(Error::ProducerPanicked),
+                }
+                if buffer.panicked() {
+                    *producer = None;
+                }
                 filled.push_back(buffer);
             }
         }
@@ -152,7 +210,16 @@ impl Drop for Driver {
         {
             requests.take(); // closes the channel: the worker's loop ends
             if let Some(worker) = worker.take() {
-                let _ = worker.join();
+                // Joined if it finishes its fill in time; otherwise (a
+                // stalled producer) detached: its send fails once this
+                // driver is gone, and the buffer is zeroized as it drops.
+                let deadline = Instant::now() + DROP_WAIT;
+                while !worker.is_finished() && Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                if worker.is_finished() {
+                    let _ = worker.join();
+                }
             }
         }
     }

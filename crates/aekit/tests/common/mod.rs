@@ -1,6 +1,22 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)] // each test file uses its own subset
 
+pub mod esp_reference;
+
+use aes::cipher::{BlockCipherEncrypt, KeyInit};
+
+/// E(K, block) by the RustCrypto `aes` crate, an implementation independent
+/// of aekit's.
+pub fn oracle_aes(key: &[u8], block: &mut [u8; 16]) {
+    let b = block.into();
+    match key.len() {
+        16 => aes::Aes128::new_from_slice(key).unwrap().encrypt_block(b),
+        24 => aes::Aes192::new_from_slice(key).unwrap().encrypt_block(b),
+        32 => aes::Aes256::new_from_slice(key).unwrap().encrypt_block(b),
+        n => panic!("no AES key of {n} bytes"),
+    }
+}
+
 /// A small deterministic generator (SplitMix64) so failures reproduce
 /// from the seed printed with them.
 pub struct Rng(pub u64);

@@ -6,6 +6,8 @@
 //! the places where a counter carries: a packet boundary, the 32-bit word
 //! of the continuous counter, 2^64 − 1.
 
+use core::num::NonZeroU32;
+
 use zeroize::Zeroize;
 
 use super::{Job, key_words};
@@ -127,7 +129,7 @@ fn kernel_matches_cpu_on_random_counters() {
             let first = rng.next() % (u64::MAX / 256);
             let space = CounterSpace::PerPacket {
                 salt,
-                blocks_per_packet,
+                blocks_per_packet: NonZeroU32::new(blocks_per_packet as u32).unwrap(),
             };
             check(&key, space, first, count);
         }
@@ -151,7 +153,7 @@ fn kernel_matches_cpu_where_counters_carry() {
         for blocks_per_packet in [1, 7, 32, 64, 256, 1000] {
             let space = CounterSpace::PerPacket {
                 salt,
-                blocks_per_packet,
+                blocks_per_packet: NonZeroU32::new(blocks_per_packet as u32).unwrap(),
             };
             check(&key, space, 0, 1200);
             let seq = 0xffff_ffff_u64;

@@ -85,13 +85,9 @@ impl Job {
                 blocks_per_packet,
             } => {
                 // The kernel numbers blocks within a packet in 32 bits, as
-                // RFC 4106's counter field does.
-                if blocks_per_packet == 0 || blocks_per_packet > 1 << 32 {
-                    return Err(Error::Unsupported(
-                        "a packet of 0 or over 2^32 counter blocks",
-                    ));
-                }
-                (salt, blocks_per_packet)
+                // RFC 4106's counter field does; the type keeps the count
+                // within 1 ..= 2^32 − 1.
+                (salt, u64::from(blocks_per_packet.get()))
             }
             CounterSpace::Continuous { salt } => (salt, 0),
         };
