@@ -339,7 +339,7 @@ fn main() -> ExitCode {
             None => decrypt(&args, buffer, cli.quiet),
         },
         Command::Info => info::run(&mut io::stdout().lock()).map_err(Failure::stdout),
-        Command::Selftest => selftest::run(),
+        Command::Selftest => selftest::run(&mut io::stdout().lock()),
         #[cfg(feature = "bench")]
         Command::Bench(args) => bench::run(&args).map_err(|e| Failure::new(Exit::Failure, e)),
     };

@@ -328,6 +328,27 @@ fn info_and_selftest() {
         "{selftest}"
     );
     assert!(!selftest.contains("FAIL"), "{selftest}");
+    // Every family, with known answers; what this CPU lacks is a SKIP line.
+    for family in [
+        "PASS  class portable",
+        "PASS  class pair",
+        "PASS  face fixslice/rd2+",
+        "PASS  face table/rd0",
+        "PASS  aether reference",
+        "PASS  aether portable",
+        "PASS  esp inline",
+        "PASS  esp pipeline",
+        "PASS  Cobblestone-128",
+        "PASS  Cobblestone-256",
+    ] {
+        assert!(selftest.contains(family), "selftest lacks {family:?}");
+    }
+    for kernel in ["vaes-avx512", "vaes-avx2", "ni-clmul"] {
+        let listed = ["PASS  fused ", "SKIP  fused "]
+            .iter()
+            .any(|verdict| selftest.contains(&format!("{verdict}{kernel}")));
+        assert!(listed, "selftest does not list fused {kernel}");
+    }
     let help = String::from_utf8(ok(&dir, &["--help"])).expect("utf-8");
     for code in [
         "3  not a key",
