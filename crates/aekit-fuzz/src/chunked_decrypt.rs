@@ -55,7 +55,7 @@ impl From<chunked::Error> for End {
 /// Runs the target on one input.
 pub fn run(data: &[u8]) {
     let mut input = Input::new(data);
-    let aead = if input.byte() % 2 == 0 {
+    let aead = if input.byte().is_multiple_of(2) {
         Aead::Aes128Gcm
     } else {
         Aead::Aes256Gcm
@@ -204,10 +204,10 @@ fn assert_authentic(
         "released under another header"
     );
     let mut chunks: Vec<&[u8]> = released.chunks(CHUNK_LEN).collect();
-    if released.len() % CHUNK_LEN == 0 && complete {
+    if released.len().is_multiple_of(CHUNK_LEN) && complete {
         chunks.push(&[]); // the empty final chunk
     }
-    if !complete && released.len() % CHUNK_LEN != 0 {
+    if !complete && !released.len().is_multiple_of(CHUNK_LEN) {
         panic!("a partial chunk released from a message that failed");
     }
     for (index, chunk) in chunks.iter().enumerate() {

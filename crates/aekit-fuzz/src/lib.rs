@@ -25,8 +25,11 @@ pub mod gcm_differential;
 pub mod input;
 pub mod tamper;
 
+/// A target's body: panics on a finding.
+pub type Target = fn(&[u8]);
+
 /// Every target, by the name of its fuzz binary and corpus directory.
-pub const TARGETS: [(&str, fn(&[u8])); 5] = [
+pub const TARGETS: [(&str, Target); 5] = [
     ("gcm_differential", gcm_differential::run),
     ("gcm_decrypt", gcm_decrypt::run),
     ("aether_decrypt", aether_decrypt::run),

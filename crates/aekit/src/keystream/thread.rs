@@ -44,7 +44,7 @@
 
 use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -166,10 +166,8 @@ impl Driver {
     /// need be; `None` when nothing came.
     pub(super) fn take_waiting(&mut self, wait: Duration) -> Option<Buffer> {
         match self {
-            Driver::Thread { filled, .. } => match filled.recv_timeout(wait) {
-                Ok(buffer) => Some(buffer),
-                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
-            },
+            // Timed out, or the worker is gone: nothing.
+            Driver::Thread { filled, .. } => filled.recv_timeout(wait).ok(),
             Driver::Here { .. } => {
                 self.fill_now();
                 self.try_take()
