@@ -10,7 +10,7 @@ use aekit::chunked::Aead;
 use aekit::gcm::Fused;
 use aekit::{AesGcm, aes, ghash};
 
-use crate::Failure;
+use std::io::{self, Write};
 
 /// The CPU features found, as (name, present) pairs.
 fn cpu_features() -> Vec<(&'static str, bool)> {
@@ -51,13 +51,18 @@ fn yes(b: bool) -> &'static str {
 
 /// One registry as a table: ((token, available, constant-time), storage,
 /// default) per strategy.
-fn table<const N: usize>(title: &str, rows: [((&str, bool, bool), usize, bool); N]) {
-    println!();
-    println!("{title}");
-    println!(
+fn table<const N: usize>(
+    out: &mut dyn Write,
+    title: &str,
+    rows: [((&str, bool, bool), usize, bool); N],
+) -> io::Result<()> {
+    writeln!(out)?;
+    writeln!(out, "{title}")?;
+    writeln!(
+        out,
         "  {:<10} {:<10} {:<14} {:>8}",
         "strategy", "available", "constant-time", "bytes"
-    );
+    )?;
     for ((name, available, constant_time), storage, default) in rows {
         let line = format!(
             "  {name:<10} {:<10} {:<14} {storage:>8}  {}",
@@ -65,42 +70,50 @@ fn table<const N: usize>(title: &str, rows: [((&str, bool, bool), usize, bool); 
             yes(constant_time),
             if default { "default" } else { "" }
         );
-        println!("{}", line.trim_end());
+        writeln!(out, "{}", line.trim_end())?;
     }
+    Ok(())
 }
 
-pub fn run() -> Result<(), Failure> {
-    println!("aekit {}", env!("CARGO_PKG_VERSION"));
+/// Writes the report to `out`; a failed write is returned, not a panic.
+pub fn run(out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "aekit {}", env!("CARGO_PKG_VERSION"))?;
     let features = cpu_features();
     let found: Vec<&str> = features.iter().filter(|f| f.1).map(|f| f.0).collect();
     let missing: Vec<&str> = features.iter().filter(|f| !f.1).map(|f| f.0).collect();
-    println!("CPU ({}):", std::env::consts::ARCH);
+    writeln!(out, "CPU ({}):", std::env::consts::ARCH)?;
     let list = |names: Vec<&str>| match names.is_empty() {
         true => "(none)".to_owned(),
         false => names.join(" "),
     };
-    println!("  found:   {}", list(found));
-    println!("  missing: {}", list(missing));
-    println!(
+    writeln!(out, "  found:   {}", list(found))?;
+    writeln!(out, "  missing: {}", list(missing))?;
+    writeln!(
+        out,
         "  threads: {}",
         std::thread::available_parallelism().map_or(1, |n| n.get())
-    );
+    )?;
     table(
+        out,
         "AES strategies (bytes: key-dependent storage for an AES-256 key)",
         aes::Strategy::ALL.map(|s| {
             let row = (s.name(), s.is_available(), s.is_constant_time());
             (row, s.storage_bytes(), s == aes::Strategy::best())
         }),
-    );
+    )?;
     table(
+        out,
         "GHASH strategies (bytes: key-dependent storage)",
         ghash::Strategy::ALL.map(|s| {
             let row = (s.name(), s.is_available(), s.is_constant_time());
             (row, s.storage_bytes(), s == ghash::Strategy::best())
         }),
-    );
-    println!();
-    println!("Fused kernels (AES and GHASH in one pass; all constant-time)");
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Fused kernels (AES and GHASH in one pass; all constant-time)"
+    )?;
     for f in Fused::ALL {
         let (a, g) = f.strategies();
         let line = format!(
@@ -115,20 +128,42 @@ pub fn run() -> Result<(), Failure> {
                 ""
             }
         );
-        println!("{}", line.trim_end());
+        writeln!(out, "{}", line.trim_end())?;
     }
-    println!();
+    writeln!(out)?;
     let default = AesGcm::new(&[0; 16]).map_or_else(|e| e.to_string(), |g| g.implementation());
-    println!("Default: {default} (the fastest constant-time implementation here)");
+    writeln!(
+        out,
+        "Default: {default} (the fastest constant-time implementation here)"
+    )?;
     if let Ok(cap) = std::env::var("AEKIT_KERNEL")
         && !cap.is_empty()
     {
-        println!(
+        writeln!(
+            out,
             "  capped by AEKIT_KERNEL={cap} (vaes-avx512, vaes-avx2, ni-clmul, pair, portable)"
-        );
+        )?;
     }
+    gpu(out)?;
+    writeln!(out, "File format: C2SP chunked encryption, 16 KiB chunks")?;
+    for aead in Aead::ALL {
+        writeln!(
+            out,
+            "  {:<16} --aead {}  ({}-byte keys; chosen by the key's size)",
+            aead.instantiation(),
+            aead.name(),
+            aead.key_len()
+        )?;
+    }
+    Ok(())
+}
+
+/// The GPU line: the device the GPU keystream producer would use.
+#[cfg(feature = "gpu")]
+fn gpu(out: &mut dyn Write) -> io::Result<()> {
     match aekit::keystream::device_info(0) {
-        Ok(gpu) => println!(
+        Ok(gpu) => writeln!(
+            out,
             "GPU: {} (compute capability {}.{}, {} multiprocessors, {} MiB), CUDA driver {}.{}: the GPU keystream producer is usable",
             gpu.name,
             gpu.compute_capability.0,
@@ -138,16 +173,15 @@ pub fn run() -> Result<(), Failure> {
             gpu.driver_version / 1000,
             gpu.driver_version % 1000 / 10
         ),
-        Err(e) => println!("GPU: none usable ({e})"),
+        Err(e) => writeln!(out, "GPU: none usable ({e})"),
     }
-    println!("File format: C2SP chunked encryption, 16 KiB chunks");
-    for aead in Aead::ALL {
-        println!(
-            "  {:<16} --aead {}  ({}-byte keys; chosen by the key's size)",
-            aead.instantiation(),
-            aead.name(),
-            aead.key_len()
-        );
-    }
-    Ok(())
+}
+
+/// The GPU line of a build without the GPU producer.
+#[cfg(not(feature = "gpu"))]
+fn gpu(out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "GPU: not in this build (the GPU keystream producer is feature `gpu`)"
+    )
 }

@@ -5,25 +5,36 @@
 //! ```text
 //! aekit keygen -o k.key                       16 random bytes, mode 0600
 //! aekit encrypt --key k.key -o f.aekit f      all cores, streaming
-//! aekit decrypt --key k.key -o f f.aekit      nothing written unless it all verifies
+//! aekit decrypt --key k.key -o f f.aekit      f appears only if it all verifies
+//! aekit decrypt --key k.key f.aekit | tar x   chunks stream out as they verify
+//! aekit decrypt --key k.key --buffer f.aekit  stdout only once it all verified
 //! aekit decrypt --key k.key --range 100..200 f.aekit   only the chunks needed
 //! aekit info | aekit selftest
 //! aekit bench --suite seeds|peers|cores [--quick] [--json out.json] [--plot dir]
+//! aekit bench --suite ct [--measurements N] [--fail-at T]   timing test
 //! ```
 //!
+//! `bench` (and the peers, plots and GPU code only it needs) is the default
+//! feature `bench`; `--no-default-features` builds the encryption tool
+//! alone.
+//!
 //! Every failure is one line on stderr and an exit status of its own
-//! ([`Exit`]); the table is in `aekit --help`. Files are written to a
-//! temporary name beside the target and renamed into place only when the
-//! whole operation succeeded, so a failed or interrupted decryption leaves
-//! no plaintext behind (`output.rs`).
+//! ([`Exit`]); the table is in `aekit --help`. A write error anywhere,
+//! standard output included, is a failure, never a success or a panic; a
+//! closed pipe on standard output ends the command quietly with 141, as if
+//! SIGPIPE had. Files are written to a temporary name beside the target
+//! and renamed into place only when the whole operation succeeded, so a
+//! failed or interrupted decryption leaves no plaintext file behind
+//! (`output.rs`).
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "bench")]
 mod bench;
 mod info;
 mod output;
 mod selftest;
 
-use std::fs::File;
+use std::fs::{self, File};
 use std::io::{self, IsTerminal, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -32,10 +43,12 @@ use std::str::FromStr;
 use aekit::chunked::{self, Aead, SeekReader};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
+use zeroize::Zeroize;
 
-use output::Output;
+use output::{Options, Output};
 
 /// Counts heap bytes, for `aekit bench` (the blog table's heap column).
+#[cfg(feature = "bench")]
 #[global_allocator]
 static ALLOCATOR: aekit_harness::CountingAlloc = aekit_harness::CountingAlloc;
 
@@ -44,7 +57,8 @@ static ALLOCATOR: aekit_harness::CountingAlloc = aekit_harness::CountingAlloc;
 enum Exit {
     /// An I/O error or a refusal (missing file, output exists).
     Failure = 1,
-    /// The key file is not 16 or 32 bytes, or not the size `--aead` takes.
+    /// The key file is not a key: not 16 or 32 bytes, not the size `--aead`
+    /// takes, or text (hex digits, a passphrase) instead of raw bytes.
     KeySize = 3,
     /// The key commitment does not match.
     WrongKey = 4,
@@ -55,6 +69,10 @@ enum Exit {
     Modified = 6,
     /// A known-answer test failed.
     SelftestFailed = 7,
+    /// Standard output was closed before everything was written (a broken
+    /// pipe, as in `aekit selftest | head -1`): the status a shell shows for
+    /// a command that SIGPIPE ended, with no message.
+    BrokenPipe = 141,
 }
 
 const EXIT_CODES: &str = "\
@@ -62,11 +80,17 @@ Exit status:
   0  success
   1  I/O error or refusal (missing input, output exists without --force, ...)
   2  usage error
-  3  wrong key size (the key file is not 16 or 32 bytes, or not the --aead's size)
+  3  not a key: the key file is not 16 or 32 bytes, not the --aead's size, or is text
+     (hex digits, a passphrase) instead of the raw bytes `aekit keygen` writes
   4  wrong key or wrong context (the key commitment does not match; no chunk was decrypted)
   5  truncated: the file ends early, has data after its end, or its final chunk was changed
-  6  modified: a chunk before the final one does not authenticate (changed or reordered)
-  7  a self-test failed";
+  6  modified: a chunk before the final one does not authenticate (changed or reordered);
+     also data appended after the end once it makes the final chunk as long as a full
+     one (16 400 bytes with its tag): the format cannot tell the two apart
+  7  a self-test failed
+141  standard output was closed early (a broken pipe); nothing is printed
+128+N  stopped by signal N (SIGINT, SIGTERM, SIGHUP, SIGQUIT, ...); any unfinished
+     output file was removed";
 
 /// A failure: what to print, and the exit status.
 #[derive(Debug)]
@@ -87,6 +111,16 @@ impl Failure {
     fn io(what: &str, path: &Path, e: io::Error) -> Failure {
         Failure::new(Exit::Failure, format!("{what} {}: {e}", path.display()))
     }
+
+    /// A write to standard output failed: quietly [`Exit::BrokenPipe`] if
+    /// the reader went away, else an I/O failure.
+    fn stdout(e: io::Error) -> Failure {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            Failure::new(Exit::BrokenPipe, "")
+        } else {
+            Failure::io("writing", Path::new("standard output"), e)
+        }
+    }
 }
 
 impl From<chunked::Error> for Failure {
@@ -97,6 +131,8 @@ impl From<chunked::Error> for Failure {
             E::Commitment => Exit::WrongKey,
             E::Truncated | E::Authentication { last: true, .. } => Exit::Truncated,
             E::Authentication { last: false, .. } => Exit::Modified,
+            // Only standard output can be a closed pipe.
+            E::Io(e) if e.kind() == io::ErrorKind::BrokenPipe => Exit::BrokenPipe,
             _ => Exit::Failure,
         };
         Failure::new(exit, e.to_string())
@@ -122,6 +158,10 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Write a new random key (16 bytes, or 32 with --aead aes-256-gcm), mode 0600.
+    ///
+    /// The key is raw random bytes, not text: aekit refuses key files that
+    /// hold hex digits or a passphrase. The file appears only once the whole
+    /// key is on disk.
     Keygen {
         /// The key file to create (never overwritten); stdout if omitted.
         #[arg(short, long)]
@@ -132,10 +172,26 @@ enum Command {
     },
     /// Encrypt a file (or stdin) in the C2SP chunked format.
     Encrypt(CryptArgs),
-    /// Decrypt a file (or stdin); nothing is written unless it all verifies.
+    /// Decrypt a file (or stdin); to a file, nothing appears unless it all verifies.
+    ///
+    /// With -o FILE, FILE appears only if every chunk verified; on any
+    /// failure or interruption nothing is left behind.
+    ///
+    /// To standard output (no -o, or -o -), plaintext streams out: each chunk
+    /// is written as soon as it has verified, so a failure later in the file
+    /// (a non-zero exit status) leaves a verified but incomplete prefix on
+    /// standard output, which a pipe's reader has already consumed. Trust
+    /// that output only if aekit exits with 0, or use --buffer.
     Decrypt {
         #[command(flatten)]
         args: CryptArgs,
+        /// Write nothing to standard output until the final chunk has
+        /// verified: spool the plaintext to a private temporary file (in
+        /// TMPDIR, mode 0600, unlinked at once) and copy it out then, as for
+        /// `aekit decrypt --buffer ... | tar x`. Needs room in TMPDIR for the
+        /// whole plaintext. (Output to a file is held back anyway.)
+        #[arg(long)]
+        buffer: bool,
         /// Decrypt only the plaintext bytes START..END (either may be
         /// omitted), reading only the chunks that hold them; needs a file.
         #[arg(long, value_name = "START..END")]
@@ -146,6 +202,7 @@ enum Command {
     /// Run the built-in known-answer tests on every available strategy.
     Selftest,
     /// Re-measure the seed papers' tables on this machine (markdown, JSON, plots).
+    #[cfg(feature = "bench")]
     Bench(bench::Args),
 }
 
@@ -163,11 +220,13 @@ struct CryptArgs {
     /// Output file, written only on success; stdout if omitted or `-`.
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
-    /// Replace the output file if it exists.
+    /// Replace the output file if it exists (only a regular file, never a
+    /// device, FIFO, directory or symbolic link).
     #[arg(long)]
     force: bool,
-    /// Worker threads (default: every core).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    /// Worker threads, 1 to 256 (default: every core, at most 256).
+    #[arg(long, value_name = "N",
+          value_parser = clap::value_parser!(u16).range(1..=MAX_THREADS as i64))]
     threads: Option<u16>,
     /// Input file; stdin if omitted or `-`.
     #[arg(value_name = "IN")]
@@ -224,9 +283,39 @@ impl FromStr for ByteRange {
     }
 }
 
+/// The most worker threads `--threads` takes (and the default uses): past
+/// this, more threads only add memory (2 MiB of buffers each) and start-up
+/// time on any machine this runs on.
+const MAX_THREADS: u16 = 256;
+
+/// Writes a line to stderr; a stderr that cannot be written to is ignored
+/// (there is nowhere left to report it), unlike `eprintln!`, which panics.
+fn say(line: std::fmt::Arguments<'_>) {
+    let _ = writeln!(io::stderr(), "{line}");
+}
+
 fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
-        eprintln!("aekit: internal error (please report): {info}");
+        // `println!` panics when standard output fails (a closed pipe, a
+        // full disk). The commands write through `io::Write` and report
+        // that as an exit status; this catches whatever still prints with
+        // `println!` (the benchmark tables), with the same outcome.
+        let payload = info.payload();
+        let text = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied());
+        if let Some(e) = text.and_then(|p| p.strip_prefix("failed printing to stdout: ")) {
+            output::remove_pending_files();
+            if e.starts_with("Broken pipe") {
+                std::process::exit(Exit::BrokenPipe as i32);
+            }
+            say(format_args!("aekit: writing standard output: {e}"));
+            std::process::exit(Exit::Failure as i32);
+        }
+        say(format_args!(
+            "aekit: internal error (please report): {info}"
+        ));
     }));
     let cli = Cli::parse();
     // A mistyped AEKIT_KERNEL is a usage error before anything is read or
@@ -234,25 +323,32 @@ fn main() -> ExitCode {
     if !matches!(cli.command, Command::Info)
         && let Err(e) = aekit::gcm::Class::forced()
     {
-        eprintln!("aekit: AEKIT_KERNEL: {e}");
+        say(format_args!("aekit: AEKIT_KERNEL: {e}"));
         return ExitCode::from(2);
     }
     output::remove_pending_files_on_signal();
     let result = match cli.command {
         Command::Keygen { output, aead } => keygen(output.as_deref(), aead.aead()),
         Command::Encrypt(args) => encrypt(&args, cli.quiet),
-        Command::Decrypt { args, range } => match range {
-            Some(range) => decrypt_range(&args, range),
-            None => decrypt(&args, cli.quiet),
+        Command::Decrypt {
+            args,
+            range,
+            buffer,
+        } => match range {
+            Some(range) => decrypt_range(&args, range, buffer),
+            None => decrypt(&args, buffer, cli.quiet),
         },
-        Command::Info => info::run(),
+        Command::Info => info::run(&mut io::stdout().lock()).map_err(Failure::stdout),
         Command::Selftest => selftest::run(),
+        #[cfg(feature = "bench")]
         Command::Bench(args) => bench::run(&args).map_err(|e| Failure::new(Exit::Failure, e)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
-            eprintln!("aekit: {}", failure.message);
+            if failure.exit != Exit::BrokenPipe {
+                say(format_args!("aekit: {}", failure.message));
+            }
             ExitCode::from(failure.exit as u8)
         }
     }
@@ -260,17 +356,45 @@ fn main() -> ExitCode {
 
 fn keygen(path: Option<&Path>, aead: Aead) -> Result<(), Failure> {
     let mut key = vec![0u8; aead.key_len()];
-    getrandom::fill(&mut key)
-        .map_err(|e| Failure::new(Exit::Failure, format!("random number generator: {e}")))?;
-    match path.filter(|p| !is_dash(p)) {
-        Some(path) => output::write_new_private_file(path, &key),
-        None if io::stdout().is_terminal() => Err(Failure::new(
+    // A key that happens to read as text would be refused by `read_key`
+    // (one 16-byte key in about 7 million is all printable): draw again.
+    // This removes a negligible fraction of the key space.
+    loop {
+        getrandom::fill(&mut key)
+            .map_err(|e| Failure::new(Exit::Failure, format!("random number generator: {e}")))?;
+        if key_text(&key).is_none() {
+            break;
+        }
+    }
+    let path = path.filter(|p| !is_dash(p));
+    if let Some(path) = path
+        && fs::symlink_metadata(path).is_ok()
+    {
+        return Err(Failure::new(
+            Exit::Failure,
+            format!("{} exists; a key file is never overwritten", path.display()),
+        ));
+    }
+    // A file is written under a temporary name and linked into place whole,
+    // so a full disk leaves no empty key file to block the retry.
+    let private = Options {
+        force: false,
+        private: true,
+        buffer: false,
+    };
+    let mut out = Output::open(path, private)?;
+    if path.is_none() && out.is_terminal() {
+        return Err(Failure::new(
             Exit::Failure,
             "refusing to print a binary key to a terminal; use -o FILE",
-        )),
-        None => io::stdout()
-            .write_all(&key)
-            .map_err(|e| Failure::io("writing", Path::new("standard output"), e)),
+        ));
+    }
+    let written = out.write_all(&key);
+    key.zeroize();
+    match (written, path) {
+        (Ok(()), _) => out.commit(),
+        (Err(e), None) => Err(Failure::stdout(e)),
+        (Err(e), Some(_)) => Err(Failure::new(Exit::Failure, e.to_string())),
     }
 }
 
@@ -278,33 +402,88 @@ fn is_dash(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
+/// What a key file holds if it is text rather than raw bytes — hex digits
+/// or printable characters (a passphrase), optionally ending in a newline —
+/// in words for the error.
+fn key_text(bytes: &[u8]) -> Option<&'static str> {
+    let text = bytes.trim_ascii_end();
+    let printable = |b: &u8| b.is_ascii_graphic() || *b == b' ';
+    if text.is_empty() || !text.iter().all(printable) {
+        return None;
+    }
+    if text.iter().all(u8::is_ascii_hexdigit) {
+        Some("hex digits")
+    } else {
+        Some("printable text (a passphrase?)")
+    }
+}
+
+/// Warns when the key file can be read or changed by other users (Unix).
+fn warn_if_shared(path: &Path, file: &File) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let Ok(meta) = file.metadata() else { return };
+        let mode = meta.permissions().mode() & 0o777;
+        if meta.is_file() && mode & 0o077 != 0 {
+            say(format_args!(
+                "aekit: warning: key file {} is open to other users (mode {mode:04o}); \
+                 `chmod 600 {}` makes it private",
+                path.display(),
+                path.display()
+            ));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (path, file);
+}
+
+/// The most bytes read from a key file: far more than any key, so that a
+/// file of the wrong kind is reported with its size.
+const KEY_READ_LIMIT: u64 = 1024;
+
 /// Reads the key file and settles the AEAD: `--aead` if given (the key must
-/// fit it), else the one the key's size implies.
+/// fit it), else the one the key's size implies. Refuses text (hex digits,
+/// a passphrase) with the command that makes a proper key, and warns when
+/// the file is open to other users.
 fn read_key(args: &CryptArgs) -> Result<(Vec<u8>, Aead), Failure> {
     let mut key = Vec::new();
-    File::open(&args.key)
-        .and_then(|f| f.take(1024).read_to_end(&mut key))
+    let file = File::open(&args.key).map_err(|e| Failure::io("reading key", &args.key, e))?;
+    warn_if_shared(&args.key, &file);
+    file.take(KEY_READ_LIMIT + 1)
+        .read_to_end(&mut key)
         .map_err(|e| Failure::io("reading key", &args.key, e))?;
+    let name = args.key.display();
+    if let Some(what) = key_text(&key) {
+        key.zeroize();
+        return Err(Failure::new(
+            Exit::KeySize,
+            format!(
+                "{name} holds {what}, not a key: aekit keys are 16 or 32 raw random bytes; \
+                 make one with `aekit keygen -o FILE` (or `--aead aes-256-gcm`)"
+            ),
+        ));
+    }
+    let size = match key.len() as u64 {
+        n if n > KEY_READ_LIMIT => format!("more than {KEY_READ_LIMIT} bytes"),
+        n => format!("{n} bytes"),
+    };
     let aead = match args.aead {
         Some(arg) => arg.aead(),
         None => Aead::for_key_len(key.len()).ok_or_else(|| {
             Failure::new(
                 Exit::KeySize,
                 format!(
-                    "wrong key size: {} holds {} bytes; a key is 16 bytes (aes-128-gcm) \
-                     or 32 bytes (aes-256-gcm)",
-                    args.key.display(),
-                    key.len()
+                    "wrong key size: {name} holds {size}; a key is 16 bytes (aes-128-gcm) \
+                     or 32 bytes (aes-256-gcm), as made by `aekit keygen`"
                 ),
             )
         })?,
     };
     if key.len() != aead.key_len() {
-        return Err(chunked::Error::KeyLength {
-            aead,
-            len: key.len(),
-        }
-        .into());
+        let len = key.len();
+        key.zeroize();
+        return Err(chunked::Error::KeyLength { aead, len }.into());
     }
     Ok((key, aead))
 }
@@ -423,15 +602,22 @@ fn progress_bar(size: Option<u64>, quiet: bool) -> Option<ProgressBar> {
 }
 
 fn threads(args: &CryptArgs) -> usize {
-    args.threads
-        .map(usize::from)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    args.threads.map(usize::from).unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(usize::from(MAX_THREADS))
+    })
 }
 
 fn encrypt(args: &CryptArgs, quiet: bool) -> Result<(), Failure> {
     let (key, aead) = read_key(args)?;
     let (mut input, size) = open_input(args.input.as_deref())?;
-    let mut out = Output::open(args.output.as_deref(), args.force, false)?;
+    let options = Options {
+        force: args.force,
+        private: false,
+        buffer: false,
+    };
+    let mut out = Output::open(args.output.as_deref(), options)?;
     if out.is_terminal() {
         return Err(Failure::new(
             Exit::Failure,
@@ -453,12 +639,21 @@ fn encrypt(args: &CryptArgs, quiet: bool) -> Result<(), Failure> {
     finish(out, bar, result)
 }
 
-fn decrypt(args: &CryptArgs, quiet: bool) -> Result<(), Failure> {
+/// How plaintext is written: mode 0600, held back with `--buffer`.
+fn plaintext_options(args: &CryptArgs, buffer: bool) -> Options {
+    Options {
+        force: args.force,
+        private: true,
+        buffer,
+    }
+}
+
+fn decrypt(args: &CryptArgs, buffer: bool, quiet: bool) -> Result<(), Failure> {
     let (key, aead) = read_key(args)?;
     let (mut input, size) = open_input(args.input.as_deref())?;
     // The header is checked before an output file is even created.
     let message_key = chunked::read_header(&mut input, aead, &key, args.context.as_bytes())?;
-    let mut out = Output::open(args.output.as_deref(), args.force, true)?;
+    let mut out = Output::open(args.output.as_deref(), plaintext_options(args, buffer))?;
     let bar = progress_bar(size, quiet);
     let threads = threads(args);
     let result = match body(&mut input, bar.as_ref())? {
@@ -489,7 +684,7 @@ fn finish(
     }
 }
 
-fn decrypt_range(args: &CryptArgs, range: ByteRange) -> Result<(), Failure> {
+fn decrypt_range(args: &CryptArgs, range: ByteRange, buffer: bool) -> Result<(), Failure> {
     let (key, aead) = read_key(args)?;
     let path = args
         .input
@@ -503,7 +698,7 @@ fn decrypt_range(args: &CryptArgs, range: ByteRange) -> Result<(), Failure> {
         })?;
     let file = File::open(path).map_err(|e| Failure::io("reading", path, e))?;
     let mut reader = SeekReader::new(file, aead, &key, args.context.as_bytes())?;
-    let mut out = Output::open(args.output.as_deref(), args.force, true)?;
+    let mut out = Output::open(args.output.as_deref(), plaintext_options(args, buffer))?;
     let result = (|| -> Result<(), chunked::Error> {
         reader.seek(SeekFrom::Start(range.start))?;
         let limit = range.end.map_or(u64::MAX, |end| end - range.start);

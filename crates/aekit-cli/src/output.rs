@@ -1,26 +1,44 @@
-//! Where results go: stdout, or a file that appears only when complete.
+//! Where results go: stdout, a file that appears only when complete, or
+//! stdout fed from a private spool once everything has verified.
 //!
 //! A file output is written to a temporary name in the target's directory
 //! (`.NAME.RANDOM.aekit-tmp`, created exclusively, mode 0600 for plaintext)
 //! and moved into place only by [`Output::commit`]. Everything else removes
 //! it: [`Output::discard`], dropping the output (an early return, a panic),
-//! and SIGINT/SIGTERM/SIGHUP, whose handler deletes every pending file
-//! before exiting with 130. Only SIGKILL or a power cut can leave one; it is
-//! hidden, private, and holds only chunks that had verified.
+//! and every catchable signal whose default action would end the process
+//! ([`remove_pending_files_on_signal`]). Only SIGKILL, SIGSTOP followed by
+//! a reboot, or a power cut can leave one; it is hidden, private, and holds
+//! only chunks that had verified.
 //!
-//! Without `--force` the final step is `link` then `unlink`, which cannot
-//! replace a file that appeared meanwhile; with it, `rename`, which
-//! replaces atomically. The data is synced before either.
+//! An existing target is replaced only with `--force`, and only if it is a
+//! regular file: a device node, a FIFO, a socket, a directory or a symbolic
+//! link is refused (renaming over `/dev/null` would turn it into a file of
+//! plaintext; renaming over a link would replace the link, not what it
+//! names). Without `--force` the final step is `link` then `unlink`, which
+//! cannot replace a file that appeared meanwhile; with it, `rename`, which
+//! replaces atomically, after checking the target once more. The data is
+//! synced before either.
+//!
+//! Standard output streams: decrypted chunks go out as they verify, so a
+//! later failure leaves the reader with a verified but incomplete prefix.
+//! `--buffer` spools to a private temporary file instead (in `TMPDIR`,
+//! mode 0600, unlinked as soon as it is created on Unix, so no signal can
+//! leave it behind) and copies it out only after the final chunk verified.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::{Exit, Failure, is_dash};
 
 /// Temporary files not yet committed, for the signal handler.
 static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Plaintext is going straight to standard output (what an interruption
+/// leaves there is incomplete).
+static STREAMING_PLAINTEXT: AtomicBool = AtomicBool::new(false);
 
 fn pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
     PENDING
@@ -28,14 +46,83 @@ fn pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// On SIGINT, SIGTERM or SIGHUP: delete the pending files, exit with 130.
+/// Deletes every pending file; whether there was one.
+pub fn remove_pending_files() -> bool {
+    let mut files = pending();
+    let any = !files.is_empty();
+    for path in files.drain(..) {
+        let _ = fs::remove_file(path);
+    }
+    any
+}
+
+/// What an interruption left, for its one line on stderr.
+fn interrupted(signal: &str) {
+    let what = if remove_pending_files() {
+        "; the unfinished output file was removed"
+    } else if STREAMING_PLAINTEXT.load(Ordering::SeqCst) {
+        "; what was written to standard output is incomplete"
+    } else {
+        ""
+    };
+    let _ = writeln!(io::stderr(), "aekit: interrupted by {signal}{what}");
+}
+
+/// The signals whose default action ends the process and that a process
+/// can catch (signal(7)); SIGKILL and SIGSTOP cannot be, SIGSEGV, SIGILL,
+/// SIGFPE and SIGBUS come from the faulting instruction itself, and
+/// SIGPIPE is ignored by every Rust program (a write to a closed pipe
+/// fails instead, and is reported).
+#[cfg(unix)]
+fn terminating_signals() -> Vec<libc::c_int> {
+    use signal_hook::consts::signal::*;
+    #[allow(unused_mut)] // Linux adds to it.
+    let mut signals = vec![
+        SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
+        SIGIO, SIGTRAP, SIGABRT, SIGSYS,
+    ];
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        signals.extend([libc::SIGPWR, libc::SIGSTKFLT]);
+        signals.extend(libc::SIGRTMIN()..=libc::SIGRTMAX());
+    }
+    signals
+}
+
+/// On any catchable terminating signal: delete the pending files, say what
+/// was left, exit with 128 + the signal's number (as a shell reports a
+/// process the signal ended). SIGXFSZ (the file-size limit) is made
+/// harmless instead, so that the write that crossed the limit fails with
+/// an error that is reported and cleaned up like any other.
+#[cfg(unix)]
 pub fn remove_pending_files_on_signal() {
-    // Failing to install the handler only loses this cleanup; go on.
+    use std::sync::Arc;
+    // Failing to install a handler only loses this cleanup; go on.
+    let _ = signal_hook::flag::register(
+        signal_hook::consts::SIGXFSZ,
+        Arc::new(AtomicBool::new(false)),
+    );
+    let Ok(mut signals) = signal_hook::iterator::Signals::new(terminating_signals()) else {
+        return;
+    };
+    let _ = std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                let name = signal_hook::low_level::signal_name(signal)
+                    .map_or_else(|| format!("signal {signal}"), str::to_owned);
+                interrupted(&name);
+                std::process::exit(128 + signal);
+            }
+        });
+}
+
+/// On Ctrl-C (and termination, where the platform has it): delete the
+/// pending files and exit with 130.
+#[cfg(not(unix))]
+pub fn remove_pending_files_on_signal() {
     let _ = ctrlc::set_handler(|| {
-        for path in pending().drain(..) {
-            let _ = fs::remove_file(path);
-        }
-        eprintln!("aekit: interrupted; no output written");
+        interrupted("Ctrl-C");
         std::process::exit(130);
     });
 }
@@ -44,11 +131,13 @@ pub fn remove_pending_files_on_signal() {
 pub enum Output {
     Stdout(Box<dyn Write + Send>),
     File(PendingFile),
+    Spool(Spool),
 }
 
 /// Stdout for bulk data. On Unix a duplicate of file descriptor 1, written
 /// directly: `io::Stdout` is line-buffered, and scanning binary data for
 /// newlines and re-buffering it costs measurably at gigabytes per second.
+/// Unbuffered, every write error surfaces at the write that met it.
 fn raw_stdout() -> Box<dyn Write + Send> {
     #[cfg(unix)]
     {
@@ -69,43 +158,64 @@ pub struct PendingFile {
     done: bool,
 }
 
+/// Plaintext held in an anonymous temporary file until it all verified.
+pub struct Spool {
+    file: File,
+    /// The file's name where it could not be unlinked at once (not Unix).
+    #[cfg(not(unix))]
+    path: PathBuf,
+}
+
+/// How an output is opened.
+#[derive(Clone, Copy)]
+pub struct Options {
+    /// Replace an existing regular file.
+    pub force: bool,
+    /// Plaintext: files are created with mode 0600.
+    pub private: bool,
+    /// Standard output only once everything verified (`--buffer`).
+    pub buffer: bool,
+}
+
 impl Output {
-    /// Stdout for `None` or `-`; else a pending file for `path`, which must
-    /// not exist unless `force`. `private` files are created with mode 0600.
-    pub fn open(path: Option<&Path>, force: bool, private: bool) -> Result<Output, Failure> {
+    /// Stdout for `None` or `-` (through a spool if `options.buffer`); else
+    /// a pending file for `path`, which must not exist unless
+    /// `options.force`, and then must be a regular file.
+    pub fn open(path: Option<&Path>, options: Options) -> Result<Output, Failure> {
         let Some(target) = path.filter(|p| !is_dash(p)) else {
+            if options.buffer {
+                return Spool::create().map(Output::Spool);
+            }
+            if options.private {
+                STREAMING_PLAINTEXT.store(true, Ordering::SeqCst);
+            }
             return Ok(Output::Stdout(raw_stdout()));
         };
-        if !force && fs::symlink_metadata(target).is_ok() {
-            return Err(Failure::new(
-                Exit::Failure,
-                format!("{} exists; use --force to replace it", target.display()),
-            ));
-        }
+        check_replaceable(target, options.force)?;
         let temp = temp_name(target)?;
-        let file = create_new(&temp, private)
+        let file = create_new(&temp, options.private)
             .map_err(|e| Failure::io("creating a temporary file for", target, e))?;
         pending().push(temp.clone());
         Ok(Output::File(PendingFile {
             file,
             temp,
             target: target.to_path_buf(),
-            force,
+            force: options.force,
             done: false,
         }))
     }
 
     /// Whether the output is a terminal (stdout on a terminal).
     pub fn is_terminal(&self) -> bool {
-        matches!(self, Output::Stdout(_)) && io::stdout().is_terminal()
+        !matches!(self, Output::File(_)) && io::stdout().is_terminal()
     }
 
-    /// Makes the output final: flushes stdout, or moves the file into place.
+    /// Makes the output final: flushes stdout, copies the spool out, or
+    /// moves the file into place.
     pub fn commit(self) -> Result<(), Failure> {
         match self {
-            Output::Stdout(mut s) => s
-                .flush()
-                .map_err(|e| Failure::io("writing", Path::new("standard output"), e)),
+            Output::Stdout(mut s) => s.flush().map_err(Failure::stdout),
+            Output::Spool(spool) => spool.release(),
             Output::File(mut f) => {
                 let result = f.commit();
                 f.done = result.is_ok();
@@ -114,8 +224,63 @@ impl Output {
         }
     }
 
-    /// Abandons the output: a pending file is removed.
+    /// Abandons the output: a pending file or a spool is removed.
     pub fn discard(self) {}
+}
+
+/// Refuses a target that exists and is not a regular file, and one that
+/// exists at all without `force`.
+fn check_replaceable(target: &Path, force: bool) -> Result<(), Failure> {
+    let Ok(meta) = fs::symlink_metadata(target) else {
+        return Ok(());
+    };
+    if let Some(kind) = not_regular(&meta.file_type()) {
+        return Err(Failure::new(
+            Exit::Failure,
+            format!(
+                "{} is {kind}, not a regular file; aekit writes only regular files \
+                 (to write into it, redirect standard output)",
+                target.display()
+            ),
+        ));
+    }
+    if !force {
+        return Err(Failure::new(
+            Exit::Failure,
+            format!("{} exists; use --force to replace it", target.display()),
+        ));
+    }
+    Ok(())
+}
+
+/// What a file that is not a regular file is, in words.
+fn not_regular(kind: &fs::FileType) -> Option<&'static str> {
+    if kind.is_file() {
+        return None;
+    }
+    if kind.is_symlink() {
+        return Some("a symbolic link");
+    }
+    if kind.is_dir() {
+        return Some("a directory");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_char_device() {
+            return Some("a character device");
+        }
+        if kind.is_block_device() {
+            return Some("a block device");
+        }
+        if kind.is_fifo() {
+            return Some("a FIFO");
+        }
+        if kind.is_socket() {
+            return Some("a socket");
+        }
+    }
+    Some("a special file")
 }
 
 impl PendingFile {
@@ -125,6 +290,9 @@ impl PendingFile {
             .sync_all()
             .map_err(|e| Failure::io("writing", target, e))?;
         if self.force {
+            // Checked again: a device node may have been put there since
+            // the output was opened.
+            check_replaceable(target, true)?;
             fs::rename(&self.temp, target).map_err(|e| Failure::io("replacing", target, e))?;
         } else {
             match fs::hard_link(&self.temp, target) {
@@ -160,10 +328,61 @@ impl Drop for PendingFile {
     }
 }
 
+impl Spool {
+    /// A new private file in the temporary directory, already unlinked
+    /// where the platform allows it.
+    fn create() -> Result<Spool, Failure> {
+        let dir = std::env::temp_dir();
+        let path = temp_name(&dir.join("spool"))?;
+        let file = create_new(&path, true)
+            .map_err(|e| Failure::io("creating a spool file in", &dir, e))?;
+        #[cfg(unix)]
+        {
+            fs::remove_file(&path).map_err(|e| Failure::io("unlinking", &path, e))?;
+            Ok(Spool { file })
+        }
+        #[cfg(not(unix))]
+        {
+            pending().push(path.clone());
+            Ok(Spool { file, path })
+        }
+    }
+
+    /// Copies everything spooled to standard output.
+    fn release(mut self) -> Result<(), Failure> {
+        let spool = Path::new("the spool file");
+        self.file
+            .rewind()
+            .map_err(|e| Failure::io("reading", spool, e))?;
+        let mut stdout = raw_stdout();
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            let n = io::Read::read(&mut self.file, &mut buf)
+                .map_err(|e| Failure::io("reading", spool, e))?;
+            if n == 0 {
+                break;
+            }
+            stdout.write_all(&buf[..n]).map_err(Failure::stdout)?;
+        }
+        stdout.flush().map_err(Failure::stdout)
+    }
+}
+
+#[cfg(not(unix))]
+impl Drop for Spool {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
+        pending().retain(|p| p != &self.path);
+    }
+}
+
 impl Write for Output {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         match self {
             Output::Stdout(s) => s.write(data),
+            Output::Spool(s) => s.file.write(data).map_err(|e| {
+                io::Error::new(e.kind(), format!("writing the spool file (--buffer): {e}"))
+            }),
             Output::File(f) => f.file.write(data).map_err(|e| {
                 io::Error::new(e.kind(), format!("writing {}: {e}", f.target.display()))
             }),
@@ -173,6 +392,7 @@ impl Write for Output {
     fn flush(&mut self) -> io::Result<()> {
         match self {
             Output::Stdout(s) => s.flush(),
+            Output::Spool(s) => s.file.flush(),
             Output::File(f) => f.file.flush(),
         }
     }
@@ -194,10 +414,11 @@ fn temp_name(target: &Path) -> Result<PathBuf, Failure> {
     Ok(target.with_file_name(temp))
 }
 
-/// Creates `path`, which must not exist; mode 0600 if `private` (Unix).
+/// Creates `path` for reading and writing; it must not exist. Mode 0600 if
+/// `private` (Unix).
 fn create_new(path: &Path, private: bool) -> io::Result<File> {
     let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
+    options.read(true).write(true).create_new(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
@@ -206,18 +427,4 @@ fn create_new(path: &Path, private: bool) -> io::Result<File> {
     #[cfg(not(unix))]
     let _ = private;
     options.open(path)
-}
-
-/// Writes a new file that must not exist, mode 0600 (for keys).
-pub fn write_new_private_file(path: &Path, data: &[u8]) -> Result<(), Failure> {
-    let mut file = create_new(path, true).map_err(|e| match e.kind() {
-        io::ErrorKind::AlreadyExists => Failure::new(
-            Exit::Failure,
-            format!("{} exists; a key file is never overwritten", path.display()),
-        ),
-        _ => Failure::io("creating", path, e),
-    })?;
-    file.write_all(data)
-        .and_then(|()| file.sync_all())
-        .map_err(|e| Failure::io("writing", path, e))
 }

@@ -1,6 +1,7 @@
 //! `aekit bench --suite seeds --quick --json`: every table and every row
 //! the seeds' tables name is in the JSON (timings are not checked: tests
 //! are not benchmarks).
+#![cfg(feature = "bench")]
 
 use std::process::Command;
 
@@ -180,4 +181,25 @@ fn quick_peers_suite_writes_every_row() {
         }
     }
     assert!(!has(cores, &[("size_bytes", (256 << 20).into())]));
+}
+
+/// A `--json` or `--plot` path that cannot be written fails before anything
+/// is measured (nothing on stdout), not after the whole run.
+#[test]
+fn unwritable_outputs_fail_before_measuring() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, b"").unwrap();
+    let missing = dir.path().join("no-such-dir").join("out.json");
+    for (flag, path) in [("--json", &missing), ("--plot", &file)] {
+        let out = Command::new(env!("CARGO_BIN_EXE_aekit"))
+            .args(["bench", "--suite", "seeds", "--quick", flag])
+            .arg(path)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{flag}: {stderr}");
+        assert!(stderr.contains(flag), "{stderr}");
+        assert!(out.stdout.is_empty(), "{flag}: measured before failing");
+    }
 }

@@ -3,82 +3,11 @@
 //! its documented exit status, in one line, leaving no output file behind.
 
 use std::fs;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
 
-const CHUNK: usize = 16384;
-const SEALED: usize = CHUNK + 16;
-const HEADER: usize = 56;
+mod common;
 
-/// Runs `aekit` in `dir` with `args`, feeding `stdin`.
-fn aekit(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_aekit"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run aekit");
-    let mut input = child.stdin.take().expect("stdin");
-    // A failing aekit may stop reading early; a broken pipe here is fine.
-    let _ = input.write_all(stdin);
-    drop(input);
-    child.wait_with_output().expect("aekit output")
-}
-
-/// Runs `aekit` and asserts it succeeds; returns stdout.
-fn ok(dir: &Path, args: &[&str]) -> Vec<u8> {
-    let out = aekit(dir, args, &[]);
-    assert!(
-        out.status.success(),
-        "aekit {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
-
-/// Runs `aekit` and asserts it fails with `code`, one line on stderr, and
-/// leaves neither `output` nor a temporary file in `dir`.
-fn fails(dir: &Path, args: &[&str], code: i32, output: &str) -> String {
-    let out = aekit(dir, args, &[]);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(code), "aekit {args:?}: {stderr}");
-    assert!(stderr.starts_with("aekit: "), "{stderr}");
-    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
-    assert!(
-        !dir.join(output).exists(),
-        "{output} left behind by {args:?}"
-    );
-    let leftovers: Vec<PathBuf> = fs::read_dir(dir)
-        .expect("dir")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.to_string_lossy().ends_with(".aekit-tmp"))
-        .collect();
-    assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
-    stderr
-}
-
-/// Deterministic bytes that differ from chunk to chunk.
-fn data(len: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect()
-}
-
-fn setup() -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let dir = tmp.path().to_path_buf();
-    ok(&dir, &["keygen", "-o", "k.key"]);
-    (tmp, dir)
-}
+use common::*;
 
 #[test]
 fn keygen_makes_private_keys_and_never_overwrites() {
@@ -293,8 +222,8 @@ fn damage_fails_with_its_exit_code_and_leaves_nothing() {
     }
 
     ok(&dir, &["keygen", "-o", "other.key"]);
-    fs::write(dir.join("k256.key"), [7u8; 32]).expect("write");
-    fs::write(dir.join("odd.key"), [7u8; 20]).expect("write");
+    write_key(&dir.join("k256.key"), &[7u8; 32]);
+    write_key(&dir.join("odd.key"), &[7u8; 20]);
     let stderr = fails(
         &dir,
         &split("decrypt --key other.key -o out m.aekit"),
@@ -313,10 +242,6 @@ fn damage_fails_with_its_exit_code_and_leaves_nothing() {
     for (args, code) in wrong {
         fails(&dir, &split(args), code, "out");
     }
-}
-
-fn split(args: &str) -> Vec<&str> {
-    args.split_whitespace().collect()
 }
 
 #[test]
@@ -405,7 +330,7 @@ fn info_and_selftest() {
     assert!(!selftest.contains("FAIL"), "{selftest}");
     let help = String::from_utf8(ok(&dir, &["--help"])).expect("utf-8");
     for code in [
-        "3  wrong key size",
+        "3  not a key",
         "4  wrong key",
         "5  truncated",
         "6  modified",

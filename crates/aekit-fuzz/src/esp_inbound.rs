@@ -189,6 +189,7 @@ fn deliver(
                     let delivered = Delivered {
                         sequence: s.sequence,
                         next_header: s.next_header,
+                        payload: 0..s.payload.len(),
                     };
                     assert_eq!(got, Ok(delivered), "authentic packet {}", s.sequence);
                     assert_eq!(payload, s.payload, "payload of {}", s.sequence);

@@ -25,7 +25,7 @@ pub mod gcm_differential;
 pub mod input;
 pub mod tamper;
 
-/// A target's body: panics on a finding.
+/// A fuzz target's body: runs one input, panics on a finding.
 pub type Target = fn(&[u8]);
 
 /// Every target, by the name of its fuzz binary and corpus directory.

@@ -24,7 +24,7 @@
 
 use std::time::Instant;
 
-use aekit::esp::{Config, KeystreamSource, NonceFormat, PipelineConfig, Sa};
+use aekit::esp::{Config, Implementation, KeystreamSource, NonceFormat, PipelineConfig, Sa};
 use aekit::keystream::{PipelineStats, Schedule};
 use aekit::{aes, ghash};
 
@@ -73,8 +73,7 @@ fn main() {
                 let config = Config {
                     nonce,
                     keystream,
-                    aes,
-                    ghash,
+                    implementation: Implementation::Strategies(aes, ghash),
                     ..Config::default()
                 };
                 let mut runs: Vec<[Run; 2]> = (0..reps)

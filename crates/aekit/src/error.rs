@@ -6,7 +6,8 @@ use core::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Error {
-    /// The key is not 16, 24 or 32 bytes long (the length given).
+    /// The key is not a length the cipher takes (the length given): 16, 24
+    /// or 32 bytes for AES, 32 for AETHER, 24 for TDEA.
     InvalidKeyLength(usize),
     /// The IV (nonce) is empty; GCM needs at least one byte.
     EmptyIv,
@@ -14,8 +15,21 @@ pub enum Error {
     InvalidNonceLength(usize),
     /// The IV is longer than GCM allows (2^61 − 1 bytes) or than the API takes.
     IvTooLong,
-    /// The tag length is not one GCM allows (4, 8, 12, 13, 14, 15 or 16 bytes).
+    /// The tag length is not one GCM allows (4, 8, 12, 13, 14, 15 or 16
+    /// bytes; 8 for GCM over a 64-bit block cipher).
     InvalidTagLength(usize),
+    /// The tag length is one SP 800-38D allows but shorter than the 64 bits
+    /// the GCM spec requires (§2.1); `AesGcm::with_relaxed_tag_rules`
+    /// accepts it.
+    TagShorterThan64Bits(usize),
+    /// The IV is not 96 bits, and the GCM spec then requires a 128-bit tag
+    /// (§2.1); `AesGcm::with_relaxed_tag_rules` accepts shorter ones.
+    TagMustBe128Bits {
+        /// The IV's length in bytes.
+        iv_len: usize,
+        /// The tag length asked for, in bytes.
+        tag_len: usize,
+    },
     /// The plaintext or ciphertext exceeds GCM's limit of 2^36 − 32 bytes.
     MessageTooLong,
     /// The associated data exceeds GCM's limit of 2^61 − 1 bytes.
@@ -38,9 +52,31 @@ pub enum Error {
     /// A GPU operation failed: which one, and CUDA's error code (0 where
     /// there is none, such as a service that has stopped).
     GpuFailed(&'static str, i32),
+    /// The call would take a GCM-64 key past its data limit (in 64-bit
+    /// cipher blocks, see `gcm64`): nothing was computed; use a fresh key.
+    KeyDataLimit {
+        /// The key's limit, in 64-bit blocks.
+        limit_blocks: u64,
+    },
+    /// An incremental MAC has issued a tag under every IV of its counter
+    /// (2^32): start a new instance, which draws a new IV prefix.
+    IvsExhausted,
+    /// The operating system's random number generator failed.
+    RandomUnavailable,
     /// A fill request waited in the GPU service's queue past its deadline
     /// and was refused unserved (the pipeline computes the range inline).
     GpuStarved,
+    /// A [`RandomNonceSealer`](crate::gcm::RandomNonceSealer) has sealed
+    /// 2^32 messages under its key with random 96-bit nonces, the most
+    /// NIST SP 800-38D §8.3 allows: replace the key.
+    RandomNonceLimitReached,
+    /// A [`CounterNonces`](crate::gcm::CounterNonces) sequence has issued
+    /// its last nonce; its counter would wrap and repeat one: replace the
+    /// key.
+    NonceSequenceExhausted,
+    /// The operating system's random number generator failed.
+    RandomSourceFailed,
+
     /// A range of counter blocks runs past the last linear index of its
     /// counter space (2^64 − 1), where counters would wrap and repeat.
     CounterOverflow,
@@ -55,7 +91,7 @@ impl fmt::Display for Error {
             Error::InvalidKeyLength(n) => {
                 write!(
                     f,
-                    "invalid key length {n} bytes (AES takes 16, 24 or 32; AETHER 32)"
+                    "invalid key length {n} bytes (AES takes 16, 24 or 32; AETHER 32; TDEA 24)"
                 )
             }
             Error::EmptyIv => f.write_str("empty IV (GCM needs at least one byte)"),
@@ -63,7 +99,17 @@ impl fmt::Display for Error {
             Error::IvTooLong => f.write_str("IV too long (GCM allows at most 2^61 - 1 bytes)"),
             Error::InvalidTagLength(n) => write!(
                 f,
-                "invalid tag length {n} bytes (GCM allows 4, 8, 12, 13, 14, 15 or 16)"
+                "invalid tag length {n} bytes (GCM allows 4, 8, 12, 13, 14, 15 or 16; GCM-64 8)"
+            ),
+            Error::TagShorterThan64Bits(n) => write!(
+                f,
+                "tag of {n} bytes is shorter than the 64 bits the GCM spec requires \
+                 (AesGcm::with_relaxed_tag_rules allows it)"
+            ),
+            Error::TagMustBe128Bits { iv_len, tag_len } => write!(
+                f,
+                "a {tag_len}-byte tag with a {iv_len}-byte IV: the GCM spec requires 16-byte \
+                 tags unless the IV is 12 bytes (AesGcm::with_relaxed_tag_rules allows it)"
             ),
             Error::MessageTooLong => {
                 f.write_str("message too long (GCM allows at most 2^36 - 32 bytes)")
@@ -89,7 +135,30 @@ impl fmt::Display for Error {
             Error::GpuFailed(what, code) => {
                 write!(f, "GPU operation failed: {what} (CUDA error {code})")
             }
+            Error::KeyDataLimit { limit_blocks } => write!(
+                f,
+                "key data limit of {limit_blocks} 64-bit blocks reached (the birthday bound \
+                 of a 64-bit block cipher): use a fresh key"
+            ),
+            Error::IvsExhausted => f.write_str(
+                "incremental MAC has used all 2^32 IVs of its counter: start a new instance",
+            ),
+            Error::RandomUnavailable => {
+                f.write_str("the operating system's random number generator failed")
+            }
             Error::GpuStarved => f.write_str("GPU fill request starved in the service queue"),
+            Error::RandomNonceLimitReached => f.write_str(
+                "this key has sealed 2^32 messages with random nonces, the most \
+                 SP 800-38D allows: re-key (use a new key)",
+            ),
+            Error::NonceSequenceExhausted => f.write_str(
+                "the counter nonce sequence is used up (its counter would wrap): \
+                 re-key (use a new key)",
+            ),
+            Error::RandomSourceFailed => {
+                f.write_str("the operating system's random number generator failed")
+            }
+
             Error::CounterOverflow => {
                 f.write_str("counter range runs past the end of the counter space (2^64 blocks)")
             }

@@ -24,11 +24,12 @@ pub mod ctr;
 mod error;
 pub mod esp;
 pub mod gcm;
+pub mod gcm64;
 pub mod ghash;
 pub mod keystream;
 
 pub use error::Error;
-pub use gcm::{Aes128Gcm, Aes256Gcm, AesGcm, Decryptor, Encryptor, Gmac, Tag};
+pub use gcm::{AadPrefix, Aes128Gcm, Aes256Gcm, AesGcm, Decryptor, Encryptor, Gmac, Tag};
 
 // The README's examples are compiled and run as doc-tests.
 #[doc = include_str!("../../../README.md")]

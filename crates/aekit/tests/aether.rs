@@ -1,5 +1,5 @@
 //! AETHER on every implementation: the project's known answers
-//! (`vectors/aether-kat.json`, computed from `AETHER.md`; no official
+//! (`vectors/aether-kat.json`, computed from `docs/AETHER.md`; no official
 //! vectors exist), agreement with the reference on random inputs of many
 //! lengths, round trips, tampering, argument errors, and the documented
 //! associated-data/message boundary forgery.
@@ -277,7 +277,7 @@ fn wrong_lengths_give_precise_errors() {
     }
 }
 
-/// The weakness `AETHER.md` documents: with `M = pad(Y) ‖ Z`, the blocks
+/// The weakness `docs/AETHER.md` documents: with `M = pad(Y) ‖ Z`, the blocks
 /// absorbed for (AD, M) equal those for (AD' = pad(AD) ‖ Y, M' = Z), so the
 /// tail of the ciphertext with the same tag is accepted under AD'. If this
 /// test starts failing, the construction changed (perhaps for the better):

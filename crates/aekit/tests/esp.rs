@@ -12,7 +12,7 @@ use aekit::esp::{Config, Error, KeystreamSource, NonceFormat, PipelineConfig, Sa
 use aekit::keystream::{PipelineStats, Schedule};
 use common::Rng;
 use common::esp_reference::{ContinuousSender, rfc4106_packet};
-use netsim::Network;
+use netsim::{Network, ROUGH};
 
 const SALT: [u8; 4] = [0xca, 0xfe, 0xba, 0xbe];
 
@@ -177,16 +177,6 @@ fn run_network_with(
     );
     (packets, sender.outbound_stats(), receiver.inbound_stats())
 }
-
-const ROUGH: Network = Network {
-    loss: 30,
-    duplicate: 50,
-    reorder_near: 150,
-    near_distance: 20,
-    reorder_far: 10,
-    far_distance: 200,
-    forge: 30,
-};
 
 #[test]
 fn every_packet_delivered_once_through_a_rough_network() {
@@ -557,7 +547,7 @@ fn user_producers_feed_an_sa() {
         let (b, out, inn) = run_network_with(config, &ROUGH, 5, 2000, &|key, config| {
             let mine = |key| -> Box<dyn KeystreamProducer> {
                 Box::new(Mine(
-                    CpuProducer::new(config.aes, key).unwrap(),
+                    CpuProducer::new(aekit::aes::Strategy::best(), key).unwrap(),
                     blocks.clone(),
                 ))
             };
@@ -569,8 +559,8 @@ fn user_producers_feed_an_sa() {
     }
     assert!(blocks.load(std::sync::atomic::Ordering::Relaxed) > 0);
     let inline = Config::default();
-    let p = Box::new(CpuProducer::new(inline.aes, &[0; 16]).unwrap());
-    let q = Box::new(CpuProducer::new(inline.aes, &[0; 16]).unwrap());
+    let p = Box::new(CpuProducer::new(aekit::aes::Strategy::best(), &[0; 16]).unwrap());
+    let q = Box::new(CpuProducer::new(aekit::aes::Strategy::best(), &[0; 16]).unwrap());
     assert!(Sa::with_producers(&[0; 16], SALT, inline, p, q).is_err());
 }
 

@@ -43,7 +43,8 @@ fn spec_appendix_b_test_cases_1_to_18_every_pair() {
                 field(case, "tag"),
             );
             let id = format!("case {} with {imp}", case["case"]);
-            let gcm = imp.build(&key).unwrap();
+            // Every tag length on the spec's IVs of 8, 12 and 60 bytes.
+            let gcm = imp.build(&key).unwrap().with_relaxed_tag_rules();
             for tag_len in TAG_LENGTHS {
                 let mut buf = pt.clone();
                 let got = gcm
@@ -70,7 +71,7 @@ fn wycheproof_aes_gcm_every_pair() {
                 let id = format!("tcId {} with {imp}", t["tcId"]);
                 let (key, iv, aad) = (field(t, "key"), field(t, "iv"), field(t, "aad"));
                 let (msg, ct, tag) = (field(t, "msg"), field(t, "ct"), field(t, "tag"));
-                let gcm = imp.build(&key).unwrap();
+                let gcm = imp.build(&key).unwrap().with_relaxed_tag_rules();
                 let mut buf = ct.clone();
                 let opened = gcm.decrypt_in_place_detached(&iv, &aad, &mut buf, &tag);
                 match t["result"].as_str().unwrap() {
@@ -100,6 +101,184 @@ fn wycheproof_aes_gcm_every_pair() {
     assert!(checked >= 256, "only {checked} Wycheproof checks ran");
 }
 
+/// The expected verdict of the GCM spec's tag rules (§2.1) on a tag of
+/// `tag_len` bytes with an IV of `iv_len` bytes.
+fn spec_rule(tag_len: usize, iv_len: usize) -> Result<(), Error> {
+    if !TAG_LENGTHS.contains(&tag_len) {
+        Err(Error::InvalidTagLength(tag_len))
+    } else if tag_len < 8 {
+        Err(Error::TagShorterThan64Bits(tag_len))
+    } else if iv_len != 12 && tag_len != 16 {
+        Err(Error::TagMustBe128Bits { iv_len, tag_len })
+    } else {
+        Ok(())
+    }
+}
+
+/// Wycheproof through the default constructor, with each tag also cut to
+/// 12, 8 and 4 bytes (the file's tags are all 16 bytes): every case the
+/// spec's rules allow behaves as under the relaxed rules; every other one
+/// is refused with the rule it breaks, before anything is computed.
+#[test]
+fn wycheproof_under_the_default_tag_rules() {
+    let v = vectors("aes_gcm_test.json");
+    let (mut allowed, mut refused) = (0, 0);
+    for group in v["testGroups"].as_array().unwrap() {
+        for t in group["tests"].as_array().unwrap() {
+            let (key, iv, aad) = (field(t, "key"), field(t, "iv"), field(t, "aad"));
+            let (ct, full_tag) = (field(t, "ct"), field(t, "tag"));
+            let Ok(gcm) = AesGcm::new(&key) else {
+                continue; // key sizes AES does not take
+            };
+            if iv.is_empty() {
+                continue;
+            }
+            let relaxed = AesGcm::new(&key).unwrap().with_relaxed_tag_rules();
+            for tag_len in [full_tag.len(), 12, 8, 4] {
+                let id = format!("tcId {} with a {tag_len}-byte tag", t["tcId"]);
+                let tag = &full_tag[..tag_len.min(full_tag.len())];
+                let mut buf = ct.clone();
+                let got = gcm.decrypt_in_place_detached(&iv, &aad, &mut buf, tag);
+                match spec_rule(tag.len(), iv.len()) {
+                    Ok(()) => {
+                        let mut expected_buf = ct.clone();
+                        let expected =
+                            relaxed.decrypt_in_place_detached(&iv, &aad, &mut expected_buf, tag);
+                        assert_eq!(got, expected, "{id}");
+                        assert_eq!(buf, expected_buf, "{id}");
+                        allowed += 1;
+                    }
+                    Err(rule) => {
+                        assert_eq!(got, Err(rule), "{id}");
+                        assert_eq!(buf, ct, "{id}: a refused call touches nothing");
+                        refused += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        allowed > 500 && refused > 300,
+        "{allowed} allowed, {refused} refused"
+    );
+}
+
+/// The spec's rules on every entry point and every constructor, for every
+/// tag length 0..=17 and IVs of 12 and other lengths; the relaxed rules
+/// accept every SP 800-38D length with any IV.
+#[test]
+fn tag_rules_on_every_entry_point() {
+    use aekit::gcm::{Class, Pool, TagRules};
+    let key = [6u8; 16];
+    let mut keys = vec![
+        AesGcm::new(&key).unwrap(),
+        AesGcm::with(&key, Aes::Table, Ghash::Shoup4).unwrap(),
+        AesGcm::with_class(&key, Class::Portable).unwrap(),
+        AesGcm::with_face(
+            &key,
+            Aes::Fixslice,
+            Ghash::Karatsuba,
+            aekit::ctr::face::Variant::Rd2Plus,
+        )
+        .unwrap(),
+    ];
+    keys.extend(
+        aekit::gcm::Fused::ALL
+            .into_iter()
+            .filter(|f| f.is_available())
+            .map(|f| AesGcm::fused(&key, f).unwrap()),
+    );
+    let pool = Pool::new(2).unwrap().with_threshold(0);
+    for gcm in &keys {
+        assert_eq!(gcm.tag_rules(), TagRules::Spec, "{}", gcm.implementation());
+        for iv_len in [12, 1, 8, 11, 13, 16, 60] {
+            let iv = vec![3u8; iv_len];
+            for tag_len in 0..=17 {
+                let id = format!("{}: IV {iv_len} B, tag {tag_len} B", gcm.implementation());
+                let rule = spec_rule(tag_len, iv_len);
+                let tag = vec![0u8; tag_len];
+                let ok_or_rule = |r: Result<(), Error>| match r {
+                    Err(Error::AuthenticationFailed) => Ok(()),
+                    other => other,
+                };
+                let mut buf = [9u8; 40];
+                let r = gcm.encrypt_in_place_detached(&iv, b"a", &mut buf, tag_len);
+                assert_eq!(r.map(drop), rule, "{id}: encrypt_in_place_detached");
+                if rule.is_err() {
+                    assert_eq!(buf, [9; 40], "{id}: refused before computing");
+                }
+                let r = gcm.decrypt_in_place_detached(&iv, b"a", &mut buf, &tag);
+                assert_eq!(ok_or_rule(r), rule, "{id}: decrypt_in_place_detached");
+                assert_eq!(gcm.encrypt(&iv, b"", b"m", tag_len).map(drop), rule, "{id}");
+                let r = gcm.decrypt(&iv, b"", &[0; 20], tag_len).map(drop);
+                assert_eq!(ok_or_rule(r), rule, "{id}: decrypt");
+                let r = gcm.encryptor(&iv).unwrap().finish(tag_len).map(drop);
+                assert_eq!(r, rule, "{id}: Encryptor::finish");
+                let r = gcm.decryptor(&iv).unwrap().finish(&tag);
+                assert_eq!(ok_or_rule(r), rule, "{id}: Decryptor::finish");
+                let r = gcm.encrypt_in_place_detached_par(&pool, &iv, b"", &mut buf, tag_len);
+                assert_eq!(r.map(drop), rule, "{id}: encrypt_in_place_detached_par");
+                let r = gcm.decrypt_in_place_detached_par(&pool, &iv, b"", &mut buf, &tag);
+                assert_eq!(ok_or_rule(r), rule, "{id}: decrypt_in_place_detached_par");
+            }
+        }
+        // A supplied keystream hides the IV: only the 64-bit minimum applies.
+        let keystream = [0u8; 64];
+        for tag_len in 0..=17 {
+            let rule = spec_rule(tag_len, 12);
+            let r = gcm.encrypt_with_keystream(&keystream, b"", &mut [0; 8], tag_len);
+            assert_eq!(r.map(drop), rule, "keystream, tag {tag_len}");
+        }
+    }
+    let relaxed = AesGcm::new(&key).unwrap().with_relaxed_tag_rules();
+    assert_eq!(relaxed.tag_rules(), TagRules::Relaxed);
+    for iv_len in [12, 1, 8, 60] {
+        for tag_len in 0..=17 {
+            let expected = if TAG_LENGTHS.contains(&tag_len) {
+                Ok(())
+            } else {
+                Err(Error::InvalidTagLength(tag_len))
+            };
+            let r = relaxed.encrypt(&vec![1; iv_len], b"", b"m", tag_len);
+            assert_eq!(r.map(drop), expected, "relaxed: IV {iv_len}, tag {tag_len}");
+            assert_eq!(TagRules::Relaxed.check(tag_len, iv_len), expected);
+            assert_eq!(
+                TagRules::Spec.check(tag_len, iv_len),
+                spec_rule(tag_len, iv_len)
+            );
+        }
+    }
+}
+
+#[test]
+fn gmac_follows_the_same_tag_rules() {
+    let gmac = Gmac::new(&[8u8; 16]).unwrap();
+    assert_eq!(
+        gmac.compute(&[0; 12], b"data", 4).err(),
+        Some(Error::TagShorterThan64Bits(4))
+    );
+    assert_eq!(
+        gmac.compute(&[0; 16], b"data", 12).err(),
+        Some(Error::TagMustBe128Bits {
+            iv_len: 16,
+            tag_len: 12
+        })
+    );
+    let tag = gmac.compute(&[0; 16], b"data", 16).unwrap();
+    gmac.verify(&[0; 16], b"data", tag.as_bytes()).unwrap();
+    assert_eq!(
+        gmac.verify(&[0; 16], b"data", &tag.as_bytes()[..8]),
+        Err(Error::TagMustBe128Bits {
+            iv_len: 16,
+            tag_len: 8
+        })
+    );
+    let relaxed = gmac.with_relaxed_tag_rules();
+    let short = relaxed.compute(&[0; 16], b"data", 8).unwrap();
+    assert_eq!(short.as_bytes(), &tag.as_bytes()[..8]);
+    relaxed.verify(&[0; 16], b"data", short.as_bytes()).unwrap();
+}
+
 #[test]
 fn wycheproof_aes_gmac_every_pair() {
     let v = vectors("aes_gmac_test.json");
@@ -115,7 +294,7 @@ fn wycheproof_aes_gmac_every_pair() {
                     field(t, "msg"),
                     field(t, "tag"),
                 );
-                let gmac = Gmac::from(imp.build(&key).unwrap());
+                let gmac = Gmac::from(imp.build(&key).unwrap()).with_relaxed_tag_rules();
                 let verified = gmac.verify(&iv, &msg, &tag);
                 if t["result"] == "valid" {
                     verified.unwrap_or_else(|e| panic!("{id}: {e}"));
@@ -295,6 +474,80 @@ fn strategies_chosen_by_default_are_the_best_constant_time_ones() {
     }
 }
 
+/// A fixed AAD prefix hashed once and cloned for many messages gives, for
+/// every implementation, exactly the one-shot result with the whole
+/// associated data — however the prefix ends inside a block — and the
+/// prefix is left as it was, for the next message.
+#[test]
+fn a_cloned_aad_prefix_equals_a_fresh_computation() {
+    let mut rng = Rng(0xf1ed);
+    for imp in implementations() {
+        let gcm = imp.build(&rng.bytes(16)).unwrap();
+        for fixed_len in [0usize, 1, 13, 16, 17, 64, 100] {
+            let fixed = rng.bytes(fixed_len);
+            let header = gcm.aad_prefix(&fixed).unwrap();
+            for message in 0..6 {
+                let id = format!("{imp}: prefix {fixed_len} B, message {message}");
+                let iv = rng.bytes(if message % 3 == 2 { 20 } else { 12 });
+                let n = rng.below(40);
+                let more = rng.bytes(n);
+                let n = rng.below(90);
+                let pt = rng.bytes(n);
+                let aad = [fixed.clone(), more.clone()].concat();
+                let expected = gcm.encrypt(&iv, &aad, &pt, 16).unwrap();
+
+                let mut prefix = header.clone();
+                prefix.update_aad(&more).unwrap();
+                let mut enc = prefix.encryptor(&iv).unwrap();
+                let mut ct = pt.clone();
+                enc.update(&mut ct).unwrap();
+                let tag = enc.finish(16).unwrap();
+                assert_eq!(
+                    [ct.clone(), tag.as_bytes().to_vec()].concat(),
+                    expected,
+                    "{id}"
+                );
+
+                // Associated data may also follow on the encryptor itself,
+                // from the uncloned prefix, which stays reusable.
+                let mut enc = header.encryptor(&iv).unwrap();
+                enc.update_aad(&more).unwrap();
+                let mut ct2 = pt.clone();
+                enc.update(&mut ct2).unwrap();
+                assert_eq!(enc.finish(16).unwrap().as_bytes(), tag.as_bytes(), "{id}");
+
+                let mut dec = prefix.decryptor(&iv).unwrap();
+                dec.update(&mut ct).unwrap();
+                dec.finish(tag.as_bytes()).unwrap();
+                assert_eq!(ct, pt, "{id}: decryption");
+                let mut dec = prefix.decryptor(&iv).unwrap();
+                let mut forged = expected[..pt.len()].to_vec();
+                dec.update(&mut forged).unwrap();
+                let mut bad = tag.as_bytes().to_vec();
+                bad[0] ^= 1;
+                assert_eq!(dec.finish(&bad), Err(Error::AuthenticationFailed), "{id}");
+            }
+        }
+    }
+}
+
+#[test]
+fn an_aad_prefix_keeps_the_rules_of_its_key() {
+    let gcm = AesGcm::new(&[2u8; 16]).unwrap();
+    let prefix = gcm.aad_prefix(b"fixed").unwrap();
+    assert_eq!(prefix.encryptor(&[]).err().unwrap(), Error::EmptyIv);
+    assert_eq!(
+        prefix.encryptor(&[0; 8]).unwrap().finish(12).err(),
+        Some(Error::TagMustBe128Bits {
+            iv_len: 8,
+            tag_len: 12
+        })
+    );
+    let mut enc = prefix.encryptor(&[0; 12]).unwrap();
+    enc.update(&mut [0; 3]).unwrap();
+    assert_eq!(enc.update_aad(b"late"), Err(Error::AadAfterMessage));
+}
+
 /// Splits `len` into pieces at the cut points given (each taken modulo
 /// what is left), so pieces straddle block boundaries.
 fn pieces(len: usize, cuts: &[usize]) -> Vec<std::ops::Range<usize>> {
@@ -328,9 +581,9 @@ proptest! {
         pt in prop::collection::vec(any::<u8>(), 0..=300),
         tag_len in any_tag_len(),
     ) {
-        let expected = oracle(&key).encrypt(&iv, &aad, &pt, tag_len).unwrap();
+        let expected = oracle(&key).with_relaxed_tag_rules().encrypt(&iv, &aad, &pt, tag_len).unwrap();
         for imp in implementations() {
-            let gcm = imp.build(&key).unwrap();
+            let gcm = imp.build(&key).unwrap().with_relaxed_tag_rules();
             let sealed = gcm.encrypt(&iv, &aad, &pt, tag_len).unwrap();
             prop_assert_eq!(&sealed, &expected, "{}", imp);
             prop_assert_eq!(gcm.decrypt(&iv, &aad, &sealed, tag_len).unwrap(), pt.clone());
@@ -349,7 +602,7 @@ proptest! {
         bit in any::<prop::sample::Index>(),
     ) {
         for imp in implementations() {
-            let gcm = imp.build(&[3u8; 16]).unwrap();
+            let gcm = imp.build(&[3u8; 16]).unwrap().with_relaxed_tag_rules();
             let (mut iv, mut aad, mut ct) = (iv.clone(), aad.clone(), pt.clone());
             let mut tag = gcm.encrypt_in_place_detached(&iv, &aad, &mut ct, tag_len).unwrap().as_bytes().to_vec();
             let target: &mut Vec<u8> = match which {
@@ -378,7 +631,7 @@ proptest! {
         tag_len in any_tag_len(),
     ) {
         for imp in implementations() {
-            let gcm = imp.build(&[5u8; 32]).unwrap();
+            let gcm = imp.build(&[5u8; 32]).unwrap().with_relaxed_tag_rules();
             let expected = gcm.encrypt(&iv, &aad, &pt, tag_len).unwrap();
             let mut enc = gcm.encryptor(&iv).unwrap();
             for r in pieces(aad.len(), &aad_cuts) {

@@ -68,7 +68,8 @@ fn split_equals_one_thread_for_every_implementation() {
         4096 * 3 + 7,
     ];
     for imp in implementations() {
-        let gcm = imp.build(&key).unwrap();
+        // Every SP 800-38D tag length with any IV: the relaxed rules.
+        let gcm = imp.build(&key).unwrap().with_relaxed_tag_rules();
         let mut sizes: Vec<usize> = fixed.to_vec();
         sizes.extend((0..4).map(|_| rng.below(200 << 10)));
         for size in sizes {

@@ -21,20 +21,20 @@
 //!    inline, the packet thread's own CPU time, and the fallbacks.
 //!
 //! Wall-clock throughput, not cycles: a GPU's work is not on the CPU's
-//! time-stamp counter.
+//! time-stamp counter. The packet loop, the SA configurations and the
+//! summary of the repeats are `fig3.rs`'s, shared with the CPU-producer
+//! table of `--suite seeds`.
 
 use std::time::Instant;
 
-use aekit::esp::{Config, KeystreamSource, NonceFormat, PipelineConfig, Sa};
+use aekit::esp::{Config, Sa};
 use aekit::keystream::{
-    CudaProducer, GpuOptions, GpuService, KeystreamProducer, PipelineStats, Schedule, Variant,
-    device_info, measure_d2h, measure_kernel,
+    CudaProducer, GpuOptions, GpuService, KeystreamProducer, Variant, device_info, measure_d2h,
+    measure_kernel,
 };
-use aekit::{aes, ghash};
 use aekit_harness as harness;
 
-const PACKET: usize = 1024;
-const MB: usize = 1_000_000;
+use super::fig3::{self, Mode};
 
 fn e(err: aekit::Error) -> String {
     err.to_string()
@@ -131,44 +131,8 @@ pub fn run(quick: bool) -> Result<(), String> {
     esp(quick, best.0, best.1)
 }
 
-/// Where the keystream comes from in an ESP run.
-#[derive(Clone, Copy, PartialEq)]
-enum Mode {
-    Inline,
-    Cpu,
-    Gpu,
-}
-
-impl Mode {
-    fn name(self) -> &'static str {
-        match self {
-            Mode::Inline => "inline",
-            Mode::Cpu => "cpu-producer",
-            Mode::Gpu => "gpu-producer",
-        }
-    }
-}
-
-/// One direction's measurement.
-#[derive(Clone, Copy)]
-struct Run {
-    wall: f64,
-    /// CPU time of the packet thread alone.
-    thread: f64,
-    stats: PipelineStats,
-}
-
 fn esp(quick: bool, variant: Variant, bpt: u32) -> Result<(), String> {
     let sizes: &[usize] = if quick { &[1, 10] } else { &[1, 10, 100] };
-    let worlds = [
-        ("default", aes::Strategy::best(), ghash::Strategy::best()),
-        ("table", aes::Strategy::Table, ghash::Strategy::Table8),
-        (
-            "fixslice",
-            aes::Strategy::Fixslice,
-            ghash::Strategy::Karatsuba,
-        ),
-    ];
     let service = GpuService::new(GpuOptions {
         variant,
         blocks_per_thread: bpt,
@@ -185,10 +149,10 @@ fn esp(quick: bool, variant: Variant, bpt: u32) -> Result<(), String> {
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
     let key = [0x5au8; 16];
-    for (world, aes, ghash) in worlds {
+    for (world, aes, ghash) in fig3::worlds() {
         for sas in [1usize, 4, 16] {
             for &mb in sizes {
-                let data = harness::random_bytes(mb * MB, 42);
+                let data = harness::random_bytes(mb * fig3::MB, 42);
                 let reps = match mb {
                     1 => 5,
                     10 => 3,
@@ -197,24 +161,7 @@ fn esp(quick: bool, variant: Variant, bpt: u32) -> Result<(), String> {
                 let reps = if quick { reps.min(3) } else { reps };
                 let mut inline_rate = [0.0f64; 2];
                 for mode in [Mode::Inline, Mode::Cpu, Mode::Gpu] {
-                    let config = Config {
-                        nonce: match mode {
-                            Mode::Inline => NonceFormat::Rfc4106,
-                            _ => NonceFormat::ContinuousCounter,
-                        },
-                        keystream: match mode {
-                            Mode::Inline => KeystreamSource::Inline,
-                            _ => KeystreamSource::Pipeline(PipelineConfig {
-                                max_payload: 1500,
-                                buffer_packets: 256,
-                                history_packets: 64,
-                                schedule: Schedule::Thread,
-                            }),
-                        },
-                        aes,
-                        ghash,
-                        ..Config::default()
-                    };
+                    let config = fig3::config(mode, aes, ghash);
                     let make = |i: usize| -> Result<Sa, String> {
                         let spi = 0x100 + i as u32;
                         let config = Config { spi, ..config };
@@ -232,30 +179,26 @@ fn esp(quick: bool, variant: Variant, bpt: u32) -> Result<(), String> {
                     };
                     let mut runs = Vec::new();
                     for _ in 0..reps {
-                        runs.push(round_trip(&make, sas, &data)?);
+                        runs.push(fig3::round_trip(&make, sas, &data)?);
                     }
-                    for direction in 0..2 {
-                        let mut rates: Vec<(f64, Run)> = runs
-                            .iter()
-                            .map(|r| (data.len() as f64 / r[direction].wall / 1e6, r[direction]))
-                            .collect();
-                        rates.sort_by(|a, b| a.0.total_cmp(&b.0));
-                        let (rate, run) = rates[rates.len() / 2];
+                    for (direction, name) in fig3::DIRECTIONS.iter().enumerate() {
+                        let s = fig3::spread(&runs, direction);
+                        let mb_per_s = |wall: f64| data.len() as f64 / wall / 1e6;
+                        let rate = mb_per_s(s.median.wall);
                         if mode == Mode::Inline {
                             inline_rate[direction] = rate;
                         }
                         println!(
-                            "| {world} ({}+{}) | {sas} | {mb} MB | {} | {} | {rate:.0} | {:.0}–{:.0} | {:.2}× | {:.3} | {} | {} |",
+                            "| {world} ({}+{}) | {sas} | {mb} MB | {} | {name} | {rate:.0} | {:.0}–{:.0} | {:.2}× | {:.3} | {} | {} |",
                             aes.name(),
                             ghash.name(),
                             mode.name(),
-                            ["encapsulate", "decapsulate"][direction],
-                            rates[0].0,
-                            rates[rates.len() - 1].0,
+                            mb_per_s(s.slowest),
+                            mb_per_s(s.fastest),
                             rate / inline_rate[direction],
-                            run.thread,
-                            run.stats.fallbacks(),
-                            run.stats.producer_errors,
+                            s.median.thread,
+                            s.median.stats.fallbacks(),
+                            s.median.stats.producer_errors,
                         );
                     }
                 }
@@ -271,70 +214,4 @@ fn esp(quick: bool, variant: Variant, bpt: u32) -> Result<(), String> {
         stats.failed
     );
     Ok(())
-}
-
-/// Encapsulates all of `data` with `sas` sender SAs taking the packets in
-/// turn, then decapsulates with as many receivers; each loop timed with
-/// its SAs alive.
-fn round_trip(
-    make: &dyn Fn(usize) -> Result<Sa, String>,
-    sas: usize,
-    data: &[u8],
-) -> Result<[Run; 2], String> {
-    let mut senders = (0..sas).map(make).collect::<Result<Vec<_>, _>>()?;
-    let mut arena = Vec::with_capacity(data.len() / PACKET * (PACKET + 64) + 4096);
-    let mut ends = Vec::with_capacity(data.len() / PACKET + 1);
-    let mut packet = Vec::with_capacity(PACKET + 64);
-    let (thread0, t0) = (thread_seconds(), Instant::now());
-    for (i, chunk) in data.chunks(PACKET).enumerate() {
-        senders[i % sas]
-            .encapsulate_into(chunk, 4, &mut packet)
-            .map_err(|err| err.to_string())?;
-        arena.extend_from_slice(&packet);
-        ends.push(arena.len());
-    }
-    let mut stats = PipelineStats::default();
-    for s in &senders {
-        stats.add(&s.outbound_stats());
-    }
-    let encap = Run {
-        wall: t0.elapsed().as_secs_f64(),
-        thread: thread_seconds() - thread0,
-        stats,
-    };
-    drop(senders);
-
-    let mut receivers = (0..sas).map(make).collect::<Result<Vec<_>, _>>()?;
-    let mut payload = Vec::with_capacity(PACKET + 64);
-    let mut delivered = 0;
-    let (thread0, t0) = (thread_seconds(), Instant::now());
-    let mut start = 0;
-    for (i, &end) in ends.iter().enumerate() {
-        receivers[i % sas]
-            .decapsulate_into(&arena[start..end], &mut payload)
-            .map_err(|err| err.to_string())?;
-        delivered += payload.len();
-        start = end;
-    }
-    let mut stats = PipelineStats::default();
-    for r in &receivers {
-        stats.add(&r.inbound_stats());
-    }
-    let decap = Run {
-        wall: t0.elapsed().as_secs_f64(),
-        thread: thread_seconds() - thread0,
-        stats,
-    };
-    if delivered != data.len() {
-        return Err(format!("delivered {delivered} of {} bytes", data.len()));
-    }
-    Ok([encap, decap])
-}
-
-/// CPU time of the calling thread, in seconds.
-fn thread_seconds() -> f64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|text| text.split_whitespace().next()?.parse::<u64>().ok())
-        .map_or(f64::NAN, |ns| ns as f64 / 1e9)
 }

@@ -8,10 +8,14 @@
 //!    storage, cycles per byte over 8 KiB, and table construction per key.
 //! 2. The table blog's 10 MiB table (`blog.rs`): AES-GCM encrypt+decrypt
 //!    with the 0-, 1-, 4- and 8-bit tables — seconds, TSC cycles, heap bytes.
-//! 3. The Cortex-M4 tables (`m4.rs`): GCTR with FACE, GHASH table4 against
-//!    karatsuba, and full GCM, at 1, 4, 20 and 40 KiB for AES-128 and -256.
+//! 3. The Cortex-M4 tables (`m4.rs`): GCTR with FACE, GHASH with the seed's
+//!    256-byte 4-bit table (`shoup4`) against karatsuba, and full GCM, at 1,
+//!    4, 20 and 40 KiB for AES-128 and -256.
 //! 4. GCM spec Table 3 (`modes.rs`): cycles per byte of GCM at each storage
 //!    size beside CCM, EAX, OCB3 and CBC-HMAC-SHA1.
+//! 5. The ESP seed's Fig. 3 (`esp.rs`): 1, 10 and 100 MB in 1024-byte
+//!    packets with inline keystream and with a CPU producer, runtimes with
+//!    their spread over repeated runs.
 //!
 //! `--suite peers`: aekit's AES-GCM beside the best libraries.
 //!
@@ -23,19 +27,43 @@
 //!    thread and split across a pool of 2 threads and of every core
 //!    (alone: `--suite cores`).
 //!
+//! `--suite ct` (`ct.rs`): a statistical timing test (dudect: Welch's t
+//! on fixed against random key, plaintext and wrong-tag position) of every
+//! implementation called constant time, with a verdict for each, and a
+//! table-driven control that must fail.
+//!
+//! `--suite batch` (`batch.rs`): the AES-GCM and AETHER batch APIs beside
+//! one-message calls and peers (AEGIS-256 for AETHER), 1 to 1024 messages
+//! of 64, 576, 1500 bytes and an IMIX mix.
+//!
+//! `--suite esp` (`esp.rs`): ESP packet rate in Mpps and Gbit/s, 64 B to
+//! 1500 B and IMIX, in place, inline and precomputed keystream, 1 and 2
+//! workers.
+//!
+//! `--suite aether-analysis` (`aether_analysis.rs`): the AETHER paper's
+//! design tables (S-box, branch numbers, inner function, round-update
+//! search, initialization bounds) recomputed from the pinned specification
+//! beside the paper's figures.
+//!
 //! `--suite gpu` (`gpu.rs`): the GPU keystream producer, the ESP seed's
-//! Fig. 3 re-made with a GPU.
+//! Fig. 3 re-made with a GPU (over `fig3.rs`'s packet loop).
 //!
 //! Timing is the shared harness's (`aekit-harness`): cases interleaved,
 //! best batch of N, cycles read from the time-stamp counter — a
 //! constant-rate clock, not the core's, so the tables say *TSC cycles*.
 //! `--quick` takes fewer rounds (the blog's table once; no 256 MiB
-//! message); the tables and their other rows are the same. Output:
+//! message, no 100 MB ESP message, fewer ESP repeats); the tables and their
+//! other rows are the same. Output:
 //! markdown on stdout, `--json FILE` for machines, `--plot DIR` for PNG
 //! plots of throughput against size.
 
+mod aether_analysis;
+mod batch;
 mod blog;
 mod cores;
+mod ct;
+mod esp;
+mod fig3;
 mod ghash;
 mod gpu;
 mod m4;
@@ -55,11 +83,15 @@ pub struct Args {
     /// The suite to run: `seeds`, the seed papers' tables re-measured, or
     /// `peers`, aekit's AES-GCM beside aws-lc-rs, ring, aes-gcm and OpenSSL
     /// (and one message on many cores), `cores`, the many-core rows alone,
-    /// or `gpu`, the GPU keystream producer (the ESP seed's Fig. 3 with a GPU).
+    /// `batch`, many messages per call (AES-GCM and AETHER batch APIs),
+    /// `esp`, ESP packet rate (Mpps, Gbit/s), `gpu`, the GPU keystream
+    /// producer (the ESP seed's Fig. 3 with a GPU), `ct`, the statistical
+    /// timing test of the constant-time implementations, or
+    /// `aether-analysis`, AETHER's design tables recomputed.
     #[arg(long, value_name = "NAME", default_value = "seeds")]
     pub suite: String,
-    /// Fewer rounds per measurement (and no 256 MiB message): a whole
-    /// suite in under a minute.
+    /// Fewer rounds per measurement (and no 256 MiB or 100 MB message): a
+    /// whole suite in about a minute.
     #[arg(long)]
     pub quick: bool,
     /// Also write every row as JSON to FILE.
@@ -68,6 +100,19 @@ pub struct Args {
     /// Also draw PNG plots of throughput against message size into DIR.
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
+    /// `--suite ct`: measurements per test and implementation (default
+    /// 1000000; 100000 with `--quick`).
+    #[arg(long, value_name = "N")]
+    pub measurements: Option<u64>,
+    /// `--suite ct`: stop each test after S seconds if its measurements
+    /// are not made by then.
+    #[arg(long, value_name = "S")]
+    pub max_seconds: Option<f64>,
+    /// `--suite ct`: fail (exit status 1) when a constant-time
+    /// implementation reaches this |t| (at least 4.5, the verdict's
+    /// threshold; a higher value tolerates the noise of short runs).
+    #[arg(long, value_name = "T", default_value_t = 4.5)]
+    pub fail_at: f64,
 }
 
 /// How hard to measure.
@@ -83,11 +128,20 @@ pub(crate) struct Effort {
 
 /// The suites: name and the tables each runs, in order.
 type Table = fn(Effort) -> Vec<Report>;
-const SUITES: [(&str, &[Table]); 3] = [
-    ("seeds", &[ghash::run, blog::run, m4::run, modes::run]),
+const SUITES: [(&str, &[Table]); 6] = [
+    (
+        "seeds",
+        &[ghash::run, blog::run, m4::run, modes::run, fig3::run],
+    ),
     ("peers", &[peers::run, cores::run]),
     // The multi-core rows of `peers` alone, to repeat them cheaply.
     ("cores", &[cores::run]),
+    // Many messages per call: the batch APIs beside one-message calls.
+    ("batch", &[batch::run]),
+    // ESP packet rate (`esp.rs`).
+    ("esp", &[esp::run]),
+    // AETHER's design tables recomputed: exact searches, not timings.
+    ("aether-analysis", &[aether_analysis::run]),
 ];
 
 /// One table's results: markdown for people, JSON rows for machines, and
@@ -99,19 +153,61 @@ pub(crate) struct Report {
     pub(crate) series: Vec<(String, Vec<(f64, f64)>)>,
 }
 
+/// Checks, before anything is measured, that `--json` and `--plot` can be
+/// written: a mistyped path must not cost a whole run. The JSON file is
+/// opened for appending (not emptied) and the plot directory created, with
+/// a probe file written and removed in it.
+fn check_outputs(args: &Args) -> Result<(), String> {
+    if let Some(path) = &args.json {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| format!("--json {}: {e}", path.display()))?;
+    }
+    if let Some(dir) = &args.plot {
+        let probe = dir.join(".aekit-bench-probe");
+        std::fs::create_dir_all(dir)
+            .and_then(|()| std::fs::write(&probe, b""))
+            .and_then(|()| std::fs::remove_file(&probe))
+            .map_err(|e| format!("--plot {}: {e}", dir.display()))?;
+    }
+    Ok(())
+}
+
 /// Runs `aekit bench`; an error is one line for stderr.
 pub fn run(args: &Args) -> Result<(), String> {
     if args.suite == "gpu" {
+        check_outputs(args)?;
         return gpu::run(args.quick);
     }
+    if args.suite == "ct" {
+        if args.plot.is_some() {
+            return Err("--suite ct draws no plots; drop --plot".into());
+        }
+        let n = args
+            .measurements
+            .unwrap_or(if args.quick { 100_000 } else { 1_000_000 });
+        return ct::run(
+            n,
+            args.max_seconds,
+            args.fail_at,
+            args.quick,
+            args.json.as_deref(),
+        );
+    }
+    if args.measurements.is_some() || args.max_seconds.is_some() {
+        return Err("--measurements and --max-seconds apply to --suite ct only".into());
+    }
     let Some(&(suite, tables)) = SUITES.iter().find(|(name, _)| *name == args.suite) else {
-        let names: Vec<&str> = SUITES.iter().map(|s| s.0).chain(["gpu"]).collect();
+        let names: Vec<&str> = SUITES.iter().map(|s| s.0).chain(["gpu", "ct"]).collect();
         return Err(format!(
             "unknown suite {:?} (there are: {})",
             args.suite,
             names.join(", ")
         ));
     };
+    check_outputs(args)?;
     let effort = if args.quick {
         Effort {
             rounds: 3,
@@ -133,7 +229,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     );
     println!("CPU: {cpu}; time-stamp counter {ghz:.2} GHz. Cycles are TSC cycles.\n");
     let default = peers::default_implementation();
-    if suite != "seeds" {
+    if matches!(suite, "peers" | "cores") {
         println!("aekit default (`AesGcm::new` on this CPU): {default}.\n");
         peers::cross_check().map_err(|e| format!("peers disagree: {e}"))?;
     }
@@ -177,7 +273,8 @@ pub fn run(args: &Args) -> Result<(), String> {
 fn plot_title(key: &str, cpu: &str) -> String {
     let what = match key {
         "m4_gctr" => "GCTR (AES-128): plain counter mode and FACE",
-        "m4_gcm" => "AES-128-GCM, fixslice AES: FACE with table4 and karatsuba GHASH",
+        "m4_gcm" => "AES-128-GCM, fixslice AES: FACE with shoup4 and karatsuba GHASH",
+        "esp_fig3" => "ESP encapsulation, 1024-byte packets: inline and CPU producer",
         "spec_table3" => "AES-128 modes (GCM spec Table 3)",
         "peers_aes128_encrypt" => "AES-128-GCM encryption, one core",
         "peers_aes128_decrypt" => "AES-128-GCM decryption, one core",

@@ -473,7 +473,7 @@ pub(crate) fn case<'a>(
 }
 
 /// A peer keyed with `key`, or why it cannot run here.
-fn peer(name: &str, key: &[u8]) -> Result<Box<dyn Gcm>, String> {
+pub(crate) fn peer(name: &str, key: &[u8]) -> Result<Box<dyn Gcm>, String> {
     let aes128 = key.len() == 16;
     Ok(match name {
         "aws-lc-rs" => {

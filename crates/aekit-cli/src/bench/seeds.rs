@@ -113,20 +113,23 @@ pub const M4_GCTR: [(&str, [f64; 8]); 4] = [
     ),
 ];
 
-/// The Cortex-M4 GHASH table: cycles at 1, 4, 20, 40 KB.
+/// The Cortex-M4 GHASH table: cycles at 1, 4, 20, 40 KB. The seed's
+/// "table-based" row is a 4-bit table of 256 bytes per key (its GHASH
+/// section: "a precomputed table (256 bytes)"): Shoup's 4-bit method with its
+/// R table, aekit's `shoup4` — not the 8 KiB simple 4-bit table `table4`.
 pub const M4_GHASH: [(&str, [f64; 4]); 2] = [
     (
         "karatsuba",
         [158_749.0, 611_293.0, 3_024_861.0, 6_041_821.0],
     ),
-    ("table4", [79_402.0, 302_390.0, 1_491_670.0, 2_978_281.0]),
+    ("shoup4", [79_402.0, 302_390.0, 1_491_670.0, 2_978_281.0]),
 ];
 
 /// The Cortex-M4 full GCM table: (GHASH, FACE row, cycles as in
-/// [`M4_GCTR`]).
+/// [`M4_GCTR`]); "table-based" is `shoup4`, as in [`M4_GHASH`].
 pub const M4_GCM: [(&str, &str, [f64; 8]); 8] = [
     (
-        "table4",
+        "shoup4",
         "basic",
         [
             206_377.0,
@@ -140,7 +143,7 @@ pub const M4_GCM: [(&str, &str, [f64; 8]); 8] = [
         ],
     ),
     (
-        "table4",
+        "shoup4",
         "rd1",
         [
             207_123.0,
@@ -154,7 +157,7 @@ pub const M4_GCM: [(&str, &str, [f64; 8]); 8] = [
         ],
     ),
     (
-        "table4",
+        "shoup4",
         "rd1+",
         [
             206_894.0,
@@ -168,7 +171,7 @@ pub const M4_GCM: [(&str, &str, [f64; 8]); 8] = [
         ],
     ),
     (
-        "table4",
+        "shoup4",
         "rd2+",
         [
             207_315.0,
@@ -244,3 +247,71 @@ pub const M4_GCM: [(&str, &str, [f64; 8]); 8] = [
 pub fn m4_cell(cells: &[f64; 8], s: usize, k: usize) -> f64 {
     cells[2 * s + k]
 }
+
+/// The AETHER paper's Table 3 (S-boxes): (S-box, width in bits, log2 DP,
+/// log2 C², algebraic degree, full diffusion). Rows whose S-box is known
+/// here; the table also lists BipBip, SPEEDY, Gleek and QARMAv2.
+pub const AETHER_TABLE3: [(&str, u32, f64, f64, u32, bool); 5] = [
+    ("AES", 8, -6.0, -6.0, 7, true),
+    ("Orthros", 4, -2.0, -2.0, 3, true),
+    ("Midori (Sb0)", 4, -2.0, -2.0, 3, false),
+    ("Midori (Sb1)", 4, -2.0, -2.0, 3, true),
+    ("PRINCE", 4, -2.0, -2.0, 3, true),
+];
+
+/// The AETHER paper's Table 4: (matrix, branch number). The 8 × 8 and
+/// 32 × 32 binary matrices (Aslan–Sakalli, Akleylek et al.) are not given
+/// in the seed.
+pub const AETHER_TABLE4: [(&str, u32); 5] = [
+    ("MDS matrix in AES", 5),
+    ("4 × 4 binary matrix (Midori)", 4),
+    ("8 × 8 binary matrix", 5),
+    ("16 × 16 binary matrix (AETHER)", 8),
+    ("32 × 32 binary matrix", 12),
+];
+
+/// The AETHER paper's Table 5: (inner function, construction, log2 DCP_max
+/// of the construction, log2 DCP_max of one round).
+pub const AETHER_TABLE5: [(&str, &str, f64, f64); 4] = [
+    ("F_AES", "F_AES ∘ F_AES", -30.0, -6.0),
+    ("F_8", "F_8 ∘ F_8", -32.0, -10.0),
+    ("F_16", "S_layer ∘ F_16 (AETHER's F), twice", -32.0, -16.0),
+    ("F_32", "S_layer ∘ F_32", -48.0, -24.0),
+];
+
+/// The AETHER paper's Table 6: (#S, #M, total, searched — `None` for all,
+/// or how many — and found).
+pub const AETHER_TABLE6: [(usize, usize, u64, Option<u64>, u64); 28] = [
+    (4, 1, 96, None, 16),
+    (4, 2, 72, None, 0),
+    (4, 3, 16, None, 0),
+    (5, 2, 600, None, 0),
+    (5, 3, 200, None, 0),
+    (5, 4, 25, None, 0),
+    (6, 2, 5400, None, 54),
+    (6, 3, 2400, None, 0),
+    (6, 4, 450, None, 0),
+    (6, 5, 36, None, 0),
+    (7, 3, 29_400, None, 0),
+    (7, 4, 7350, None, 0),
+    (7, 5, 882, None, 0),
+    (7, 6, 49, None, 0),
+    (8, 3, 376_320, None, 0),
+    (8, 4, 117_600, None, 0),
+    (8, 5, 18_816, None, 0),
+    (8, 6, 1568, None, 0),
+    (8, 7, 64, None, 0),
+    (9, 3, 5_080_320, None, 8478),
+    (9, 4, 1_905_120, None, 0),
+    (9, 5, 381_024, None, 0),
+    (9, 6, 42_336, None, 0),
+    (9, 7, 2592, None, 0),
+    (9, 8, 81, None, 0),
+    (10, 4, 31_752_000, None, 0),
+    (10, 5, 38_102_400, None, 0),
+    (11, 4, 548_856_000, Some(1 << 26), 0),
+];
+
+/// The AETHER paper's Table 7: lower bounds on active F per number of
+/// initialization rounds, 1 to 16.
+pub const AETHER_TABLE7: [u32; 16] = [2, 4, 8, 12, 16, 19, 22, 24, 28, 34, 36, 39, 43, 45, 48, 50];

@@ -6,7 +6,7 @@
 //! Rahman, *Design of an Ultra-High Throughput and Low-Energy Authenticated
 //! Encryption Scheme*, with every choice the paper leaves open (byte order,
 //! padding, the garbled constant Z1, the lost round-update figure) pinned by
-//! the project's `AETHER.md`. No official test vectors exist; aekit's own
+//! the project's `docs/AETHER.md`. No official test vectors exist; aekit's own
 //! known answers live in `vectors/aether-kat.json`.
 //!
 //! # Known weakness: the associated-data/message boundary can be shifted
@@ -49,10 +49,16 @@
 //! # Ok(()) }
 //! ```
 
+pub mod analysis;
 #[allow(unsafe_code)] // AVX2 intrinsics; every unsafe block carries a SAFETY line.
 mod avx2;
 #[allow(unsafe_code)] // AVX-512 intrinsics; every unsafe block carries a SAFETY line.
 mod avx512;
+mod batch;
+mod bitsliced;
+#[allow(unsafe_code)]
+// calls into AVX2-enabled functions; every unsafe block carries a SAFETY line.
+mod bitsliced_avx2;
 mod portable;
 mod reference;
 
@@ -60,6 +66,8 @@ use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::Error;
+
+pub use batch::BatchMessage;
 
 /// Key length in bytes (`K0 ‖ K1`).
 pub const KEY_LEN: usize = 32;

@@ -2,7 +2,7 @@
 //!
 //! What: the inner function F, the round update R, and the two things an
 //! implementation must supply to the mode in `mod.rs` (keystream words and
-//! absorption of 48-byte blocks), exactly as `spec/AETHER.md` states them.
+//! absorption of 48-byte blocks), exactly as `docs/AETHER.md` states them.
 //! This is the oracle every other implementation is tested against.
 //!
 //! Representation: a 128-bit word is a `[u8; 16]` read big-endian; for F it
@@ -22,7 +22,7 @@
 //! Citation: K. Sakamoto, S. Banik, A. Caforio, T. Ishikawa, T. Isobe,
 //! M. Rahman, "Design of an Ultra-High Throughput and Low-Energy
 //! Authenticated Encryption Scheme" (§2.1 and §2.2), as pinned by the
-//! project's `AETHER.md`.
+//! project's `docs/AETHER.md`.
 //!
 //! Constant-time: **no**. The S-box is an array indexed by secret nibbles;
 //! on a CPU with a data cache that index can leak. Use it to check, not to
@@ -41,7 +41,7 @@ pub(crate) const SBOX: [u8; 16] = [
 /// A word as its 32 nibbles, most significant first.
 type Nibbles = [u8; 32];
 
-fn to_nibbles(w: &Word) -> Nibbles {
+pub(crate) fn to_nibbles(w: &Word) -> Nibbles {
     let mut x = [0u8; 32];
     for (i, b) in w.iter().enumerate() {
         x[2 * i] = b >> 4;
@@ -50,7 +50,7 @@ fn to_nibbles(w: &Word) -> Nibbles {
     x
 }
 
-fn from_nibbles(x: &Nibbles) -> Word {
+pub(crate) fn from_nibbles(x: &Nibbles) -> Word {
     let mut w = [0u8; 16];
     for (i, b) in w.iter_mut().enumerate() {
         *b = (x[2 * i] << 4) | x[2 * i + 1];
@@ -59,14 +59,14 @@ fn from_nibbles(x: &Nibbles) -> Word {
 }
 
 /// ApplySbox: every nibble through S.
-fn apply_sbox(x: &mut Nibbles) {
+pub(crate) fn apply_sbox(x: &mut Nibbles) {
     for v in x.iter_mut() {
         *v = SBOX[*v as usize];
     }
 }
 
 /// MatrixMul: the 16×16 nibble matrix on each half independently.
-fn matrix_mul(x: &Nibbles) -> Nibbles {
+pub(crate) fn matrix_mul(x: &Nibbles) -> Nibbles {
     let mut y = [0u8; 32];
     for h in 0..2 {
         let u = &x[16 * h..16 * h + 16];
@@ -87,7 +87,7 @@ fn matrix_mul(x: &Nibbles) -> Nibbles {
 
 /// Permutation: `out[i/2] = in[i]` for even i, `out[16 + (i−1)/2] = in[i]`
 /// for odd i.
-fn permutation(x: &Nibbles) -> Nibbles {
+pub(crate) fn permutation(x: &Nibbles) -> Nibbles {
     let mut y = [0u8; 32];
     for (i, &v) in x.iter().enumerate() {
         if i % 2 == 0 {

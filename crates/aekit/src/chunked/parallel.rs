@@ -35,6 +35,8 @@
 //! whose batch must wait for an earlier one (its thread descheduled on a
 //! busy machine) does not wait with it but goes on with a new batch, as
 //! long as a buffer is free. Memory is at most `2 × threads × 1 MiB`.
+//! Threads the system refuses to start are done without; the calling
+//! thread is always a worker.
 //!
 //! The output is byte for byte the one the streaming
 //! [`EncryptWriter`](super::EncryptWriter) and
@@ -438,7 +440,15 @@ where
     };
     thread::scope(|s| {
         for _ in 1..threads.max(1) {
-            s.spawn(|| worker(&shared));
+            // A thread the system will not give (a process limit, no
+            // memory for its stack) is not an error: the workers started,
+            // the calling thread at least, do the whole job between them.
+            if thread::Builder::new()
+                .spawn_scoped(s, || worker(&shared))
+                .is_err()
+            {
+                break;
+            }
         }
         worker(&shared);
     });

@@ -25,6 +25,21 @@
 //! the ICV, and only then move the window. Duplicates, stale and forged
 //! packets are refused and leave the window as it was.
 //!
+//! ## The packet path
+//!
+//! Packets run on the implementation [`AesGcm::new`] chooses
+//! ([`Implementation::Best`]): on x86-64 a fused AES+GHASH kernel whose
+//! whole-message path takes a short packet in one pass. The strategy pairs
+//! stay selectable ([`Implementation::Strategies`]) for comparisons.
+//!
+//! [`Sa::encapsulate_in_place`] and [`Sa::decapsulate_in_place`] work in
+//! the caller's buffer, as packet frameworks hold packets: header and IV
+//! are written into the headroom before the payload, padding, trailer and
+//! ICV into the tailroom after it, and the payload is encrypted or
+//! decrypted where it lies. The `Vec` API is built on the same two halves
+//! (`seal`, `open`). [`burst`] takes many packets per call, of one SA or
+//! of a [`SaSet`] steered by SPI, one set per worker thread.
+//!
 //! ## Two nonce disciplines
 //!
 //! [`NonceFormat::Rfc4106`] is the standard above: a pipeline precomputes,
@@ -60,14 +75,21 @@
 //! aekit's ([`Error`] wraps [`crate::Error`] instead: replay and sequence
 //! exhaustion are ESP's alone).
 
+pub mod burst;
+#[cfg(test)]
+mod exhaustion_tests;
 pub mod replay;
+
+pub use burst::{Outgoing, SaSet, spi_of, worker_for};
 
 use core::fmt;
 use core::num::NonZeroU32;
+use core::ops::Range;
 
 use zeroize::Zeroize;
 
 use crate::aes::Block;
+use crate::gcm::Class;
 use crate::keystream::{
     CounterSpace, CpuProducer, KeystreamProducer, Pipeline, PipelineStats, Schedule,
 };
@@ -99,6 +121,9 @@ pub enum Error {
     AuthenticationFailed,
     /// The ICV verified but the padding is not 1, 2, 3, … (RFC 4303 §2.4).
     BadPadding,
+    /// An in-place buffer lacks the room named (headroom, tailroom) or
+    /// the payload range lies outside it.
+    NoRoom(&'static str),
 }
 
 impl fmt::Display for Error {
@@ -118,6 +143,7 @@ impl fmt::Display for Error {
             Error::Stale(seq) => write!(f, "packet left of the replay window (sequence {seq})"),
             Error::AuthenticationFailed => f.write_str("ICV verification failed"),
             Error::BadPadding => f.write_str("ESP padding is not 1, 2, 3, ..."),
+            Error::NoRoom(what) => write!(f, "buffer too small: {what}"),
         }
     }
 }
@@ -196,15 +222,13 @@ pub struct Config {
     pub keystream: KeystreamSource,
     /// Anti-replay window size in packets (RFC 4303 §3.4.3).
     pub replay_window: usize,
-    /// AES strategy (packets and producers alike).
-    pub aes: aes::Strategy,
-    /// GHASH strategy.
-    pub ghash: ghash::Strategy,
+    /// The AES-GCM implementation of packets and producers alike.
+    pub implementation: Implementation,
 }
 
 impl Default for Config {
     /// SPI 0x100, 16-byte ICV, 32-bit sequence numbers, RFC 4106, inline,
-    /// a window of 1024, the best constant-time strategies here.
+    /// a window of 1024, the implementation [`AesGcm::new`] chooses.
     fn default() -> Config {
         Config {
             spi: 0x100,
@@ -213,19 +237,70 @@ impl Default for Config {
             nonce: NonceFormat::Rfc4106,
             keystream: KeystreamSource::Inline,
             replay_window: 1024,
-            aes: aes::Strategy::best(),
-            ghash: ghash::Strategy::best(),
+            implementation: Implementation::Best,
         }
     }
 }
 
-/// A packet accepted by [`Sa::decapsulate_into`].
+/// Which AES-GCM implementation an SA runs its packets on.
+///
+/// Packets are short, so the per-call cost of the implementation matters
+/// as much as its bulk speed: the fused kernels' whole-message path
+/// (`gcm::Kernel::crypt_short`) takes a packet in one pass, where a pair
+/// of strategies runs counter mode and GHASH as two passes with their own
+/// setup each. The default is therefore [`AesGcm::new`]'s choice; the
+/// pairs stay selectable for comparisons such as the seed's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Implementation {
+    /// The fastest constant-time class this CPU runs, as [`AesGcm::new`]
+    /// picks it ([`Class::best`], capped by `AEKIT_KERNEL`).
+    Best,
+    /// One implementation class: a fused kernel, the best pair, or
+    /// portable software ([`AesGcm::with_class`]).
+    Class(Class),
+    /// An explicit (AES, GHASH) strategy pair, constant-time or not
+    /// ([`AesGcm::with`]).
+    Strategies(aes::Strategy, ghash::Strategy),
+}
+
+impl Implementation {
+    /// The AES-GCM key for `key` in this implementation.
+    fn gcm(self, key: &[u8]) -> Result<AesGcm, crate::Error> {
+        match self {
+            Implementation::Best => AesGcm::new(key),
+            Implementation::Class(class) => AesGcm::with_class(key, class),
+            Implementation::Strategies(a, g) => AesGcm::with(key, a, g),
+        }
+    }
+}
+
+/// A packet accepted by [`Sa::decapsulate_into`] or
+/// [`Sa::decapsulate_in_place`].
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Delivered {
     /// Its full sequence number.
     pub sequence: u64,
     /// The next-header field (e.g. 4 for IPv4, 41 for IPv6).
     pub next_header: u8,
+    /// Where the payload lies in the buffer given: from
+    /// [`Sa::headroom`] in place, from 0 in the `Vec` API.
+    pub payload: Range<usize>,
+}
+
+/// A packet built by [`Sa::encapsulate_in_place`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sealed {
+    /// The sequence number it carries.
+    pub sequence: u64,
+    /// Where the ESP packet lies in the buffer given.
+    pub packet: Range<usize>,
+}
+
+/// The next outbound packet's counters, taken by [`Sa::seal`].
+struct Outbound {
+    sequence: u64,
+    iv: [u8; 12],
+    position_after: u64,
 }
 
 /// One direction's keystream pipeline, started on first use.
@@ -300,8 +375,12 @@ impl Sa {
         if !replay::WINDOW_SIZES.contains(&config.replay_window) {
             return Err(Error::InvalidConfig("replay window must be 32 to 2^20"));
         }
-        let gcm = AesGcm::with(key, config.aes, config.ghash)?;
-        let inline = CpuProducer::new(config.aes, key)?;
+        let gcm = config.implementation.gcm(key)?;
+        // Producers run the AES strategy the packet kernel holds keys for
+        // (`ni` under the `ni-clmul` kernel), so one key schedule's
+        // instructions serve both sides.
+        let producer_aes = gcm.strategies().0;
+        let inline = CpuProducer::new(producer_aes, key)?;
         let (outbound, inbound, slot_blocks) = match config.keystream {
             KeystreamSource::Inline => (Lane::Idle(None), Lane::Idle(None), None),
             KeystreamSource::Pipeline(p) => {
@@ -316,8 +395,8 @@ impl Sa {
                 let [outbound, inbound]: [Box<dyn KeystreamProducer>; 2] = match producers {
                     Some(given) => given,
                     None => [
-                        Box::new(CpuProducer::new(config.aes, key)?),
-                        Box::new(CpuProducer::new(config.aes, key)?),
+                        Box::new(CpuProducer::new(producer_aes, key)?),
+                        Box::new(CpuProducer::new(producer_aes, key)?),
                     ],
                 };
                 // At most 4 098 blocks for 64 KiB, at least 2 (Y_0 and the
@@ -356,36 +435,224 @@ impl Sa {
         &self.config
     }
 
+    /// The AES-GCM implementation its packets run on, in words
+    /// (`fused ni-clmul`, `table + table8`; [`AesGcm::implementation`]).
+    pub fn implementation(&self) -> String {
+        self.engine.gcm.implementation()
+    }
+
     /// Bytes a payload grows by: header, IV, padding (at most 3), trailer
     /// and ICV.
     pub fn max_overhead(&self) -> usize {
         self.header_len() + 3 + 2 + self.config.icv_len
     }
 
+    /// Bytes the ESP header and IV take before the payload: the headroom
+    /// [`encapsulate_in_place`](Self::encapsulate_in_place) needs, and
+    /// where [`decapsulate_in_place`](Self::decapsulate_in_place) leaves
+    /// the payload.
+    pub fn headroom(&self) -> usize {
+        self.header_len()
+    }
+
+    /// Bytes that padding, pad length, next header and ICV take after a
+    /// payload of `payload_len` bytes: the tailroom
+    /// [`encapsulate_in_place`](Self::encapsulate_in_place) needs (at most
+    /// `5 + icv_len`).
+    pub fn tailroom(&self, payload_len: usize) -> usize {
+        body_len_for(payload_len) - payload_len + self.config.icv_len
+    }
+
+    /// Builds the ESP packet around a payload where it already lies:
+    /// `buf[payload]` is the payload, with at least
+    /// [`headroom`](Self::headroom) bytes before it and
+    /// [`tailroom`](Self::tailroom) after it. The header and IV are
+    /// written before the payload, padding, trailer and ICV after it, the
+    /// payload is encrypted in place; nothing is allocated or copied.
+    /// Returns the sequence number and where the packet lies in `buf`.
+    ///
+    /// Sequence exhaustion and a buffer without the room are refused
+    /// before anything is written.
+    pub fn encapsulate_in_place(
+        &mut self,
+        buf: &mut [u8],
+        payload: Range<usize>,
+        next_header: u8,
+    ) -> Result<Sealed, Error> {
+        if payload.start > payload.end || payload.end > buf.len() {
+            return Err(Error::NoRoom("payload range outside the buffer"));
+        }
+        let header = self.header_len();
+        let start = payload
+            .start
+            .checked_sub(header)
+            .ok_or(Error::NoRoom("headroom for the ESP header and IV"))?;
+        let payload_len = payload.len();
+        let body_len = body_len_for(payload_len);
+        let end = payload.start + body_len + self.config.icv_len;
+        if end > buf.len() {
+            return Err(Error::NoRoom("tailroom for padding, trailer and ICV"));
+        }
+        let (head, rest) = buf[start..end].split_at_mut(header);
+        let (body, icv) = rest.split_at_mut(body_len);
+        let sequence = self.seal(head, body, icv, payload_len, next_header)?;
+        Ok(Sealed {
+            sequence,
+            packet: start..end,
+        })
+    }
+
     /// Builds the ESP packet for `payload` into `packet` (replacing its
-    /// contents) and returns the sequence number used.
+    /// contents) and returns the sequence number used: the payload is
+    /// copied once, into place, and sealed there
+    /// ([`encapsulate_in_place`](Self::encapsulate_in_place)).
     pub fn encapsulate_into(
         &mut self,
         payload: &[u8],
         next_header: u8,
         packet: &mut Vec<u8>,
     ) -> Result<u64, Error> {
+        let header = self.header_len();
+        let body_len = body_len_for(payload.len());
+        packet.clear();
+        packet.resize(header, 0);
+        packet.extend_from_slice(payload);
+        packet.resize(header + body_len + self.config.icv_len, 0);
+        let (head, rest) = packet.split_at_mut(header);
+        let (body, icv) = rest.split_at_mut(body_len);
+        let sealed = self.seal(head, body, icv, payload.len(), next_header);
+        if sealed.is_err() {
+            // Not sent: the plaintext copy goes.
+            packet.zeroize();
+            packet.clear();
+        }
+        sealed
+    }
+
+    /// [`encapsulate_into`](Self::encapsulate_into) into a new vector.
+    pub fn encapsulate(&mut self, payload: &[u8], next_header: u8) -> Result<Vec<u8>, Error> {
+        let mut packet = Vec::with_capacity(payload.len() + self.max_overhead());
+        self.encapsulate_into(payload, next_header, &mut packet)?;
+        Ok(packet)
+    }
+
+    /// Verifies an ESP packet in place, checks and updates the anti-replay
+    /// window, and decrypts it where it lies: the payload is then
+    /// `packet[delivered.payload]` (it starts at
+    /// [`headroom`](Self::headroom)). Nothing is allocated or copied.
+    ///
+    /// On any error the window is unchanged, and the packet is either
+    /// untouched (refused before decryption: malformed, unknown SPI,
+    /// replayed, stale) or its body is zeroed (ICV or padding wrong), so
+    /// no unverified plaintext is left behind.
+    pub fn decapsulate_in_place(&mut self, packet: &mut [u8]) -> Result<Delivered, Error> {
+        let (sequence, body_len) = self.check_header(packet)?;
+        let header = self.header_len();
+        let (head, rest) = packet.split_at_mut(header);
+        let (body, icv) = rest.split_at_mut(body_len);
+        let (next_header, payload_len) = self.open(&head[8..], sequence, body, icv)?;
+        Ok(Delivered {
+            sequence,
+            next_header,
+            payload: header..header + payload_len,
+        })
+    }
+
+    /// Verifies an ESP packet, checks and updates the anti-replay window
+    /// and writes the payload into `payload` (replacing its contents; the
+    /// body is copied once and decrypted there). On any error `payload` is
+    /// left empty and the window unchanged.
+    pub fn decapsulate_into(
+        &mut self,
+        packet: &[u8],
+        payload: &mut Vec<u8>,
+    ) -> Result<Delivered, Error> {
+        payload.clear();
+        let (sequence, body_len) = self.check_header(packet)?;
+        let header = self.header_len();
+        let (iv, rest) = packet[8..].split_at(header - 8);
+        let (body, icv) = rest.split_at(body_len);
+        payload.extend_from_slice(body);
+        match self.open(iv, sequence, payload, icv) {
+            Ok((next_header, payload_len)) => {
+                payload.truncate(payload_len);
+                Ok(Delivered {
+                    sequence,
+                    next_header,
+                    payload: 0..payload_len,
+                })
+            }
+            Err(e) => {
+                payload.clear();
+                Err(e)
+            }
+        }
+    }
+
+    /// [`decapsulate_into`](Self::decapsulate_into) into a new vector:
+    /// the payload and its next header.
+    pub fn decapsulate(&mut self, packet: &[u8]) -> Result<(Vec<u8>, u8), Error> {
+        let mut payload = Vec::with_capacity(packet.len());
+        let delivered = self.decapsulate_into(packet, &mut payload)?;
+        Ok((payload, delivered.next_header))
+    }
+
+    /// The sender's half of a packet: takes the next sequence number (and
+    /// continuous-counter position), writes the header, IV and trailer
+    /// around the payload that opens `body`, and seals `body` into `icv`.
+    /// The counters move only once the packet is sealed.
+    fn seal(
+        &mut self,
+        head: &mut [u8],
+        body: &mut [u8],
+        icv: &mut [u8],
+        payload_len: usize,
+        next_header: u8,
+    ) -> Result<u64, Error> {
+        let next = self.next_outbound(body.len())?;
+        let seq = next.sequence;
+        let pad = body.len() - payload_len - 2;
+        for (byte, value) in body[payload_len..].iter_mut().zip(1..=pad as u8) {
+            *byte = value;
+        }
+        body[payload_len + pad] = pad as u8;
+        body[payload_len + pad + 1] = next_header;
+        head[..4].copy_from_slice(&self.config.spi.to_be_bytes());
+        head[4..8].copy_from_slice(&(seq as u32).to_be_bytes());
+        head[8..].copy_from_slice(&next.iv[..self.iv_len()]);
+        let (aad, aad_len) = self.aad(seq);
+        self.crypt(
+            Way::Out,
+            &head[8..],
+            seq,
+            &aad[..aad_len],
+            body,
+            Icv::Seal(icv),
+        )?;
+        self.last_sent = seq;
+        self.next_position = next.position_after;
+        Ok(seq)
+    }
+
+    /// The next packet's sequence number, IV and continuous-counter
+    /// position after it, for a body of `body_len` bytes: the one place
+    /// the outbound counters are advanced from (by [`Sa::seal`], once the
+    /// packet is sealed). Refuses to wrap (RFC 4303 §3.3.3).
+    fn next_outbound(&self, body_len: usize) -> Result<Outbound, Error> {
         let max = if self.config.extended_sequence_numbers {
             u64::MAX
         } else {
             u64::from(u32::MAX)
         };
-        let seq = self
+        let sequence = self
             .last_sent
             .checked_add(1)
             .filter(|&s| s <= max)
             .ok_or(Error::SequenceExhausted)?;
-        let body_len = (payload.len() + 2).next_multiple_of(4);
-        let pad = body_len - payload.len() - 2;
         let mut iv = [0u8; 12];
         let mut position_after = self.next_position;
         match self.config.nonce {
-            NonceFormat::Rfc4106 => iv[..8].copy_from_slice(&seq.to_be_bytes()),
+            NonceFormat::Rfc4106 => iv[..8].copy_from_slice(&sequence.to_be_bytes()),
             NonceFormat::ContinuousCounter => {
                 let blocks = blocks_for_body(body_len) as u64;
                 let mut first = self.next_position;
@@ -398,43 +665,17 @@ impl Sa {
                 iv[4..].copy_from_slice(&first.to_be_bytes());
             }
         }
-        let iv = &iv[..self.iv_len()];
-
-        packet.clear();
-        packet.extend_from_slice(&self.config.spi.to_be_bytes());
-        packet.extend_from_slice(&(seq as u32).to_be_bytes());
-        packet.extend_from_slice(iv);
-        packet.extend_from_slice(payload);
-        packet.extend((1..=pad as u8).chain([pad as u8, next_header]));
-        packet.resize(packet.len() + self.config.icv_len, 0);
-
-        let (aad, aad_len) = self.aad(seq);
-        let header = self.header_len();
-        let (head, rest) = packet.split_at_mut(header);
-        let (body, icv) = rest.split_at_mut(body_len);
-        let iv = &head[8..];
-        self.crypt(Way::Out, iv, seq, &aad[..aad_len], body, Icv::Seal(icv))?;
-        self.last_sent = seq;
-        self.next_position = position_after;
-        Ok(seq)
+        Ok(Outbound {
+            sequence,
+            iv,
+            position_after,
+        })
     }
 
-    /// [`encapsulate_into`](Self::encapsulate_into) into a new vector.
-    pub fn encapsulate(&mut self, payload: &[u8], next_header: u8) -> Result<Vec<u8>, Error> {
-        let mut packet = Vec::with_capacity(payload.len() + self.max_overhead());
-        self.encapsulate_into(payload, next_header, &mut packet)?;
-        Ok(packet)
-    }
-
-    /// Verifies an ESP packet, checks and updates the anti-replay window
-    /// and writes the payload into `payload` (replacing its contents). On
-    /// any error `payload` is left empty and the window unchanged.
-    pub fn decapsulate_into(
-        &mut self,
-        packet: &[u8],
-        payload: &mut Vec<u8>,
-    ) -> Result<Delivered, Error> {
-        payload.clear();
+    /// The receiver's checks before any cryptography (RFC 4303 §3.4.1–3):
+    /// lengths, SPI, the full sequence number (ESN) and the replay window.
+    /// Returns the sequence number and the body's length; changes nothing.
+    fn check_header(&self, packet: &[u8]) -> Result<(u64, usize), Error> {
         let header = self.header_len();
         let icv_len = self.config.icv_len;
         let body_len = packet
@@ -466,7 +707,7 @@ impl Sa {
             Refusal::Duplicate => Error::Replay(seq),
             Refusal::Stale => Error::Stale(seq),
         })?;
-        let (iv, rest) = packet[8..].split_at(header - 8);
+        let iv = &packet[8..header];
         if self.config.nonce == NonceFormat::ContinuousCounter {
             // What a sender never makes: a counter beyond 2^64, or a packet
             // whose counters would wrap (incr32, or the 64-bit index): its
@@ -484,40 +725,37 @@ impl Sa {
                 Some(_) => {}
             }
         }
+        Ok((seq, body_len))
+    }
 
+    /// The receiver's half after [`Sa::check_header`]: verifies and
+    /// decrypts `body` in place, checks the padding, and only then moves
+    /// the window. Returns the next header and the payload's length; on an
+    /// error `body` is zeroed (the AES-GCM layer wipes on a bad ICV, this
+    /// on bad padding) and the window unchanged.
+    fn open(
+        &mut self,
+        iv: &[u8],
+        seq: u64,
+        body: &mut [u8],
+        icv: &[u8],
+    ) -> Result<(u8, usize), Error> {
         let (aad, aad_len) = self.aad(seq);
-        let (body, icv) = rest.split_at(body_len);
-        payload.extend_from_slice(body);
-        if let Err(e) = self.crypt(Way::In, iv, seq, &aad[..aad_len], payload, Icv::Open(icv)) {
-            payload.clear();
-            return Err(e);
-        }
-        let next_header = payload[body_len - 1];
-        let pad = usize::from(payload[body_len - 2]);
+        self.crypt(Way::In, iv, seq, &aad[..aad_len], body, Icv::Open(icv))?;
+        let body_len = body.len();
+        let next_header = body[body_len - 1];
+        let pad = usize::from(body[body_len - 2]);
         let padding_ok = pad + 2 <= body_len
-            && payload[body_len - 2 - pad..body_len - 2]
+            && body[body_len - 2 - pad..body_len - 2]
                 .iter()
                 .zip(1u8..)
                 .all(|(&b, want)| b == want);
         if !padding_ok {
-            payload.zeroize();
-            payload.clear();
+            body.zeroize();
             return Err(Error::BadPadding);
         }
-        payload.truncate(body_len - 2 - pad);
         self.window.accept(seq);
-        Ok(Delivered {
-            sequence: seq,
-            next_header,
-        })
-    }
-
-    /// [`decapsulate_into`](Self::decapsulate_into) into a new vector:
-    /// the payload and its next header.
-    pub fn decapsulate(&mut self, packet: &[u8]) -> Result<(Vec<u8>, u8), Error> {
-        let mut payload = Vec::with_capacity(packet.len());
-        let delivered = self.decapsulate_into(packet, &mut payload)?;
-        Ok((payload, delivered.next_header))
+        Ok((next_header, body_len - 2 - pad))
     }
 
     /// Moves the sender's counter forward so that the next packet carries
@@ -771,7 +1009,13 @@ impl Engine {
 
 /// Counter blocks a packet of `payload` bytes takes: Y_0 and the body.
 fn blocks_for(payload: usize) -> usize {
-    blocks_for_body((payload + 2).next_multiple_of(4))
+    blocks_for_body(body_len_for(payload))
+}
+
+/// Bytes of ciphertext for a payload: payload, padding to a multiple of 4
+/// (RFC 4303 §2.4), pad length and next header.
+fn body_len_for(payload: usize) -> usize {
+    (payload + 2).next_multiple_of(4)
 }
 
 fn blocks_for_body(body_len: usize) -> usize {

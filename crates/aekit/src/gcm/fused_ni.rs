@@ -154,8 +154,17 @@
 //!   about 4% from the PCLMULQDQ bound): slower on Zen 1, 4 KiB 2700 →
 //!   2860 TSC cycles (AES-128 encryption, best of 20 000), the sixteen
 //!   extra shifts and XORs per fold costing more than the two products.
-//! - Not tried yet: sixteen blocks per reduction (one PCLMULQDQ fewer per
-//!   batch, about 2% by the same count).
+//! - Sixteen blocks per reduction (pairs of batches: the first multiplied
+//!   by H^16..H^9 and left unreduced, the second by H^8..H with the one
+//!   reduction; Y entering in a spare register, the sums carried between
+//!   the two `asm!` blocks, the reduction skipped by a branch on the
+//!   public batch index): slower on Zen 1, 16 KiB 10 240 → 10 660 TSC
+//!   cycles and 1 KiB 800 → 840 (AES-128 encryption, best of 20 000,
+//!   old and new binaries run alternately, three rounds each). The same
+//!   asm with every batch alone was already 3% slower than this one, so
+//!   the cost is in carrying three more accumulators through the loop
+//!   and into every batch, and the two PCLMULQDQ saved per sixteen blocks
+//!   do not pay for it: the loop is not bound by the product count alone.
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 

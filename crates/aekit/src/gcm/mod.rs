@@ -4,16 +4,19 @@
 //! The implementation is chosen once, when the key is set up, and held as
 //! enums; each call matches on them once (in `AesGcm::run`) and then runs
 //! code monomorphized for the choice ([`kernel`]), so no inner loop ever
-//! branches on the strategy. Validation lives here; the computation is in
-//! `state.rs`.
+//! branches on the strategy. Validation lives here — lengths and the tag
+//! rules ([`TagRules`]) — and the computation is in `state.rs`.
 
+mod batch;
 #[allow(unsafe_code)] // VAES/VPCLMULQDQ intrinsics; every block carries a SAFETY line.
 mod fused_avx2;
 #[allow(unsafe_code)] // VAES/VPCLMULQDQ intrinsics; every block carries a SAFETY line.
 mod fused_avx512;
 #[allow(unsafe_code)] // AES-NI/PCLMULQDQ intrinsics; every block carries a SAFETY line.
 mod fused_ni;
+mod incremental;
 mod kernel;
+mod nonce;
 mod parallel;
 mod precomputed;
 mod rustcrypto;
@@ -30,12 +33,15 @@ use crate::ctr::face::{self, FaceCipher};
 use crate::ghash::{self, GhashKey};
 use kernel::{FacePair, Kernel, Pair};
 
+pub use batch::BatchMessage;
+pub use incremental::IncrementalGmac;
+pub use nonce::{CounterNonces, NONCE_LEN, RANDOM_NONCE_LIMIT, RandomNonceSealer};
 pub use parallel::{DEFAULT_THRESHOLD, Pool};
 pub use rustcrypto::{AeadAesGcm, Aes128Gcm, Aes256Gcm};
 pub use state::{MAX_AAD_LEN, MAX_MESSAGE_LEN, TAG_LENGTHS};
-pub use stream::{Decryptor, Encryptor};
+pub use stream::{AadPrefix, Decryptor, Encryptor};
 
-use state::{Direction, State, check_iv, check_tag_len, tags_match};
+use state::{Direction, State, check_iv, tags_match};
 
 /// An authentication tag of 4 to 16 bytes.
 #[derive(Clone, Copy, Debug)]
@@ -208,10 +214,85 @@ pub(crate) trait FusedKernel: Kernel + Sized {
     fn new(keys: &KeySchedule) -> Option<Self>;
 }
 
+/// Which tag lengths a key accepts, by the length of the IV.
+///
+/// The GCM spec (§2.1) requires tags of at least 64 bits, and 128-bit tags
+/// whenever the IV is not 96 bits (the IV is then hashed into Y_0). That is
+/// the default of every constructor. NIST SP 800-38D also allows
+/// 32-bit tags and short tags with any IV; interoperability and test
+/// suites (Wycheproof) need them, behind
+/// [`AesGcm::with_relaxed_tag_rules`], a name that says what it gives up.
+///
+/// | IV        | [`TagRules::Spec`] (default) | [`TagRules::Relaxed`] |
+/// |-----------|------------------------------|------------------------|
+/// | 12 bytes  | 8, 12, 13, 14, 15, 16 bytes  | 4, 8, 12–16 bytes      |
+/// | any other | 16 bytes                     | 4, 8, 12–16 bytes      |
+///
+/// The spec also asks that one key keep one tag length; aekit cannot see
+/// across calls, so that is the caller's to keep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TagRules {
+    /// The GCM spec's rules (§2.1): at least 64 bits, and 128 bits with any
+    /// IV that is not 96 bits.
+    Spec,
+    /// SP 800-38D's lengths with any IV: 32, 64 and 96–128 bits.
+    Relaxed,
+}
+
+/// Tag lengths as bit sets (bit n: n bytes allowed), so that checking a
+/// length is one shift and one test.
+const fn lengths_mask(lengths: &[usize]) -> u32 {
+    let mut mask = 0;
+    let mut i = 0;
+    while i < lengths.len() {
+        mask |= 1 << lengths[i];
+        i += 1;
+    }
+    mask
+}
+const RELAXED_LENGTHS: u32 = lengths_mask(&TAG_LENGTHS);
+const SPEC_LENGTHS_96: u32 = RELAXED_LENGTHS & !((1 << 8) - 1);
+const SPEC_LENGTHS_OTHER: u32 = 1 << 16;
+
+impl TagRules {
+    /// Whether a tag of `tag_len` bytes may go with an IV of `iv_len`
+    /// bytes: `Ok`, or the precise reason ([`Error::InvalidTagLength`],
+    /// [`Error::TagShorterThan64Bits`], [`Error::TagMustBe128Bits`]).
+    #[inline(always)]
+    pub fn check(self, tag_len: usize, iv_len: usize) -> Result<(), Error> {
+        let allowed = match (self, iv_len == 12) {
+            (TagRules::Relaxed, _) => RELAXED_LENGTHS,
+            (TagRules::Spec, true) => SPEC_LENGTHS_96,
+            (TagRules::Spec, false) => SPEC_LENGTHS_OTHER,
+        };
+        if tag_len < 32 && (allowed >> tag_len) & 1 == 1 {
+            Ok(())
+        } else {
+            Err(TagRules::refusal(tag_len, iv_len))
+        }
+    }
+
+    /// Why a length was refused: not a GCM length at all, then the rules.
+    #[cold]
+    fn refusal(tag_len: usize, iv_len: usize) -> Error {
+        if tag_len >= 32 || (RELAXED_LENGTHS >> tag_len) & 1 == 0 {
+            Error::InvalidTagLength(tag_len)
+        } else if tag_len < 8 {
+            Error::TagShorterThan64Bits(tag_len)
+        } else {
+            Error::TagMustBe128Bits { iv_len, tag_len }
+        }
+    }
+}
+
 /// AES-GCM with a key of 16, 24 or 32 bytes, in the implementation chosen at
 /// construction. Key material and tables are zeroized when it is dropped.
+///
+/// Tags follow the GCM spec's rules ([`TagRules::Spec`]) unless the key is
+/// built [`with_relaxed_tag_rules`](AesGcm::with_relaxed_tag_rules).
 pub struct AesGcm {
     inner: Inner,
+    tag_rules: TagRules,
 }
 
 /// The implementation a key runs on: the enum matched once per call.
@@ -265,7 +346,7 @@ impl AesGcm {
             Fused::Avx2 => Inner::Avx2(boxed(&keys)?),
             Fused::Ni => Inner::Ni(boxed(&keys)?),
         };
-        Ok(AesGcm { inner })
+        Ok(AesGcm::from_inner(inner))
     }
 
     /// AES-GCM in the strategies given, constant-time or not.
@@ -275,9 +356,7 @@ impl AesGcm {
         ghash_strategy: ghash::Strategy,
     ) -> Result<AesGcm, Error> {
         let (aes, ghash) = pair(key, aes_strategy, ghash_strategy)?;
-        Ok(AesGcm {
-            inner: Inner::Pair { aes, ghash },
-        })
+        Ok(AesGcm::from_inner(Inner::Pair { aes, ghash }))
     }
 
     /// AES-GCM in the strategies given, with counter mode by FACE
@@ -297,13 +376,55 @@ impl AesGcm {
                 return Err(Error::Unsupported("FACE on this AES strategy"));
             }
         };
-        Ok(AesGcm {
-            inner: Inner::Face {
-                aes,
-                ghash,
-                variant,
-            },
-        })
+        Ok(AesGcm::from_inner(Inner::Face {
+            aes,
+            ghash,
+            variant,
+        }))
+    }
+
+    /// Every constructor ends here: the GCM spec's tag rules by default.
+    fn from_inner(inner: Inner) -> AesGcm {
+        AesGcm {
+            inner,
+            tag_rules: TagRules::Spec,
+        }
+    }
+
+    /// This key with NIST SP 800-38D's tag lengths instead of the GCM
+    /// spec's (see [`TagRules`]): 4-byte tags, and tags shorter than 16
+    /// bytes with IVs that are not 12 bytes. For interoperability and test
+    /// suites; a 4-byte tag is forged with probability 2^-32 per attempt,
+    /// less with long messages.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), aekit::Error> {
+    /// let key = [1u8; 16];
+    /// let spec = aekit::AesGcm::new(&key)?;
+    /// assert_eq!(
+    ///     spec.encrypt(&[0; 12], b"", b"m", 4),
+    ///     Err(aekit::Error::TagShorterThan64Bits(4))
+    /// );
+    /// let relaxed = aekit::AesGcm::new(&key)?.with_relaxed_tag_rules();
+    /// let sealed = relaxed.encrypt(&[0; 12], b"", b"m", 4)?;
+    /// assert_eq!(sealed.len(), 1 + 4);
+    /// # Ok(()) }
+    /// ```
+    pub fn with_relaxed_tag_rules(mut self) -> AesGcm {
+        self.tag_rules = TagRules::Relaxed;
+        self
+    }
+
+    /// The tag rules this key applies.
+    pub fn tag_rules(&self) -> TagRules {
+        self.tag_rules
+    }
+
+    /// Checks a tag length against this key's rules for an IV of `iv_len`
+    /// bytes: the one place every entry point asks.
+    #[inline(always)]
+    fn check_tag(&self, tag_len: usize, iv_len: usize) -> Result<(), Error> {
+        self.tag_rules.check(tag_len, iv_len)
     }
 
     /// The FACE variant of this key's counter mode, or `None` for plain.
@@ -349,7 +470,9 @@ impl AesGcm {
 
     /// Encrypts `buf` in place and returns a tag of `tag_len` bytes.
     /// The IV may have any length of at least one byte; 12 bytes is the fast
-    /// and recommended one. It must never repeat under one key.
+    /// and recommended one. It must never repeat under one key. The tag
+    /// length must pass this key's [`TagRules`]: by default at least 8
+    /// bytes, and 16 with an IV that is not 12 bytes.
     pub fn encrypt_in_place_detached(
         &self,
         iv: &[u8],
@@ -357,7 +480,7 @@ impl AesGcm {
         buf: &mut [u8],
         tag_len: usize,
     ) -> Result<Tag, Error> {
-        check_tag_len(tag_len)?;
+        self.check_tag(tag_len, iv.len())?;
         check_lengths(iv, aad, buf)?;
         let full = self.run(OneShot {
             iv,
@@ -378,7 +501,7 @@ impl AesGcm {
         buf: &mut [u8],
         tag: &[u8],
     ) -> Result<(), Error> {
-        check_tag_len(tag.len())?;
+        self.check_tag(tag.len(), iv.len())?;
         check_lengths(iv, aad, buf)?;
         let full = self.run(OneShot {
             iv,
@@ -397,7 +520,7 @@ impl AesGcm {
         plaintext: &[u8],
         tag_len: usize,
     ) -> Result<Vec<u8>, Error> {
-        check_tag_len(tag_len)?;
+        self.check_tag(tag_len, iv.len())?;
         // Room for the tag from the start: appending it to a full vector
         // would reallocate it at twice the size.
         let mut out = Vec::with_capacity(plaintext.len() + tag_len);
@@ -416,7 +539,7 @@ impl AesGcm {
         ciphertext_and_tag: &[u8],
         tag_len: usize,
     ) -> Result<Vec<u8>, Error> {
-        check_tag_len(tag_len)?;
+        self.check_tag(tag_len, iv.len())?;
         let split = ciphertext_and_tag
             .len()
             .checked_sub(tag_len)
@@ -440,6 +563,35 @@ impl AesGcm {
     /// message fits in memory.
     pub fn decryptor(&self, iv: &[u8]) -> Result<Decryptor<'_>, Error> {
         Decryptor::new(self, iv)
+    }
+
+    /// Hashes a fixed prefix of the associated data once, for many
+    /// messages (spec §6: fixed parts of A processed in advance). Clone the
+    /// [`AadPrefix`] or start messages from it directly; each gets its own
+    /// IV.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), aekit::Error> {
+    /// let gcm = aekit::AesGcm::new(&[3u8; 16])?;
+    /// let header = gcm.aad_prefix(b"protocol v2, fixed header")?; // hashed once
+    /// for n in 0u32..3 {
+    ///     let mut iv = [0u8; 12];
+    ///     iv[8..].copy_from_slice(&n.to_be_bytes());
+    ///     let mut prefix = header.clone();
+    ///     prefix.update_aad(&n.to_be_bytes())?; // per-message associated data
+    ///     let mut enc = prefix.encryptor(&iv)?;
+    ///     let mut msg = *b"payload";
+    ///     enc.update(&mut msg)?;
+    ///     let tag = enc.finish(16)?;
+    ///     let aad = [&b"protocol v2, fixed header"[..], &n.to_be_bytes()].concat();
+    ///     let mut again = *b"payload";
+    ///     let same = gcm.encrypt_in_place_detached(&iv, &aad, &mut again, 16)?;
+    ///     assert_eq!((msg, tag.as_ref()), (again, same.as_ref()));
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn aad_prefix(&self, aad: &[u8]) -> Result<AadPrefix<'_>, Error> {
+        AadPrefix::new(self, aad)
     }
 
     /// Runs `op` on this key's implementation: the one match per call.
@@ -621,7 +773,8 @@ impl Gmac {
         })
     }
 
-    /// The tag of `aad` under `iv`, `tag_len` bytes long.
+    /// The tag of `aad` under `iv`, `tag_len` bytes long (by default at
+    /// least 8, and 16 with an IV that is not 12 bytes; see [`TagRules`]).
     pub fn compute(&self, iv: &[u8], aad: &[u8], tag_len: usize) -> Result<Tag, Error> {
         self.gcm
             .encrypt_in_place_detached(iv, aad, &mut [], tag_len)
@@ -636,10 +789,18 @@ impl Gmac {
     pub fn strategies(&self) -> (aes::Strategy, ghash::Strategy) {
         self.gcm.strategies()
     }
+
+    /// This key with SP 800-38D's tag lengths instead of the GCM spec's;
+    /// see [`AesGcm::with_relaxed_tag_rules`].
+    pub fn with_relaxed_tag_rules(self) -> Gmac {
+        Gmac {
+            gcm: self.gcm.with_relaxed_tag_rules(),
+        }
+    }
 }
 
 impl From<AesGcm> for Gmac {
-    /// GMAC on the implementation `gcm` was built with.
+    /// GMAC on the implementation and tag rules `gcm` was built with.
     fn from(gcm: AesGcm) -> Gmac {
         Gmac { gcm }
     }

@@ -114,7 +114,7 @@ use rayon::{ThreadPool, ThreadPoolBuilder};
 use zeroize::Zeroize;
 
 use super::kernel::Kernel;
-use super::state::{Direction, State, check_tag_len};
+use super::state::{Direction, State};
 use super::{AesGcm, KernelOp, Tag, check_lengths, verify_or_wipe};
 use crate::Error;
 use crate::aes::Block;
@@ -228,7 +228,7 @@ impl AesGcm {
         if !pool.splits(buf.len()) {
             return self.encrypt_in_place_detached(iv, aad, buf, tag_len);
         }
-        check_tag_len(tag_len)?;
+        self.check_tag(tag_len, iv.len())?;
         check_lengths(iv, aad, buf)?;
         let full = self.run(Split {
             pool,
@@ -255,7 +255,7 @@ impl AesGcm {
         if !pool.splits(buf.len()) {
             return self.decrypt_in_place_detached(iv, aad, buf, tag);
         }
-        check_tag_len(tag.len())?;
+        self.check_tag(tag.len(), iv.len())?;
         check_lengths(iv, aad, buf)?;
         let full = self.run(Split {
             pool,
@@ -415,7 +415,8 @@ impl Slice<'_> {
 }
 
 /// H in the layout of [`field`], read through any GHASH key: (0 ⊕ 1)·H.
-fn hash_key<G: GhashKey>(ghash: &G) -> u128 {
+/// Also how the incremental MAC reads H.
+pub(super) fn hash_key<G: GhashKey>(ghash: &G) -> u128 {
     let mut h = [0u8; 16];
     ghash.update_blocks(&mut h, &ONE);
     let out = field::from_block(&h);

@@ -25,10 +25,17 @@
 //! comes from" inside `State` (a dynamic call per pass on the fast path).
 
 use super::kernel::Kernel;
-use super::state::{Direction, State, check_tag_len};
+use super::state::{Direction, State};
 use super::{AesGcm, KernelOp, Tag, check_lengths, verify_or_wipe};
 use crate::Error;
 use crate::aes::Block;
+
+/// The IV length the tag rules assume for a supplied keystream: the IV
+/// went into Y_0 before the keystream was made and is not seen here, so
+/// only the rule that needs no IV applies (at least 64 bits by default).
+/// A caller that derives Y_0 from an IV that is not 96 bits owns the other
+/// rule: 16-byte tags.
+const KEYSTREAM_IV_LEN: usize = 12;
 
 impl AesGcm {
     /// Encrypts `buf` in place with the supplied `keystream` (E(K, Y_0)
@@ -66,7 +73,7 @@ impl AesGcm {
         buf: &mut [u8],
         tag_len: usize,
     ) -> Result<Tag, Error> {
-        check_tag_len(tag_len)?;
+        self.check_tag(tag_len, KEYSTREAM_IV_LEN)?;
         let full = self.run(Supplied {
             keystream,
             aad,
@@ -87,7 +94,7 @@ impl AesGcm {
         buf: &mut [u8],
         tag: &[u8],
     ) -> Result<(), Error> {
-        check_tag_len(tag.len())?;
+        self.check_tag(tag.len(), KEYSTREAM_IV_LEN)?;
         let full = self.run(Supplied {
             keystream,
             aad,

@@ -20,7 +20,8 @@ pub const MAX_MESSAGE_LEN: u64 = (1 << 36) - 32;
 /// Largest associated data (and IV) GCM allows: 2^64 − 1 bits, rounded
 /// down to whole bytes.
 pub const MAX_AAD_LEN: u64 = (1 << 61) - 1;
-/// Tag lengths GCM allows, in bytes (spec §2.1 and NIST SP 800-38D §5.2.1.2).
+/// Every tag length GCM allows, in bytes (NIST SP 800-38D §5.2.1.2); which
+/// of them a key accepts for a given IV is its [`TagRules`](super::TagRules).
 pub const TAG_LENGTHS: [usize; 7] = [4, 8, 12, 13, 14, 15, 16];
 
 /// Whether message data is being encrypted or decrypted: GHASH always reads
@@ -35,7 +36,11 @@ pub(crate) enum Direction {
 /// E(K, Y_0), the GHASH value and the keystream. The counter, the lengths
 /// and the pending block (associated data or ciphertext) are public, and
 /// clearing them would cost a volatile store per byte on every message.
-#[derive(Zeroize, ZeroizeOnDrop)]
+///
+/// `Clone` serves [`AadPrefix`](super::AadPrefix): a state that has seen
+/// associated data only, before any IV, copied once per message. Both
+/// copies are zeroized on drop.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
 pub(crate) struct State {
     /// The counter block for the next keystream block.
     #[zeroize(skip)]
@@ -63,15 +68,6 @@ pub(crate) struct State {
     in_text: bool,
 }
 
-/// Rejects a tag length GCM does not allow.
-pub(crate) fn check_tag_len(len: usize) -> Result<(), Error> {
-    if TAG_LENGTHS.contains(&len) {
-        Ok(())
-    } else {
-        Err(Error::InvalidTagLength(len))
-    }
-}
-
 /// Rejects an IV GCM cannot take.
 pub(crate) fn check_iv(iv: &[u8]) -> Result<(), Error> {
     if iv.is_empty() {
@@ -86,7 +82,7 @@ pub(crate) fn check_iv(iv: &[u8]) -> Result<(), Error> {
 /// Y_0 (spec §2.3): IV ‖ 0^31 ‖ 1 for a 96-bit IV, otherwise
 /// GHASH(H, {}, IV), the IV zero-padded, then 0^64 ‖ len(IV) in bits. The
 /// IV must have passed [`check_iv`].
-fn pre_counter<G: GhashKey>(ghash: &G, iv: &[u8]) -> Block {
+pub(crate) fn pre_counter<G: GhashKey>(ghash: &G, iv: &[u8]) -> Block {
     // Each branch builds its own J_0: the 96-bit one then never has its
     // address taken, so it is assembled in registers and stored whole,
     // not byte by byte (a load that spans several recent smaller stores
@@ -122,15 +118,25 @@ impl State {
     /// Y_0 from the IV (spec §2.3): IV ‖ 0^31 ‖ 1 for 96-bit IVs, otherwise
     /// GHASH(H, {}, IV). The IV must have passed [`check_iv`].
     pub(crate) fn start<K: Kernel>(kernel: &K, iv: &[u8]) -> State {
+        let mut state = State::with_tag_mask(&[0; 16]);
+        state.set_iv(kernel, iv);
+        state
+    }
+
+    /// Sets Y_0, E(K, Y_0) and the first counter from the IV. The GHASH
+    /// value does not depend on them, so this may come after associated
+    /// data (the fixed prefix of [`AadPrefix`](super::AadPrefix)), but
+    /// never after message data. The IV must have passed [`check_iv`].
+    pub(crate) fn set_iv<K: Kernel>(&mut self, kernel: &K, iv: &[u8]) {
+        debug_assert!(!self.in_text, "the IV is set before any message data");
         let (aes, ghash) = (kernel.aes(), kernel.ghash());
         let j0 = pre_counter(ghash, iv);
         let mut tag_mask = [j0];
         aes.encrypt_blocks(&mut tag_mask);
-        let mut state = State::with_tag_mask(&tag_mask[0]);
-        state.counter = j0;
-        incr32(&mut state.counter);
+        self.tag_mask = u128::from_ne_bytes(tag_mask[0]);
+        self.counter = j0;
+        incr32(&mut self.counter);
         tag_mask.zeroize();
-        state
     }
 
     /// Feeds associated data; all of it must come before the message.
@@ -429,14 +435,7 @@ mod tests {
     }
 
     #[test]
-    fn tag_and_iv_checks() {
-        for len in 0..=32 {
-            assert_eq!(
-                check_tag_len(len).is_ok(),
-                TAG_LENGTHS.contains(&len),
-                "{len}"
-            );
-        }
+    fn iv_checks() {
         assert_eq!(check_iv(&[]), Err(Error::EmptyIv));
         assert_eq!(check_iv(&[0]), Ok(()));
     }

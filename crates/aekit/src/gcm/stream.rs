@@ -2,11 +2,19 @@
 //! size, lengths unknown in advance (spec §2: GCM is on-line). Each call
 //! dispatches on the implementation once and continues the shared
 //! [`State`]; the output equals the one-shot API's for every split.
+//!
+//! Fixed parts of the associated data can be processed in advance (spec
+//! §6): GHASH reads A before anything the IV determines, so the state after
+//! a fixed prefix of A is the same for every message. [`AadPrefix`] is that
+//! state, `Clone`, not yet bound to an IV; each message starts from it under
+//! its own IV. The encryptor and decryptor themselves are not `Clone`:
+//! their state holds the IV's counter, and two messages continued from one
+//! clone would share keystream.
 
 use zeroize::Zeroize;
 
 use super::kernel::Kernel;
-use super::state::{Direction, State, check_iv, check_tag_len, tags_match};
+use super::state::{Direction, State, check_iv, tags_match};
 use super::{AesGcm, KernelOp, Tag};
 use crate::Error;
 use crate::aes::Block;
@@ -30,9 +38,10 @@ impl<'k> Encryptor<'k> {
         self.0.step(Step::Crypt(buf, Direction::Encrypt)).map(drop)
     }
 
-    /// Ends the message and returns its tag, `tag_len` bytes long.
+    /// Ends the message and returns its tag, `tag_len` bytes long (checked
+    /// against the key's [`TagRules`](super::TagRules) for this IV).
     pub fn finish(mut self, tag_len: usize) -> Result<Tag, Error> {
-        check_tag_len(tag_len)?;
+        self.0.check_tag(tag_len)?;
         Ok(Tag::truncate(self.0.step(Step::Finish)?, tag_len))
     }
 }
@@ -62,7 +71,7 @@ impl<'k> Decryptor<'k> {
 
     /// Ends the message and checks its tag in constant time.
     pub fn finish(mut self, tag: &[u8]) -> Result<(), Error> {
-        check_tag_len(tag.len())?;
+        self.0.check_tag(tag.len())?;
         let mut computed = self.0.step(Step::Finish)?;
         let ok = tags_match(&computed, tag);
         computed.zeroize();
@@ -74,10 +83,65 @@ impl<'k> Decryptor<'k> {
     }
 }
 
+/// Associated data hashed before the IV is known: a fixed prefix of A
+/// (a protocol header that never changes, say) processed once and reused
+/// for every message; see [`AesGcm::aad_prefix`].
+///
+/// It is `Clone`: clone it, add the per-message associated data, and start
+/// an encryptor or decryptor under the message's own IV. The result is
+/// byte for byte that of the one-shot API with the whole associated data.
+/// It holds the GHASH value of the prefix (a function of H, kept as
+/// secret), zeroized on drop in every copy.
+#[derive(Clone)]
+pub struct AadPrefix<'k> {
+    gcm: &'k AesGcm,
+    state: State,
+}
+
+impl<'k> AadPrefix<'k> {
+    pub(super) fn new(gcm: &'k AesGcm, aad: &[u8]) -> Result<AadPrefix<'k>, Error> {
+        let mut prefix = AadPrefix {
+            gcm,
+            // No IV yet: Y_0, E(K, Y_0) and the counter come with
+            // `encryptor` or `decryptor`.
+            state: State::with_tag_mask(&[0; 16]),
+        };
+        prefix.update_aad(aad)?;
+        Ok(prefix)
+    }
+
+    /// Hashes more associated data onto the prefix.
+    pub fn update_aad(&mut self, aad: &[u8]) -> Result<(), Error> {
+        self.gcm
+            .run(Continue {
+                state: &mut self.state,
+                step: Step::Aad(aad),
+            })
+            .map(drop)
+    }
+
+    /// Starts encrypting a message under `iv` from a copy of this prefix;
+    /// the prefix stays as it is, for the next message. Further associated
+    /// data may follow on the encryptor. The IV must never repeat under the
+    /// key, prefix or not.
+    pub fn encryptor(&self, iv: &[u8]) -> Result<Encryptor<'k>, Error> {
+        Online::from_prefix(self, iv).map(Encryptor)
+    }
+
+    /// Starts decrypting a message under `iv` from a copy of this prefix.
+    /// As with [`AesGcm::decryptor`], plaintext comes out before the tag
+    /// is checked.
+    pub fn decryptor(&self, iv: &[u8]) -> Result<Decryptor<'k>, Error> {
+        Online::from_prefix(self, iv).map(Decryptor)
+    }
+}
+
 /// A key and one message's state, shared by both directions.
 struct Online<'k> {
     gcm: &'k AesGcm,
     state: State,
+    /// The IV's length, for the tag rules at `finish`.
+    iv_len: usize,
 }
 
 impl<'k> Online<'k> {
@@ -86,7 +150,28 @@ impl<'k> Online<'k> {
         Ok(Online {
             gcm,
             state: gcm.run(Start { iv }),
+            iv_len: iv.len(),
         })
+    }
+
+    /// A message under `iv` that starts from a copy of `prefix`.
+    fn from_prefix(prefix: &AadPrefix<'k>, iv: &[u8]) -> Result<Online<'k>, Error> {
+        check_iv(iv)?;
+        let mut state = prefix.state.clone();
+        prefix.gcm.run(Bind {
+            state: &mut state,
+            iv,
+        });
+        Ok(Online {
+            gcm: prefix.gcm,
+            state,
+            iv_len: iv.len(),
+        })
+    }
+
+    /// The key's tag rules for this message's IV.
+    fn check_tag(&self, tag_len: usize) -> Result<(), Error> {
+        self.gcm.check_tag(tag_len, self.iv_len)
     }
 
     /// Runs one step on this key's implementation (one dispatch).
@@ -107,6 +192,19 @@ impl KernelOp for Start<'_> {
     type Output = State;
     fn run<K: Kernel>(self, kernel: &K) -> State {
         State::start(kernel, self.iv)
+    }
+}
+
+/// Binds a state that has seen associated data only to its IV.
+struct Bind<'s, 'a> {
+    state: &'s mut State,
+    iv: &'a [u8],
+}
+
+impl KernelOp for Bind<'_, '_> {
+    type Output = ();
+    fn run<K: Kernel>(self, kernel: &K) {
+        self.state.set_iv(kernel, self.iv);
     }
 }
 

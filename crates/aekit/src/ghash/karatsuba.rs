@@ -144,8 +144,9 @@ const HOLES128: u128 = 0x1111_1111_1111_1111_1111_1111_1111_1111;
 
 /// The 128-bit carry-less product of two 64-bit polynomials (bit i =
 /// coefficient of t^i), from sixteen integer multiplications with holes.
+/// Also the product behind GHASH64's `ctmul` (`crate::gcm64`).
 #[inline(always)]
-fn clmul64(a: u64, b: u64) -> u128 {
+pub(crate) fn clmul64(a: u64, b: u64) -> u128 {
     // The low nibble of a is left out so each a_p has at most 15 bits: every
     // digit of the integer products stays below 16 and nothing carries.
     let a_top = a & !0xf;

@@ -166,7 +166,7 @@ impl Driver {
     /// need be; `None` when nothing came.
     pub(super) fn take_waiting(&mut self, wait: Duration) -> Option<Buffer> {
         match self {
-            // Timed out, or the worker is gone: nothing.
+            // A timeout and a stopped worker alike: nothing came.
             Driver::Thread { filled, .. } => filled.recv_timeout(wait).ok(),
             Driver::Here { .. } => {
                 self.fill_now();

@@ -19,6 +19,18 @@ pub struct Network {
     pub forge: u64,
 }
 
+/// A rough network: 3 % lost, 5 % duplicated, 15 % reordered by up to
+/// 20 packets and 1 % by 200 to 400, 3 % forged.
+pub const ROUGH: Network = Network {
+    loss: 30,
+    duplicate: 50,
+    reorder_near: 150,
+    near_distance: 20,
+    reorder_far: 10,
+    far_distance: 200,
+    forge: 30,
+};
+
 /// One packet as the receiver sees it.
 #[derive(Clone, Debug)]
 pub struct Arrival {

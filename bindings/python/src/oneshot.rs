@@ -1,0 +1,247 @@
+//! The one-shot methods both AEAD classes share, written once in their
+//! base class `aekit._aekit.AEAD` ([`AeadBase`]): `encrypt`, `decrypt`,
+//! `encrypt_into` and `decrypt_into` with the argument order, the types,
+//! the checks (in `cryptography`'s order: nonce, then lengths, then the
+//! tag, then the buffer) and the exceptions of `cryptography`'s AEAD
+//! classes. Each class supplies its key as an [`Aead`]: the nonce rule and
+//! the in-place calls of the Rust API, which does the computation.
+
+use std::sync::Arc;
+
+use aekit::gcm::{DEFAULT_THRESHOLD, Pool};
+use pyo3::exceptions::PyOverflowError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use zeroize::Zeroizing;
+
+use crate::buffers::{Input, Output, detach_from};
+use crate::{errors, pool};
+
+/// Bytes of tag: both classes make and take 16-byte tags only.
+pub const TAG_LEN: usize = 16;
+
+/// `cryptography`'s limit on the message and on the associated data.
+const MAX_LEN: usize = (1 << 31) - 1;
+
+/// What a class supplies: its nonce rule and aekit's in-place calls.
+pub trait Aead: Send + Sync {
+    /// Whether a long message may be split across the shared [`Pool`].
+    fn splits(&self) -> bool;
+
+    /// `ValueError` unless the nonce has a length the class takes.
+    fn check_nonce(&self, nonce: &[u8]) -> PyResult<()>;
+
+    /// Encrypts `buf` in place and returns the tag, on the threads of
+    /// `pool` where one is given.
+    fn seal(
+        &self,
+        pool: Option<&Pool>,
+        nonce: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+    ) -> Result<[u8; TAG_LEN], aekit::Error>;
+
+    /// Verifies `tag` and decrypts `buf` in place; wipes `buf` on failure.
+    fn open(
+        &self,
+        pool: Option<&Pool>,
+        nonce: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &[u8],
+    ) -> Result<(), aekit::Error>;
+}
+
+/// The shared pool, for a class that splits and a message long enough.
+/// Taken with the GIL held (see `pool.rs` on `fork`).
+fn pool_for(aead: &dyn Aead, len: usize) -> Option<Arc<Pool>> {
+    (aead.splits() && len >= DEFAULT_THRESHOLD)
+        .then(pool::shared)
+        .flatten()
+}
+
+/// The arguments every method takes, checked.
+struct Args<'a> {
+    nonce: Input<'a>,
+    data: Input<'a>,
+    aad: Input<'a>,
+}
+
+impl<'a> Args<'a> {
+    fn new(
+        py: Python<'_>,
+        aead: &dyn Aead,
+        nonce: &'a Bound<'_, PyAny>,
+        data: &'a Bound<'_, PyAny>,
+        aad: Option<&'a Bound<'_, PyAny>>,
+    ) -> PyResult<Args<'a>> {
+        let nonce = Input::new(nonce, "nonce")?;
+        let data = Input::new(data, "data")?;
+        let aad = Input::optional(aad, "associated_data")?;
+        aead.check_nonce(&nonce.to_cow(py)?)?;
+        if data.len() > MAX_LEN || aad.len() > MAX_LEN {
+            return Err(PyOverflowError::new_err(
+                "Data or associated data too long. Max 2**31 - 1 bytes",
+            ));
+        }
+        Ok(Args { nonce, data, aad })
+    }
+
+    /// Bytes the computation touches, which decide whether to release the GIL.
+    fn work(&self) -> usize {
+        self.data.len() + self.aad.len()
+    }
+
+    /// Encrypts the data into `out` (ciphertext ‖ tag, the data's length
+    /// plus 16 bytes).
+    fn seal_into(&self, py: Python<'_>, aead: &dyn Aead, out: &mut [u8]) -> PyResult<()> {
+        let (nonce, aad) = (self.nonce.to_cow(py)?, self.aad.to_cow(py)?);
+        let (text, tag_out) = out.split_at_mut(self.data.len());
+        // `bytes` is immutable, so it is copied with the GIL released;
+        // other buffers are copied before.
+        let immutable = self.data.immutable();
+        if immutable.is_none() {
+            self.data.copy_to(py, text)?;
+        }
+        let pool = pool_for(aead, text.len());
+        let tag = detach_from(py, self.work(), || {
+            if let Some(data) = immutable {
+                text.copy_from_slice(data);
+            }
+            aead.seal(pool.as_deref(), &nonce, &aad, text)
+        })
+        .map_err(|e| errors::aead(py, e))?;
+        tag_out.copy_from_slice(&tag);
+        Ok(())
+    }
+
+    /// Verifies and decrypts the data (ciphertext ‖ tag) into `out`, which
+    /// is 16 bytes shorter than the data; `InvalidTag` on failure.
+    fn open_into(&self, py: Python<'_>, aead: &dyn Aead, out: &mut [u8]) -> PyResult<()> {
+        let (nonce, aad) = (self.nonce.to_cow(py)?, self.aad.to_cow(py)?);
+        let data = self.data.to_cow(py)?;
+        let (ciphertext, tag) = data.split_at(out.len());
+        let pool = pool_for(aead, out.len());
+        detach_from(py, self.work(), || {
+            out.copy_from_slice(ciphertext);
+            aead.open(pool.as_deref(), &nonce, &aad, out, tag)
+        })
+        .map_err(|e| errors::aead(py, e))
+    }
+
+    /// The plaintext length of a decryption; `InvalidTag` when the data is
+    /// shorter than a tag, as `cryptography` answers.
+    fn plaintext_len(&self, py: Python<'_>) -> PyResult<usize> {
+        self.data
+            .len()
+            .checked_sub(TAG_LEN)
+            .ok_or_else(|| errors::invalid_tag(py, ""))
+    }
+}
+
+/// The base class of `AESGCM` and `AETHER`: their one-shot methods.
+#[pyclass(frozen, subclass, module = "aekit._aekit", name = "AEAD")]
+pub struct AeadBase {
+    aead: Arc<dyn Aead>,
+}
+
+impl AeadBase {
+    /// The base part of a class whose key is `aead`.
+    pub fn new(aead: Arc<dyn Aead>) -> AeadBase {
+        AeadBase { aead }
+    }
+}
+
+#[pymethods]
+impl AeadBase {
+    /// Encrypts `data`, authenticating `associated_data` too (or nothing
+    /// when it is `None`), and returns ciphertext ‖ 16-byte tag.
+    #[pyo3(signature = (nonce, data, associated_data))]
+    fn encrypt<'py>(
+        &self,
+        py: Python<'py>,
+        nonce: &Bound<'py, PyAny>,
+        data: &Bound<'py, PyAny>,
+        associated_data: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let aead = &*self.aead;
+        let args = Args::new(py, aead, nonce, data, associated_data)?;
+        PyBytes::new_with(py, args.data.len() + TAG_LEN, |out| {
+            args.seal_into(py, aead, out)
+        })
+    }
+
+    /// Verifies and decrypts ciphertext ‖ tag; raises `InvalidTag`, and
+    /// returns nothing, if the key, nonce, data or associated data is not
+    /// the one encrypted.
+    #[pyo3(signature = (nonce, data, associated_data))]
+    fn decrypt<'py>(
+        &self,
+        py: Python<'py>,
+        nonce: &Bound<'py, PyAny>,
+        data: &Bound<'py, PyAny>,
+        associated_data: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let aead = &*self.aead;
+        let args = Args::new(py, aead, nonce, data, associated_data)?;
+        let len = args.plaintext_len(py)?;
+        // On failure aekit has wiped `out` and the half-built object is freed.
+        PyBytes::new_with(py, len, |out| args.open_into(py, aead, out))
+    }
+
+    /// `encrypt` into `buf`, a writable buffer of exactly `len(data) + 16`
+    /// bytes; returns the number of bytes written.
+    #[pyo3(signature = (nonce, data, associated_data, buf))]
+    fn encrypt_into<'py>(
+        &self,
+        py: Python<'py>,
+        nonce: &Bound<'py, PyAny>,
+        data: &Bound<'py, PyAny>,
+        associated_data: Option<&Bound<'py, PyAny>>,
+        buf: &Bound<'py, PyAny>,
+    ) -> PyResult<usize> {
+        let aead = &*self.aead;
+        let args = Args::new(py, aead, nonce, data, associated_data)?;
+        let out = Output::new(buf, "buf")?;
+        let len = args.data.len() + TAG_LEN;
+        out.require_exactly(len)?;
+        let mut sealed = vec![0u8; len];
+        args.seal_into(py, aead, &mut sealed)?;
+        out.write_prefix(buf, &sealed)?;
+        Ok(len)
+    }
+
+    /// `decrypt` into `buf`, a writable buffer of exactly `len(data) - 16`
+    /// bytes; returns the number of bytes written. `buf` is untouched when
+    /// the tag does not verify.
+    #[pyo3(signature = (nonce, data, associated_data, buf))]
+    fn decrypt_into<'py>(
+        &self,
+        py: Python<'py>,
+        nonce: &Bound<'py, PyAny>,
+        data: &Bound<'py, PyAny>,
+        associated_data: Option<&Bound<'py, PyAny>>,
+        buf: &Bound<'py, PyAny>,
+    ) -> PyResult<usize> {
+        let aead = &*self.aead;
+        let args = Args::new(py, aead, nonce, data, associated_data)?;
+        let len = args.plaintext_len(py)?;
+        let out = Output::new(buf, "buf")?;
+        out.require_exactly(len)?;
+        // Decrypted apart and copied only once verified: the caller's
+        // buffer never holds unauthenticated plaintext.
+        let mut plain = Zeroizing::new(vec![0u8; len]);
+        args.open_into(py, aead, &mut plain)?;
+        out.write_prefix(buf, &plain)?;
+        Ok(len)
+    }
+}
+
+/// `generate_key`: `len` bytes from the operating system's generator.
+pub fn random_key(py: Python<'_>, len: usize) -> PyResult<Bound<'_, PyBytes>> {
+    PyBytes::new_with(py, len, |out| {
+        getrandom::fill(out).map_err(|e| {
+            pyo3::exceptions::PyOSError::new_err(format!("random number generator: {e}"))
+        })
+    })
+}

@@ -1,0 +1,150 @@
+"""aekit.chunked: every C2SP test vector through the Python API, round
+trips over paths and file objects, the seekable reader, and files that
+the `aekit` command reads and writes."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import random
+import subprocess
+import zlib
+
+import pytest
+
+import aekit
+from conftest import load_vectors
+
+VECTOR_FILES = ["c2sp_chunked_encryption_aes_128_gcm_test.json",
+                "c2sp_chunked_encryption_aes_256_gcm_test.json"]
+CASES = [t for name in VECTOR_FILES for g in load_vectors(name)["testGroups"] for t in g["tests"]]
+
+
+def vector(case):
+    return bytes.fromhex(case["key"]), bytes.fromhex(case["ctx"]), zlib.decompress(bytes.fromhex(case["ct"]))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{t['tcId']}-{'-'.join(t['flags']) or 'ok'}" for t in CASES])
+def test_vector(case, tmp_path):
+    key, context, sealed = vector(case)
+    src = tmp_path / "sealed"
+    src.write_bytes(sealed)
+    out = tmp_path / "plain"
+    if case["result"] == "valid":
+        assert aekit.chunked.decrypt_file(key, src, out, context=context) == case["msgLength"]
+        plain = out.read_bytes()
+        assert hashlib.sha512(plain).hexdigest() == case["msgSha512"]
+        buffered = io.BytesIO()
+        aekit.chunked.decrypt_file(key, io.BytesIO(sealed), buffered, context=context, threads=1)
+        assert buffered.getvalue() == plain
+        with aekit.chunked.Reader(key, io.BytesIO(sealed), context=context) as reader:
+            assert reader.size() == len(plain)
+            assert reader.read() == plain
+            if plain:
+                assert reader.seek(-1, io.SEEK_END) == len(plain) - 1
+                assert reader.read(1) == plain[-1:]
+        return
+    expected = ValueError if "InvalidKeySize" in case["flags"] else aekit.InvalidTag
+    with pytest.raises(expected):
+        aekit.chunked.decrypt_file(key, src, out, context=context)
+    assert not out.exists(), "no plaintext file after a failure"
+    assert [p.name for p in tmp_path.iterdir()] == ["sealed"], "no temporary file left"
+    with pytest.raises(expected):
+        with aekit.chunked.Reader(key, io.BytesIO(sealed), context=context) as reader:
+            reader.read()
+            if "ValidFinalChunk" not in case["flags"]:
+                reader.seek(0, io.SEEK_END)
+
+
+@pytest.mark.parametrize("key_len", [16, 32])
+@pytest.mark.parametrize("length", [0, 1, 16383, 16384, 16385, 100000])
+def test_round_trip_over_file_objects_and_paths(tmp_path, key_len, length):
+    rng = random.Random(length)
+    key, message = rng.randbytes(key_len), rng.randbytes(length)
+    sealed = io.BytesIO()
+    assert aekit.chunked.encrypt_file(key, io.BytesIO(message), sealed, context=b"ctx") == length
+    chunks = max(1, -(-length // 16384)) + (length % 16384 == 0 and length > 0)
+    assert len(sealed.getvalue()) == 56 + length + 16 * chunks
+    (tmp_path / "in").write_bytes(message)
+    assert aekit.chunked.encrypt_file(key, str(tmp_path / "in"), tmp_path / "sealed", context=b"ctx") == length
+    for src in (tmp_path / "sealed", io.BytesIO(sealed.getvalue())):
+        out = io.BytesIO()
+        assert aekit.chunked.decrypt_file(key, src, out, context=b"ctx") == length
+        assert out.getvalue() == message
+    with pytest.raises(aekit.InvalidTag, match="wrong key or wrong context"):
+        aekit.chunked.decrypt_file(key, tmp_path / "sealed", io.BytesIO(), context=b"other")
+
+
+def test_reader_seeks_anywhere(tmp_path):
+    rng = random.Random(5)
+    key, message = rng.randbytes(16), rng.randbytes(100000)
+    path = tmp_path / "sealed"
+    aekit.chunked.encrypt_file(key, io.BytesIO(message), path)
+    with aekit.chunked.Reader(key, path) as raw:
+        reader = io.BufferedReader(raw)
+        for _ in range(50):
+            start = rng.randrange(0, len(message) + 10)
+            n = rng.randrange(0, 40000)
+            assert reader.seek(start) == start
+            assert reader.read(n) == message[start:start + n]
+        assert reader.seek(-100, io.SEEK_END) == len(message) - 100
+        assert reader.read() == message[-100:]
+        assert raw.size() == len(message)
+    assert raw.closed
+    with pytest.raises(ValueError):
+        raw.read(1)
+
+
+def test_errors_are_exceptions(tmp_path):
+    with pytest.raises(ValueError, match="16 bytes .* or 32 bytes"):
+        aekit.chunked.encrypt_file(bytes(24), io.BytesIO(b""), io.BytesIO())
+    with pytest.raises(FileNotFoundError):
+        aekit.chunked.encrypt_file(bytes(16), tmp_path / "missing", io.BytesIO())
+    with pytest.raises(TypeError):
+        aekit.chunked.encrypt_file(bytes(16), 42, io.BytesIO())
+    with pytest.raises(aekit.InvalidTag, match="truncated"):
+        aekit.chunked.decrypt_file(bytes(16), io.BytesIO(b"short"), io.BytesIO())
+
+    class Failing(io.RawIOBase):
+        def readable(self):
+            return True
+
+        def read(self, n=-1):
+            raise RuntimeError("disk on fire")
+
+    with pytest.raises(RuntimeError, match="disk on fire"):
+        aekit.chunked.encrypt_file(bytes(16), Failing(), io.BytesIO())
+
+
+def run_cli(cli, *args):
+    return subprocess.run([str(cli), "--quiet", *map(str, args)], capture_output=True, check=False)
+
+
+@pytest.mark.parametrize("key_len,length", [(16, 0), (16, 16384), (32, 50000)])
+def test_the_cli_reads_what_python_writes(aekit_cli, tmp_path, key_len, length):
+    key, message = random.Random(length).randbytes(key_len), random.Random(1).randbytes(length)
+    (tmp_path / "key").write_bytes(key)
+    aekit.chunked.encrypt_file(key, io.BytesIO(message), tmp_path / "sealed", context=b"v1")
+    done = run_cli(aekit_cli, "decrypt", "--key", tmp_path / "key", "--context", "v1",
+                   "-o", tmp_path / "plain", tmp_path / "sealed")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "plain").read_bytes() == message
+    wrong = run_cli(aekit_cli, "decrypt", "--key", tmp_path / "key", "--context", "v2",
+                    "-o", tmp_path / "nothing", tmp_path / "sealed")
+    assert wrong.returncode == 4, wrong.stderr
+
+
+@pytest.mark.parametrize("key_len,length", [(16, 1), (16, 16385), (32, 70000)])
+def test_python_reads_what_the_cli_writes(aekit_cli, tmp_path, key_len, length):
+    key, message = random.Random(length).randbytes(key_len), random.Random(2).randbytes(length)
+    (tmp_path / "key").write_bytes(key)
+    (tmp_path / "plain").write_bytes(message)
+    done = run_cli(aekit_cli, "encrypt", "--key", tmp_path / "key", "--context", "v1",
+                   "-o", tmp_path / "sealed", tmp_path / "plain")
+    assert done.returncode == 0, done.stderr
+    out = io.BytesIO()
+    assert aekit.chunked.decrypt_file(key, tmp_path / "sealed", out, context=b"v1") == length
+    assert out.getvalue() == message
+    with aekit.chunked.Reader(key, tmp_path / "sealed", context=b"v1") as reader:
+        assert reader.seek(length // 2) == length // 2
+        assert reader.read() == message[length // 2:]

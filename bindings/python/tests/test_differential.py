@@ -1,0 +1,98 @@
+"""aekit.AESGCM against cryptography's AESGCM: random keys, nonces,
+associated data and messages of 0 to 70,000 bytes, each library decrypting
+the other's output; the `_into` methods and every kind of bytes-like input
+too."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM as Reference
+
+import aekit
+
+# Boundaries of blocks, of the kernels' 8-block batches, of the 2 KiB GIL
+# threshold, of 64 KiB, and the 70,000-byte top of the range.
+LENGTHS = [0, 1, 15, 16, 17, 31, 32, 33, 127, 128, 129, 255, 256, 257, 2047, 2048,
+           2049, 4096, 16383, 16384, 16385, 65535, 65536, 65537, 69999, 70000]
+
+
+def cases(seed: int, count: int):
+    """(key, nonce, aad, message) tuples from a seeded generator: every
+    length above plus `count` random ones, random key sizes, nonce lengths
+    across 8..128 bytes (12 half of the time), AAD of 0..300 bytes or None."""
+    rng = random.Random(seed)
+    lengths = LENGTHS + [rng.randrange(0, 70001) for _ in range(count)]
+    for length in lengths:
+        key = rng.randbytes(rng.choice([16, 24, 32]))
+        nonce = rng.randbytes(12 if rng.random() < 0.5 else rng.randrange(8, 129))
+        aad = None if rng.random() < 0.2 else rng.randbytes(rng.randrange(0, 301))
+        yield key, nonce, aad, rng.randbytes(length)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_both_libraries_agree_and_decrypt_each_other(seed):
+    for key, nonce, aad, message in cases(seed, 40):
+        ours, theirs = aekit.AESGCM(key), Reference(key)
+        sealed = ours.encrypt(nonce, message, aad)
+        assert sealed == theirs.encrypt(nonce, message, aad), (len(key), len(nonce), len(message))
+        assert len(sealed) == len(message) + 16
+        assert theirs.decrypt(nonce, sealed, aad) == message
+        assert ours.decrypt(nonce, sealed, aad) == message
+
+
+def test_into_methods_agree_with_cryptography():
+    for key, nonce, aad, message in cases(10, 10):
+        ours, theirs = aekit.AESGCM(key), Reference(key)
+        sealed = bytearray(len(message) + 16)
+        assert ours.encrypt_into(nonce, message, aad, sealed) == len(sealed)
+        assert bytes(sealed) == theirs.encrypt(nonce, message, aad)
+        plain = bytearray(len(message))
+        assert ours.decrypt_into(nonce, bytes(sealed), aad, plain) == len(message)
+        assert plain == message
+        theirs_plain = bytearray(len(message))
+        theirs.decrypt_into(nonce, bytes(sealed), aad, theirs_plain)
+        assert theirs_plain == message
+
+
+def test_every_bytes_like_input_is_accepted():
+    import array
+
+    key, nonce, aad, message = bytes(range(16)), b"n" * 12, b"header", bytes(range(256)) * 20
+    ours, theirs = aekit.AESGCM(bytearray(key)), Reference(key)
+    expected = theirs.encrypt(nonce, message, aad)
+    for wrap in (bytes, bytearray, memoryview, lambda b: array.array("B", b),
+                 lambda b: memoryview(bytearray(b))):
+        assert ours.encrypt(wrap(nonce), wrap(message), wrap(aad)) == expected
+        assert ours.decrypt(wrap(nonce), wrap(expected), wrap(aad)) == message
+    # A slice of a larger buffer (contiguous) is read from where it starts.
+    padded = b"xx" + message + b"yy"
+    assert ours.encrypt(nonce, memoryview(padded)[2:-2], aad) == expected
+
+
+def test_generate_key_makes_keys_cryptography_accepts():
+    for bits in (128, 192, 256):
+        key = aekit.AESGCM.generate_key(bits)
+        assert isinstance(key, bytes) and len(key) == bits // 8
+        nonce = b"\x01" * 12
+        assert Reference(key).decrypt(nonce, aekit.AESGCM(key).encrypt(nonce, b"m", None), None) == b"m"
+    assert aekit.AESGCM.generate_key(bit_length=128) != aekit.AESGCM.generate_key(bit_length=128)
+
+
+def test_large_messages_split_across_threads_match():
+    """From 128 KiB on a message may be split across cores; ciphertext and
+    tag must not change, with the pool and without it."""
+    rng = random.Random(7)
+    key, nonce = rng.randbytes(32), rng.randbytes(12)
+    ours, theirs = aekit.AESGCM(key), Reference(key)
+    try:
+        for threads in (0, 2, 1):
+            aekit.set_threads(threads)
+            for length in (128 * 1024 - 1, 128 * 1024, 1 << 20, (1 << 20) + 13):
+                message = rng.randbytes(length)
+                sealed = ours.encrypt(nonce, message, b"aad")
+                assert sealed == theirs.encrypt(nonce, message, b"aad")
+                assert ours.decrypt(nonce, sealed, b"aad") == message
+    finally:
+        aekit.set_threads(1)

@@ -1,0 +1,321 @@
+//! `aekit bench --suite batch`: many short messages at once.
+//!
+//! Each case encrypts a batch of `n` messages cut from one buffer (the
+//! harness's) and is timed on the batch's total bytes, so every row of a
+//! table moves the same bytes:
+//!
+//! - AES-128-GCM: aekit's default implementation called once per message,
+//!   the batch API (`AesGcm::encrypt_batch`), and the peers aws-lc-rs and
+//!   ring called once per message;
+//! - AETHER: aekit's best one-message strategy called once per message, the
+//!   batch API (`Aether::encrypt_batch`, bitsliced across messages where a
+//!   group fills the lanes), and AEGIS-256 and AEGIS-256X4 (the `aegis`
+//!   crate, libaegis) once per message.
+//!
+//! Message lengths: 64 B, 576 B, 1500 B (the classic IMIX sizes) and an
+//! IMIX mix of 7:4:1 of them, repeating `64, 576, 64, 64, 576, 64, 1500,
+//! 64, 576, 64, 576, 64`; batch sizes 1 to 1024. Encryption only, empty
+//! associated data, 16-byte tags, one nonce per message slot (the same
+//! nonces every round: speed does not depend on them).
+
+use aekit::aether::{self, Aether};
+use aekit::gcm::BatchMessage;
+use aekit::{AesGcm, Error};
+use aekit_harness::{self as harness, Case, Sample};
+use serde_json::json;
+
+use super::peers::{Gcm, NONCE, peer};
+use super::{Effort, Report};
+
+/// Batch sizes measured.
+const BATCHES: [usize; 6] = [1, 4, 16, 64, 256, 1024];
+/// The IMIX pattern (7 × 64, 4 × 576, 1 × 1500), interleaved.
+const IMIX: [usize; 12] = [64, 576, 64, 64, 576, 64, 1500, 64, 576, 64, 576, 64];
+
+/// A mix of message lengths: one length, or IMIX.
+#[derive(Clone, Copy)]
+enum Mix {
+    Fixed(usize),
+    Imix,
+}
+
+impl Mix {
+    const ALL: [Mix; 4] = [Mix::Fixed(64), Mix::Fixed(576), Mix::Fixed(1500), Mix::Imix];
+
+    fn label(self) -> String {
+        match self {
+            Mix::Fixed(n) => format!("{n} B"),
+            Mix::Imix => "IMIX 7:4:1".into(),
+        }
+    }
+
+    /// The lengths of a batch of `n`.
+    fn lengths(self, n: usize) -> Vec<usize> {
+        (0..n)
+            .map(|i| match self {
+                Mix::Fixed(len) => len,
+                Mix::Imix => IMIX[i % IMIX.len()],
+            })
+            .collect()
+    }
+}
+
+/// Cuts `buf` into consecutive messages of `lengths`.
+fn cut<'b>(mut buf: &'b mut [u8], lengths: &[usize]) -> Vec<&'b mut [u8]> {
+    let mut out = Vec::with_capacity(lengths.len());
+    for &len in lengths {
+        let (m, rest) = buf.split_at_mut(len);
+        out.push(m);
+        buf = rest;
+    }
+    out
+}
+
+/// Each message's one-message call, in order.
+fn per_message<'a>(
+    name: &str,
+    lengths: Vec<usize>,
+    mut seal: impl FnMut(&mut [u8]) + 'a,
+) -> Case<'a> {
+    Case {
+        name: name.into(),
+        run: Ok(Box::new(move |buf: &mut [u8]| {
+            for m in cut(buf, &lengths) {
+                seal(m);
+            }
+        })),
+    }
+}
+
+fn gcm_batch<'a>(gcm: AesGcm, lengths: Vec<usize>) -> Case<'a> {
+    let ivs: Vec<[u8; 12]> = (0..lengths.len())
+        .map(|i| {
+            let mut iv = NONCE;
+            iv[..8].copy_from_slice(&(i as u64).to_be_bytes());
+            iv
+        })
+        .collect();
+    let mut tags = vec![[0u8; 16]; lengths.len()];
+    Case {
+        name: "aekit batch".into(),
+        run: Ok(Box::new(move |buf: &mut [u8]| {
+            let mut batch: Vec<BatchMessage<'_>> = cut(buf, &lengths)
+                .into_iter()
+                .zip(&ivs)
+                .zip(tags.iter_mut())
+                .map(|((buf, iv), tag)| BatchMessage {
+                    iv,
+                    aad: &[],
+                    buf,
+                    tag,
+                })
+                .collect();
+            check(gcm.encrypt_batch(&mut batch));
+        })),
+    }
+}
+
+fn aether_batch<'a>(a: Aether, lengths: Vec<usize>) -> Case<'a> {
+    let nonces: Vec<[u8; 16]> = (0..lengths.len())
+        .map(|i| (i as u128).to_be_bytes())
+        .collect();
+    let mut tags = vec![[0u8; 16]; lengths.len()];
+    Case {
+        name: "AETHER batch".into(),
+        run: Ok(Box::new(move |buf: &mut [u8]| {
+            let mut batch: Vec<aether::BatchMessage<'_>> = cut(buf, &lengths)
+                .into_iter()
+                .zip(&nonces)
+                .zip(tags.iter_mut())
+                .map(|((buf, nonce), tag)| aether::BatchMessage {
+                    nonce,
+                    ad: &[],
+                    buf,
+                    tag,
+                })
+                .collect();
+            check(a.encrypt_batch(&mut batch));
+        })),
+    }
+}
+
+fn check(results: Vec<Result<(), Error>>) {
+    assert!(results.iter().all(|r| r.is_ok()), "a batch message failed");
+}
+
+/// The cases of one (mix, batch size) cell: GCM first (index 0 is
+/// aekit's one-message calls), then AETHER.
+fn cases<'a>(lengths: &[usize]) -> Vec<Case<'a>> {
+    let key = [0x42u8; 32];
+    let mut cases = Vec::new();
+    let build = || AesGcm::new(&key[..16]).map_err(|e| e.to_string());
+    match build() {
+        Ok(gcm) => cases.push(per_message(
+            "aekit per-message",
+            lengths.to_vec(),
+            move |m| {
+                std::hint::black_box(gcm.seal(m));
+            },
+        )),
+        Err(e) => cases.push(Case {
+            name: "aekit per-message".into(),
+            run: Err(e),
+        }),
+    }
+    match build() {
+        Ok(gcm) => cases.push(gcm_batch(gcm, lengths.to_vec())),
+        Err(e) => cases.push(Case {
+            name: "aekit batch".into(),
+            run: Err(e),
+        }),
+    }
+    for name in ["aws-lc-rs", "ring"] {
+        cases.push(match peer(name, &key[..16]) {
+            Ok(p) => per_message(&format!("{name} per-message"), lengths.to_vec(), move |m| {
+                std::hint::black_box(p.seal(m));
+            }),
+            Err(e) => Case {
+                name: format!("{name} per-message"),
+                run: Err(e),
+            },
+        });
+    }
+    match Aether::new(&key) {
+        Ok(a) => cases.push(per_message(
+            "AETHER per-message",
+            lengths.to_vec(),
+            move |m| {
+                std::hint::black_box(
+                    a.encrypt_in_place_detached(&[0x24; 16], b"", m)
+                        .expect("seal"),
+                );
+            },
+        )),
+        Err(e) => cases.push(Case {
+            name: "AETHER per-message".into(),
+            run: Err(e.to_string()),
+        }),
+    }
+    match Aether::new(&key) {
+        Ok(a) => cases.push(aether_batch(a, lengths.to_vec())),
+        Err(e) => cases.push(Case {
+            name: "AETHER batch".into(),
+            run: Err(e.to_string()),
+        }),
+    }
+    let nonce32 = [0x24u8; 32];
+    cases.push(per_message(
+        "AEGIS-256 per-message",
+        lengths.to_vec(),
+        move |m| {
+            std::hint::black_box(
+                aegis::aegis256::Aegis256::<16>::new(&key, &nonce32).encrypt_in_place(m, b""),
+            );
+        },
+    ));
+    cases.push(per_message(
+        "AEGIS-256X4 per-message",
+        lengths.to_vec(),
+        move |m| {
+            std::hint::black_box(
+                aegis::aegis256x4::Aegis256X4::<16>::new(&key, &nonce32).encrypt_in_place(m, b""),
+            );
+        },
+    ));
+    cases
+}
+
+/// Index of each case in [`cases`].
+const GCM_ONE: usize = 0;
+const GCM_BATCH: usize = 1;
+const GCM_PEERS: [usize; 2] = [2, 3];
+const AETHER_ONE: usize = 4;
+const AETHER_BATCH: usize = 5;
+const AEGIS: usize = 6;
+const AEGIS_X4: usize = 7;
+
+pub(crate) fn run(effort: Effort) -> Vec<Report> {
+    let aether_strategy = Aether::new(&[0; 32])
+        .map(|a| a.strategy().name())
+        .unwrap_or("none");
+    let gcm_impl = AesGcm::new(&[0; 16])
+        .map(|g| g.implementation())
+        .unwrap_or_default();
+    let mut gcm_md = format!(
+        "## Batches: AES-128-GCM, many messages per call\n\n\
+         Encryption, empty AAD, 16-byte tags; GB/s over the batch's total bytes, best of {} \
+         interleaved rounds. aekit: {gcm_impl}. Ratios: the batch API over aekit's own \
+         one-message calls, and over the faster peer's one-message calls.\n\n\
+         | messages | batch | aekit per-message | aekit batch | aws-lc-rs | ring | batch / aekit | batch / best peer |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|\n",
+        effort.rounds
+    );
+    let mut aether_md = format!(
+        "## Batches: AETHER beside AEGIS-256\n\n\
+         Same bytes, same harness. AETHER per-message: `Aether::new` ({aether_strategy}); \
+         AETHER batch: `Aether::encrypt_batch` (bitsliced across messages for groups that fill \
+         at least half the lanes). AEGIS: the `aegis` crate, one call per message.\n\n\
+         | messages | batch | AETHER per-message | AETHER batch | AEGIS-256 | AEGIS-256X4 | batch / per-message | batch / AEGIS-256 |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|\n"
+    );
+    let mut rows = Vec::new();
+    for mix in Mix::ALL {
+        for n in BATCHES {
+            let lengths = mix.lengths(n);
+            let total: usize = lengths.iter().sum();
+            let mut cs = cases(&lengths);
+            let r: Vec<Option<Sample>> = harness::measure(&mut cs, total, effort.rounds);
+            let gb = |i: usize| r[i].map(|s| s.gb_per_s());
+            let cell = |i: usize| gb(i).map_or("–".into(), |g| format!("{g:.2}"));
+            let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
+                (Some(a), Some(b)) => format!("{:.2}×", a / b),
+                _ => "–".into(),
+            };
+            let best_peer = GCM_PEERS.iter().filter_map(|&i| gb(i)).reduce(f64::max);
+            gcm_md.push_str(&format!(
+                "| {} | {n} | {} | {} | {} | {} | {} | {} |\n",
+                mix.label(),
+                cell(GCM_ONE),
+                cell(GCM_BATCH),
+                cell(GCM_PEERS[0]),
+                cell(GCM_PEERS[1]),
+                ratio(gb(GCM_BATCH), gb(GCM_ONE)),
+                ratio(gb(GCM_BATCH), best_peer),
+            ));
+            aether_md.push_str(&format!(
+                "| {} | {n} | {} | {} | {} | {} | {} | {} |\n",
+                mix.label(),
+                cell(AETHER_ONE),
+                cell(AETHER_BATCH),
+                cell(AEGIS),
+                cell(AEGIS_X4),
+                ratio(gb(AETHER_BATCH), gb(AETHER_ONE)),
+                ratio(gb(AETHER_BATCH), gb(AEGIS)),
+            ));
+            for (c, s) in cs.iter().zip(&r) {
+                rows.push(json!({
+                    "mix": mix.label(),
+                    "messages": n,
+                    "bytes": total,
+                    "case": c.name,
+                    "gb_per_s": s.map(|s| s.gb_per_s()),
+                    "tsc_per_byte": s.map(|s| s.tsc_per_byte()),
+                }));
+            }
+        }
+    }
+    vec![
+        Report {
+            key: "batch_gcm",
+            markdown: gcm_md,
+            rows: rows.clone(),
+            series: Vec::new(),
+        },
+        Report {
+            key: "batch_aether",
+            markdown: aether_md,
+            rows,
+            series: Vec::new(),
+        },
+    ]
+}

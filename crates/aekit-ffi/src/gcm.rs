@@ -1,0 +1,235 @@
+//! AES-GCM handles and the one-shot calls (`aekit::AesGcm`), with the
+//! 16-byte tags every caller should use: the ciphertext is followed by its
+//! tag, as in libsodium's and `cryptography`'s AEAD interfaces.
+
+use core::ffi::c_int;
+use std::sync::Arc;
+
+use crate::{Status, free, guard, handle, input, output, overlap, store};
+
+/// Bytes of tag after each ciphertext.
+pub const AEKIT_AES_GCM_TAG_LEN: usize = 16;
+
+/// An AES-GCM key, expanded for the fastest implementation this CPU runs.
+/// Opaque to C; made by `aekit_aes_gcm_new`, freed by `aekit_aes_gcm_free`.
+pub struct AesGcm {
+    /// Shared with the streams started under it, which may outlive the handle.
+    pub(crate) gcm: Arc<aekit::AesGcm>,
+}
+
+/// One message's direction, for the shared one-shot body.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Direction {
+    Encrypt,
+    Decrypt,
+}
+
+/// Makes an AES-GCM key handle from `key_len` (16, 24 or 32) bytes of key
+/// and stores it in `*out` (NULL on failure). Free it with
+/// `aekit_aes_gcm_free`, which wipes the key.
+///
+/// # Safety
+///
+/// `key` points to `key_len` readable bytes; `out` to a writable pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aekit_aes_gcm_new(
+    key: *const u8,
+    key_len: usize,
+    out: *mut *mut AesGcm,
+) -> c_int {
+    guard(|| {
+        // SAFETY: by this function's contract.
+        unsafe { store(out, core::ptr::null_mut())? };
+        // SAFETY: by this function's contract.
+        let key = unsafe { input(key, key_len)? };
+        let gcm = aekit::AesGcm::new(key)?;
+        let boxed = Box::into_raw(Box::new(AesGcm { gcm: Arc::new(gcm) }));
+        // SAFETY: by this function's contract.
+        unsafe { store(out, boxed) }
+    })
+}
+
+/// Frees a key handle (NULL is ignored) and wipes the key. Streams started
+/// under it stay usable until they are freed.
+///
+/// # Safety
+///
+/// `gcm` is NULL or a handle from `aekit_aes_gcm_new`, not used afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aekit_aes_gcm_free(gcm: *mut AesGcm) {
+    // SAFETY: by this function's contract.
+    unsafe { free(gcm) }
+}
+
+/// Encrypts `plaintext_len` bytes and writes ciphertext ‖ 16-byte tag
+/// (`plaintext_len + 16` bytes) to `out`, which holds `out_cap` bytes; the
+/// length written goes to `*out_len`. The nonce may have any length of at
+/// least one byte (12 is the fast and recommended one) and must never
+/// repeat under one key. `out` may be `plaintext` itself (in place) but
+/// must not otherwise overlap it.
+///
+/// # Safety
+///
+/// Each pointer points to as many readable (inputs) or writable (`out`,
+/// `out_len`) bytes as its length says; `gcm` is a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aekit_aes_gcm_encrypt(
+    gcm: *const AesGcm,
+    nonce: *const u8,
+    nonce_len: usize,
+    aad: *const u8,
+    aad_len: usize,
+    plaintext: *const u8,
+    plaintext_len: usize,
+    out: *mut u8,
+    out_cap: usize,
+    out_len: *mut usize,
+) -> c_int {
+    guard(|| {
+        // SAFETY: by this function's contract.
+        unsafe {
+            one_shot(
+                Direction::Encrypt,
+                gcm,
+                (nonce, nonce_len),
+                (aad, aad_len),
+                (plaintext, plaintext_len),
+                (out, out_cap),
+                out_len,
+            )
+        }
+    })
+}
+
+/// Verifies and decrypts ciphertext ‖ 16-byte tag (`ciphertext_len`
+/// bytes in all) and writes the plaintext (`ciphertext_len - 16` bytes) to
+/// `out`; the length goes to `*out_len`. On `AEKIT_AUTHENTICATION_FAILED`
+/// the output is zeroed: no unverified plaintext is released. `out` may be
+/// `ciphertext` itself but must not otherwise overlap it.
+///
+/// # Safety
+///
+/// As for `aekit_aes_gcm_encrypt`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aekit_aes_gcm_decrypt(
+    gcm: *const AesGcm,
+    nonce: *const u8,
+    nonce_len: usize,
+    aad: *const u8,
+    aad_len: usize,
+    ciphertext: *const u8,
+    ciphertext_len: usize,
+    out: *mut u8,
+    out_cap: usize,
+    out_len: *mut usize,
+) -> c_int {
+    guard(|| {
+        // SAFETY: by this function's contract.
+        unsafe {
+            one_shot(
+                Direction::Decrypt,
+                gcm,
+                (nonce, nonce_len),
+                (aad, aad_len),
+                (ciphertext, ciphertext_len),
+                (out, out_cap),
+                out_len,
+            )
+        }
+    })
+}
+
+/// What a one-shot call asks of an algorithm: 16-byte tags, in place.
+pub(crate) trait OneShot {
+    fn seal(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<[u8; 16], Status>;
+    fn open(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> Result<(), Status>;
+}
+
+impl OneShot for AesGcm {
+    fn seal(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<[u8; 16], Status> {
+        let tag = self
+            .gcm
+            .encrypt_in_place_detached(nonce, aad, buf, AEKIT_AES_GCM_TAG_LEN)?;
+        let mut out = [0u8; 16];
+        out.copy_from_slice(tag.as_bytes());
+        Ok(out)
+    }
+
+    fn open(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> Result<(), Status> {
+        Ok(self.gcm.decrypt_in_place_detached(nonce, aad, buf, tag)?)
+    }
+}
+
+/// The body of every one-shot call, both algorithms and both directions:
+/// checks the handle, the pointers and the room, lays the input out in
+/// `out` (unless it is already there), runs `key` in place there, writes
+/// `*out_len`.
+///
+/// # Safety
+///
+/// As for `aekit_aes_gcm_encrypt`: each (pointer, length) pair describes
+/// readable input or, for `out`, writable memory; `key` is NULL or live.
+pub(crate) unsafe fn one_shot<K: OneShot>(
+    direction: Direction,
+    key: *const K,
+    (nonce, nonce_len): (*const u8, usize),
+    (aad, aad_len): (*const u8, usize),
+    (text, text_len): (*const u8, usize),
+    (out, out_cap): (*mut u8, usize),
+    out_len: *mut usize,
+) -> Result<(), Status> {
+    const TAG: usize = AEKIT_AES_GCM_TAG_LEN;
+    // SAFETY: by this function's contract.
+    unsafe { store(out_len, 0)? };
+    // SAFETY: by this function's contract.
+    let key = unsafe { handle(key)? };
+    // SAFETY: by this function's contract.
+    let (nonce, aad) = unsafe { (input(nonce, nonce_len)?, input(aad, aad_len)?) };
+    let result_len = match direction {
+        Direction::Encrypt => text_len.checked_add(TAG).ok_or(Status::TooLong)?,
+        Direction::Decrypt => text_len
+            .checked_sub(TAG)
+            .ok_or(Status::AuthenticationFailed)?,
+    };
+    if out_cap < result_len {
+        // SAFETY: by this function's contract.
+        unsafe { store(out_len, result_len)? };
+        return Err(Status::BufferTooSmall);
+    }
+    let in_place = core::ptr::eq(text, out.cast_const());
+    let clashes = overlap(nonce.as_ptr(), nonce.len(), out, out_cap)
+        || overlap(aad.as_ptr(), aad.len(), out, out_cap)
+        || (!in_place && overlap(text, text_len, out, out_cap));
+    if clashes {
+        return Err(Status::InvalidArgument);
+    }
+    // The received tag, copied out before `out` is borrowed mutably (in
+    // place, the input and `out` are the same bytes).
+    let mut tag = [0u8; TAG];
+    if direction == Direction::Decrypt {
+        // SAFETY: by this function's contract; no mutable borrow is alive.
+        let text = unsafe { input(text, text_len)? };
+        tag.copy_from_slice(&text[result_len..]);
+    }
+    // SAFETY: `out` holds `out_cap` writable bytes by contract, and no
+    // other slice over them is alive: it overlaps no input (checked above)
+    // unless it is the text itself, which is not borrowed in that case.
+    let buf = unsafe { output(out, out_cap)? };
+    let body_len = text_len.min(result_len);
+    if !in_place {
+        // SAFETY: readable by contract, and disjoint from `buf` (checked).
+        let text = unsafe { input(text, text_len)? };
+        buf[..body_len].copy_from_slice(&text[..body_len]);
+    }
+    let (body, rest) = buf.split_at_mut(body_len);
+    match direction {
+        Direction::Encrypt => {
+            let tag = key.seal(nonce, aad, body)?;
+            rest[..TAG].copy_from_slice(&tag);
+        }
+        // On failure aekit has zeroed the body: no unverified plaintext.
+        Direction::Decrypt => key.open(nonce, aad, body, &tag)?,
+    }
+    // SAFETY: by this function's contract.
+    unsafe { store(out_len, result_len) }
+}

@@ -1,0 +1,70 @@
+//! Many AES-GCM messages in one call: each with its own IV, associated data,
+//! buffer and tag, each with its own result.
+//!
+//! The shape is chosen for the first users: an ESP burst (each packet's IV,
+//! its ESP header as associated data, its payload in place, its ICV beside
+//! it) and the chunked encryptor (each chunk's nonce, no associated data,
+//! the chunk in place, its tag after it). Both already hold a buffer and a
+//! tag slot per message, so a batch is a slice of [`BatchMessage`] borrowing
+//! them: no copy in, no copy out, and the tag length of each message is the
+//! length of its tag slot (4 to 16 bytes, as [`TAG_LENGTHS`] allows).
+//!
+//! Every message is independent: a bad tag length, an empty IV or a forged
+//! message fails alone with the error the one-message API gives, a forged
+//! message's buffer is wiped, and every other message of the batch is
+//! processed as if it had been called on its own. The results are the
+//! one-message API's, message for message; the tests check exactly that.
+//!
+//! Today each message runs on the key's own kernel (for short messages the
+//! fused kernels' whole-message paths): the batch is the contract that an
+//! interleaved multi-message kernel can fill later without any caller
+//! changing.
+//!
+//! [`TAG_LENGTHS`]: super::TAG_LENGTHS
+
+use super::AesGcm;
+use crate::Error;
+
+/// One message of a batch: borrowed IV, associated data, buffer (encrypted
+/// or decrypted in place) and tag slot.
+#[derive(Debug)]
+pub struct BatchMessage<'a> {
+    /// The IV (any length of at least one byte; 12 is the fast one). It
+    /// must never repeat under one key.
+    pub iv: &'a [u8],
+    /// The associated data, authenticated and not encrypted.
+    pub aad: &'a [u8],
+    /// The plaintext (encryption) or ciphertext (decryption), replaced in place.
+    pub buf: &'a mut [u8],
+    /// Encryption writes the tag here, as many bytes as the slot is long;
+    /// decryption reads the received tag from it.
+    pub tag: &'a mut [u8],
+}
+
+impl AesGcm {
+    /// Encrypts every message of `batch` in place and writes its tag into
+    /// its tag slot. Returns one result per message, in order; a message
+    /// that fails (bad tag slot length, empty IV, too long) is left
+    /// untouched and fails alone.
+    pub fn encrypt_batch(&self, batch: &mut [BatchMessage<'_>]) -> Vec<Result<(), Error>> {
+        batch
+            .iter_mut()
+            .map(|m| {
+                let tag = self.encrypt_in_place_detached(m.iv, m.aad, m.buf, m.tag.len())?;
+                m.tag.copy_from_slice(tag.as_bytes());
+                Ok(())
+            })
+            .collect()
+    }
+
+    /// Verifies and decrypts every message of `batch` in place. Returns one
+    /// result per message, in order: a message whose tag does not verify
+    /// gets [`Error::AuthenticationFailed`] and its buffer is zeroed, while
+    /// the others decrypt. Tags are compared in constant time.
+    pub fn decrypt_batch(&self, batch: &mut [BatchMessage<'_>]) -> Vec<Result<(), Error>> {
+        batch
+            .iter_mut()
+            .map(|m| self.decrypt_in_place_detached(m.iv, m.aad, m.buf, m.tag))
+            .collect()
+    }
+}

@@ -1,0 +1,391 @@
+//! The batch APIs (`AesGcm::{encrypt,decrypt}_batch`,
+//! `Aether::{encrypt,decrypt}_batch`): every message of a batch equals the
+//! one-message API's output, for random batches mixing lengths 0–2000, key
+//! sizes, IV and tag lengths; a forged message fails alone and is wiped
+//! while the rest decrypt; AETHER's bitsliced groups (filled batches of one
+//! shape) equal the reference on every known answer and on random batches.
+
+mod common;
+
+use aekit::aether::{self, Aether, Strategy};
+use aekit::gcm::{BatchMessage, Class, TAG_LENGTHS};
+use aekit::{AesGcm, Error};
+use common::{Rng, unhex};
+use serde::Deserialize;
+
+/// One message's inputs, owned.
+#[derive(Clone)]
+struct Msg {
+    iv: Vec<u8>,
+    aad: Vec<u8>,
+    buf: Vec<u8>,
+    tag: Vec<u8>,
+}
+
+fn gcm_batch(msgs: &mut [Msg]) -> Vec<BatchMessage<'_>> {
+    msgs.iter_mut()
+        .map(|m| BatchMessage {
+            iv: &m.iv,
+            aad: &m.aad,
+            buf: &mut m.buf,
+            tag: &mut m.tag,
+        })
+        .collect()
+}
+
+fn random_gcm_msgs(rng: &mut Rng, n: usize) -> Vec<Msg> {
+    (0..n)
+        .map(|_| {
+            let iv_len = if rng.below(4) == 0 {
+                1 + rng.below(40)
+            } else {
+                12
+            };
+            let aad_len = [0, 8, 12, 20, rng.below(100)][rng.below(5)];
+            let tag_len = TAG_LENGTHS[rng.below(TAG_LENGTHS.len())];
+            let len = rng.below(2001);
+            Msg {
+                iv: rng.bytes(iv_len),
+                aad: rng.bytes(aad_len),
+                buf: rng.bytes(len),
+                tag: vec![0; tag_len],
+            }
+        })
+        .collect()
+}
+
+/// The AES-GCM classes this CPU runs.
+fn classes() -> Vec<Class> {
+    Class::ALL
+        .into_iter()
+        .filter(|c| {
+            let on = c.is_available();
+            if !on {
+                eprintln!("SKIP {}: not available on this CPU", c.name());
+            }
+            on
+        })
+        .collect()
+}
+
+#[test]
+fn gcm_batch_equals_one_message_calls() {
+    let mut rng = Rng(0xba7c_0001);
+    for class in classes() {
+        for key_len in [16, 24, 32] {
+            let key = rng.bytes(key_len);
+            let gcm = AesGcm::with_class(&key, class).unwrap();
+            let n = 1 + rng.below(60);
+            let plain = random_gcm_msgs(&mut rng, n);
+            let mut msgs = plain.clone();
+            let results = gcm.encrypt_batch(&mut gcm_batch(&mut msgs));
+            assert_eq!(results.len(), n);
+            for (i, (m, p)) in msgs.iter().zip(&plain).enumerate() {
+                assert_eq!(results[i], Ok(()));
+                let mut want = p.buf.clone();
+                let tag = gcm
+                    .encrypt_in_place_detached(&p.iv, &p.aad, &mut want, p.tag.len())
+                    .unwrap();
+                assert_eq!(m.buf, want, "{} key {key_len} msg {i}", class.name());
+                assert_eq!(
+                    m.tag,
+                    tag.as_bytes(),
+                    "{} key {key_len} msg {i}",
+                    class.name()
+                );
+            }
+            // And back.
+            let results = gcm.decrypt_batch(&mut gcm_batch(&mut msgs));
+            assert!(results.iter().all(|r| r.is_ok()), "{}", class.name());
+            for (m, p) in msgs.iter().zip(&plain) {
+                assert_eq!(m.buf, p.buf);
+            }
+        }
+    }
+}
+
+#[test]
+fn gcm_batch_forged_message_fails_alone_and_is_wiped() {
+    let mut rng = Rng(0xba7c_0002);
+    let gcm = AesGcm::new(&rng.bytes(16)).unwrap();
+    let plain = random_gcm_msgs(&mut rng, 40);
+    let mut msgs = plain.clone();
+    gcm.encrypt_batch(&mut gcm_batch(&mut msgs));
+    // Message 3: a flipped tag bit. Message 17: a flipped ciphertext bit
+    // (in a message long enough to have one).
+    msgs[3].tag[0] ^= 1;
+    msgs[17].buf = rng.bytes(100);
+    let mut forged17 = plain[17].clone();
+    forged17.buf = msgs[17].buf.clone();
+    gcm.encrypt_batch(&mut gcm_batch(std::slice::from_mut(&mut forged17)));
+    msgs[17].tag = forged17.tag;
+    msgs[17].buf[50] ^= 0x80;
+    let results = gcm.decrypt_batch(&mut gcm_batch(&mut msgs));
+    for (i, (m, p)) in msgs.iter().zip(&plain).enumerate() {
+        if i == 3 || i == 17 {
+            assert_eq!(results[i], Err(Error::AuthenticationFailed), "msg {i}");
+            assert!(m.buf.iter().all(|&b| b == 0), "msg {i} not wiped");
+        } else {
+            assert_eq!(results[i], Ok(()), "msg {i}");
+            assert_eq!(m.buf, p.buf, "msg {i}");
+        }
+    }
+}
+
+#[test]
+fn gcm_batch_argument_errors_are_per_message() {
+    let mut rng = Rng(0xba7c_0003);
+    let gcm = AesGcm::new(&rng.bytes(32)).unwrap();
+    let mut msgs = random_gcm_msgs(&mut rng, 3);
+    msgs[1].tag = vec![0; 3]; // no such tag length
+    msgs[2].iv.clear(); // empty IV
+    let before = msgs.clone();
+    let results = gcm.encrypt_batch(&mut gcm_batch(&mut msgs));
+    assert_eq!(results[0], Ok(()));
+    assert_eq!(results[1], Err(Error::InvalidTagLength(3)));
+    assert_eq!(results[2], Err(Error::EmptyIv));
+    assert_eq!(
+        msgs[1].buf, before[1].buf,
+        "a rejected message is untouched"
+    );
+    assert_eq!(
+        msgs[2].buf, before[2].buf,
+        "a rejected message is untouched"
+    );
+}
+
+// ---- AETHER ----
+
+/// One AETHER message's inputs, owned.
+#[derive(Clone)]
+struct AMsg {
+    nonce: [u8; 16],
+    ad: Vec<u8>,
+    buf: Vec<u8>,
+    tag: [u8; 16],
+}
+
+fn aether_batch(msgs: &mut [AMsg]) -> Vec<aether::BatchMessage<'_>> {
+    msgs.iter_mut()
+        .map(|m| aether::BatchMessage {
+            nonce: &m.nonce,
+            ad: &m.ad,
+            buf: &mut m.buf,
+            tag: &mut m.tag,
+        })
+        .collect()
+}
+
+fn amsg(rng: &mut Rng, ad_len: usize, len: usize) -> AMsg {
+    AMsg {
+        nonce: rng.block(),
+        ad: rng.bytes(ad_len),
+        buf: rng.bytes(len),
+        tag: [0; 16],
+    }
+}
+
+/// The strategies this CPU runs, each giving its own batch engine
+/// (`reference`: one message at a time; `portable`: 128 lanes; `avx2` and
+/// `avx512`: 256 lanes).
+fn strategies() -> Vec<Strategy> {
+    Strategy::ALL
+        .into_iter()
+        .filter(|s| {
+            let on = s.is_available();
+            if !on {
+                eprintln!("SKIP {}: not available on this CPU", s.name());
+            }
+            on
+        })
+        .collect()
+}
+
+/// Encrypts `plain` as a batch and checks every message against the
+/// reference's one-message output, then decrypts the batch back.
+fn check_aether_batch(key: &[u8], s: Strategy, plain: &[AMsg], what: &str) {
+    let a = Aether::with(key, s).unwrap();
+    let oracle = Aether::with(key, Strategy::Reference).unwrap();
+    let mut msgs = plain.to_vec();
+    let results = a.encrypt_batch(&mut aether_batch(&mut msgs));
+    assert_eq!(results.len(), plain.len());
+    for (i, (m, p)) in msgs.iter().zip(plain).enumerate() {
+        assert_eq!(results[i], Ok(()));
+        let mut want = p.buf.clone();
+        let tag = oracle
+            .encrypt_in_place_detached(&p.nonce, &p.ad, &mut want)
+            .unwrap();
+        assert_eq!(
+            m.buf,
+            want,
+            "{} {what} msg {i} ({} bytes)",
+            s.name(),
+            p.buf.len()
+        );
+        assert_eq!(m.tag, tag, "{} {what} msg {i} tag", s.name());
+    }
+    let results = a.decrypt_batch(&mut aether_batch(&mut msgs));
+    for (i, (m, p)) in msgs.iter().zip(plain).enumerate() {
+        assert_eq!(results[i], Ok(()), "{} {what} msg {i}", s.name());
+        assert_eq!(m.buf, p.buf, "{} {what} msg {i} decryption", s.name());
+    }
+}
+
+#[test]
+fn aether_batch_random_lengths_0_to_2000() {
+    let mut rng = Rng(0xba7c_0004);
+    for s in strategies() {
+        let key = rng.bytes(32);
+        let plain: Vec<AMsg> = (0..200)
+            .map(|_| {
+                let ad = [0, 16, rng.below(120)][rng.below(3)];
+                let len = rng.below(2001);
+                amsg(&mut rng, ad, len)
+            })
+            .collect();
+        check_aether_batch(&key, s, &plain, "random");
+    }
+}
+
+#[test]
+fn aether_batch_filled_groups_of_one_shape() {
+    // 300 messages of 31 padded blocks (1440..=1487 bytes) with 0..47 bytes
+    // of AD: one full group of 256 (or two of 128) and a remainder, every
+    // short last block different; plus 150 of exactly 576 bytes (the
+    // padding-only last block) and a few of other lengths.
+    let mut rng = Rng(0xba7c_0005);
+    for s in strategies() {
+        let key = rng.bytes(32);
+        let mut plain: Vec<AMsg> = Vec::new();
+        for _ in 0..300 {
+            let (ad, len) = (rng.below(48), 1440 + rng.below(48));
+            plain.push(amsg(&mut rng, ad, len));
+        }
+        for _ in 0..150 {
+            plain.push(amsg(&mut rng, 0, 576));
+        }
+        for len in [0, 1, 47, 48, 49, 2000] {
+            plain.push(amsg(&mut rng, 5, len));
+        }
+        // Interleave the shapes: grouping must not depend on order.
+        for i in 0..plain.len() {
+            let j = rng.below(plain.len());
+            plain.swap(i, j);
+        }
+        check_aether_batch(&key, s, &plain, "shaped");
+    }
+}
+
+#[test]
+fn aether_batch_empty_messages_fill_a_group() {
+    let mut rng = Rng(0xba7c_0006);
+    for s in strategies() {
+        let key = rng.bytes(32);
+        let plain: Vec<AMsg> = (0..256).map(|_| amsg(&mut rng, 0, 0)).collect();
+        check_aether_batch(&key, s, &plain, "empty");
+    }
+}
+
+#[derive(Deserialize)]
+struct Kat {
+    aead: Vec<KatCase>,
+}
+
+#[derive(Deserialize)]
+struct KatCase {
+    key: String,
+    nonce: String,
+    ad: String,
+    msg: String,
+    ct: String,
+    tag: String,
+}
+
+#[test]
+fn aether_batch_known_answers_in_a_full_group() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../vectors/aether-kat.json"
+    ))
+    .expect("vectors/aether-kat.json");
+    let kat: Kat = serde_json::from_str(&text).expect("KAT JSON");
+    assert!(!kat.aead.is_empty());
+    let mut rng = Rng(0xba7c_0007);
+    for s in strategies() {
+        for (n, c) in kat.aead.iter().enumerate() {
+            // The known answer in lane `at` of 256 messages of its shape.
+            let (ad, msg) = (unhex(&c.ad), unhex(&c.msg));
+            let mut plain: Vec<AMsg> = (0..256)
+                .map(|_| amsg(&mut rng, ad.len(), msg.len()))
+                .collect();
+            let at = rng.below(256);
+            plain[at] = AMsg {
+                nonce: unhex(&c.nonce).try_into().unwrap(),
+                ad,
+                buf: msg,
+                tag: [0; 16],
+            };
+            let a = Aether::with(&unhex(&c.key), s).unwrap();
+            let mut msgs = plain.clone();
+            a.encrypt_batch(&mut aether_batch(&mut msgs));
+            assert_eq!(
+                msgs[at].buf,
+                unhex(&c.ct),
+                "{} case {n}: ciphertext",
+                s.name()
+            );
+            assert_eq!(
+                msgs[at].tag.to_vec(),
+                unhex(&c.tag),
+                "{} case {n}: tag",
+                s.name()
+            );
+            let results = a.decrypt_batch(&mut aether_batch(&mut msgs));
+            assert_eq!(results[at], Ok(()), "{} case {n}", s.name());
+            assert_eq!(
+                msgs[at].buf,
+                plain[at].buf,
+                "{} case {n}: decryption",
+                s.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn aether_batch_forged_messages_fail_alone_and_are_wiped() {
+    let mut rng = Rng(0xba7c_0008);
+    for s in strategies() {
+        let key = rng.bytes(32);
+        let a = Aether::with(&key, s).unwrap();
+        // A full group of one shape plus a few stragglers.
+        let mut plain: Vec<AMsg> = (0..256).map(|_| amsg(&mut rng, 8, 1500)).collect();
+        plain.extend((0..5).map(|_| amsg(&mut rng, 8, 64)));
+        let mut msgs = plain.clone();
+        a.encrypt_batch(&mut aether_batch(&mut msgs));
+        let forged = [7, 100, 255, 258];
+        msgs[7].tag[15] ^= 1;
+        msgs[100].buf[1499] ^= 0x01; // the short last block
+        msgs[255].buf[0] ^= 0x40;
+        msgs[258].nonce[3] ^= 2;
+        let results = a.decrypt_batch(&mut aether_batch(&mut msgs));
+        for (i, (m, p)) in msgs.iter().zip(&plain).enumerate() {
+            if forged.contains(&i) {
+                assert_eq!(
+                    results[i],
+                    Err(Error::AuthenticationFailed),
+                    "{} msg {i}",
+                    s.name()
+                );
+                assert!(
+                    m.buf.iter().all(|&b| b == 0),
+                    "{} msg {i} not wiped",
+                    s.name()
+                );
+            } else {
+                assert_eq!(results[i], Ok(()), "{} msg {i}", s.name());
+                assert_eq!(m.buf, p.buf, "{} msg {i}", s.name());
+            }
+        }
+    }
+}
