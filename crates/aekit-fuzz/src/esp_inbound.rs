@@ -19,14 +19,22 @@
 //! payload sent, `Replay` or `Stale` of the number inferred, or, when the
 //! inferred number is not the one sent (the sender ran more than 2^32
 //! ahead), an authentication failure. Everything else must be refused and
-//! leave the window where it was. The sender must refuse to wrap its
-//! sequence number (RFC 4303 §3.3.3). Any other outcome, or a panic, is a
-//! finding.
+//! leave the window where it was — unless it is a genuine packet after
+//! all: the key is fixed, so the fuzzer can carry the bytes of a packet
+//! sealed in one run into another (libFuzzer learns them from the
+//! comparisons it watches). A packet the receiver accepts that was not
+//! sent in this run is therefore resealed by [`reseal`], GCM over the
+//! fields as RFC 4106 (or the continuous-counter format) lays them out,
+//! and must come out byte for byte the same, and be one the model
+//! accepts: a genuine packet delivered once, never a forgery. The sender
+//! must refuse to wrap its sequence number (RFC 4303 §3.3.3). Any other
+//! outcome, or a panic, is a finding.
 
 use std::collections::BTreeSet;
 
 use aekit::esp::{Config, Delivered, Error, KeystreamSource, NonceFormat, PipelineConfig, Sa};
 use aekit::keystream::Schedule;
+use aekit::{AesGcm, aes};
 
 use crate::input::Input;
 
@@ -138,7 +146,7 @@ pub fn run(data: &[u8]) {
             }
             3 | 4 if !sent.is_empty() => {
                 let s = &sent[usize::from(input.u16()) % sent.len()];
-                deliver(&mut receiver, &mut model, &s.packet, Some(s));
+                deliver(&mut receiver, &mut model, &config, &s.packet, Some(s));
             }
             5 if !sent.is_empty() => {
                 let s = &sent[usize::from(input.u16()) % sent.len()];
@@ -147,7 +155,7 @@ pub fn run(data: &[u8]) {
                 let mask = input.byte();
                 packet[at] ^= mask;
                 let authentic = (mask == 0).then_some(s);
-                deliver(&mut receiver, &mut model, &packet, authentic);
+                deliver(&mut receiver, &mut model, &config, &packet, authentic);
             }
             6 => {
                 let mut packet = input.bytes(MAX_FORGED).to_vec();
@@ -155,7 +163,7 @@ pub fn run(data: &[u8]) {
                     packet[..4].copy_from_slice(&SPI.to_be_bytes());
                 }
                 let authentic = sent.iter().find(|s| s.packet == packet);
-                deliver(&mut receiver, &mut model, &packet, authentic);
+                deliver(&mut receiver, &mut model, &config, &packet, authentic);
             }
             _ => receiver.fill_keystream_now(),
         }
@@ -164,7 +172,13 @@ pub fn run(data: &[u8]) {
 
 /// Hands `packet` to the receiver and checks the outcome against the
 /// model: `authentic` is the sent packet it is, if it is one.
-fn deliver(receiver: &mut Sa, model: &mut Model, packet: &[u8], authentic: Option<&Sent>) {
+fn deliver(
+    receiver: &mut Sa,
+    model: &mut Model,
+    config: &Config,
+    packet: &[u8],
+    authentic: Option<&Sent>,
+) {
     let mut payload = vec![0xaa; 3];
     let got = receiver.decapsulate_into(packet, &mut payload);
     match authentic {
@@ -184,12 +198,88 @@ fn deliver(receiver: &mut Sa, model: &mut Model, packet: &[u8], authentic: Optio
                 Err(e) => assert_eq!(got, Err(e), "packet {}", s.sequence),
             }
         }
-        None => assert!(got.is_err(), "a packet nobody sent was accepted: {got:?}"),
+        None => {
+            if let Ok(delivered) = got {
+                // Genuine, sealed in another run, or a forgery?
+                let iv = &packet[8..8 + iv_len(config)];
+                let resealed = reseal(
+                    config,
+                    delivered.sequence,
+                    iv,
+                    &payload,
+                    delivered.next_header,
+                );
+                assert!(resealed == packet, "a forgery was accepted: {delivered:?}");
+                assert_eq!(model.verdict(delivered.sequence), Ok(()), "{delivered:?}");
+                model.accept(delivered.sequence);
+            }
+        }
     }
     if got.is_err() {
         assert!(payload.is_empty(), "payload left after {got:?}");
     }
     assert_eq!(receiver.replay_window_top(), model.top, "the window moved");
+}
+
+fn iv_len(config: &Config) -> usize {
+    match config.nonce {
+        NonceFormat::Rfc4106 => 8,
+        NonceFormat::ContinuousCounter => 12,
+    }
+}
+
+/// The packet with sequence number `sequence`, ESP IV `iv`, `payload` and
+/// `next_header`, sealed field by field without `aekit::esp`: RFC 4303's
+/// layout and padding, RFC 4106's nonce (salt ‖ IV) and associated data
+/// (SPI ‖ sequence, with the high half under ESN), or for the continuous
+/// counter the keystream of the blocks salt ‖ IV, salt ‖ IV + 1, … given
+/// to GCM directly.
+pub fn reseal(
+    config: &Config,
+    sequence: u64,
+    iv: &[u8],
+    payload: &[u8],
+    next_header: u8,
+) -> Vec<u8> {
+    let mut body = payload.to_vec();
+    let pad = (4 - (payload.len() + 2) % 4) % 4;
+    body.extend((1..=pad as u8).chain([pad as u8, next_header]));
+    let mut aad = SPI.to_be_bytes().to_vec();
+    if config.extended_sequence_numbers {
+        aad.extend_from_slice(&((sequence >> 32) as u32).to_be_bytes());
+    }
+    aad.extend_from_slice(&(sequence as u32).to_be_bytes());
+    let gcm = AesGcm::new(&KEY).expect("a 16-byte key");
+    let sealed = match config.nonce {
+        NonceFormat::Rfc4106 => {
+            let nonce = [&SALT[..], iv].concat();
+            gcm.encrypt(&nonce, &aad, &body, config.icv_len)
+                .expect("GCM takes these")
+        }
+        NonceFormat::ContinuousCounter => {
+            let aes = aes::Cipher::new(aes::Strategy::Table, &KEY).expect("a 16-byte key");
+            let first = u128::from_be_bytes([&SALT[..], iv].concat().try_into().expect("16"));
+            let mut keystream: Vec<[u8; 16]> = (0..1 + body.len().div_ceil(16))
+                .map(|k| first.wrapping_add(k as u128).to_be_bytes())
+                .collect();
+            aes.encrypt_blocks(&mut keystream);
+            let mut ciphertext = body.clone();
+            let tag = gcm
+                .encrypt_with_keystream(
+                    keystream.as_flattened(),
+                    &aad,
+                    &mut ciphertext,
+                    config.icv_len,
+                )
+                .expect("GCM takes these");
+            [ciphertext, tag.as_bytes().to_vec()].concat()
+        }
+    };
+    let mut packet = SPI.to_be_bytes().to_vec();
+    packet.extend_from_slice(&(sequence as u32).to_be_bytes());
+    packet.extend_from_slice(iv);
+    packet.extend_from_slice(&sealed);
+    packet
 }
 
 /// The receiver of RFC 4303 §3.4.3, as plainly as it can be said.

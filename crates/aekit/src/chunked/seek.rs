@@ -80,10 +80,13 @@ impl<R: Read + Seek> SeekReader<R> {
         Ok(self.len()? == 0)
     }
 
-    /// Decrypts chunk `index`, `sealed_len` bytes long, into the cache.
-    fn load(&mut self, index: u64, sealed_len: usize, last: bool) -> Result<(), Error> {
-        if self.cached.is_some_and(|(i, _)| i == index) {
-            return Ok(());
+    /// Decrypts chunk `index`, `sealed_len` bytes long, into the cache;
+    /// returns its plaintext length.
+    fn load(&mut self, index: u64, sealed_len: usize, last: bool) -> Result<usize, Error> {
+        if let Some((i, plaintext_len)) = self.cached
+            && i == index
+        {
+            return Ok(plaintext_len);
         }
         self.cached = None;
         let offset = self.body_start + index * SEALED_CHUNK_LEN as u64;
@@ -96,7 +99,7 @@ impl<R: Read + Seek> SeekReader<R> {
         })?;
         let plaintext_len = self.key.open_chunk(index, sealed, last)?.len();
         self.cached = Some((index, plaintext_len));
-        Ok(())
+        Ok(plaintext_len)
     }
 
     /// The plaintext of the chunk holding `self.pos`, from `self.pos` on;
@@ -105,7 +108,7 @@ impl<R: Read + Seek> SeekReader<R> {
         let index = self.pos / CHUNK_LEN as u64;
         let offset = (self.pos % CHUNK_LEN as u64) as usize;
         let (full, last) = self.layout();
-        match last {
+        let plaintext_len = match last {
             _ if index < full => self.load(index, SEALED_CHUNK_LEN, false)?,
             Some(last) if index == full => self.load(index, last, true)?,
             // Past the final chunk, or the length is impossible: end of
@@ -114,8 +117,7 @@ impl<R: Read + Seek> SeekReader<R> {
                 self.len()?;
                 return Ok(&[]);
             }
-        }
-        let (_, plaintext_len) = self.cached.expect("just loaded");
+        };
         Ok(self.buf.get(offset..plaintext_len).unwrap_or(&[]))
     }
 }
