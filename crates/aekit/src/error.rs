@@ -74,9 +74,6 @@ pub enum Error {
     /// its last nonce; its counter would wrap and repeat one: replace the
     /// key.
     NonceSequenceExhausted,
-    /// The operating system's random number generator failed.
-    RandomSourceFailed,
-
     /// A range of counter blocks runs past the last linear index of its
     /// counter space (2^64 − 1), where counters would wrap and repeat.
     CounterOverflow,
@@ -155,10 +152,6 @@ impl fmt::Display for Error {
                 "the counter nonce sequence is used up (its counter would wrap): \
                  re-key (use a new key)",
             ),
-            Error::RandomSourceFailed => {
-                f.write_str("the operating system's random number generator failed")
-            }
-
             Error::CounterOverflow => {
                 f.write_str("counter range runs past the end of the counter space (2^64 blocks)")
             }

@@ -90,7 +90,7 @@ impl RandomNonceSealer {
             return Err(Error::RandomNonceLimitReached);
         }
         let mut nonce = [0u8; NONCE_LEN];
-        getrandom::fill(&mut nonce).map_err(|_| Error::RandomSourceFailed)?;
+        getrandom::fill(&mut nonce).map_err(|_| Error::RandomUnavailable)?;
         let tag = self
             .gcm
             .encrypt_in_place_detached(&nonce, aad, buf, tag_len)?;
