@@ -25,41 +25,10 @@ use aekit_harness::{self as harness, Case, Sample};
 use serde_json::json;
 
 use super::peers::{Gcm, NONCE, peer};
-use super::{Effort, Report};
+use super::{Effort, Mix, Report};
 
 /// Batch sizes measured.
 const BATCHES: [usize; 6] = [1, 4, 16, 64, 256, 1024];
-/// The IMIX pattern (7 × 64, 4 × 576, 1 × 1500), interleaved.
-const IMIX: [usize; 12] = [64, 576, 64, 64, 576, 64, 1500, 64, 576, 64, 576, 64];
-
-/// A mix of message lengths: one length, or IMIX.
-#[derive(Clone, Copy)]
-enum Mix {
-    Fixed(usize),
-    Imix,
-}
-
-impl Mix {
-    const ALL: [Mix; 4] = [Mix::Fixed(64), Mix::Fixed(576), Mix::Fixed(1500), Mix::Imix];
-
-    fn label(self) -> String {
-        match self {
-            Mix::Fixed(n) => format!("{n} B"),
-            Mix::Imix => "IMIX 7:4:1".into(),
-        }
-    }
-
-    /// The lengths of a batch of `n`.
-    fn lengths(self, n: usize) -> Vec<usize> {
-        (0..n)
-            .map(|i| match self {
-                Mix::Fixed(len) => len,
-                Mix::Imix => IMIX[i % IMIX.len()],
-            })
-            .collect()
-    }
-}
-
 /// Cuts `buf` into consecutive messages of `lengths`.
 fn cut<'b>(mut buf: &'b mut [u8], lengths: &[usize]) -> Vec<&'b mut [u8]> {
     let mut out = Vec::with_capacity(lengths.len());
@@ -274,7 +243,7 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
             let best_peer = GCM_PEERS.iter().filter_map(|&i| gb(i)).reduce(f64::max);
             gcm_md.push_str(&format!(
                 "| {} | {n} | {} | {} | {} | {} | {} | {} |\n",
-                mix.label(),
+                mix.name(),
                 cell(GCM_ONE),
                 cell(GCM_BATCH),
                 cell(GCM_PEERS[0]),
@@ -284,7 +253,7 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
             ));
             aether_md.push_str(&format!(
                 "| {} | {n} | {} | {} | {} | {} | {} | {} |\n",
-                mix.label(),
+                mix.name(),
                 cell(AETHER_ONE),
                 cell(AETHER_BATCH),
                 cell(AEGIS),
@@ -294,7 +263,7 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
             ));
             for (c, s) in cs.iter().zip(&r) {
                 rows.push(json!({
-                    "mix": mix.label(),
+                    "mix": mix.name(),
                     "messages": n,
                     "bytes": total,
                     "case": c.name,

@@ -33,7 +33,7 @@ use aekit::{aes, ghash};
 use aekit_harness as harness;
 use serde_json::json;
 
-use super::{Effort, Report};
+use super::{Effort, Mix, Report};
 
 /// Packets in each worker's pool: 120 × ~1.6 KB stays in a Zen 1 core's
 /// 512 KiB L2 with room for the keys and the pipelines' buffers.
@@ -41,35 +41,6 @@ const POOL: usize = 120;
 
 /// SAs in all, sharded across the workers by SPI.
 const SAS: u32 = 4;
-
-/// The IMIX order: 7 × 64, 4 × 576, 1 × 1500 in every 12, interleaved so
-/// that no run of one size dominates a stretch of the loop.
-const IMIX: [usize; 12] = [64, 576, 64, 576, 64, 1500, 64, 576, 64, 576, 64, 64];
-
-/// A traffic mix: its name and the payload length of pool slot `i`.
-#[derive(Clone, Copy)]
-enum Mix {
-    Fixed(usize),
-    Imix,
-}
-
-impl Mix {
-    const ALL: [Mix; 4] = [Mix::Fixed(64), Mix::Fixed(576), Mix::Fixed(1500), Mix::Imix];
-
-    fn name(self) -> String {
-        match self {
-            Mix::Fixed(n) => format!("{n} B"),
-            Mix::Imix => "IMIX".into(),
-        }
-    }
-
-    fn len(self, i: usize) -> usize {
-        match self {
-            Mix::Fixed(n) => n,
-            Mix::Imix => IMIX[i % IMIX.len()],
-        }
-    }
-}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Direction {

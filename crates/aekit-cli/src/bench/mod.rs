@@ -126,6 +126,42 @@ pub(crate) struct Effort {
     pub(crate) quick: bool,
 }
 
+/// The message and packet sizes the `batch` and `esp` suites measure: one
+/// length, or IMIX (7 × 64, 4 × 576, 1 × 1500 bytes in every 12,
+/// interleaved so that no run of one size dominates a stretch of a loop).
+#[derive(Clone, Copy)]
+pub(crate) enum Mix {
+    Fixed(usize),
+    Imix,
+}
+
+/// The IMIX order.
+const IMIX: [usize; 12] = [64, 576, 64, 576, 64, 1500, 64, 576, 64, 576, 64, 64];
+
+impl Mix {
+    pub(crate) const ALL: [Mix; 4] = [Mix::Fixed(64), Mix::Fixed(576), Mix::Fixed(1500), Mix::Imix];
+
+    pub(crate) fn name(self) -> String {
+        match self {
+            Mix::Fixed(n) => format!("{n} B"),
+            Mix::Imix => "IMIX 7:4:1".into(),
+        }
+    }
+
+    /// The length of message `i`.
+    pub(crate) fn len(self, i: usize) -> usize {
+        match self {
+            Mix::Fixed(n) => n,
+            Mix::Imix => IMIX[i % IMIX.len()],
+        }
+    }
+
+    /// The lengths of `n` messages.
+    pub(crate) fn lengths(self, n: usize) -> Vec<usize> {
+        (0..n).map(|i| self.len(i)).collect()
+    }
+}
+
 /// The suites: name and the tables each runs, in order.
 type Table = fn(Effort) -> Vec<Report>;
 const SUITES: [(&str, &[Table]); 6] = [
