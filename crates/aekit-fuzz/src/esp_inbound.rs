@@ -199,7 +199,7 @@ fn deliver(
             }
         }
         None => {
-            if let Ok(delivered) = got {
+            if let Ok(delivered) = &got {
                 // Genuine, sealed in another run, or a forgery?
                 let iv = &packet[8..8 + iv_len(config)];
                 let resealed = reseal(
