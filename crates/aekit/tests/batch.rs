@@ -74,7 +74,11 @@ fn gcm_batch_equals_one_message_calls() {
     for class in classes() {
         for key_len in [16, 24, 32] {
             let key = rng.bytes(key_len);
-            let gcm = AesGcm::with_class(&key, class).unwrap();
+            // Relaxed rules: the batch must agree on every tag length 4–16
+            // with every IV length; the default rules are checked below.
+            let gcm = AesGcm::with_class(&key, class)
+                .unwrap()
+                .with_relaxed_tag_rules();
             let n = 1 + rng.below(60);
             let plain = random_gcm_msgs(&mut rng, n);
             let mut msgs = plain.clone();
@@ -107,7 +111,9 @@ fn gcm_batch_equals_one_message_calls() {
 #[test]
 fn gcm_batch_forged_message_fails_alone_and_is_wiped() {
     let mut rng = Rng(0xba7c_0002);
-    let gcm = AesGcm::new(&rng.bytes(16)).unwrap();
+    let gcm = AesGcm::new(&rng.bytes(16))
+        .unwrap()
+        .with_relaxed_tag_rules();
     let plain = random_gcm_msgs(&mut rng, 40);
     let mut msgs = plain.clone();
     gcm.encrypt_batch(&mut gcm_batch(&mut msgs));
@@ -136,22 +142,37 @@ fn gcm_batch_forged_message_fails_alone_and_is_wiped() {
 fn gcm_batch_argument_errors_are_per_message() {
     let mut rng = Rng(0xba7c_0003);
     let gcm = AesGcm::new(&rng.bytes(32)).unwrap();
-    let mut msgs = random_gcm_msgs(&mut rng, 3);
+    let mut msgs = random_gcm_msgs(&mut rng, 5);
+    msgs[0].iv = rng.bytes(12);
+    msgs[0].tag = vec![0; 16];
     msgs[1].tag = vec![0; 3]; // no such tag length
     msgs[2].iv.clear(); // empty IV
+    msgs[2].tag = vec![0; 16];
+    // The key's default tag rules hold per message: 4 bytes is refused
+    // with a 12-byte IV, and a short tag with any other IV length.
+    msgs[3].iv = rng.bytes(12);
+    msgs[3].tag = vec![0; 4];
+    msgs[4].iv = rng.bytes(13);
+    msgs[4].tag = vec![0; 12];
     let before = msgs.clone();
     let results = gcm.encrypt_batch(&mut gcm_batch(&mut msgs));
     assert_eq!(results[0], Ok(()));
     assert_eq!(results[1], Err(Error::InvalidTagLength(3)));
     assert_eq!(results[2], Err(Error::EmptyIv));
+    assert_eq!(results[3], Err(Error::TagShorterThan64Bits(4)));
     assert_eq!(
-        msgs[1].buf, before[1].buf,
-        "a rejected message is untouched"
+        results[4],
+        Err(Error::TagMustBe128Bits {
+            iv_len: 13,
+            tag_len: 12
+        })
     );
-    assert_eq!(
-        msgs[2].buf, before[2].buf,
-        "a rejected message is untouched"
-    );
+    for i in 1..5 {
+        assert_eq!(
+            msgs[i].buf, before[i].buf,
+            "rejected message {i} is untouched"
+        );
+    }
 }
 
 // ---- AETHER ----
