@@ -1,7 +1,8 @@
 //! The batch APIs (`AesGcm::{encrypt,decrypt}_batch`,
 //! `Aether::{encrypt,decrypt}_batch`): every message of a batch equals the
 //! one-message API's output, for random batches mixing lengths 0–2000, key
-//! sizes, IV and tag lengths; a forged message fails alone and is wiped
+//! sizes, IV and tag lengths, and for batches of mostly short messages
+//! (the multi-buffer kernel's) across its group boundaries; a forged message fails alone and is wiped
 //! while the rest decrypt; AETHER's bitsliced groups (filled batches of one
 //! shape) equal the reference on every known answer and on random batches.
 
@@ -103,6 +104,87 @@ fn gcm_batch_equals_one_message_calls() {
             assert!(results.iter().all(|r| r.is_ok()), "{}", class.name());
             for (m, p) in msgs.iter().zip(&plain) {
                 assert_eq!(m.buf, p.buf);
+            }
+        }
+    }
+}
+
+/// Short messages (the multi-buffer kernel's: 12-byte IV, at most seven
+/// blocks and eight hashed blocks) mixed with a few that are not, in
+/// batches that cross the kernel's group and lane boundaries.
+fn random_short_msgs(rng: &mut Rng, n: usize) -> Vec<Msg> {
+    (0..n)
+        .map(|_| {
+            let (iv_len, aad_len, len) = match rng.below(10) {
+                // Not short: another IV length, or too long.
+                0 => (1 + rng.below(40), rng.below(20), rng.below(150)),
+                1 => (12, rng.below(40), 113 + rng.below(200)),
+                // Short: every length 0..=112 with up to one block of
+                // associated data, or up to seven blocks of it and less data.
+                _ => match rng.below(3) {
+                    0 => (12, rng.below(17), rng.below(113)),
+                    1 => (12, rng.below(113), rng.below(17)),
+                    _ => (12, 8, 64),
+                },
+            };
+            let tag_len = TAG_LENGTHS[rng.below(TAG_LENGTHS.len())];
+            Msg {
+                iv: rng.bytes(iv_len),
+                aad: rng.bytes(aad_len),
+                buf: rng.bytes(len),
+                tag: vec![0; tag_len],
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn gcm_batch_of_short_messages_equals_one_message_calls() {
+    let mut rng = Rng(0xba7c_0004);
+    for class in classes() {
+        for key_len in [16, 24, 32] {
+            let key = rng.bytes(key_len);
+            let gcm = AesGcm::with_class(&key, class)
+                .unwrap()
+                .with_relaxed_tag_rules();
+            for n in [1, 2, 7, 15, 16, 17, 40, 100] {
+                let plain = random_short_msgs(&mut rng, n);
+                let mut msgs = plain.clone();
+                let results = gcm.encrypt_batch(&mut gcm_batch(&mut msgs));
+                for (i, (m, p)) in msgs.iter().zip(&plain).enumerate() {
+                    let what = format!("{} key {key_len} batch {n} msg {i}", class.name());
+                    assert_eq!(results[i], Ok(()), "{what}");
+                    let mut want = p.buf.clone();
+                    let tag = gcm
+                        .encrypt_in_place_detached(&p.iv, &p.aad, &mut want, p.tag.len())
+                        .unwrap();
+                    assert_eq!(m.buf, want, "{what}");
+                    assert_eq!(m.tag, tag.as_bytes(), "{what}");
+                }
+                // Forge one message in three, then decrypt the batch.
+                let forged: Vec<bool> = (0..n).map(|_| rng.below(3) == 0).collect();
+                for (m, &f) in msgs.iter_mut().zip(&forged) {
+                    if f {
+                        let len = m.buf.len();
+                        if len > 0 && rng.below(2) == 0 {
+                            m.buf[rng.below(len)] ^= 1 << rng.below(8);
+                        } else {
+                            let at = rng.below(m.tag.len());
+                            m.tag[at] ^= 1 << rng.below(8);
+                        }
+                    }
+                }
+                let results = gcm.decrypt_batch(&mut gcm_batch(&mut msgs));
+                for (i, ((m, p), &f)) in msgs.iter().zip(&plain).zip(&forged).enumerate() {
+                    let what = format!("{} key {key_len} batch {n} msg {i}", class.name());
+                    if f {
+                        assert_eq!(results[i], Err(Error::AuthenticationFailed), "{what}");
+                        assert!(m.buf.iter().all(|&b| b == 0), "{what} not wiped");
+                    } else {
+                        assert_eq!(results[i], Ok(()), "{what}");
+                        assert_eq!(m.buf, p.buf, "{what}");
+                    }
+                }
             }
         }
     }
