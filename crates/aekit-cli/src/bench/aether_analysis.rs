@@ -19,8 +19,8 @@ use super::seeds::{AETHER_TABLE3, AETHER_TABLE4, AETHER_TABLE5, AETHER_TABLE6, A
 use super::{Effort, Report};
 
 /// Midori's S-boxes Sb0 and Sb1 (Banik et al., *Midori: A Block Cipher for
-/// Low Energy*, ASIACRYPT 2015, Table 2) and PRINCE's (Borghoff et al.,
-/// *PRINCE – A Low-Latency Block Cipher*, ASIACRYPT 2012, §2): the other
+/// Low Energy*, ASIACRYPT 2015) and PRINCE's (Borghoff et al.,
+/// *PRINCE – A Low-Latency Block Cipher*, ASIACRYPT 2012): the other
 /// 4-bit rows of the paper's Table 3.
 const MIDORI_SB0: [u8; 16] = [
     0xc, 0xa, 0xd, 0x3, 0xe, 0xb, 0xf, 0x7, 0x8, 0x9, 0x1, 0x5, 0x0, 0x2, 0x4, 0x6,
