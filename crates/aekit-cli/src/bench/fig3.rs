@@ -100,6 +100,20 @@ pub(crate) struct Run {
     pub(crate) stats: PipelineStats,
 }
 
+impl Run {
+    /// The loop that began at `t0` with the thread's CPU time at `thread0`,
+    /// with the SAs' pipeline statistics added up.
+    fn since(t0: Instant, thread0: f64, stats: impl Iterator<Item = PipelineStats>) -> Run {
+        let mut total = PipelineStats::default();
+        stats.for_each(|s| total.add(&s));
+        Run {
+            wall: t0.elapsed().as_secs_f64(),
+            thread: thread_seconds() - thread0,
+            stats: total,
+        }
+    }
+}
+
 /// Encapsulates all of `data` with `sas` sender SAs taking the packets in
 /// turn, then decapsulates with as many receivers; each loop timed with
 /// its SAs alive.
@@ -120,15 +134,7 @@ pub(crate) fn round_trip(
         arena.extend_from_slice(&packet);
         ends.push(arena.len());
     }
-    let mut stats = PipelineStats::default();
-    for s in &senders {
-        stats.add(&s.outbound_stats());
-    }
-    let encap = Run {
-        wall: t0.elapsed().as_secs_f64(),
-        thread: thread_seconds() - thread0,
-        stats,
-    };
+    let encap = Run::since(t0, thread0, senders.iter().map(Sa::outbound_stats));
     drop(senders);
 
     let mut receivers = (0..sas).map(make).collect::<Result<Vec<_>, _>>()?;
@@ -143,15 +149,7 @@ pub(crate) fn round_trip(
         delivered += payload.len();
         start = end;
     }
-    let mut stats = PipelineStats::default();
-    for r in &receivers {
-        stats.add(&r.inbound_stats());
-    }
-    let decap = Run {
-        wall: t0.elapsed().as_secs_f64(),
-        thread: thread_seconds() - thread0,
-        stats,
-    };
+    let decap = Run::since(t0, thread0, receivers.iter().map(Sa::inbound_stats));
     if delivered != data.len() {
         return Err(format!("delivered {delivered} of {} bytes", data.len()));
     }
