@@ -13,7 +13,7 @@
 //!    4, 20 and 40 KiB for AES-128 and -256.
 //! 4. GCM spec Table 3 (`modes.rs`): cycles per byte of GCM at each storage
 //!    size beside CCM, EAX, OCB3 and CBC-HMAC-SHA1.
-//! 5. The ESP seed's Fig. 3 (`esp.rs`): 1, 10 and 100 MB in 1024-byte
+//! 5. The ESP seed's Fig. 3 (`fig3.rs`): 1, 10 and 100 MB in 1024-byte
 //!    packets with inline keystream and with a CPU producer, runtimes with
 //!    their spread over repeated runs.
 //!
