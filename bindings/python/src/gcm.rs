@@ -63,9 +63,7 @@ impl Aead for aekit::AesGcm {
             Some(pool) => self.encrypt_in_place_detached_par(pool, nonce, aad, buf, TAG_LEN)?,
             None => self.encrypt_in_place_detached(nonce, aad, buf, TAG_LEN)?,
         };
-        let mut out = [0u8; TAG_LEN];
-        out.copy_from_slice(tag.as_bytes());
-        Ok(out)
+        Ok(sixteen(tag))
     }
 
     fn open(
@@ -81,6 +79,48 @@ impl Aead for aekit::AesGcm {
             None => self.decrypt_in_place_detached(nonce, aad, buf, tag),
         }
     }
+
+    /// One pass over memory on the calling thread (copy and encrypt each
+    /// piece while it is in L1); the split path copies first.
+    fn seal_from(
+        &self,
+        pool: Option<&Pool>,
+        nonce: &[u8],
+        aad: &[u8],
+        input: &[u8],
+        out: &mut [u8],
+    ) -> Result<[u8; TAG_LEN], aekit::Error> {
+        if pool.is_some() {
+            out.copy_from_slice(input);
+            return self.seal(pool, nonce, aad, out);
+        }
+        Ok(sixteen(
+            self.encrypt_detached_into(nonce, aad, input, out, TAG_LEN)?,
+        ))
+    }
+
+    fn open_from(
+        &self,
+        pool: Option<&Pool>,
+        nonce: &[u8],
+        aad: &[u8],
+        input: &[u8],
+        out: &mut [u8],
+        tag: &[u8],
+    ) -> Result<(), aekit::Error> {
+        if pool.is_some() {
+            out.copy_from_slice(input);
+            return self.open(pool, nonce, aad, out, tag);
+        }
+        self.decrypt_detached_into(nonce, aad, input, out, tag)
+    }
+}
+
+/// A tag of [`TAG_LEN`] bytes as an array.
+fn sixteen(tag: aekit::gcm::Tag) -> [u8; TAG_LEN] {
+    let mut full = [0u8; TAG_LEN];
+    full.copy_from_slice(tag.as_bytes());
+    full
 }
 
 #[pymethods]

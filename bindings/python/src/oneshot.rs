@@ -50,6 +50,36 @@ pub trait Aead: Send + Sync {
         buf: &mut [u8],
         tag: &[u8],
     ) -> Result<(), aekit::Error>;
+
+    /// [`seal`](Aead::seal) of `input` written to `out` (the same length).
+    /// This copies and then seals; a class with an out-of-place call
+    /// overrides it to do both in one pass over memory.
+    fn seal_from(
+        &self,
+        pool: Option<&Pool>,
+        nonce: &[u8],
+        aad: &[u8],
+        input: &[u8],
+        out: &mut [u8],
+    ) -> Result<[u8; TAG_LEN], aekit::Error> {
+        out.copy_from_slice(input);
+        self.seal(pool, nonce, aad, out)
+    }
+
+    /// [`open`](Aead::open) of `input` written to `out` (the same length),
+    /// as [`seal_from`](Aead::seal_from) is to `seal`.
+    fn open_from(
+        &self,
+        pool: Option<&Pool>,
+        nonce: &[u8],
+        aad: &[u8],
+        input: &[u8],
+        out: &mut [u8],
+        tag: &[u8],
+    ) -> Result<(), aekit::Error> {
+        out.copy_from_slice(input);
+        self.open(pool, nonce, aad, out, tag)
+    }
 }
 
 /// The shared pool, for a class that splits and a message long enough.
@@ -104,11 +134,9 @@ impl<'a> Args<'a> {
             self.data.copy_to(py, text)?;
         }
         let pool = pool_for(aead, text.len());
-        let tag = detach_from(py, self.work(), || {
-            if let Some(data) = immutable {
-                text.copy_from_slice(data);
-            }
-            aead.seal(pool.as_deref(), &nonce, &aad, text)
+        let tag = detach_from(py, self.work(), || match immutable {
+            Some(data) => aead.seal_from(pool.as_deref(), &nonce, &aad, data, text),
+            None => aead.seal(pool.as_deref(), &nonce, &aad, text),
         })
         .map_err(|e| errors::aead(py, e))?;
         tag_out.copy_from_slice(&tag);
@@ -123,8 +151,7 @@ impl<'a> Args<'a> {
         let (ciphertext, tag) = data.split_at(out.len());
         let pool = pool_for(aead, out.len());
         detach_from(py, self.work(), || {
-            out.copy_from_slice(ciphertext);
-            aead.open(pool.as_deref(), &nonce, &aad, out, tag)
+            aead.open_from(pool.as_deref(), &nonce, &aad, ciphertext, out, tag)
         })
         .map_err(|e| errors::aead(py, e))
     }

@@ -80,6 +80,13 @@ pub enum Error {
     /// A keystream producer panicked; the pipeline stopped using it and
     /// computes every packet's keystream inline.
     ProducerPanicked,
+    /// An out-of-place call's output is not as long as its input.
+    OutputLength {
+        /// The input's length in bytes.
+        input: usize,
+        /// The output's length in bytes.
+        output: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -156,6 +163,10 @@ impl fmt::Display for Error {
                 f.write_str("counter range runs past the end of the counter space (2^64 blocks)")
             }
             Error::ProducerPanicked => f.write_str("the keystream producer panicked"),
+            Error::OutputLength { input, output } => write!(
+                f,
+                "an output of {output} bytes for an input of {input} bytes (they must be equal)"
+            ),
         }
     }
 }

@@ -343,6 +343,80 @@ fn every_length_agrees_with_the_oracle_pair() {
     }
 }
 
+/// The out-of-place calls equal copying and calling the in-place ones, on
+/// every implementation, at the lengths around their pass size (16 KiB)
+/// and its multiples; a forged message leaves `out` zeroed; an output of
+/// the wrong length is refused before anything is written.
+#[test]
+fn out_of_place_equals_in_place() {
+    let mut rng = Rng(11);
+    let key = rng.bytes(32);
+    let pass = aekit::gcm::OUT_OF_PLACE_PASS;
+    let data = rng.bytes(3 * pass + 100);
+    let lengths = [0, 1, 15, 16, 64, 1000, pass - 1, pass, pass + 1]
+        .into_iter()
+        .chain([2 * pass - 16, 2 * pass + 7, 3 * pass + 100]);
+    let lengths: Vec<usize> = lengths.collect();
+    for imp in implementations() {
+        let gcm = imp.build(&key).unwrap();
+        for &len in &lengths {
+            let iv = if len % 2 == 0 {
+                rng.bytes(12)
+            } else {
+                rng.bytes(1 + len % 40)
+            };
+            let aad = rng.bytes(len % 29);
+            let plaintext = &data[..len];
+            let mut want = plaintext.to_vec();
+            let want_tag = gcm
+                .encrypt_in_place_detached(&iv, &aad, &mut want, 16)
+                .unwrap();
+            let mut out = vec![0xaa; len];
+            let tag = gcm
+                .encrypt_detached_into(&iv, &aad, plaintext, &mut out, 16)
+                .unwrap();
+            assert_eq!(out, want, "{imp} at length {len}");
+            assert_eq!(tag.as_bytes(), want_tag.as_bytes(), "{imp} at length {len}");
+
+            let mut back = vec![0x55; len];
+            gcm.decrypt_detached_into(&iv, &aad, &out, &mut back, tag.as_bytes())
+                .unwrap();
+            assert_eq!(back, plaintext, "{imp} at length {len}");
+
+            let mut forged = tag.as_bytes().to_vec();
+            forged[len % 16] ^= 0x20;
+            let mut back = vec![0x55; len];
+            assert_eq!(
+                gcm.decrypt_detached_into(&iv, &aad, &out, &mut back, &forged),
+                Err(Error::AuthenticationFailed),
+                "{imp} at length {len}"
+            );
+            assert!(
+                back.iter().all(|&b| b == 0),
+                "{imp} at length {len}: not wiped"
+            );
+        }
+    }
+    let gcm = AesGcm::new(&key).unwrap();
+    let mut out = vec![7u8; 10];
+    assert_eq!(
+        gcm.encrypt_detached_into(&[0; 12], b"", &[1; 11], &mut out, 16)
+            .map(|_| ()),
+        Err(Error::OutputLength {
+            input: 11,
+            output: 10
+        })
+    );
+    assert_eq!(
+        gcm.decrypt_detached_into(&[0; 12], b"", &[1; 9], &mut out, &[0; 16]),
+        Err(Error::OutputLength {
+            input: 9,
+            output: 10
+        })
+    );
+    assert_eq!(out, [7; 10], "a refused call writes nothing");
+}
+
 /// The `aes-gcm` crate, an independent implementation, for 12-byte nonces,
 /// through aekit's own API and through its RustCrypto traits.
 #[test]
