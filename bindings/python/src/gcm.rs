@@ -80,20 +80,14 @@ impl Aead for aekit::AesGcm {
         }
     }
 
-    /// One pass over memory on the calling thread (copy and encrypt each
-    /// piece while it is in L1); the split path copies first.
+    /// One pass over memory: each piece copied and encrypted while in L1.
     fn seal_from(
         &self,
-        pool: Option<&Pool>,
         nonce: &[u8],
         aad: &[u8],
         input: &[u8],
         out: &mut [u8],
     ) -> Result<[u8; TAG_LEN], aekit::Error> {
-        if pool.is_some() {
-            out.copy_from_slice(input);
-            return self.seal(pool, nonce, aad, out);
-        }
         Ok(sixteen(
             self.encrypt_detached_into(nonce, aad, input, out, TAG_LEN)?,
         ))
@@ -101,17 +95,12 @@ impl Aead for aekit::AesGcm {
 
     fn open_from(
         &self,
-        pool: Option<&Pool>,
         nonce: &[u8],
         aad: &[u8],
         input: &[u8],
         out: &mut [u8],
         tag: &[u8],
     ) -> Result<(), aekit::Error> {
-        if pool.is_some() {
-            out.copy_from_slice(input);
-            return self.open(pool, nonce, aad, out, tag);
-        }
         self.decrypt_detached_into(nonce, aad, input, out, tag)
     }
 }

@@ -51,26 +51,24 @@ pub trait Aead: Send + Sync {
         tag: &[u8],
     ) -> Result<(), aekit::Error>;
 
-    /// [`seal`](Aead::seal) of `input` written to `out` (the same length).
-    /// This copies and then seals; a class with an out-of-place call
-    /// overrides it to do both in one pass over memory.
+    /// [`seal`](Aead::seal) on the calling thread of `input` written to
+    /// `out` (the same length). This copies and then seals; a class with
+    /// an out-of-place call overrides it to do both in one pass.
     fn seal_from(
         &self,
-        pool: Option<&Pool>,
         nonce: &[u8],
         aad: &[u8],
         input: &[u8],
         out: &mut [u8],
     ) -> Result<[u8; TAG_LEN], aekit::Error> {
         out.copy_from_slice(input);
-        self.seal(pool, nonce, aad, out)
+        self.seal(None, nonce, aad, out)
     }
 
-    /// [`open`](Aead::open) of `input` written to `out` (the same length),
-    /// as [`seal_from`](Aead::seal_from) is to `seal`.
+    /// [`open`](Aead::open) on the calling thread of `input` written to
+    /// `out`, as [`seal_from`](Aead::seal_from) is to `seal`.
     fn open_from(
         &self,
-        pool: Option<&Pool>,
         nonce: &[u8],
         aad: &[u8],
         input: &[u8],
@@ -78,7 +76,7 @@ pub trait Aead: Send + Sync {
         tag: &[u8],
     ) -> Result<(), aekit::Error> {
         out.copy_from_slice(input);
-        self.open(pool, nonce, aad, out, tag)
+        self.open(None, nonce, aad, out, tag)
     }
 }
 
@@ -134,9 +132,13 @@ impl<'a> Args<'a> {
             self.data.copy_to(py, text)?;
         }
         let pool = pool_for(aead, text.len());
-        let tag = detach_from(py, self.work(), || match immutable {
-            Some(data) => aead.seal_from(pool.as_deref(), &nonce, &aad, data, text),
-            None => aead.seal(pool.as_deref(), &nonce, &aad, text),
+        let tag = detach_from(py, self.work(), || match (immutable, pool.as_deref()) {
+            (Some(data), None) => aead.seal_from(&nonce, &aad, data, text),
+            (Some(data), pool) => {
+                text.copy_from_slice(data);
+                aead.seal(pool, &nonce, &aad, text)
+            }
+            (None, pool) => aead.seal(pool, &nonce, &aad, text),
         })
         .map_err(|e| errors::aead(py, e))?;
         tag_out.copy_from_slice(&tag);
@@ -150,8 +152,12 @@ impl<'a> Args<'a> {
         let data = self.data.to_cow(py)?;
         let (ciphertext, tag) = data.split_at(out.len());
         let pool = pool_for(aead, out.len());
-        detach_from(py, self.work(), || {
-            aead.open_from(pool.as_deref(), &nonce, &aad, ciphertext, out, tag)
+        detach_from(py, self.work(), || match pool.as_deref() {
+            None => aead.open_from(&nonce, &aad, ciphertext, out, tag),
+            pool => {
+                out.copy_from_slice(ciphertext);
+                aead.open(pool, &nonce, &aad, out, tag)
+            }
         })
         .map_err(|e| errors::aead(py, e))
     }

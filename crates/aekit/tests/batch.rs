@@ -43,16 +43,22 @@ fn random_gcm_msgs(rng: &mut Rng, n: usize) -> Vec<Msg> {
                 12
             };
             let aad_len = [0, 8, 12, 20, rng.below(100)][rng.below(5)];
-            let tag_len = TAG_LENGTHS[rng.below(TAG_LENGTHS.len())];
             let len = rng.below(2001);
-            Msg {
-                iv: rng.bytes(iv_len),
-                aad: rng.bytes(aad_len),
-                buf: rng.bytes(len),
-                tag: vec![0; tag_len],
-            }
+            random_msg(rng, iv_len, aad_len, len)
         })
         .collect()
+}
+
+/// A message of these lengths with random contents and a random tag
+/// length.
+fn random_msg(rng: &mut Rng, iv_len: usize, aad_len: usize, len: usize) -> Msg {
+    let tag_len = TAG_LENGTHS[rng.below(TAG_LENGTHS.len())];
+    Msg {
+        iv: rng.bytes(iv_len),
+        aad: rng.bytes(aad_len),
+        buf: rng.bytes(len),
+        tag: vec![0; tag_len],
+    }
 }
 
 /// The AES-GCM classes this CPU runs.
@@ -69,49 +75,62 @@ fn classes() -> Vec<Class> {
         .collect()
 }
 
-#[test]
-fn gcm_batch_equals_one_message_calls() {
-    let mut rng = Rng(0xba7c_0001);
+/// Asserts that the encrypted batch `msgs` (from `plain`, with `results`)
+/// equals one-message calls under `gcm`, message for message.
+fn assert_equals_one_message_calls(
+    gcm: &AesGcm,
+    plain: &[Msg],
+    msgs: &[Msg],
+    results: &[Result<(), Error>],
+    what: &str,
+) {
+    assert_eq!(results.len(), plain.len(), "{what}");
+    for (i, (m, p)) in msgs.iter().zip(plain).enumerate() {
+        assert_eq!(results[i], Ok(()), "{what} msg {i}");
+        let mut want = p.buf.clone();
+        let tag = gcm
+            .encrypt_in_place_detached(&p.iv, &p.aad, &mut want, p.tag.len())
+            .unwrap();
+        assert_eq!(m.buf, want, "{what} msg {i}");
+        assert_eq!(m.tag, tag.as_bytes(), "{what} msg {i}");
+    }
+}
+
+/// Runs `f` on a key of every size on every class this CPU runs, with the
+/// relaxed tag rules: the batch must agree on every tag length 4–16 with
+/// every IV length (the default rules are checked on their own below).
+fn each_relaxed_key(rng: &mut Rng, mut f: impl FnMut(&AesGcm, &str, &mut Rng)) {
     for class in classes() {
         for key_len in [16, 24, 32] {
             let key = rng.bytes(key_len);
-            // Relaxed rules: the batch must agree on every tag length 4–16
-            // with every IV length; the default rules are checked below.
             let gcm = AesGcm::with_class(&key, class)
                 .unwrap()
                 .with_relaxed_tag_rules();
-            let n = 1 + rng.below(60);
-            let plain = random_gcm_msgs(&mut rng, n);
-            let mut msgs = plain.clone();
-            let results = gcm.encrypt_batch(&mut gcm_batch(&mut msgs));
-            assert_eq!(results.len(), n);
-            for (i, (m, p)) in msgs.iter().zip(&plain).enumerate() {
-                assert_eq!(results[i], Ok(()));
-                let mut want = p.buf.clone();
-                let tag = gcm
-                    .encrypt_in_place_detached(&p.iv, &p.aad, &mut want, p.tag.len())
-                    .unwrap();
-                assert_eq!(m.buf, want, "{} key {key_len} msg {i}", class.name());
-                assert_eq!(
-                    m.tag,
-                    tag.as_bytes(),
-                    "{} key {key_len} msg {i}",
-                    class.name()
-                );
-            }
-            // And back.
-            let results = gcm.decrypt_batch(&mut gcm_batch(&mut msgs));
-            assert!(results.iter().all(|r| r.is_ok()), "{}", class.name());
-            for (m, p) in msgs.iter().zip(&plain) {
-                assert_eq!(m.buf, p.buf);
-            }
+            f(&gcm, &format!("{} key {key_len}", class.name()), rng);
         }
     }
 }
 
-/// Short messages (the multi-buffer kernel's: 12-byte IV, at most seven
-/// blocks and eight hashed blocks) mixed with a few that are not, in
-/// batches that cross the kernel's group and lane boundaries.
+#[test]
+fn gcm_batch_equals_one_message_calls() {
+    each_relaxed_key(&mut Rng(0xba7c_0001), |gcm, what, rng| {
+        let n = 1 + rng.below(60);
+        let plain = random_gcm_msgs(rng, n);
+        let mut msgs = plain.clone();
+        let results = gcm.encrypt_batch(&mut gcm_batch(&mut msgs));
+        assert_equals_one_message_calls(gcm, &plain, &msgs, &results, what);
+        // And back.
+        let results = gcm.decrypt_batch(&mut gcm_batch(&mut msgs));
+        assert!(results.iter().all(|r| r.is_ok()), "{what}");
+        for (m, p) in msgs.iter().zip(&plain) {
+            assert_eq!(m.buf, p.buf, "{what}");
+        }
+    });
+}
+
+/// Short messages (the one-message whole-message path's: 12-byte IV, at
+/// most seven blocks and eight hashed blocks) mixed with a few that are
+/// not, in batches of many sizes.
 fn random_short_msgs(rng: &mut Rng, n: usize) -> Vec<Msg> {
     (0..n)
         .map(|_| {
@@ -127,67 +146,46 @@ fn random_short_msgs(rng: &mut Rng, n: usize) -> Vec<Msg> {
                     _ => (12, 8, 64),
                 },
             };
-            let tag_len = TAG_LENGTHS[rng.below(TAG_LENGTHS.len())];
-            Msg {
-                iv: rng.bytes(iv_len),
-                aad: rng.bytes(aad_len),
-                buf: rng.bytes(len),
-                tag: vec![0; tag_len],
-            }
+            random_msg(rng, iv_len, aad_len, len)
         })
         .collect()
 }
 
 #[test]
 fn gcm_batch_of_short_messages_equals_one_message_calls() {
-    let mut rng = Rng(0xba7c_0004);
-    for class in classes() {
-        for key_len in [16, 24, 32] {
-            let key = rng.bytes(key_len);
-            let gcm = AesGcm::with_class(&key, class)
-                .unwrap()
-                .with_relaxed_tag_rules();
-            for n in [1, 2, 7, 15, 16, 17, 40, 100] {
-                let plain = random_short_msgs(&mut rng, n);
-                let mut msgs = plain.clone();
-                let results = gcm.encrypt_batch(&mut gcm_batch(&mut msgs));
-                for (i, (m, p)) in msgs.iter().zip(&plain).enumerate() {
-                    let what = format!("{} key {key_len} batch {n} msg {i}", class.name());
-                    assert_eq!(results[i], Ok(()), "{what}");
-                    let mut want = p.buf.clone();
-                    let tag = gcm
-                        .encrypt_in_place_detached(&p.iv, &p.aad, &mut want, p.tag.len())
-                        .unwrap();
-                    assert_eq!(m.buf, want, "{what}");
-                    assert_eq!(m.tag, tag.as_bytes(), "{what}");
-                }
-                // Forge one message in three, then decrypt the batch.
-                let forged: Vec<bool> = (0..n).map(|_| rng.below(3) == 0).collect();
-                for (m, &f) in msgs.iter_mut().zip(&forged) {
-                    if f {
-                        let len = m.buf.len();
-                        if len > 0 && rng.below(2) == 0 {
-                            m.buf[rng.below(len)] ^= 1 << rng.below(8);
-                        } else {
-                            let at = rng.below(m.tag.len());
-                            m.tag[at] ^= 1 << rng.below(8);
-                        }
-                    }
-                }
-                let results = gcm.decrypt_batch(&mut gcm_batch(&mut msgs));
-                for (i, ((m, p), &f)) in msgs.iter().zip(&plain).zip(&forged).enumerate() {
-                    let what = format!("{} key {key_len} batch {n} msg {i}", class.name());
-                    if f {
-                        assert_eq!(results[i], Err(Error::AuthenticationFailed), "{what}");
-                        assert!(m.buf.iter().all(|&b| b == 0), "{what} not wiped");
+    each_relaxed_key(&mut Rng(0xba7c_0004), |gcm, what, rng| {
+        for n in [1, 2, 7, 15, 16, 17, 40, 100] {
+            let plain = random_short_msgs(rng, n);
+            let mut msgs = plain.clone();
+            let results = gcm.encrypt_batch(&mut gcm_batch(&mut msgs));
+            let what = format!("{what} batch {n}");
+            assert_equals_one_message_calls(gcm, &plain, &msgs, &results, &what);
+            // Forge one message in three, then decrypt the batch.
+            let forged: Vec<bool> = (0..n).map(|_| rng.below(3) == 0).collect();
+            for (m, &f) in msgs.iter_mut().zip(&forged) {
+                if f {
+                    let len = m.buf.len();
+                    if len > 0 && rng.below(2) == 0 {
+                        m.buf[rng.below(len)] ^= 1 << rng.below(8);
                     } else {
-                        assert_eq!(results[i], Ok(()), "{what}");
-                        assert_eq!(m.buf, p.buf, "{what}");
+                        let at = rng.below(m.tag.len());
+                        m.tag[at] ^= 1 << rng.below(8);
                     }
                 }
             }
+            let results = gcm.decrypt_batch(&mut gcm_batch(&mut msgs));
+            for (i, ((m, p), &f)) in msgs.iter().zip(&plain).zip(&forged).enumerate() {
+                let what = format!("{what} msg {i}");
+                if f {
+                    assert_eq!(results[i], Err(Error::AuthenticationFailed), "{what}");
+                    assert!(m.buf.iter().all(|&b| b == 0), "{what} not wiped");
+                } else {
+                    assert_eq!(results[i], Ok(()), "{what}");
+                    assert_eq!(m.buf, p.buf, "{what}");
+                }
+            }
         }
-    }
+    });
 }
 
 #[test]
