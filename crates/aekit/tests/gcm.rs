@@ -316,7 +316,7 @@ fn wycheproof_aes_gmac_every_pair() {
 /// for odd ones, so both GCM paths (J0 = IV ‖ 1 and GHASH(IV)) see every
 /// length class.
 fn iv_for(rng: &mut Rng, len: usize) -> Vec<u8> {
-    if len % 2 == 0 {
+    if len.is_multiple_of(2) {
         rng.bytes(12)
     } else {
         rng.bytes(1 + len % 40)
