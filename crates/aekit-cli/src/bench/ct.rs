@@ -87,6 +87,7 @@ pub fn run(
     measurements: u64,
     max_seconds: Option<f64>,
     fail_at: f64,
+    only: Option<&str>,
     quick: bool,
     json_path: Option<&Path>,
 ) -> Result<(), String> {
@@ -102,6 +103,16 @@ pub fn run(
     if fail_at.is_nan() || fail_at < THRESHOLD {
         return Err(format!("--fail-at {fail_at}: must be at least {THRESHOLD}"));
     }
+    let targets: Vec<Target> = targets()
+        .into_iter()
+        .filter(|t| only.is_none_or(|name| t.name.contains(name)))
+        .collect();
+    if targets.is_empty() {
+        return Err(format!(
+            "--only {}: no implementation's name contains it",
+            only.unwrap_or_default()
+        ));
+    }
     // Fail on an unwritable JSON path now, not after minutes of measuring.
     if let Some(path) = json_path {
         std::fs::write(path, b"").map_err(|e| format!("write {}: {e}", path.display()))?;
@@ -109,8 +120,9 @@ pub fn run(
     let cpu = harness::cpu_model();
     let ghz = harness::tsc_ghz(std::time::Duration::from_millis(100));
     let seconds = max_seconds.map_or(String::new(), |s| format!(" --max-seconds {s}"));
+    let only_flag = only.map_or(String::new(), |name| format!(" --only {name}"));
     println!(
-        "# aekit bench --suite ct{} --measurements {measurements}{seconds} --fail-at {fail_at}\n",
+        "# aekit bench --suite ct{} --measurements {measurements}{seconds} --fail-at {fail_at}{only_flag}\n",
         if quick { " --quick" } else { "" }
     );
     println!("CPU: {cpu}; time-stamp counter {ghz:.2} GHz. Cycles are TSC cycles.\n");
@@ -129,7 +141,7 @@ pub fn run(
 
     let mut rows = Vec::new();
     let mut failures = Vec::new();
-    for target in targets() {
+    for target in targets {
         let row = match &target.build {
             Err(why) => {
                 println!(

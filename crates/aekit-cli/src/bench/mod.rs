@@ -113,6 +113,10 @@ pub struct Args {
     /// threshold; a higher value tolerates the noise of short runs).
     #[arg(long, value_name = "T", default_value_t = 4.5)]
     pub fail_at: f64,
+    /// `--suite ct`: test only the implementations whose name contains
+    /// NAME (for example `fixslice/rd0`), to re-run one at length.
+    #[arg(long, value_name = "NAME")]
+    pub only: Option<String>,
 }
 
 /// How hard to measure.
@@ -228,12 +232,13 @@ pub fn run(args: &Args) -> Result<(), String> {
             n,
             args.max_seconds,
             args.fail_at,
+            args.only.as_deref(),
             args.quick,
             args.json.as_deref(),
         );
     }
-    if args.measurements.is_some() || args.max_seconds.is_some() {
-        return Err("--measurements and --max-seconds apply to --suite ct only".into());
+    if args.measurements.is_some() || args.max_seconds.is_some() || args.only.is_some() {
+        return Err("--measurements, --max-seconds and --only apply to --suite ct only".into());
     }
     let Some(&(suite, tables)) = SUITES.iter().find(|(name, _)| *name == args.suite) else {
         let names: Vec<&str> = SUITES.iter().map(|s| s.0).chain(["gpu", "ct"]).collect();
