@@ -751,10 +751,13 @@ mod tests {
             (100_000, None, f64::NAN),
         ] {
             assert!(
-                run(n, secs, fail_at, false, None).is_err(),
+                run(n, secs, fail_at, None, false, None).is_err(),
                 "{n} {secs:?} {fail_at}"
             );
         }
+        // A name nothing has.
+        let err = run(100_000, None, THRESHOLD, Some("no such thing"), false, None).unwrap_err();
+        assert!(err.contains("--only no such thing"), "{err}");
     }
 
     #[test]
