@@ -354,7 +354,12 @@ fn every_length_agrees_with_the_oracle_pair() {
                     .unwrap();
                 assert_eq!(got, expected, "{imp}, AES-{} at length {len}", key_len * 8);
                 let back = gcm.decrypt(&iv, &aad[..len % 38], &got, 16).unwrap();
-                assert_eq!(back, &data[..len], "{imp}, AES-{} at length {len}", key_len * 8);
+                assert_eq!(
+                    back,
+                    &data[..len],
+                    "{imp}, AES-{} at length {len}",
+                    key_len * 8
+                );
             }
         }
     }
