@@ -94,7 +94,7 @@
 pub use imp::Ni;
 /// The counter blocks and the one-block XOR, for the fused kernels.
 #[cfg(target_arch = "x86_64")]
-pub(crate) use imp::{counter_blocks, xor_block};
+pub(crate) use imp::{counter_blocks, load_padded, xor_block, xor_partial};
 
 #[cfg(not(target_arch = "x86_64"))]
 pub use unsupported::Ni;
@@ -102,12 +102,10 @@ pub use unsupported::Ni;
 #[cfg(target_arch = "x86_64")]
 mod imp {
     use core::arch::x86_64::{
-        __m128i, _mm_aesenc_si128, _mm_aesenclast_si128, _mm_and_si128, _mm_insert_epi32,
-        _mm_load_si128, _mm_loadu_si128, _mm_setzero_si128, _mm_store_si128, _mm_storeu_si128,
-        _mm_xor_si128,
+        __m128i, _mm_aesenc_si128, _mm_aesenclast_si128, _mm_and_si128, _mm_cvtsi128_si64,
+        _mm_insert_epi32, _mm_loadu_si128, _mm_set_epi64x, _mm_setzero_si128, _mm_storeu_si128,
+        _mm_unpackhi_epi64, _mm_xor_si128,
     };
-    use core::ptr::write_volatile;
-    use core::sync::atomic::{Ordering, compiler_fence};
 
     use zeroize::{Zeroize, ZeroizeOnDrop};
 
@@ -243,7 +241,7 @@ mod imp {
             for batch in &mut batches {
                 // SAFETY: this function's features include `counter_blocks`'
                 // and `encrypt`'s.
-                let mut s = unsafe { counter_blocks(counter, ctr) };
+                let mut s = unsafe { counter_blocks::<LANES>(counter, ctr) };
                 ctr = ctr.wrapping_add(LANES as u32);
                 // SAFETY: as above.
                 unsafe { self.encrypt(&mut s) };
@@ -257,7 +255,7 @@ mod imp {
             let tail = batches.into_remainder();
             if !tail.is_empty() {
                 // SAFETY: as above.
-                let mut s = unsafe { counter_blocks(counter, ctr) };
+                let mut s = unsafe { counter_blocks::<LANES>(counter, ctr) };
                 // Fewer than eight blocks; a partial last one uses a counter.
                 ctr = ctr.wrapping_add(tail.len().div_ceil(16) as u32);
                 // SAFETY: as above.
@@ -271,18 +269,34 @@ mod imp {
         }
     }
 
-    /// `bytes ^= keystream` for a block or less: a whole block in place,
-    /// a partial one through a 16-byte bounce buffer on the stack that is
-    /// cleared with one vector store (it may hold plaintext). Returns the
-    /// input and the output, each zero-padded to a block: GCM hashes its
-    /// ciphertext that way.
+    /// `bytes ^= keystream` for a block or less. Returns the input and the
+    /// output, each zero-padded to a block: GCM hashes its ciphertext that
+    /// way.
     #[inline]
     #[target_feature(enable = "sse2")]
     pub(crate) fn xor_block(bytes: &mut [u8], keystream: __m128i) -> (__m128i, __m128i) {
-        /// Aligned for one vector load and store.
-        #[repr(C, align(16))]
-        struct Bounce([u8; 16]);
+        match <&mut Block>::try_from(&mut *bytes) {
+            Ok(block) => {
+                let p = block.as_mut_ptr().cast::<__m128i>();
+                // SAFETY: `block` is 16 readable and writable bytes; MOVDQU
+                // needs no alignment.
+                unsafe {
+                    let input = _mm_loadu_si128(p);
+                    let output = _mm_xor_si128(input, keystream);
+                    _mm_storeu_si128(p, output);
+                    (input, output)
+                }
+            }
+            Err(_) => xor_partial(bytes, keystream),
+        }
+    }
 
+    /// [`xor_block`] for fewer than 16 bytes, read and written a few bytes
+    /// at a time ([`load_padded`], `store_partial`): no copy of the block
+    /// is left in memory to clear, and there is no call to `memcpy`, which
+    /// costs more than the XOR. The output is masked to the message.
+    #[target_feature(enable = "sse2")]
+    pub(crate) fn xor_partial(bytes: &mut [u8], keystream: __m128i) -> (__m128i, __m128i) {
         /// The first `len` bytes set: 16 − `len` bytes into a run of 16
         /// set bytes followed by 16 clear ones.
         static RUN: [u8; 32] = [
@@ -290,38 +304,86 @@ mod imp {
             0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
         ];
 
-        if let Ok(block) = <&mut Block>::try_from(&mut *bytes) {
-            let p = block.as_mut_ptr().cast::<__m128i>();
-            // SAFETY: `block` is 16 readable and writable bytes; MOVDQU
-            // needs no alignment.
-            unsafe {
-                let input = _mm_loadu_si128(p);
-                let output = _mm_xor_si128(input, keystream);
-                _mm_storeu_si128(p, output);
-                return (input, output);
-            }
-        }
         let len = bytes.len();
         debug_assert!(len < 16);
-        let mut bounce = Bounce([0; 16]);
-        bounce.0[..len].copy_from_slice(bytes);
-        let p = bounce.0.as_mut_ptr().cast::<__m128i>();
-        // SAFETY: `bounce` is 16 readable and writable bytes, aligned to
-        // 16; the mask load reads RUN[16 − len .. 32 − len], inside `RUN`.
-        unsafe {
-            let input = _mm_load_si128(p);
-            let mask = _mm_loadu_si128(RUN[16 - len..].as_ptr().cast());
-            let output = _mm_and_si128(_mm_xor_si128(input, keystream), mask);
-            _mm_store_si128(p, output);
-            bytes.copy_from_slice(&bounce.0[..len]);
-            // A volatile store, which the compiler may not drop as dead.
-            write_volatile(p, _mm_setzero_si128());
-            compiler_fence(Ordering::SeqCst);
-            (input, output)
+        let input = load_padded(bytes);
+        // SAFETY: the mask load reads RUN[16 − len .. 32 − len], inside `RUN`.
+        let mask = unsafe { _mm_loadu_si128(RUN[16 - len..].as_ptr().cast()) };
+        let output = _mm_and_si128(_mm_xor_si128(input, keystream), mask);
+        store_partial(bytes, output);
+        (input, output)
+    }
+
+    /// Up to 16 bytes as a block, zero-padded on the right. Fewer than 16
+    /// are read in at most four loads (two of eight, four, two or one
+    /// bytes, overlapping where the length is not a power of two), not
+    /// copied through a buffer. Branches on the length only.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    pub(crate) fn load_padded(bytes: &[u8]) -> __m128i {
+        if let Ok(block) = <&Block>::try_from(bytes) {
+            // SAFETY: `block` is 16 readable bytes; MOVDQU needs no alignment.
+            return unsafe { _mm_loadu_si128(block.as_ptr().cast()) };
+        }
+        let (lo, hi) = match bytes.split_first_chunk::<8>() {
+            Some((lo, hi)) => (u64::from_le_bytes(*lo), read_up_to_8(hi)),
+            None => (read_up_to_8(bytes), 0),
+        };
+        _mm_set_epi64x(hi as i64, lo as i64)
+    }
+
+    /// The first `bytes.len()` (< 16) bytes of `x` into `bytes`, a few at
+    /// a time as in [`load_padded`].
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn store_partial(bytes: &mut [u8], x: __m128i) {
+        let lo = _mm_cvtsi128_si64(x) as u64;
+        match bytes.split_first_chunk_mut::<8>() {
+            Some((first, rest)) => {
+                *first = lo.to_le_bytes();
+                let hi = _mm_cvtsi128_si64(_mm_unpackhi_epi64(x, x)) as u64;
+                write_up_to_8(rest, hi);
+            }
+            None => write_up_to_8(bytes, lo),
         }
     }
 
-    /// The eight counter blocks `counter[..12] || be32(ctr + i)`, i = 0..8,
+    /// At most eight bytes as a little-endian integer: two loads of four
+    /// or two bytes, the second overlapping the first (its overlap holds
+    /// the same bytes, so OR keeps them).
+    #[inline(always)]
+    fn read_up_to_8(b: &[u8]) -> u64 {
+        let n = b.len();
+        debug_assert!(n <= 8);
+        if let (Some(first), Some(last)) = (b.first_chunk::<4>(), b.last_chunk::<4>()) {
+            u64::from(u32::from_le_bytes(*first))
+                | u64::from(u32::from_le_bytes(*last)) << (8 * (n - 4))
+        } else if let (Some(first), Some(last)) = (b.first_chunk::<2>(), b.last_chunk::<2>()) {
+            u64::from(u16::from_le_bytes(*first))
+                | u64::from(u16::from_le_bytes(*last)) << (8 * (n - 2))
+        } else {
+            b.first().map_or(0, |&x| u64::from(x))
+        }
+    }
+
+    /// The low `b.len()` (at most eight) bytes of `x` into `b`, in two
+    /// overlapping stores as [`read_up_to_8`] reads them.
+    #[inline(always)]
+    fn write_up_to_8(b: &mut [u8], x: u64) {
+        let n = b.len();
+        debug_assert!(n <= 8);
+        if n >= 4 {
+            *b.first_chunk_mut::<4>().unwrap() = (x as u32).to_le_bytes();
+            *b.last_chunk_mut::<4>().unwrap() = ((x >> (8 * (n - 4))) as u32).to_le_bytes();
+        } else if n >= 2 {
+            *b.first_chunk_mut::<2>().unwrap() = (x as u16).to_le_bytes();
+            *b.last_chunk_mut::<2>().unwrap() = ((x >> (8 * (n - 2))) as u16).to_le_bytes();
+        } else if let Some(first) = b.first_mut() {
+            *first = x as u8;
+        }
+    }
+
+    /// The `L` counter blocks `counter[..12] || be32(ctr + i)`, i = 0..L,
     /// wrapping modulo 2^32 as incr32 does.
     ///
     /// # Safety
@@ -329,13 +391,13 @@ mod imp {
     /// The CPU must support SSE2 and SSE4.1.
     #[inline]
     #[target_feature(enable = "sse2,sse4.1")]
-    pub(crate) unsafe fn counter_blocks(counter: &Block, ctr: u32) -> [__m128i; LANES] {
+    pub(crate) unsafe fn counter_blocks<const L: usize>(counter: &Block, ctr: u32) -> [__m128i; L] {
         // SAFETY: `counter` is 16 readable bytes; SSE2 and SSE4.1 are
         // enabled on this function and present per its contract.
         unsafe {
             // The fixed 12 bytes; lane 3 (bytes 12..16) is replaced below.
             let prefix = _mm_loadu_si128(counter.as_ptr().cast());
-            let mut s = [prefix; LANES];
+            let mut s = [prefix; L];
             for (i, x) in s.iter_mut().enumerate() {
                 // Lane 3 holds bytes 12..16 in memory order: the big-endian
                 // bytes of the count, read back as a native i32.
@@ -375,6 +437,49 @@ mod imp {
             // SAFETY: `self._cpu` exists, so detection found AES-NI, SSE2
             // and SSE4.1.
             unsafe { self.ctr32_ni(counter, data) }
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// The partial-block loads and stores at every length: the block
+        /// zero-padded, XORed with the keystream and masked, written back
+        /// into exactly its bytes (its neighbours in the buffer untouched).
+        #[test]
+        fn partial_blocks_at_every_length() {
+            let keystream: [u8; 16] = core::array::from_fn(|i| 0x80 | i as u8);
+            // SAFETY: 16 readable bytes; SSE2 is x86-64's baseline.
+            let ks = unsafe { _mm_loadu_si128(keystream.as_ptr().cast()) };
+            let to_bytes = |x: __m128i| {
+                let mut b = [0u8; 16];
+                // SAFETY: 16 writable bytes; SSE2 is x86-64's baseline.
+                unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), x) };
+                b
+            };
+            for len in 0..=16 {
+                let mut buf = [0xeeu8; 40];
+                let data: Vec<u8> = (1..=len as u8).collect();
+                buf[8..8 + len].copy_from_slice(&data);
+                let mut padded = [0u8; 16];
+                padded[..len].copy_from_slice(&data);
+                // SAFETY: SSE2 is x86-64's baseline.
+                let loaded = unsafe { load_padded(&buf[8..8 + len]) };
+                assert_eq!(to_bytes(loaded), padded, "load, length {len}");
+
+                // SAFETY: as above.
+                let (input, output) = unsafe { xor_block(&mut buf[8..8 + len], ks) };
+                let mut want = [0u8; 16];
+                for i in 0..len {
+                    want[i] = padded[i] ^ keystream[i];
+                }
+                assert_eq!(to_bytes(input), padded, "input, length {len}");
+                assert_eq!(to_bytes(output), want, "output, length {len}");
+                assert_eq!(&buf[8..8 + len], &want[..len], "written, length {len}");
+                assert!(buf[..8].iter().all(|&b| b == 0xee), "before, length {len}");
+                assert!(buf[8 + len..].iter().all(|&b| b == 0xee), "after, length {len}");
+            }
         }
     }
 }
