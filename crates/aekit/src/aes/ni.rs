@@ -478,7 +478,10 @@ mod imp {
                 assert_eq!(to_bytes(output), want, "output, length {len}");
                 assert_eq!(&buf[8..8 + len], &want[..len], "written, length {len}");
                 assert!(buf[..8].iter().all(|&b| b == 0xee), "before, length {len}");
-                assert!(buf[8 + len..].iter().all(|&b| b == 0xee), "after, length {len}");
+                assert!(
+                    buf[8 + len..].iter().all(|&b| b == 0xee),
+                    "after, length {len}"
+                );
             }
         }
     }
