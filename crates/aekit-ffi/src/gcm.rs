@@ -151,7 +151,7 @@ impl OneShot for AesGcm {
             .gcm
             .encrypt_in_place_detached(nonce, aad, buf, AEKIT_AES_GCM_TAG_LEN)?;
         let mut out = [0u8; 16];
-        out.copy_from_slice(tag.as_bytes());
+        tag.copy_to(&mut out);
         Ok(out)
     }
 

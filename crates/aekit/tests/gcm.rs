@@ -748,3 +748,29 @@ proptest! {
         }
     }
 }
+
+/// `Tag::copy_to` writes exactly the tag's bytes, for a full tag (one
+/// store) and a truncated one, and refuses a slot of another length.
+#[test]
+fn tag_copy_to_writes_the_tag() {
+    let gcm = AesGcm::new(&[3u8; 16]).unwrap();
+    for tag_len in [16, 12, 8] {
+        let mut buf = [5u8; 40];
+        let tag = gcm
+            .encrypt_in_place_detached(&[1u8; 12], b"aad", &mut buf, tag_len)
+            .unwrap();
+        let mut slot = vec![0u8; tag_len];
+        tag.copy_to(&mut slot);
+        assert_eq!(slot, tag.as_bytes());
+        for wrong_len in [tag_len - 4, tag_len + 4] {
+            let wrong = std::panic::catch_unwind(move || {
+                let mut slot = vec![0u8; wrong_len];
+                tag.copy_to(&mut slot);
+            });
+            assert!(
+                wrong.is_err(),
+                "a {wrong_len}-byte slot for a {tag_len}-byte tag"
+            );
+        }
+    }
+}

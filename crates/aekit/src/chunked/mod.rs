@@ -472,7 +472,7 @@ impl MessageKey {
             .gcm
             .encrypt_in_place_detached(&nonce, &[], text, TAG_LEN)
             .expect("a chunk is far within GCM's limits");
-        room.copy_from_slice(tag.as_bytes());
+        tag.copy_to(room);
         Ok(())
     }
 

@@ -619,7 +619,12 @@ impl Sa {
         body[payload_len + pad + 1] = next_header;
         head[..4].copy_from_slice(&self.config.spi.to_be_bytes());
         head[4..8].copy_from_slice(&(seq as u32).to_be_bytes());
-        head[8..].copy_from_slice(&next.iv[..self.iv_len()]);
+        // Each format's IV length spelled out: a copy of a length known
+        // only at run time is a call to `memcpy`.
+        match self.config.nonce {
+            NonceFormat::Rfc4106 => head[8..].copy_from_slice(&next.iv[..8]),
+            NonceFormat::ContinuousCounter => head[8..].copy_from_slice(&next.iv),
+        }
         let (aad, aad_len) = self.aad(seq);
         self.crypt(
             Way::Out,
@@ -955,7 +960,7 @@ impl Engine {
                 let tag = self
                     .gcm
                     .encrypt_with_keystream(keystream, aad, body, icv.len())?;
-                icv.copy_from_slice(tag.as_bytes());
+                tag.copy_to(icv);
             }
             Icv::Open(icv) => self.gcm.decrypt_with_keystream(keystream, aad, body, icv)?,
         }
@@ -982,7 +987,7 @@ impl Engine {
                         let tag =
                             self.gcm
                                 .encrypt_in_place_detached(&nonce, aad, body, icv.len())?;
-                        icv.copy_from_slice(tag.as_bytes());
+                        tag.copy_to(icv);
                     }
                     Icv::Open(icv) => self.gcm.decrypt_in_place_detached(&nonce, aad, body, icv)?,
                 }
