@@ -902,6 +902,12 @@ impl Sa {
 
     /// Encrypts and seals, or verifies and decrypts, one packet body, with
     /// the lane's precomputed keystream when it has it and inline when not.
+    // Always inlined, with `Engine::inline`, into the two callers (`seal`,
+    // `open`): as calls, the two layers' prologues, argument moves and
+    // results passed through memory cost about 50 instructions a packet,
+    // and 64-byte packets took 268 → 246 TSC cycles each without them
+    // (Zen 1, encapsulation, 120-packet pool).
+    #[inline(always)]
     fn crypt(
         &mut self,
         way: Way,
@@ -970,6 +976,7 @@ impl Engine {
     /// GCM over `body` computing its own keystream: the one-shot API with
     /// nonce salt ‖ IV in RFC 4106 mode; in continuous mode the keystream
     /// from Y_0 = salt ‖ IV, computed here, then the supplied-keystream path.
+    #[inline(always)] // see `Sa::crypt`
     fn inline(
         &mut self,
         iv: &[u8],
