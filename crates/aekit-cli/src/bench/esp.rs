@@ -18,6 +18,13 @@
 //! pool is sealed by an inline sender untimed and then opened by the
 //! receiver timed, which leaves the payload in place for the next round.
 //!
+//! Packets are handed over one call each (`single`), or in bursts
+//! (`burst`, default implementation, inline keystream): one
+//! `Sa::encapsulate_burst` or `Sa::decapsulate_burst` call per SA per
+//! round of the pool, that SA's packets of the pool (30 with four SAs on
+//! one worker), with one result per packet in a vector kept across
+//! rounds.
+//!
 //! Mpps is packets per second of wall time over all workers; Gbit/s and
 //! GB/s count payload bytes (not the ESP overhead). Worlds: the default
 //! implementation (`AesGcm::new`'s choice, named in the table), and on one
@@ -27,7 +34,8 @@
 use std::time::{Duration, Instant};
 
 use aekit::esp::{
-    Config, Implementation, KeystreamSource, NonceFormat, PipelineConfig, Sa, worker_for,
+    Config, Delivered, Error, Implementation, KeystreamSource, NonceFormat, Outgoing,
+    PipelineConfig, Sa, Sealed, worker_for,
 };
 use aekit::{aes, ghash};
 use aekit_harness as harness;
@@ -48,6 +56,24 @@ enum Direction {
     Decapsulate,
 }
 
+/// How packets are handed to the SAs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Calls {
+    /// One call per packet.
+    Single,
+    /// One burst call per SA per round of the pool.
+    Burst,
+}
+
+impl Calls {
+    fn name(self) -> &'static str {
+        match self {
+            Calls::Single => "single",
+            Calls::Burst => "burst",
+        }
+    }
+}
+
 /// What one configuration measured, summed over its workers.
 struct Rate {
     packets_per_s: f64,
@@ -63,6 +89,9 @@ struct Worker {
     lens: Vec<usize>,
     /// The ESP packet's end in each buffer after sealing.
     ends: Vec<usize>,
+    /// The burst calls' results, reused round after round.
+    sealed: Vec<Result<Sealed, Error>>,
+    delivered: Vec<Result<Delivered, Error>>,
 }
 
 impl Worker {
@@ -106,51 +135,92 @@ impl Worker {
             buffers,
             lens,
             ends: vec![0; POOL],
+            sealed: Vec::with_capacity(POOL),
+            delivered: Vec::with_capacity(POOL),
         }
     }
 
-    /// Seals every buffer of the pool with the senders.
-    fn seal_pool(&mut self) {
+    /// Seals every buffer of the pool with the senders: buffer i with SA
+    /// i mod n.
+    fn seal_pool(&mut self, calls: Calls) {
         let head = self.sas[0].0.headroom();
         let n = self.sas.len();
-        for (i, (buf, &len)) in self.buffers.iter_mut().zip(&self.lens).enumerate() {
-            let sealed = self.sas[i % n]
-                .0
-                .encapsulate_in_place(buf, head..head + len, 4)
-                .expect("encapsulate");
-            self.ends[i] = sealed.packet.end;
+        match calls {
+            Calls::Single => {
+                for (i, (buf, &len)) in self.buffers.iter_mut().zip(&self.lens).enumerate() {
+                    let sealed = self.sas[i % n]
+                        .0
+                        .encapsulate_in_place(buf, head..head + len, 4)
+                        .expect("encapsulate");
+                    self.ends[i] = sealed.packet.end;
+                }
+            }
+            Calls::Burst => {
+                for (j, (tx, _)) in self.sas.iter_mut().enumerate() {
+                    let mut burst: Vec<Outgoing<'_>> = (self.buffers.iter_mut().zip(&self.lens))
+                        .skip(j)
+                        .step_by(n)
+                        .map(|(buf, &len)| Outgoing {
+                            buf,
+                            payload: head..head + len,
+                            next_header: 4,
+                        })
+                        .collect();
+                    tx.encapsulate_burst(&mut burst, &mut self.sealed);
+                    for (k, sealed) in self.sealed.iter().enumerate() {
+                        self.ends[j + k * n] = sealed.as_ref().expect("encapsulate").packet.end;
+                    }
+                }
+            }
         }
     }
 
     /// Opens every buffer of the pool with the receivers; every packet
     /// must verify.
-    fn open_pool(&mut self) {
+    fn open_pool(&mut self, calls: Calls) {
         let n = self.sas.len();
-        for (i, buf) in self.buffers.iter_mut().enumerate() {
-            let delivered = self.sas[i % n]
-                .1
-                .decapsulate_in_place(&mut buf[..self.ends[i]])
-                .expect("decapsulate");
-            debug_assert_eq!(delivered.payload.len(), self.lens[i]);
+        match calls {
+            Calls::Single => {
+                for (i, buf) in self.buffers.iter_mut().enumerate() {
+                    let delivered = self.sas[i % n]
+                        .1
+                        .decapsulate_in_place(&mut buf[..self.ends[i]])
+                        .expect("decapsulate");
+                    debug_assert_eq!(delivered.payload.len(), self.lens[i]);
+                }
+            }
+            Calls::Burst => {
+                for (j, (_, rx)) in self.sas.iter_mut().enumerate() {
+                    let mut burst: Vec<&mut [u8]> = (self.buffers.iter_mut().zip(&self.ends))
+                        .skip(j)
+                        .step_by(n)
+                        .map(|(buf, &end)| &mut buf[..end])
+                        .collect();
+                    rx.decapsulate_burst(&mut burst, &mut self.delivered);
+                    for delivered in &self.delivered {
+                        delivered.as_ref().expect("decapsulate");
+                    }
+                }
+            }
         }
     }
 
     /// Runs the direction for about `time` of timed work; returns the
     /// packets and the timed seconds.
-    fn run(&mut self, direction: Direction, time: Duration) -> (u64, f64) {
+    fn run(&mut self, direction: Direction, calls: Calls, time: Duration) -> (u64, f64) {
         let mut packets = 0u64;
         let mut timed = Duration::ZERO;
         while timed < time {
             match direction {
                 Direction::Encapsulate => {
                     let t0 = Instant::now();
-                    self.seal_pool();
+                    self.seal_pool(calls);
                     timed += t0.elapsed();
                 }
                 Direction::Decapsulate => {
-                    self.seal_pool();
+                    self.seal_pool(Calls::Single);
                     let t0 = Instant::now();
-                    self.open_pool();
+                    self.open_pool(calls);
                     timed += t0.elapsed();
                 }
             }
@@ -174,7 +244,7 @@ impl Worker {
 fn measure(
     config: Config,
     mix: Mix,
-    direction: Direction,
+    (direction, calls): (Direction, Calls),
     workers: usize,
     time: Duration,
     reps: usize,
@@ -194,8 +264,8 @@ fn measure(
                             .collect();
                         let mut worker = Worker::new(&spis, config, mix, direction);
                         // Warm up: keys, caches, pipelines started.
-                        worker.run(direction, Duration::from_millis(20));
-                        let (packets, seconds) = worker.run(direction, time);
+                        worker.run(direction, calls, Duration::from_millis(20));
+                        let (packets, seconds) = worker.run(direction, calls, time);
                         (packets, seconds, worker.fallbacks(direction))
                     })
                 })
@@ -233,10 +303,8 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
     };
     // 1500-byte slots, buffers of 256 packets, 64 of history, on a thread.
     let pipeline = KeystreamSource::Pipeline(PipelineConfig::default());
-    let keystreams = [
-        ("inline", NonceFormat::Rfc4106, KeystreamSource::Inline),
-        ("precompute", NonceFormat::ContinuousCounter, pipeline),
-    ];
+    let inline = ("inline", NonceFormat::Rfc4106, KeystreamSource::Inline);
+    let precompute = ("precompute", NonceFormat::ContinuousCounter, pipeline);
     let worlds = [
         (Implementation::Best, vec![1, 2]),
         (
@@ -257,9 +325,10 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
          {POOL} buffers per worker; {SAS} SAs sharded by SPI over the workers; \
          AES-128, 16-byte ICV. Gbit/s and GB/s count payload. \"precompute\": a CPU \
          producer thread per SA and direction, continuous counter (not RFC 4106); \
-         its threads share the cores with the workers.\n\n\
-         | implementation | keystream | workers | mix | direction | Mpps | Gbit/s | GB/s | vs inline | fallbacks |\n\
-         |---|---|---|---|---|---|---|---|---|---|\n",
+         its threads share the cores with the workers. \"burst\": one burst call per SA \
+         per round of the pool. \"vs inline\": against single inline calls.\n\n\
+         | implementation | keystream | calls | workers | mix | direction | Mpps | Gbit/s | GB/s | vs inline | fallbacks |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|\n",
         harness::cpu_model()
     );
     let mut rows = Vec::new();
@@ -278,15 +347,20 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
             for mix in Mix::ALL {
                 for direction in [Direction::Encapsulate, Direction::Decapsulate] {
                     let mut inline_pps = f64::NAN;
-                    for (keystream_name, nonce, keystream) in keystreams {
+                    // Bursts for the default implementation, inline.
+                    let mut ways = vec![(inline, Calls::Single), (precompute, Calls::Single)];
+                    if *implementation == Implementation::Best {
+                        ways.push((inline, Calls::Burst));
+                    }
+                    for ((keystream_name, nonce, keystream), calls) in ways {
                         let config = Config {
                             nonce,
                             keystream,
                             implementation: *implementation,
                             ..Config::default()
                         };
-                        let rate = measure(config, mix, direction, workers, time, reps);
-                        if keystream_name == "inline" {
+                        let rate = measure(config, mix, (direction, calls), workers, time, reps);
+                        if (keystream_name, calls) == ("inline", Calls::Single) {
                             inline_pps = rate.packets_per_s;
                         }
                         let direction_name = match direction {
@@ -298,14 +372,16 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
                         let gbyte = rate.payload_bytes_per_s / 1e9;
                         let ratio = rate.packets_per_s / inline_pps;
                         md.push_str(&format!(
-                            "| {name} | {keystream_name} | {workers} | {} | {direction_name} | \
+                            "| {name} | {keystream_name} | {} | {workers} | {} | {direction_name} | \
                              {mpps:.2} | {gbit:.2} | {gbyte:.2} | {ratio:.2}× | {:.1}% |\n",
+                            calls.name(),
                             mix.name(),
                             100.0 * rate.fallback_share,
                         ));
                         rows.push(json!({
                             "implementation": name,
                             "keystream": keystream_name,
+                            "calls": calls.name(),
                             "workers": workers,
                             "sas": SAS,
                             "mix": mix.name(),
