@@ -32,14 +32,18 @@
 //!
 //! How much that buys depends on the core. Where AESENC and PCLMULQDQ issue
 //! on different ports (Intel from Haswell on) the pass costs about what the
-//! slower half does alone. On AMD cores they share the vector pipes, and
-//! the pass costs about the sum of the two halves' instruction throughput:
-//! measured on a Zen 1 (AMD EPYC, family 23 model 1), one AESENC takes
-//! about 0.55 TSC cycles of throughput and one PCLMULQDQ about 2.35, and a
-//! mix of eight AESENC and two PCLMULQDQ 7.1–7.5, close to the plain sum
-//! (about 9) less little overlap. There the loop is bound by the number of
-//! PCLMULQDQ: 80 AESENC and 26 PCLMULQDQ per 128 bytes of AES-128 come to
-//! at least about 0.62 TSC cycles per byte, and the loop runs at 0.66.
+//! slower half does alone. On AMD cores they share the vector pipes. On a
+//! Zen 1 (AMD EPYC, family 23 model 1; core cycles, hand-written loops of
+//! independent instructions) 80 AESENC take 40, 26 PCLMULQDQ 52 (two
+//! cycles each, memory operand or not), the two mixed 57; every other
+//! vector instruction beside them (the byte swaps, the Karatsuba folds,
+//! the XORs, the copies, PINSRD) adds about 0.35 more, and with this
+//! loop's mix of them the same count comes to 97–100 cycles, what the loop
+//! takes (0.62 TSC cycles per byte, AES-128, at 16 KiB). Taking parts out
+//! of the loop itself says the same: 16 KiB in 10 220 TSC cycles; with the
+//! products and the reduction removed 5 360; with all but three AES rounds
+//! removed 8 600. The GHASH half — 26 PCLMULQDQ and the instructions that
+//! feed and sum them — is the bound, and the AES rounds fill in beside it.
 //! (On Zen 4 the 256-bit `vaes-avx2` kernel is the one to use.)
 //!
 //! # Register layout
@@ -158,6 +162,12 @@
 //!   copies before each PCLMULQDQ: the kernel would no longer run on the
 //!   AES-NI cores without AVX (Westmere), and the copies are eliminated at
 //!   rename on the cores measured.
+//! - Round 0 folded into the counter blocks (the prefix XORed with round
+//!   key 0 once, each count XORed in a general-purpose register before its
+//!   PINSRD: eight PXOR fewer per batch): 1.5% slower on Zen 1, 16 KiB
+//!   10 220 → 10 360–10 380 TSC cycles (AES-128 encryption, best of
+//!   20 000, old and new binaries run alternately). Fewer vector
+//!   instructions alone do not make this loop faster; where they sit does.
 //! - A shift-and-XOR reduction (each fold's w0 ⊗ 0xC2… as three left and
 //!   three right qword shifts, two fewer PCLMULQDQ per batch, expected
 //!   about 4% from the PCLMULQDQ bound): slower on Zen 1, 4 KiB 2700 →
