@@ -54,7 +54,7 @@
 
 use super::kernel::Kernel;
 use super::state::Direction;
-use super::{AesGcm, KernelOp, OneShot, Tag, TagRules, check_lengths, verify_or_wipe};
+use super::{AesGcm, KernelOp, OneShot, Tag, verify_or_wipe};
 use crate::Error;
 
 /// One message of a batch: borrowed IV, associated data, buffer (encrypted
@@ -80,9 +80,9 @@ impl AesGcm {
     /// untouched and fails alone.
     pub fn encrypt_batch(&self, batch: &mut [BatchMessage<'_>]) -> Vec<Result<(), Error>> {
         self.run(Batch {
+            gcm: self,
             messages: batch,
             direction: Direction::Encrypt,
-            tag_rules: self.tag_rules,
         })
     }
 
@@ -92,9 +92,9 @@ impl AesGcm {
     /// the others decrypt. Tags are compared in constant time.
     pub fn decrypt_batch(&self, batch: &mut [BatchMessage<'_>]) -> Vec<Result<(), Error>> {
         self.run(Batch {
+            gcm: self,
             messages: batch,
             direction: Direction::Decrypt,
-            tag_rules: self.tag_rules,
         })
     }
 }
@@ -102,20 +102,20 @@ impl AesGcm {
 /// A whole batch as one kernel op: the key's implementation is matched
 /// once per batch, not once per message, and every message runs on the
 /// concrete kernel with the one-message API's checks, in its order.
-struct Batch<'m, 'a> {
+struct Batch<'g, 'm, 'a> {
+    /// The key, for its checks (`AesGcm::check_call`).
+    gcm: &'g AesGcm,
     messages: &'m mut [BatchMessage<'a>],
     direction: Direction,
-    tag_rules: TagRules,
 }
 
-impl KernelOp for Batch<'_, '_> {
+impl KernelOp for Batch<'_, '_, '_> {
     type Output = Vec<Result<(), Error>>;
 
     fn run<K: Kernel + Sync>(self, kernel: &K) -> Self::Output {
-        let (direction, rules) = (self.direction, self.tag_rules);
+        let (gcm, direction) = (self.gcm, self.direction);
         let one = |m: &mut BatchMessage<'_>| {
-            rules.check(m.tag.len(), m.iv.len())?;
-            check_lengths(m.iv, m.aad, m.buf)?;
+            gcm.check_call(m.iv, m.aad, m.buf, m.tag.len())?;
             let full = OneShot {
                 iv: m.iv,
                 aad: m.aad,

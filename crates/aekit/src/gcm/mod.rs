@@ -447,6 +447,15 @@ impl AesGcm {
         self.tag_rules.check(tag_len, iv_len)
     }
 
+    /// The checks of a whole-message call, before anything is computed:
+    /// the tag length under this key's rules, then the IV, associated data
+    /// and message lengths ([`check_lengths`]).
+    #[inline(always)]
+    fn check_call(&self, iv: &[u8], aad: &[u8], buf: &[u8], tag_len: usize) -> Result<(), Error> {
+        self.check_tag(tag_len, iv.len())?;
+        check_lengths(iv, aad, buf)
+    }
+
     /// The FACE variant of this key's counter mode, or `None` for plain.
     pub fn face_variant(&self) -> Option<face::Variant> {
         match &self.inner {
@@ -500,8 +509,7 @@ impl AesGcm {
         buf: &mut [u8],
         tag_len: usize,
     ) -> Result<Tag, Error> {
-        self.check_tag(tag_len, iv.len())?;
-        check_lengths(iv, aad, buf)?;
+        self.check_call(iv, aad, buf, tag_len)?;
         let full = self.run(OneShot {
             iv,
             aad,
@@ -521,8 +529,7 @@ impl AesGcm {
         buf: &mut [u8],
         tag: &[u8],
     ) -> Result<(), Error> {
-        self.check_tag(tag.len(), iv.len())?;
-        check_lengths(iv, aad, buf)?;
+        self.check_call(iv, aad, buf, tag.len())?;
         let full = self.run(OneShot {
             iv,
             aad,
@@ -548,8 +555,7 @@ impl AesGcm {
         tag_len: usize,
     ) -> Result<Tag, Error> {
         check_output(plaintext, out)?;
-        self.check_tag(tag_len, iv.len())?;
-        check_lengths(iv, aad, out)?;
+        self.check_call(iv, aad, out, tag_len)?;
         let full = self.run(OutOfPlace {
             iv,
             aad,
@@ -574,8 +580,7 @@ impl AesGcm {
         tag: &[u8],
     ) -> Result<(), Error> {
         check_output(ciphertext, out)?;
-        self.check_tag(tag.len(), iv.len())?;
-        check_lengths(iv, aad, out)?;
+        self.check_call(iv, aad, out, tag.len())?;
         let full = self.run(OutOfPlace {
             iv,
             aad,

@@ -115,7 +115,7 @@ use zeroize::Zeroize;
 
 use super::kernel::Kernel;
 use super::state::{Direction, State};
-use super::{AesGcm, KernelOp, Tag, check_lengths, verify_or_wipe};
+use super::{AesGcm, KernelOp, Tag, verify_or_wipe};
 use crate::Error;
 use crate::aes::Block;
 use crate::ghash::{GhashKey, field, karatsuba};
@@ -228,8 +228,7 @@ impl AesGcm {
         if !pool.splits(buf.len()) {
             return self.encrypt_in_place_detached(iv, aad, buf, tag_len);
         }
-        self.check_tag(tag_len, iv.len())?;
-        check_lengths(iv, aad, buf)?;
+        self.check_call(iv, aad, buf, tag_len)?;
         let full = self.run(Split {
             pool,
             iv,
@@ -255,8 +254,7 @@ impl AesGcm {
         if !pool.splits(buf.len()) {
             return self.decrypt_in_place_detached(iv, aad, buf, tag);
         }
-        self.check_tag(tag.len(), iv.len())?;
-        check_lengths(iv, aad, buf)?;
+        self.check_call(iv, aad, buf, tag.len())?;
         let full = self.run(Split {
             pool,
             iv,
