@@ -356,7 +356,7 @@ impl ChunkedReader {
     /// end). Reads stop at the end of a chunk.
     fn readinto(&mut self, py: Python<'_>, buf: &Bound<'_, PyAny>) -> PyResult<usize> {
         let out = Output::new(buf, "buf")?;
-        let mut piece = zeroize::Zeroizing::new(vec![0u8; out.len()]);
+        let mut piece = aekit::secret::SecretBuf::zeroed(out.len());
         let reader = self.open()?;
         let n = detach_from(py, piece.len(), || reader.read(&mut piece))
             .map_err(|e| errors::chunked(py, e.into()))?;

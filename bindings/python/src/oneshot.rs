@@ -9,10 +9,10 @@
 use std::sync::Arc;
 
 use aekit::gcm::{DEFAULT_THRESHOLD, Pool};
+use aekit::secret::SecretBuf;
 use pyo3::exceptions::PyOverflowError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use zeroize::Zeroizing;
 
 use crate::buffers::{Input, Output, detach_from};
 use crate::{errors, pool};
@@ -263,7 +263,7 @@ impl AeadBase {
         out.require_exactly(len)?;
         // Decrypted apart and copied only once verified: the caller's
         // buffer never holds unauthenticated plaintext.
-        let mut plain = Zeroizing::new(vec![0u8; len]);
+        let mut plain = SecretBuf::zeroed(len);
         args.open_into(py, aead, &mut plain)?;
         out.write_prefix(buf, &plain)?;
         Ok(len)

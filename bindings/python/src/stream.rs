@@ -125,7 +125,7 @@ impl Context {
                 data.len()
             )));
         }
-        let mut piece = zeroize::Zeroizing::new(vec![0u8; data.len()]);
+        let mut piece = aekit::secret::SecretBuf::zeroed(data.len());
         self.state.step_into(py, &data, &mut piece)?;
         out.write_prefix(buf, &piece)?;
         Ok(piece.len())

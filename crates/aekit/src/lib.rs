@@ -27,6 +27,7 @@ pub mod gcm;
 pub mod gcm64;
 pub mod ghash;
 pub mod keystream;
+pub mod secret;
 
 pub use error::Error;
 pub use gcm::{AadPrefix, Aes128Gcm, Aes256Gcm, AesGcm, Decryptor, Encryptor, Gmac, Tag};

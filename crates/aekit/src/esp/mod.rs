@@ -523,7 +523,7 @@ impl Sa {
         let sealed = self.seal(head, body, icv, payload.len(), next_header);
         if sealed.is_err() {
             // Not sent: the plaintext copy goes.
-            packet.zeroize();
+            crate::secret::wipe(packet);
             packet.clear();
         }
         sealed
@@ -756,7 +756,7 @@ impl Sa {
                 .zip(1u8..)
                 .all(|(&b, want)| b == want);
         if !padding_ok {
-            body.zeroize();
+            crate::secret::wipe(body);
             return Err(Error::BadPadding);
         }
         self.window.accept(seq);

@@ -721,7 +721,7 @@ fn verify_or_wipe(full: Block, tag: &[u8], buf: &mut [u8]) -> Result<(), Error> 
     if ok {
         Ok(())
     } else {
-        buf.zeroize();
+        crate::secret::wipe(buf);
         Err(Error::AuthenticationFailed)
     }
 }
