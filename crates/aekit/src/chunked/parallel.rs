@@ -58,7 +58,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
 
-use zeroize::Zeroizing;
+use crate::secret::SecretBuf;
 
 use super::{CHUNK_LEN, Error, MessageKey, SEALED_CHUNK_LEN, TAG_LEN};
 
@@ -68,7 +68,7 @@ const BATCH_CHUNKS: usize = 64;
 /// Buffers per worker thread: one being worked on, one waiting its turn.
 const BUFFERS_PER_THREAD: usize = 2;
 
-type Buffer = Zeroizing<Vec<u8>>;
+type Buffer = SecretBuf;
 
 /// Input read by position, without a cursor, from several threads at once.
 pub trait ReadAt: Sync {
@@ -505,7 +505,7 @@ fn take_buffer<S, W>(shared: &Shared<'_, S, W>) -> Option<Buffer> {
         }
         if output.unallocated > 0 {
             output.unallocated -= 1;
-            return Some(Zeroizing::new(vec![0u8; BATCH_CHUNKS * SEALED_CHUNK_LEN]));
+            return Some(SecretBuf::zeroed(BATCH_CHUNKS * SEALED_CHUNK_LEN));
         }
         output = shared
             .space

@@ -15,7 +15,7 @@
 
 use std::io::{self, Read, Seek, SeekFrom};
 
-use zeroize::Zeroizing;
+use crate::secret::SecretBuf;
 
 use super::{Aead, CHUNK_LEN, Error, MessageKey, SEALED_CHUNK_LEN, TAG_LEN, read_header};
 
@@ -31,7 +31,7 @@ pub struct SeekReader<R: Read + Seek> {
     pos: u64,
     /// The cached chunk: its number and its plaintext length in `buf`.
     cached: Option<(u64, usize)>,
-    buf: Zeroizing<Vec<u8>>,
+    buf: SecretBuf,
 }
 
 impl<R: Read + Seek> SeekReader<R> {
@@ -53,7 +53,7 @@ impl<R: Read + Seek> SeekReader<R> {
             body_len: end.saturating_sub(body_start),
             pos: 0,
             cached: None,
-            buf: Zeroizing::new(vec![0u8; SEALED_CHUNK_LEN]),
+            buf: SecretBuf::zeroed(SEALED_CHUNK_LEN),
         })
     }
 

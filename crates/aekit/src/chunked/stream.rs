@@ -16,7 +16,7 @@
 
 use std::io::{self, Read, Write};
 
-use zeroize::Zeroizing;
+use crate::secret::SecretBuf;
 
 use super::{
     Aead, CHUNK_LEN, Error, MessageKey, SEALED_CHUNK_LEN, Salt, TAG_LEN, random_salt, read_full,
@@ -27,7 +27,7 @@ use super::{
 pub struct EncryptWriter<W: Write> {
     key: MessageKey,
     inner: W,
-    buf: Zeroizing<Vec<u8>>,
+    buf: SecretBuf,
     filled: usize,
     index: u64,
 }
@@ -57,7 +57,7 @@ impl<W: Write> EncryptWriter<W> {
         EncryptWriter {
             key,
             inner,
-            buf: Zeroizing::new(vec![0u8; SEALED_CHUNK_LEN]),
+            buf: SecretBuf::zeroed(SEALED_CHUNK_LEN),
             filled: 0,
             index: 0,
         }
@@ -124,7 +124,7 @@ enum State {
 pub struct DecryptReader<R: Read> {
     key: MessageKey,
     inner: R,
-    buf: Zeroizing<Vec<u8>>,
+    buf: SecretBuf,
     start: usize,
     end: usize,
     index: u64,
@@ -144,7 +144,7 @@ impl<R: Read> DecryptReader<R> {
         DecryptReader {
             key,
             inner,
-            buf: Zeroizing::new(vec![0u8; SEALED_CHUNK_LEN]),
+            buf: SecretBuf::zeroed(SEALED_CHUNK_LEN),
             start: 0,
             end: 0,
             index: 0,
