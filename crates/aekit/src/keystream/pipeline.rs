@@ -47,8 +47,6 @@
 //! one running position, `aim`; a buffer that comes back for a range the
 //! pipeline has already left is sent straight out again at `aim`.
 
-use zeroize::Zeroize;
-
 use super::thread::{Driver, FIRST_FILL_WAIT, guarded};
 use super::{BlockStorage, CounterSpace, KeystreamProducer};
 use crate::Error;
@@ -214,7 +212,7 @@ impl Buffer {
 
 impl Drop for Buffer {
     fn drop(&mut self) {
-        self.storage.blocks_mut().as_flattened_mut().zeroize();
+        crate::secret::wipe(self.storage.blocks_mut().as_flattened_mut());
     }
 }
 
