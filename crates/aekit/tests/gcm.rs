@@ -375,14 +375,24 @@ fn out_of_place_equals_in_place() {
     let key = rng.bytes(32);
     let pass = aekit::gcm::OUT_OF_PLACE_PASS;
     let data = rng.bytes(3 * pass + 100);
-    let lengths = [0, 1, 15, 16, 64, 1000, pass - 1, pass, pass + 1]
-        .into_iter()
-        .chain([2 * pass - 16, 2 * pass + 7, 3 * pass + 100]);
+    // Around the fused kernels' batches (128 and 256 bytes) and their
+    // short paths (seven blocks) too.
+    let lengths = [
+        0, 1, 15, 16, 64, 112, 113, 127, 128, 129, 255, 256, 257, 1000,
+    ]
+    .into_iter()
+    .chain([pass - 1, pass, pass + 1])
+    .chain([2 * pass - 16, 2 * pass + 7, 3 * pass + 100]);
     let lengths: Vec<usize> = lengths.collect();
-    for imp in implementations() {
-        let gcm = imp.build(&key).unwrap();
-        for &len in &lengths {
-            let iv = iv_for(&mut rng, len);
+    let every = implementations().into_iter();
+    for (imp, key_len) in every.flat_map(|imp| [(imp, 16), (imp, 24), (imp, 32)]) {
+        let gcm = imp.build(&key[..key_len]).unwrap();
+        // Both kinds of IV at every length: 12 bytes (the whole-message
+        // paths) and another length (the general path).
+        let ivs = lengths
+            .iter()
+            .flat_map(|&len| [(len, rng.bytes(12)), (len, iv_for(&mut rng, 2 * len + 1))]);
+        for (len, iv) in ivs.collect::<Vec<_>>() {
             let aad = rng.bytes(len % 29);
             let plaintext = &data[..len];
             let mut want = plaintext.to_vec();

@@ -139,6 +139,16 @@
 //!   which would otherwise be hashed alone; the blocks left and the
 //!   lengths block share one reduction, their products in registers.
 //!
+//! Out of place ([`Kernel::crypt_short_into`], `encrypt_detached_into`
+//! and the bindings' new objects), the longer messages read the input and
+//! write the output in the same pass: the stitched loop takes a source
+//! and a destination pointer (the same one in place), and the fewer than
+//! eight blocks left are copied first and finished in place. Against
+//! copying 16 KiB at a time and running in place, on Zen 1 (AES-128
+//! encryption, best of 300–5000 calls, old and new binaries run
+//! alternately): 1 KiB 0.47 → 0.43 µs, 16 KiB 5.58 → 5.12 µs, 1 MiB 372 →
+//! 323 µs, each now within 1% of the in-place call.
+//!
 //! Measured on Zen 1 (TSC cycles, AES-128 encryption, best of 20 000):
 //! 64 bytes 120 (the `State` path took 660), 128 bytes 260 (340), 1 KiB 800
 //! (920); the fixed cost of a call is about 160 cycles.
@@ -262,9 +272,39 @@ impl Kernel for FusedNi {
     ) -> Option<crate::aes::Block> {
         crypt_short(&self.aes, &self.ghash, iv, aad, data, direction).or_else(|| {
             // SAFETY: as in `crypt_blocks`.
-            Some(unsafe { self.whole(iv, aad, data, direction) })
+            Some(unsafe { self.whole(iv, aad, None, data, direction) })
         })
     }
+
+    /// Messages longer than the short path's (whose copy first costs
+    /// nothing next to its fixed cost) go through the stitched loop
+    /// reading `input` and writing `out`: one pass over memory. The
+    /// message header's "Whole messages with a 96-bit IV".
+    #[cfg(target_arch = "x86_64")]
+    fn crypt_short_into(
+        &self,
+        iv: &[u8; 12],
+        aad: &[u8],
+        input: &[u8],
+        out: &mut [u8],
+        direction: super::state::Direction,
+    ) -> Option<crate::aes::Block> {
+        debug_assert_eq!(input.len(), out.len());
+        if takes_short(aad, input) {
+            return None;
+        }
+        // SAFETY: as in `crypt_blocks`.
+        Some(unsafe { self.whole(iv, aad, Some(input), out, direction) })
+    }
+}
+
+/// Whether a message goes through [`crypt_short`]: at most seven blocks,
+/// and at most eight hashed with the associated data and the lengths.
+#[cfg(target_arch = "x86_64")]
+fn takes_short(aad: &[u8], data: &[u8]) -> bool {
+    let blocks = data.len().div_ceil(16);
+    let hashed = aad.len().div_ceil(16) + blocks + 1; // the lengths block too
+    blocks <= 7 && hashed <= 8
 }
 
 /// The short whole-message path (the module header's "Whole messages with
@@ -281,9 +321,7 @@ pub(crate) fn crypt_short(
     data: &mut [u8],
     direction: super::state::Direction,
 ) -> Option<crate::aes::Block> {
-    let blocks = data.len().div_ceil(16);
-    let hashed = aad.len().div_ceil(16) + blocks + 1;
-    if blocks > 7 || hashed > 8 {
+    if !takes_short(aad, data) {
         return None;
     }
     // SAFETY: `aes` and `ghash` exist, so detection found AES-NI, SSE4.1,
@@ -447,61 +485,65 @@ mod imp {
         ) {
             let ctr = u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]);
             let batches = data.len() / BATCH;
-            // SAFETY: the features `batches` needs are enabled here.
-            let acc = unsafe {
-                self.batches(
-                    counter,
-                    ctr,
-                    clmul::load(y),
-                    &mut data[..batches * BATCH],
-                    direction,
-                )
-            };
+            let p = data.as_mut_ptr();
+            // SAFETY: in place: `p` is `batches` whole batches readable
+            // and writable; the features `batches` needs are enabled here.
+            let acc =
+                unsafe { self.batches(counter, ctr, clmul::load(y), p, p, batches, direction) };
             clmul::store(y, acc);
             let ctr = ctr.wrapping_add(8 * batches as u32);
             counter[12..].copy_from_slice(&ctr.to_be_bytes());
             finish_two_pass(self, counter, y, data, (batches, BATCH), direction);
         }
 
-        /// The stitched loop over `body` (whole batches) from the count
-        /// `ctr` after the prefix `counter[..12]`, folding the ciphertext
-        /// into `acc`; returns the GHASH value. Decryption hashes every
-        /// batch; encryption all but the last, whose ciphertext the caller
-        /// hashes.
+        /// The stitched loop over `batches` whole batches from the count
+        /// `ctr` after the prefix `counter[..12]`, reading `src` and
+        /// writing `dst` (the same pointer in place), folding the
+        /// ciphertext into `acc`; returns the GHASH value. Decryption
+        /// hashes every batch it reads; encryption every batch it wrote
+        /// but the last, whose ciphertext the caller hashes.
         ///
         /// # Safety
         ///
-        /// The CPU must support AES-NI, PCLMULQDQ, SSSE3 and SSE4.1.
+        /// The CPU must support AES-NI, PCLMULQDQ, SSSE3 and SSE4.1;
+        /// `src` must be `batches * BATCH` readable bytes and `dst` as
+        /// many writable ones, either the same or not overlapping.
         #[inline]
         #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+        #[allow(clippy::too_many_arguments)] // the loop's state, one by one
         unsafe fn batches(
             &self,
             counter: &Block,
             mut ctr: u32,
             mut acc: __m128i,
-            body: &mut [u8],
+            src: *const u8,
+            dst: *mut u8,
+            batches: usize,
             direction: Direction,
         ) -> __m128i {
-            debug_assert_eq!(body.len() % BATCH, 0);
-            for i in 0..body.len() / BATCH {
-                let (done, rest) = body.split_at_mut(i * BATCH);
-                let out = &mut rest[..BATCH];
+            for i in 0..batches {
+                // SAFETY: batch i (and i − 1) lies inside both buffers,
+                // per the contract.
+                let (input, output) = unsafe { (src.add(i * BATCH), dst.add(i * BATCH)) };
                 // SAFETY: the features `counter_blocks` needs are enabled here.
                 let mut s = unsafe { ni::counter_blocks::<8>(counter, ctr) };
                 ctr = ctr.wrapping_add(8);
                 let hashed = match direction {
-                    Direction::Decrypt => Some(out.as_ptr()),
-                    Direction::Encrypt if i > 0 => Some(done[(i - 1) * BATCH..].as_ptr()),
+                    Direction::Decrypt => Some(input),
+                    // SAFETY: as above.
+                    Direction::Encrypt if i > 0 => Some(unsafe { output.sub(BATCH) }.cast_const()),
                     Direction::Encrypt => None,
                 };
                 match hashed {
-                    // SAFETY: `x` is the 128 bytes of this batch or of the
-                    // one before; the features `stitch` needs are enabled.
+                    // SAFETY: `x` is 128 readable bytes, this batch's input
+                    // or the one before's output; the features `stitch`
+                    // needs are enabled.
                     Some(x) => acc = unsafe { self.stitch(&mut s, x, acc) },
                     // SAFETY: the features `encrypt` needs are enabled here.
                     None => unsafe { self.aes.encrypt(&mut s) },
                 }
-                xor_into(out, &s);
+                // SAFETY: 128 bytes each, per the contract.
+                unsafe { xor_from(input, output, &s) };
             }
             acc
         }
@@ -522,6 +564,7 @@ mod imp {
             &self,
             iv: &[u8; 12],
             aad: &[u8],
+            input: Option<&[u8]>,
             data: &mut [u8],
             direction: Direction,
         ) -> Block {
@@ -537,9 +580,18 @@ mod imp {
 
             // Y_1 = IV ‖ 2 onwards.
             let batches = n / BATCH;
+            let dst = data.as_mut_ptr();
+            let src = input.map_or(dst.cast_const(), <[u8]>::as_ptr);
+            // SAFETY: `src` and `dst` are `n` bytes, the same buffer or
+            // two that do not overlap (a shared and a mutable borrow);
+            // the features `batches` needs are enabled here.
+            let mut acc =
+                unsafe { self.batches(&j0, 2, clmul::load(&y), src, dst, batches, direction) };
             let (body, rest) = data.split_at_mut(batches * BATCH);
-            // SAFETY: the features `batches` needs are enabled here.
-            let mut acc = unsafe { self.batches(&j0, 2, clmul::load(&y), body, direction) };
+            // The fewer than eight blocks left go in place.
+            if let Some(input) = input {
+                rest.copy_from_slice(&input[batches * BATCH..]);
+            }
 
             // The last AES batch: lane 0 is Y_0 = IV ‖ 1, lanes 1.. the
             // blocks left; with eight left (a partial eighth), Y_0 goes
@@ -849,14 +901,22 @@ mod imp {
         s
     }
 
-    /// `out ^= keystream`, eight blocks.
+    /// `dst = src ⊕ keystream`, eight blocks.
+    ///
+    /// # Safety
+    ///
+    /// `src` must be 128 readable bytes and `dst` 128 writable ones,
+    /// either the same or not overlapping.
     #[inline]
     #[target_feature(enable = "sse2")]
-    fn xor_into(out: &mut [u8], keystream: &[__m128i; 8]) {
-        for (chunk, k) in out.chunks_exact_mut(16).zip(keystream) {
-            let p = chunk.as_mut_ptr().cast::<__m128i>();
-            // SAFETY: `chunk` is exactly 16 readable and writable bytes.
-            unsafe { _mm_storeu_si128(p, _mm_xor_si128(_mm_loadu_si128(p), *k)) };
+    unsafe fn xor_from(src: *const u8, dst: *mut u8, keystream: &[__m128i; 8]) {
+        for (j, k) in keystream.iter().enumerate() {
+            // SAFETY: block j of the 128 bytes, per the contract;
+            // MOVDQU needs no alignment.
+            unsafe {
+                let x = _mm_loadu_si128(src.add(16 * j).cast());
+                _mm_storeu_si128(dst.add(16 * j).cast(), _mm_xor_si128(x, *k));
+            }
         }
     }
 }

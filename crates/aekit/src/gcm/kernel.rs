@@ -59,6 +59,23 @@ pub(crate) trait Kernel {
     ) -> Option<Block> {
         None
     }
+
+    /// [`crypt_short`](Self::crypt_short) from `input` into `out` (of the
+    /// same length), for kernels whose whole-message path reads one
+    /// buffer and writes the other in its one pass: no copy of the
+    /// message first. `None`, having touched nothing, where the kernel
+    /// has no such path for this message; the caller then copies and
+    /// runs in place. The default has none.
+    fn crypt_short_into(
+        &self,
+        _iv: &[u8; 12],
+        _aad: &[u8],
+        _input: &[u8],
+        _out: &mut [u8],
+        _direction: Direction,
+    ) -> Option<Block> {
+        None
+    }
 }
 
 /// The two-pass loop: counter mode (`ctr`) and GHASH over each [`PASS`]

