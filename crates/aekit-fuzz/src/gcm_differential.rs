@@ -20,6 +20,8 @@
 //! - decryption of the result, one-shot and on-line, which must give the
 //!   message back, and decryption with one tag bit flipped, which must fail
 //!   and leave only zeros in the buffer;
+//! - the out-of-place calls (`encrypt_detached_into`,
+//!   `decrypt_detached_into`), which must equal the one-shot result;
 //! - for the classes, the many-core API on a two-thread pool that splits
 //!   every message of two blocks or more.
 //!
@@ -155,6 +157,7 @@ fn check(data: &[u8], choose: impl Fn(&[Implementation], [u8; 2]) -> Vec<Impleme
             (Err(_), Err(_)) => {}
             _ => panic!("{imp:?}: on-line {streamed:?}, one-shot {expected:?}"),
         }
+        check_out_of_place(imp, &gcm, iv, aad, message, tag_len, &expected);
         if let Implementation::Class(_) = imp {
             check_parallel(&gcm, iv, aad, message, tag_len, &expected);
         }
@@ -209,6 +212,30 @@ fn encrypt_online(
     let tag = encryptor.finish(tag_len)?;
     out.extend_from_slice(tag.as_bytes());
     Ok(out)
+}
+
+/// The out-of-place calls (input and output apart) must equal the
+/// one-shot result, both ways.
+fn check_out_of_place(
+    imp: Implementation,
+    gcm: &AesGcm,
+    iv: &[u8],
+    aad: &[u8],
+    message: &[u8],
+    tag_len: usize,
+    expected: &Result<Vec<u8>, Error>,
+) {
+    let mut out = vec![0x5a; message.len()];
+    let tag = gcm.encrypt_detached_into(iv, aad, message, &mut out, tag_len);
+    let got = tag.map(|tag| [&out[..], tag.as_bytes()].concat());
+    assert_eq!(&got, expected, "{imp:?}: out-of-place encryption");
+    if let Ok(sealed) = got {
+        let (ciphertext, tag) = sealed.split_at(message.len());
+        let mut back = vec![0xa5; message.len()];
+        let opened = gcm.decrypt_detached_into(iv, aad, ciphertext, &mut back, tag);
+        assert_eq!(opened, Ok(()), "{imp:?}: out-of-place decryption");
+        assert_eq!(back, message, "{imp:?}: out-of-place decryption");
+    }
 }
 
 /// The many-core API must equal the one-shot result, both ways.
