@@ -351,7 +351,8 @@ fn aether_batch_random_lengths_0_to_2000() {
 #[test]
 fn aether_batch_filled_groups_of_one_shape() {
     // 300 messages of 31 padded blocks (1440..=1487 bytes) with 0..47 bytes
-    // of AD: one full group of 256 (or two of 128) and a remainder, every
+    // of AD: for a `portable` key one full group of 256 lanes (with AVX2;
+    // two of 128 without) and a remainder of 44 on 128 lanes, every
     // short last block different; plus 150 of exactly 576 bytes (the
     // padding-only last block) and a few of other lengths.
     let mut rng = Rng(0xba7c_0005);

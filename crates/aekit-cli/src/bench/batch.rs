@@ -8,9 +8,9 @@
 //!   the batch API (`AesGcm::encrypt_batch`), and the peers aws-lc-rs and
 //!   ring called once per message;
 //! - AETHER: aekit's best one-message strategy called once per message, the
-//!   batch API (`Aether::encrypt_batch`, bitsliced across messages where a
-//!   group fills the lanes), and AEGIS-256 and AEGIS-256X4 (the `aegis`
-//!   crate, libaegis) once per message.
+//!   batch API (`Aether::encrypt_batch`) on that key and on a `portable`
+//!   key (the one that runs bitsliced across messages), and AEGIS-256 and
+//!   AEGIS-256X4 (the `aegis` crate, libaegis) once per message.
 //!
 //! Message lengths: 64 B, 576 B, 1500 B (the classic IMIX sizes) and an
 //! IMIX mix of 7:4:1 of them, repeating `64, 576, 64, 64, 576, 64, 1500,
@@ -84,13 +84,13 @@ fn gcm_batch<'a>(gcm: AesGcm, lengths: Vec<usize>) -> Case<'a> {
     }
 }
 
-fn aether_batch<'a>(a: Aether, lengths: Vec<usize>) -> Case<'a> {
+fn aether_batch<'a>(name: &str, a: Aether, lengths: Vec<usize>) -> Case<'a> {
     let nonces: Vec<[u8; 16]> = (0..lengths.len())
         .map(|i| (i as u128).to_be_bytes())
         .collect();
     let mut tags = vec![[0u8; 16]; lengths.len()];
     Case {
-        name: "AETHER batch".into(),
+        name: name.into(),
         run: Ok(Box::new(move |buf: &mut [u8]| {
             let mut batch: Vec<aether::BatchMessage<'_>> = cut(buf, &lengths)
                 .into_iter()
@@ -165,12 +165,22 @@ fn cases<'a>(lengths: &[usize]) -> Vec<Case<'a>> {
             run: Err(e.to_string()),
         }),
     }
-    match Aether::new(&key) {
-        Ok(a) => cases.push(aether_batch(a, lengths.to_vec())),
-        Err(e) => cases.push(Case {
-            name: "AETHER batch".into(),
-            run: Err(e.to_string()),
-        }),
+    // The default key's batch, and a `portable` key's, which runs
+    // bitsliced across messages (`aether/batch.rs`, "Which engine").
+    for (name, key) in [
+        ("AETHER batch", Aether::new(&key)),
+        (
+            "AETHER portable batch",
+            Aether::with(&key, aether::Strategy::Portable),
+        ),
+    ] {
+        cases.push(match key {
+            Ok(a) => aether_batch(name, a, lengths.to_vec()),
+            Err(e) => Case {
+                name: name.into(),
+                run: Err(e.to_string()),
+            },
+        });
     }
     let nonce32 = [0x24u8; 32];
     cases.push(per_message(
@@ -200,8 +210,9 @@ const GCM_BATCH: usize = 1;
 const GCM_PEERS: [usize; 2] = [2, 3];
 const AETHER_ONE: usize = 4;
 const AETHER_BATCH: usize = 5;
-const AEGIS: usize = 6;
-const AEGIS_X4: usize = 7;
+const AETHER_BITSLICED: usize = 6;
+const AEGIS: usize = 7;
+const AEGIS_X4: usize = 8;
 
 pub(crate) fn run(effort: Effort) -> Vec<Report> {
     let aether_strategy = Aether::new(&[0; 32])
@@ -222,10 +233,11 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
     let mut aether_md = format!(
         "## Batches: AETHER beside AEGIS-256\n\n\
          Same bytes, same harness. AETHER per-message: `Aether::new` ({aether_strategy}); \
-         AETHER batch: `Aether::encrypt_batch` (bitsliced across messages for groups that fill \
-         at least half the lanes). AEGIS: the `aegis` crate, one call per message.\n\n\
-         | messages | batch | AETHER per-message | AETHER batch | AEGIS-256 | AEGIS-256X4 | batch / per-message | batch / AEGIS-256 |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|\n"
+         AETHER batch: `Aether::encrypt_batch` on that key (message by message on the `avx2` \
+         and `avx512` engines); bitsliced: the batch of a `portable` key, bitsliced across \
+         messages in groups of 32 or more. AEGIS: the `aegis` crate, one call per message.\n\n\
+         | messages | batch | AETHER per-message | AETHER batch | bitsliced | AEGIS-256 | AEGIS-256X4 | batch / per-message | batch / AEGIS-256 |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
     );
     let mut rows = Vec::new();
     for mix in Mix::ALL {
@@ -252,10 +264,11 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
                 ratio(gb(GCM_BATCH), best_peer),
             ));
             aether_md.push_str(&format!(
-                "| {} | {n} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {n} | {} | {} | {} | {} | {} | {} | {} |\n",
                 mix.name(),
                 cell(AETHER_ONE),
                 cell(AETHER_BATCH),
+                cell(AETHER_BITSLICED),
                 cell(AEGIS),
                 cell(AEGIS_X4),
                 ratio(gb(AETHER_BATCH), gb(AETHER_ONE)),

@@ -7,14 +7,38 @@
 //! message. A forged message fails alone and its buffer is wiped; every
 //! other message is processed exactly as the one-message API would.
 //!
-//! How: messages are grouped by their number of padded associated-data and
-//! message blocks (all the states of a group step together), and each group
-//! of enough messages runs on the bitsliced engine (`bitsliced.rs`, one
-//! message per bit lane: 256 messages per group with AVX2, 128 in the
-//! portable form). Messages whose group is too small to fill the lanes run
-//! on the key's one-message engine, where the bitsliced engine would spend
-//! the same time on empty lanes. A key built on the `reference` strategy
-//! stays on the reference for every message: it is the oracle.
+//! How, for a key on the `portable` engine: messages are grouped by their
+//! number of padded associated-data and message blocks (all the states of
+//! a group step together), and each group of enough messages runs on the
+//! bitsliced engine (`bitsliced.rs`, one message per bit lane: 256
+//! messages per group with AVX2, 128 in the SSE2/scalar form). Messages
+//! whose group is too small to fill the lanes run on the one-message
+//! engine, where the bitsliced engine would spend the same time on empty
+//! lanes. Keys on the `avx2` and `avx512` engines run every message on
+//! their own engine, and a key built on the `reference` strategy stays on
+//! the reference: it is the oracle.
+//!
+//! # Which engine
+//!
+//! Measured on Zen 1 (AMD EPYC, family 23 model 1, whose AVX2 splits every
+//! 256-bit operation in two), 1500-byte messages of one shape, GB/s, best
+//! of 6–8 batches (a scratch loop):
+//!
+//! | messages | `avx2` one by one | bitsliced, 256 lanes (AVX2) | `portable` one by one | `portable` key's batch |
+//! |---:|---:|---:|---:|---:|
+//! | 64 | 0.44 | – | 0.044 | 0.10 (128 lanes) |
+//! | 128 | 0.42–0.44 | 0.14 (half the lanes) | 0.043 | 0.20 (128 lanes) |
+//! | 256 | 0.44 | 0.30 | 0.039–0.043 | 0.28–0.29 (256 lanes) |
+//! | 1024 | 0.43 | 0.27 | 0.038–0.043 | 0.28–0.29 (256 lanes) |
+//!
+//! The bitsliced engine is 5–7× the `portable` engine, and 0.3–0.7× the
+//! `avx2` one (whose `vpshufb` S-box does a nibble per byte lane; the
+//! bitsliced F costs about 1850 logic operations and as many plane loads
+//! and stores per group, and its transposes a quarter of the time), so
+//! only `portable` keys use it; `avx2` and `avx512` keys (the AVX-512
+//! engine is faster still) batch message by message. Before this choice
+//! an `avx2` key's batch of 128 such messages ran at a third of the
+//! one-message calls.
 //!
 //! The mode on a group is `AETHER.md`'s, lane by lane: the per-message
 //! differences (nonce, data, the short last block) enter through the
@@ -63,14 +87,10 @@ impl Aether {
     fn batch(&self, batch: &mut [BatchMessage<'_>], encrypt: bool) -> Vec<Result<(), Error>> {
         let mut results = vec![Ok(()); batch.len()];
         match self.imp {
-            Imp::Avx2(_) | Imp::Avx512(_) => match Avx2::detect() {
-                Some(t) => self.groups::<4, _>(t, batch, encrypt, &mut results),
-                None => self.groups::<2, _>(bitsliced::Portable, batch, encrypt, &mut results),
-            },
-            Imp::Portable(_) => {
-                self.groups::<2, _>(bitsliced::Portable, batch, encrypt, &mut results)
-            }
-            Imp::Reference(_) => {
+            // The `portable` engine is the one the bitsliced engine beats
+            // (module header, "Which engine").
+            Imp::Portable(_) => self.groups(Avx2::detect(), batch, encrypt, &mut results),
+            Imp::Avx2(_) | Imp::Avx512(_) | Imp::Reference(_) => {
                 for (m, r) in batch.iter_mut().zip(&mut results) {
                     *r = self.one(m, encrypt);
                 }
@@ -90,15 +110,15 @@ impl Aether {
     }
 
     /// Groups the messages by block counts and runs each group on the
-    /// bitsliced engine `sl`, or message by message where it is too small.
-    fn groups<const N: usize, S: Slicer<N>>(
+    /// bitsliced engine, 256 lanes wide where `wide` proves AVX2 and 128
+    /// otherwise, or message by message where a group is too small.
+    fn groups(
         &self,
-        sl: S,
+        wide: Option<Avx2>,
         batch: &mut [BatchMessage<'_>],
         encrypt: bool,
         results: &mut [Result<(), Error>],
     ) {
-        let lanes = 64 * N;
         let mut order: Vec<Entry<'_, '_>> = batch
             .iter_mut()
             .enumerate()
@@ -109,27 +129,37 @@ impl Aether {
             })
             .collect();
         order.sort_by_key(|e| (e.shape, e.index));
-        let mut work: Option<Work<N>> = None;
+        let (mut work4, mut work2) = (None::<Work<4>>, None::<Work<2>>);
+        let chunk = if wide.is_some() { 256 } else { 128 };
         for run in order.chunk_by_mut(|a, b| a.shape == b.shape) {
-            for group in run.chunks_mut(lanes) {
-                if group.len() * MIN_FILL_DIVISOR < lanes {
-                    for e in group.iter_mut() {
-                        results[e.index] = self.one(e.m, encrypt);
+            for group in run.chunks_mut(chunk) {
+                match (wide, group.len()) {
+                    (Some(t), n) if n > 128 => {
+                        let work = work4.get_or_insert_with(Work::new);
+                        crypt_group(t, work, &self.key, group, encrypt, results);
                     }
-                } else {
-                    let work = work.get_or_insert_with(Work::new);
-                    crypt_group(sl, work, &self.key, group, encrypt, results);
+                    (_, n) if n >= MIN_GROUP => {
+                        let work = work2.get_or_insert_with(Work::new);
+                        let sl = bitsliced::Portable;
+                        crypt_group(sl, work, &self.key, group, encrypt, results);
+                    }
+                    _ => {
+                        for e in group.iter_mut() {
+                            results[e.index] = self.one(e.m, encrypt);
+                        }
+                    }
                 }
             }
         }
     }
 }
 
-/// A group runs on the bitsliced engine when it fills at least
-/// `1 / MIN_FILL_DIVISOR` of the lanes: below that the one-message engines
-/// are faster (measured with `aekit bench --suite batch`, see
-/// `docs/BENCHMARKS.md`).
-const MIN_FILL_DIVISOR: usize = 2;
+/// The fewest messages a group runs on the bitsliced engine with: below
+/// that the one-message `portable` engine is faster. A 128-lane group
+/// costs about as much as 27 one-message calls and a 256-lane group (AVX2)
+/// as 37, whatever their fill (Zen 1, 1500-byte messages); more than 128
+/// messages take a 256-lane group, 32 to 128 a 128-lane one.
+const MIN_GROUP: usize = 32;
 
 /// Number of 48-byte blocks in pad(x) for |x| = `len`.
 fn padded_blocks(len: usize) -> usize {
