@@ -30,7 +30,7 @@
 use std::sync::OnceLock;
 
 use aekit::gcm::{Class, Fused, Pool};
-use aekit::{AesGcm, Error, aes, ctr::face, ghash};
+use aekit::{AesGcm, Error, Tag, aes, ctr::face, ghash};
 
 use crate::input::Input;
 
@@ -157,9 +157,27 @@ fn check(data: &[u8], choose: impl Fn(&[Implementation], [u8; 2]) -> Vec<Impleme
             (Err(_), Err(_)) => {}
             _ => panic!("{imp:?}: on-line {streamed:?}, one-shot {expected:?}"),
         }
-        check_out_of_place(imp, &gcm, iv, aad, message, tag_len, &expected);
+        check_both_ways(
+            &format!("{imp:?}: out-of-place"),
+            message,
+            &expected,
+            |out| gcm.encrypt_detached_into(iv, aad, message, out, tag_len),
+            |ciphertext, tag, out| gcm.decrypt_detached_into(iv, aad, ciphertext, out, tag),
+        );
         if let Implementation::Class(_) = imp {
-            check_parallel(&gcm, iv, aad, message, tag_len, &expected);
+            check_both_ways(
+                "many-core",
+                message,
+                &expected,
+                |buf| {
+                    buf.copy_from_slice(message);
+                    gcm.encrypt_in_place_detached_par(pool(), iv, aad, buf, tag_len)
+                },
+                |ciphertext, tag, buf| {
+                    buf.copy_from_slice(ciphertext);
+                    gcm.decrypt_in_place_detached_par(pool(), iv, aad, buf, tag)
+                },
+            );
         }
         if let Ok(sealed) = &sealed {
             check_decryption(imp, &gcm, iv, aad, message, sealed, tag_len, &cuts);
@@ -214,49 +232,29 @@ fn encrypt_online(
     Ok(out)
 }
 
-/// The out-of-place calls (input and output apart) must equal the
-/// one-shot result, both ways.
-fn check_out_of_place(
-    imp: Implementation,
-    gcm: &AesGcm,
-    iv: &[u8],
-    aad: &[u8],
+/// Another way to encrypt and decrypt (out of place, on many cores):
+/// `seal` (writing a buffer of the message's length that starts as junk)
+/// must give the one-shot result, and `open` (ciphertext, tag, junk
+/// buffer) must give the message back from it.
+fn check_both_ways(
+    what: &str,
     message: &[u8],
-    tag_len: usize,
     expected: &Result<Vec<u8>, Error>,
+    seal: impl FnOnce(&mut [u8]) -> Result<Tag, Error>,
+    open: impl FnOnce(&[u8], &[u8], &mut [u8]) -> Result<(), Error>,
 ) {
     let mut out = vec![0x5a; message.len()];
-    let tag = gcm.encrypt_detached_into(iv, aad, message, &mut out, tag_len);
-    let got = tag.map(|tag| [&out[..], tag.as_bytes()].concat());
-    assert_eq!(&got, expected, "{imp:?}: out-of-place encryption");
+    let got = seal(&mut out).map(|tag| [&out[..], tag.as_bytes()].concat());
+    assert_eq!(&got, expected, "{what} encryption");
     if let Ok(sealed) = got {
         let (ciphertext, tag) = sealed.split_at(message.len());
         let mut back = vec![0xa5; message.len()];
-        let opened = gcm.decrypt_detached_into(iv, aad, ciphertext, &mut back, tag);
-        assert_eq!(opened, Ok(()), "{imp:?}: out-of-place decryption");
-        assert_eq!(back, message, "{imp:?}: out-of-place decryption");
-    }
-}
-
-/// The many-core API must equal the one-shot result, both ways.
-fn check_parallel(
-    gcm: &AesGcm,
-    iv: &[u8],
-    aad: &[u8],
-    message: &[u8],
-    tag_len: usize,
-    expected: &Result<Vec<u8>, Error>,
-) {
-    let mut buf = message.to_vec();
-    let tag = gcm.encrypt_in_place_detached_par(pool(), iv, aad, &mut buf, tag_len);
-    let got = tag.map(|tag| [&buf[..], tag.as_bytes()].concat());
-    assert_eq!(&got, expected, "many-core encryption");
-    if let Ok(sealed) = got {
-        let (ciphertext, tag) = sealed.split_at(message.len());
-        let mut buf = ciphertext.to_vec();
-        let opened = gcm.decrypt_in_place_detached_par(pool(), iv, aad, &mut buf, tag);
-        assert_eq!(opened, Ok(()), "many-core decryption");
-        assert_eq!(buf, message, "many-core decryption");
+        assert_eq!(
+            open(ciphertext, tag, &mut back),
+            Ok(()),
+            "{what} decryption"
+        );
+        assert_eq!(back, message, "{what} decryption");
     }
 }
 
