@@ -84,7 +84,9 @@
 #[cfg(target_arch = "x86_64")]
 pub use imp::Vaes;
 #[cfg(target_arch = "x86_64")]
-pub(crate) use imp::{RoundKeys, broadcast_keys, counter_blocks, counter_start, encrypt};
+pub(crate) use imp::{
+    RoundKeys, broadcast_keys, counter_blocks, counter_start, encrypt, load_block,
+};
 #[cfg(not(target_arch = "x86_64"))]
 pub use unsupported::Vaes;
 
