@@ -542,9 +542,11 @@ impl AesGcm {
     /// Encrypts `plaintext` into `out` (of the same length) and returns
     /// the tag: the same result as copying it into `out` and calling
     /// [`encrypt_in_place_detached`](Self::encrypt_in_place_detached), in
-    /// one pass over memory. With a 12-byte IV the `ni-clmul` kernel reads
-    /// `plaintext` and writes `out` in its pass, as fast as in place;
-    /// otherwise long messages are copied and encrypted
+    /// one pass over memory. With a 12-byte IV the `ni-clmul` and
+    /// `vaes-avx512` kernels read `plaintext` and write `out` in their
+    /// pass, as fast as in place (`vaes-avx512` on an Intel Xeon: 1 MiB
+    /// 208 000 → 138 000 TSC cycles against 130 000 in place); otherwise
+    /// long messages are copied and encrypted
     /// [`OUT_OF_PLACE_PASS`] bytes at a time, so the kernel reads each
     /// piece back from L1 instead of reading the whole message twice (on
     /// Zen 1 that copy made 1 MiB 13% slower than in place, 16 KiB 9%).
