@@ -100,6 +100,18 @@
 //!   most fifteen blocks, which the strategies already run in parallel.
 //! - Round keys pre-broadcast to 32 bytes at key setup: 480 more bytes for
 //!   what VBROADCASTI128 from memory does for the cost of a load.
+//! - A whole-message path past the short one (as `vaes-avx512` has: the
+//!   AAD hashed, the wide loop over whole batches, then E(K, Y_0), the last
+//!   0–255 bytes through a zero-padded copy and the lengths block with one
+//!   reduction, H^18 … H^1 stored). Measured with this kernel forced on an
+//!   Intel Xeon with AVX-512 (Sapphire Rapids class), `aekit bench --suite
+//!   peers --quick`, alternating binaries, AES-128 encryption: with the
+//!   loop rewritten to read one buffer and write another, 256 B 84 → 67 ns
+//!   and 1 KiB 134 → 128 ns, but 1 MiB 74 → 81 µs (the shared loop spilled
+//!   AES states to the stack) and 16 B 13.9 → 19.7 ns; with the loop left
+//!   as it is and only the rest replaced, 256 B 84 → 94–110 ns (the two
+//!   288-byte copies and their wipes cost more than `State`). Neither
+//!   landed; Zen 3, this kernel's CPU, was not at hand to measure.
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) use imp::FusedAvx2;

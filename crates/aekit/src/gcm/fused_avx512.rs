@@ -1283,74 +1283,23 @@ mod imp {
         use super::*;
         use crate::aes::table::Table;
         use crate::gcm::kernel::Pair;
-        use crate::gcm::state::State;
+        use crate::gcm::kernel::tests::whole_messages_match;
         use crate::ghash::bitserial::BitSerial;
 
-        /// The whole-message path (in place and out of place) against the
-        /// general path (`State` over a (table, bitserial) pair) for every
-        /// message length up to 2100 bytes that is not far from a chunk
-        /// boundary — so 0 to 8 chunks through the main loop, in pairs and
-        /// alone, each followed by every kind of rest — and AAD lengths
-        /// around the short path's limit, both directions, three key
-        /// sizes, both product forms.
+        /// The whole-message path against the general path, both product
+        /// forms (`kernel`'s `whole_messages_match`).
         #[test]
         fn whole_messages_match_the_general_path() {
-            let iv = [0x9au8; 12];
-            let aad: Vec<u8> = (0..300).map(|i| (i * 11 + 2) as u8).collect();
-            let text: Vec<u8> = (0..2100).map(|i| (i * 5 + 9) as u8).collect();
-            let lengths = (0..=2100usize).filter(|n| {
-                let r = n % 256;
-                r <= 20 || r >= 236 || n % 37 == 0
-            });
-            let lengths: Vec<usize> = lengths.collect();
             for key_len in [16, 24, 32] {
                 let ks = KeySchedule::new(&vec![0x3e; key_len]).unwrap();
                 let Some(mut fused) = FusedAvx512::new(&ks) else {
                     eprintln!("SKIP vaes-avx512: not available on this CPU");
                     return;
                 };
-                let table = Table::new(&ks).unwrap();
-                let mut h = [[0u8; 16]];
-                table.encrypt_blocks(&mut h);
-                let ghash = BitSerial::new(&h[0]).unwrap();
-                let pair = Pair {
-                    aes: &table,
-                    ghash: &ghash,
-                };
                 for karatsuba in [true, false] {
                     fused.karatsuba = karatsuba;
-                    for aad_len in [0, 1, 16, 17, 255, 300] {
-                        let aad = &aad[..aad_len];
-                        for &n in &lengths {
-                            for direction in [Direction::Encrypt, Direction::Decrypt] {
-                                let what = format!(
-                                    "AES-{} karatsuba {karatsuba} aad {aad_len} len {n}",
-                                    key_len * 8
-                                );
-                                let mut expected = text[..n].to_vec();
-                                let mut state = State::start(&pair, &iv);
-                                state.aad(&pair, aad).unwrap();
-                                state.crypt(&pair, &mut expected, direction).unwrap();
-                                let tag = state.finish(&pair);
-
-                                let mut d = text[..n].to_vec();
-                                let t1 = fused.crypt_short(&iv, aad, &mut d, direction);
-                                assert_eq!(t1, Some(tag), "{what}: tag in place");
-                                assert!(d == expected, "{what}: data in place");
-
-                                let mut out = vec![0u8; n];
-                                let t2 = fused.crypt_short_into(
-                                    &iv,
-                                    aad,
-                                    &text[..n],
-                                    &mut out,
-                                    direction,
-                                );
-                                assert_eq!(t2, Some(tag), "{what}: tag out of place");
-                                assert!(out == expected, "{what}: data out of place");
-                            }
-                        }
-                    }
+                    let what = format!("vaes-avx512 karatsuba {karatsuba}");
+                    whole_messages_match(&ks, &fused, &what, true);
                 }
             }
         }
