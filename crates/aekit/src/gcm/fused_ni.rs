@@ -301,7 +301,7 @@ impl Kernel for FusedNi {
 /// Whether a message goes through [`crypt_short`]: at most seven blocks,
 /// and at most eight hashed with the associated data and the lengths.
 #[cfg(target_arch = "x86_64")]
-fn takes_short(aad: &[u8], data: &[u8]) -> bool {
+pub(crate) fn takes_short(aad: &[u8], data: &[u8]) -> bool {
     let blocks = data.len().div_ceil(16);
     let hashed = aad.len().div_ceil(16) + blocks + 1; // the lengths block too
     blocks <= 7 && hashed <= 8
