@@ -1318,10 +1318,8 @@ mod imp {
     #[cfg(test)]
     mod tests {
         use super::*;
-        use crate::aes::table::Table;
         use crate::gcm::kernel::Pair;
-        use crate::gcm::kernel::tests::whole_messages_match;
-        use crate::ghash::bitserial::BitSerial;
+        use crate::gcm::kernel::tests::{reference_pair, whole_messages_match};
 
         /// The whole-message path against the general path, both product
         /// forms, with and without `ni-clmul`'s short path in front
@@ -1369,10 +1367,7 @@ mod imp {
                     return;
                 };
                 fused.karatsuba = karatsuba;
-                let table = Table::new(&ks).unwrap();
-                let mut h = [[0u8; 16]];
-                table.encrypt_blocks(&mut h);
-                let ghash = BitSerial::new(&h[0]).unwrap();
+                let (table, ghash) = reference_pair(&ks);
                 let pair = Pair {
                     aes: &table,
                     ghash: &ghash,

@@ -293,6 +293,15 @@ pub(crate) mod tests {
         eprintln!("{}: short path taken {taken} times", F::NAME);
     }
 
+    /// The (table, bitserial) strategies of a key: the plainest pair, the
+    /// reference the fused kernels are checked against.
+    pub(crate) fn reference_pair(ks: &KeySchedule) -> (Table, BitSerial) {
+        let table = Table::new(ks).unwrap();
+        let mut h = [[0u8; 16]];
+        table.encrypt_blocks(&mut h);
+        (table, BitSerial::new(&h[0]).unwrap())
+    }
+
     /// A fused kernel's whole-message paths (`crypt_short` in place and
     /// `crypt_short_into`, where it takes the message) against the
     /// general path (`State` over a (table, bitserial) pair of the same
@@ -310,10 +319,7 @@ pub(crate) mod tests {
         let iv = [0x9au8; 12];
         let aad: Vec<u8> = (0..300).map(|i| (i * 11 + 2) as u8).collect();
         let text: Vec<u8> = (0..2100).map(|i| (i * 5 + 9) as u8).collect();
-        let table = Table::new(ks).unwrap();
-        let mut h = [[0u8; 16]];
-        table.encrypt_blocks(&mut h);
-        let ghash = BitSerial::new(&h[0]).unwrap();
+        let (table, ghash) = reference_pair(ks);
         let pair = Pair {
             aes: &table,
             ghash: &ghash,
