@@ -132,9 +132,9 @@ mod imp {
 
     use crate::aes::ni::Ni;
     use crate::aes::{Block, BlockCipher, KeySchedule};
-    use crate::gcm::FusedKernel;
     use crate::gcm::kernel::{Kernel, finish_two_pass};
     use crate::gcm::state::Direction;
+    use crate::gcm::{FusedKernel, fused_ni};
     use crate::ghash::GhashKey;
     use crate::ghash::clmul::{self, Clmul, Wide};
 
@@ -206,7 +206,7 @@ mod imp {
             data: &mut [u8],
             direction: Direction,
         ) -> Option<Block> {
-            crate::gcm::fused_ni::crypt_short(&self.aes, &self.ghash, iv, aad, data, direction)
+            fused_ni::crypt_short(&self.aes, &self.ghash, iv, aad, data, direction)
         }
     }
 
@@ -219,12 +219,7 @@ mod imp {
 
         fn new(keys: &KeySchedule) -> Option<Self> {
             let cpu = Cpu::detect()?;
-            let aes = Ni::new(keys)?;
-            let mut h = [[0u8; 16]]; // H = E(K, 0^128)
-            aes.encrypt_blocks(&mut h);
-            let ghash = Clmul::new(&h[0]);
-            h.zeroize();
-            let ghash = ghash?;
+            let (aes, ghash) = fused_ni::ni_clmul_keys(keys)?;
 
             // H^1..H^16: clmul's eight, then H^(8+k) = H^8 · H^k.
             let p = ghash.powers();

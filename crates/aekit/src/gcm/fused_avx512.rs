@@ -460,12 +460,7 @@ mod imp {
             let extra = unsafe { Extra::new(ghash.powers()) };
             let intel = is_intel();
             let short = if intel {
-                let ni = Ni::new(keys)?;
-                let mut h = [[0u8; 16]];
-                ni.encrypt_blocks(&mut h);
-                let clmul = Clmul::new(&h[0]);
-                h.zeroize();
-                Some((ni, clmul?))
+                Some(fused_ni::ni_clmul_keys(keys)?)
             } else {
                 None
             };
@@ -1335,10 +1330,8 @@ mod imp {
                 fused.short = None;
                 for with_ni in [false, true] {
                     if with_ni {
-                        let ni = Ni::new(&ks).unwrap();
-                        let mut h = [[0u8; 16]];
-                        ni.encrypt_blocks(&mut h);
-                        fused.short = Some((ni, Clmul::new(&h[0]).unwrap()));
+                        fused.short = fused_ni::ni_clmul_keys(&ks);
+                        assert!(fused.short.is_some());
                     }
                     for karatsuba in [true, false] {
                         fused.karatsuba = karatsuba;

@@ -338,15 +338,22 @@ impl FusedKernel for FusedNi {
     }
 
     fn new(keys: &KeySchedule) -> Option<Self> {
-        let aes = Ni::new(keys)?;
-        let mut h = [[0u8; 16]]; // H = E(K, 0^128)
-        aes.encrypt_blocks(&mut h);
-        let ghash = Clmul::new(&h[0]);
-        h.zeroize();
-        let ghash = ghash?;
+        let (aes, ghash) = ni_clmul_keys(keys)?;
         let tables = Tables::new(ghash.powers());
         Some(FusedNi { aes, ghash, tables })
     }
+}
+
+/// The `ni` key and the `clmul` key of H = E(K, 0^128): what this kernel,
+/// `vaes-avx2` and (on Intel, for the short path) `vaes-avx512` hold.
+/// `None` where the CPU lacks AES-NI or PCLMULQDQ.
+pub(crate) fn ni_clmul_keys(keys: &KeySchedule) -> Option<(Ni, Clmul)> {
+    let aes = Ni::new(keys)?;
+    let mut h = [[0u8; 16]];
+    aes.encrypt_blocks(&mut h);
+    let ghash = Clmul::new(&h[0]);
+    h.zeroize();
+    Some((aes, ghash?))
 }
 
 /// The intrinsics, x86-64 only.
