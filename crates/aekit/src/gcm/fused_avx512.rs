@@ -113,8 +113,8 @@
 //! alone, the main loop, its tail, then the lengths block with a
 //! reduction of its own), Intel Xeon with AVX-512 (Sapphire Rapids
 //! class), AES-128 encryption, ns per call in `aekit bench --suite
-//! peers --quick`, alternating binaries: 256 B 70 → 46, 1 KiB 101 → 72,
-//! 8 KiB 443 → 411, 16 KiB 825 → 790; AES-256 1 KiB 121 → 88.
+//! peers --quick`, alternating binaries: 256 B 70 → 35, 1 KiB 101 → 73,
+//! 8 KiB 443 → 410, 16 KiB 825 → 790; AES-256 1 KiB 121 → 87.
 //!
 //! # Measured (Zen 4, two shared cores, TSC cycles at 2.6 GHz)
 //!
@@ -218,9 +218,8 @@ mod imp {
         _mm512_castsi512_si128, _mm512_clmulepi64_epi128, _mm512_loadu_si512,
         _mm512_mask_broadcast_i32x4, _mm512_mask_storeu_epi8, _mm512_mask_storeu_epi64,
         _mm512_maskz_loadu_epi8, _mm512_maskz_loadu_epi64, _mm512_maskz_mov_epi8,
-        _mm512_maskz_mov_epi64, _mm512_set_epi32, _mm512_setzero_si512, _mm512_shuffle_epi8,
-        _mm512_shuffle_epi32, _mm512_storeu_si512, _mm512_ternarylogic_epi32, _mm512_xor_si512,
-        _mm512_zextsi128_si512,
+        _mm512_maskz_mov_epi64, _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_shuffle_epi32,
+        _mm512_storeu_si512, _mm512_ternarylogic_epi32, _mm512_xor_si512, _mm512_zextsi128_si512,
     };
 
     use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -816,52 +815,15 @@ mod imp {
         let k = broadcast_keys::<N>(rk);
         let bswap = bswap_mask();
 
-        let mut s = if next == 2 {
-            // A whole message here: Y_j = IV ‖ (j + 1) for lane j, at most
-            // 20, so only byte 15 differs: lane l of register r gets
-            // 4r + l + 1 there (the top byte of dword 3), no carries, no
-            // shuffles.
-            let word = |b: &[u8]| i64::from_le_bytes(b.try_into().unwrap_or_default());
-            let iv_lo = word(&iv[..8]);
-            let iv_hi = i64::from(u32::from_le_bytes(iv[8..].try_into().unwrap_or_default()));
-            let base = _mm512_broadcast_i32x4(_mm_set_epi64x(iv_hi, iv_lo));
-            let mut s = [base; V];
-            for (r, x) in s.iter_mut().enumerate() {
-                let j = 4 * r as i32 + 1;
-                let count = _mm512_set_epi32(
-                    (j + 3) << 24,
-                    0,
-                    0,
-                    0,
-                    (j + 2) << 24,
-                    0,
-                    0,
-                    0,
-                    (j + 1) << 24,
-                    0,
-                    0,
-                    0,
-                    j << 24,
-                    0,
-                    0,
-                    0,
-                );
-                *x = _mm512_xor_si512(*x, count);
-            }
-            s
-        } else {
-            // Lane i ≥ 1 is IV ‖ (next + i − 1) (from IV ‖ (next − 1) in
-            // lane 0, with incr32's wrap), then lane 0 is set to
-            // Y_0 = IV ‖ 1.
-            let mut block = [0u8; 16];
-            block[..12].copy_from_slice(iv);
-            block[12..].copy_from_slice(&next.wrapping_sub(1).to_be_bytes());
-            let mut ctr = counter_start(&block);
-            let mut s = counter_blocks::<V>(&mut ctr);
-            block[12..].copy_from_slice(&1u32.to_be_bytes());
-            s[0] = _mm512_mask_broadcast_i32x4(s[0], 0x000f, load_block(&block));
-            s
-        };
+        // Lane i ≥ 1 is IV ‖ (next + i − 1) (from IV ‖ (next − 1) in lane
+        // 0, with incr32's wrap), then lane 0 is set to Y_0 = IV ‖ 1.
+        let mut block = [0u8; 16];
+        block[..12].copy_from_slice(iv);
+        block[12..].copy_from_slice(&next.wrapping_sub(1).to_be_bytes());
+        let mut ctr = counter_start(&block);
+        let mut s = counter_blocks::<V>(&mut ctr);
+        block[12..].copy_from_slice(&1u32.to_be_bytes());
+        s[0] = _mm512_mask_broadcast_i32x4(s[0], 0x000f, load_block(&block));
         for x in s.iter_mut() {
             *x = _mm512_xor_si512(*x, k[0]);
         }
