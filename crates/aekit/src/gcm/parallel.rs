@@ -39,16 +39,18 @@
 //! which is a public block count. That multiply takes about a tenth of a
 //! microsecond, so a power per slice would cost microseconds per slice
 //! (measured: 1 MiB on two threads of a 13 GB/s kernel gained only 1.11×
-//! with four powers per thread). Only two are computed: the slices but the
-//! last have `per` blocks each, so with P = H^per and the last slice of L
-//! blocks, the sum is Horner's rule
+//! with four powers per thread). Only one is computed: the first slice
+//! takes the remainder of the division and every later slice has `per`
+//! blocks, so with P = H^per the sum is Horner's rule
 //!
 //! ```text
-//! Y = (…((GHASH_0·P ⊕ GHASH_1)·P ⊕ …)·P ⊕ GHASH_{n−2})·H^L ⊕ GHASH_{n−1},
+//! Y = (…((GHASH_0·P ⊕ GHASH_1)·P ⊕ GHASH_2)·P ⊕ …)·P ⊕ GHASH_{n−1}.
 //! ```
 //!
-//! P and H^L are raised by the thread that spawned the slices while the
-//! others work, and the n − 1 products are made once all are done.
+//! P is raised by the calling thread after it has spawned the slices (about
+//! 0.6 µs), and the n − 1 products are made once all are done. (With the
+//! short slice last, as at first, its own power H^L was a second 0.6 µs
+//! on the critical path.)
 //! H itself is read from the kernel's GHASH key without
 //! knowing its layout: one block X = 1 (the field's unit, bit X_0) hashed
 //! from Y = 0 gives (0 ⊕ 1)·H = H. H, its powers and the partial hashes are
@@ -56,22 +58,32 @@
 //!
 //! # Threads
 //!
-//! The pool is created once ([`Pool::new`]) and lent to every call: waking
-//! its sleeping workers costs microseconds, where creating threads per call
-//! would cost tens of them and allocate. Scoped tasks (`rayon`'s `scope`)
+//! The pool is created once ([`Pool::new`]) and lent to every call:
+//! creating threads per call would cost tens of microseconds and allocate. Scoped tasks (`rayon`'s `scope`)
 //! let the workers borrow the key and disjoint slices of the caller's
-//! buffer, so no unsafe code is needed and none is used. The message is cut
-//! into [`SLICES_PER_THREAD`] slices per thread of equal length (none shorter
-//! than half the threshold below), rounded up to [`SLICE_ALIGN`] blocks (the
-//! widest kernel batch, so each slice runs its kernel's wide loop to the
-//! end). The slices form a queue (an atomic index over them) that every
-//! participant takes from until it is empty: the calling thread, which
-//! starts at once, and `threads − 1` pool workers, woken by
-//! `in_place_scope`'s spawns. So the caller never waits for a worker to
-//! start before work begins, and a worker whose core is busy elsewhere
-//! delays nothing but its wake-up: the others take the slices it would
-//! have taken. The thread that spawns raises the two powers of H while the
-//! workers wake.
+//! buffer, so no unsafe code is needed and none is used.
+//!
+//! The message is cut into [`SLICES_PER_THREAD`] slices per thread (none
+//! shorter than half the threshold below), rounded up to [`SLICE_ALIGN`]
+//! blocks (the widest kernel batch, so each slice runs its kernel's wide
+//! loop to the end). Every participant (the calling thread, which starts
+//! at once, and `threads − 1` pool workers, started by `in_place_scope`'s
+//! spawns) owns a contiguous share of the slices and takes them front to
+//! back; when its share is done it takes what is left of the others', back
+//! to front ([`take_order`]). So the caller never waits for a worker to
+//! start before work begins, a worker whose core is busy elsewhere delays
+//! nothing but its own start (the others take the slices it would have
+//! taken), and, the shares being the same from one call to the next, a
+//! buffer that is split again and again stays in the caches of the cores
+//! that work on it. With one shared queue instead, which core took which
+//! slice changed from call to call, and each call pulled part of its
+//! buffer from the other core's cache.
+//!
+//! A worker that finds no more work polls for the next split for a while
+//! ([`Pool::with_linger`], by default [`DEFAULT_LINGER`]) before it
+//! sleeps: waking a sleeping thread costs 10–30 µs on the virtual machines
+//! measured, as long as a 1 MiB message takes on one core, and rayon's own
+//! workers poll for only a few microseconds.
 //!
 //! Measured on a 16-core Intel Xeon virtual machine (AVX-512, VAES; the
 //! `vaes-avx512` kernel at about 13 GB/s on one thread), one 1 MiB message
@@ -79,6 +91,15 @@
 //! worker (the caller idle) and a power of H per slice; 1.19–1.75×
 //! (median 1.5×) with the caller working and two powers. 16 MiB: 1.95–2.7×
 //! (above 2× because one thread runs it out of the last-level cache).
+//! On a 2-vCPU Intel Xeon (Sapphire Rapids class, `vaes-avx512` at about
+//! 21 GB/s on one thread), one 1 MiB AES-128 message encrypted again and
+//! again, median TSC cycles: one thread 130 000; two threads, the shared
+//! queue and rayon's own sleeping 150 000 (0.86×: the worker woke 10–30 µs
+//! late, and the caller slept in the scope's wait and woke as late), the
+//! same with the workers lingering 75 000 (1.74×), with the caller
+//! polling instead of sleeping in the scope and fixed shares 71 500
+//! (1.8×); after a one-thread call over the same buffer (half of it then
+//! in the other core's cache) 90 000 (1.75×).
 //!
 //! Messages shorter than the pool's threshold ([`Pool::threshold`], by
 //! default [`DEFAULT_THRESHOLD`]) run on the calling thread through the
@@ -92,6 +113,9 @@
 //!   barely gain.
 //! - Shifting by hashing zero blocks with the kernel's own GHASH (Y·H^e as
 //!   e zero blocks): no new arithmetic, but O(e) instead of O(log e).
+//! - One queue of slices taken in order by whoever comes (the second
+//!   version): balanced, but the slices a core took changed from call to
+//!   call (above).
 //! - One slice per thread (the first version): the work per byte is
 //!   uniform, but on a machine whose other cores are busy the worker that
 //!   wakes late holds up the whole message; with four per thread the
@@ -107,8 +131,11 @@
 //!   split would only add synchronisation. This is an opt-in of its own.
 
 use core::fmt;
+use core::ops::Range;
+use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use zeroize::Zeroize;
@@ -129,6 +156,12 @@ use crate::ghash::{GhashKey, field, karatsuba};
 /// matter below 128 KiB. Faster kernels (VAES, several times that speed)
 /// need proportionally larger messages: raise the threshold for them.
 pub const DEFAULT_THRESHOLD: usize = 128 << 10;
+
+/// How long a worker polls for the next split after finishing its part of
+/// one, unless the pool is told otherwise ([`Pool::with_linger`]): long
+/// enough to span the gap between back-to-back calls on large messages,
+/// and the one-thread calls a benchmark interleaves with them.
+pub const DEFAULT_LINGER: Duration = Duration::from_micros(200);
 
 /// Slices are whole multiples of this many blocks (512 bytes), the widest
 /// batch any kernel processes at once.
@@ -155,6 +188,9 @@ pub struct Pool {
     pool: ThreadPool,
     threads: usize,
     threshold: usize,
+    linger: Duration,
+    /// Workers polling for work ([`linger`]) or about to.
+    lingering: Arc<AtomicUsize>,
 }
 
 impl Pool {
@@ -176,6 +212,8 @@ impl Pool {
             pool,
             threads,
             threshold: DEFAULT_THRESHOLD,
+            linger: DEFAULT_LINGER,
+            lingering: Arc::new(AtomicUsize::new(0)),
         })
     }
 
@@ -184,6 +222,20 @@ impl Pool {
     pub fn with_threshold(mut self, bytes: usize) -> Pool {
         self.threshold = bytes;
         self
+    }
+
+    /// The same pool with its workers polling for the next split for
+    /// `time` after each one before they sleep (zero: they sleep at once,
+    /// as rayon's do). Polling keeps a core busy; sleeping makes the next
+    /// split wait for the workers to wake.
+    pub fn with_linger(mut self, time: Duration) -> Pool {
+        self.linger = time;
+        self
+    }
+
+    /// How long the workers poll for the next split after one.
+    pub fn linger(&self) -> Duration {
+        self.linger
     }
 
     /// The number of threads a message is split across, the caller's
@@ -201,6 +253,55 @@ impl Pool {
     fn splits(&self, len: usize) -> bool {
         self.threads > 1 && len >= self.threshold && len >= 32
     }
+
+    /// Sets every worker not already lingering to poll for the next split
+    /// ([`linger`]), once the current one is done.
+    fn keep_awake(&self) {
+        if self.linger.is_zero() {
+            return;
+        }
+        let workers = self.threads - 1;
+        let mut n = self.lingering.load(Ordering::Relaxed);
+        while n < workers {
+            match self
+                .lingering
+                .compare_exchange(n, n + 1, Ordering::Relaxed, Ordering::Relaxed)
+            {
+                Ok(_) => {
+                    let (count, time) = (Arc::clone(&self.lingering), self.linger);
+                    self.pool.spawn(move || linger(&count, time));
+                    n += 1;
+                }
+                Err(now) => n = now,
+            }
+        }
+    }
+}
+
+thread_local! {
+    /// Whether this worker is inside [`linger`] already.
+    static LINGERING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// A pool job that runs every job the pool is given (rayon's `yield_now`)
+/// until none has come for `time`, so that the next split finds this
+/// worker awake instead of paying for its wake-up. A worker that is
+/// lingering already and picks up a second one returns from it at once.
+fn linger(count: &AtomicUsize, time: Duration) {
+    if !LINGERING.replace(true) {
+        let mut idle_since = Instant::now();
+        loop {
+            match rayon::yield_now() {
+                Some(rayon::Yield::Executed) => idle_since = Instant::now(),
+                Some(rayon::Yield::Idle) if idle_since.elapsed() < time => {
+                    core::hint::spin_loop();
+                }
+                _ => break,
+            }
+        }
+        LINGERING.set(false);
+    }
+    count.fetch_sub(1, Ordering::Relaxed);
 }
 
 impl fmt::Debug for Pool {
@@ -302,7 +403,7 @@ fn add_to_counter(counter: &mut Block, n: usize) {
 
 /// Blocks per slice for `blocks` whole blocks over `threads` threads:
 /// [`SLICES_PER_THREAD`] equal shares per thread, but none shorter than
-/// `min_bytes`, rounded up to [`SLICE_ALIGN`] blocks; only the last slice
+/// `min_bytes`, rounded up to [`SLICE_ALIGN`] blocks; only the first slice
 /// is shorter.
 fn slice_blocks(blocks: usize, threads: usize, min_bytes: usize) -> usize {
     let min_blocks = (min_bytes / 16).max(1);
@@ -325,76 +426,97 @@ fn crypt_blocks_par<K: Kernel + Sync>(
     debug_assert_eq!(data.len() % 16, 0);
     let blocks = data.len() / 16;
     let per = slice_blocks(blocks, pool.threads, pool.threshold / 2);
+    let slices = blocks.div_ceil(per);
+    // The first slice takes the remainder, so that one power of H shifts
+    // every later one.
+    let first = blocks - (slices - 1) * per;
     let start = *counter;
     let mut h = hash_key(kernel.ghash());
     // Slice 0 continues from `y` (the associated data's hash); the others
     // start from zero.
-    let mut partial = vec![[0u8; 16]; blocks.div_ceil(per)];
-    if let Some(first) = partial.first_mut() {
-        *first = *y;
-    }
-    let slices = partial.len();
-    let last = blocks - (slices - 1) * per;
-    let (mut p, mut h_last) = (0u128, 0u128);
+    let mut partial = vec![[0u8; 16]; slices];
+    partial[0] = *y;
+    let mut p = 0u128;
     {
-        // The slices as a queue that every participant takes from: the
-        // calling thread and `threads − 1` pool workers.
-        let queue: Vec<Mutex<Option<Slice<'_>>>> = data
-            .chunks_mut(per * 16)
+        let (head, rest) = data.split_at_mut(first * 16);
+        let queue: Vec<Mutex<Option<Slice<'_>>>> = core::iter::once(head)
+            .chain(rest.chunks_mut(per * 16))
             .zip(partial.iter_mut())
             .enumerate()
-            .map(|(i, (slice, y))| {
+            .map(|(i, (data, y))| {
+                let first_block = if i == 0 { 0 } else { first + (i - 1) * per };
                 Mutex::new(Some(Slice {
-                    first_block: i * per,
-                    data: slice,
+                    first_block,
+                    data,
                     y,
                 }))
             })
             .collect();
-        let next = AtomicUsize::new(0);
-        let work = || {
-            while let Some(cell) = queue.get(next.fetch_add(1, Ordering::Relaxed)) {
-                let slice = cell.lock().unwrap_or_else(PoisonError::into_inner).take();
+        let threads = pool.threads.min(slices);
+        let work = |me: usize| {
+            for i in take_order(me, threads, slices) {
+                let slice = queue[i]
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .take();
                 if let Some(slice) = slice {
                     slice.run(kernel, &start, direction);
                 }
             }
         };
+        let finished = AtomicUsize::new(0);
         pool.pool.in_place_scope(|scope| {
-            for _ in 1..pool.threads.min(slices) {
-                scope.spawn(|_| work());
+            for _ in 1..threads {
+                scope.spawn(|_| {
+                    // Worker i of the pool is participant i + 1, the same
+                    // one from call to call; the caller is participant 0.
+                    work(rayon::current_thread_index().map_or(1, |i| i + 1) % threads);
+                    finished.fetch_add(1, Ordering::Release);
+                });
             }
-            // The two powers Horner's rule needs, while the workers wake.
             if slices > 1 {
                 p = pow(h, per as u64);
-                h_last = pow(h, last as u64);
             }
-            work();
+            work(0);
+            // The scope would put this thread to sleep until the workers
+            // are done, and waking it costs as much as the wake-ups
+            // lingering saves; their last slices are short, so poll.
+            let since = Instant::now();
+            while finished.load(Ordering::Acquire) + 1 < threads && since.elapsed() < pool.linger {
+                core::hint::spin_loop();
+            }
         });
     }
-    let (head, tail) = partial.split_at(slices.saturating_sub(1));
+    pool.keep_awake();
+    // Horner's rule over the slices' hashes (module header).
     let mut acc = 0u128;
-    for (i, y) in head.iter().enumerate() {
-        let shifted = if i == 0 { acc } else { karatsuba::mul(acc, p) };
-        acc = shifted ^ field::from_block(y);
-    }
-    if let Some(y) = tail.first() {
-        acc = if head.is_empty() {
-            field::from_block(y)
-        } else {
-            karatsuba::mul(acc, h_last) ^ field::from_block(y)
-        };
+    for (i, y) in partial.iter().enumerate() {
+        if i > 0 {
+            acc = karatsuba::mul(acc, p);
+        }
+        acc ^= field::from_block(y);
     }
     *y = field::to_block(acc);
     acc.zeroize();
     p.zeroize();
-    h_last.zeroize();
     partial.zeroize();
     h.zeroize();
     add_to_counter(counter, blocks);
 }
 
-/// One thread's share of [`crypt_blocks_par`].
+/// The order in which participant `me` of `threads` takes the `slices`:
+/// its own share (a contiguous run, the same for every call of that
+/// shape) front to back, then the others' shares back to front, so that
+/// an owner and a helper meet inside a share instead of contending for
+/// each slice.
+fn take_order(me: usize, threads: usize, slices: usize) -> impl Iterator<Item = usize> {
+    let share =
+        move |t: usize| -> Range<usize> { t * slices / threads..(t + 1) * slices / threads };
+    let others = (1..threads).flat_map(move |k| share((me + k) % threads).rev());
+    share(me).chain(others)
+}
+
+/// One slice of [`crypt_blocks_par`].
 struct Slice<'a> {
     /// Index of the slice's first block in the message's whole blocks.
     first_block: usize,
@@ -486,6 +608,28 @@ mod tests {
         assert_eq!(slice_blocks(1 << 16, 2, 32 << 10), 1 << 13);
     }
 
+    #[test]
+    fn each_participant_takes_every_slice_once_its_own_first() {
+        for threads in 1..=9 {
+            for slices in threads..=40 {
+                for me in 0..threads {
+                    let order: Vec<usize> = take_order(me, threads, slices).collect();
+                    let own = me * slices / threads..(me + 1) * slices / threads;
+                    let id = format!("participant {me} of {threads}, {slices} slices");
+                    assert_eq!(order[..own.len()], own.clone().collect::<Vec<_>>(), "{id}");
+                    let mut sorted = order.clone();
+                    sorted.sort_unstable();
+                    assert_eq!(sorted, (0..slices).collect::<Vec<_>>(), "{id}");
+                }
+            }
+        }
+        // Two threads, eight slices: the worker takes 4..8, then 3, 2, 1, 0.
+        assert_eq!(
+            take_order(1, 2, 8).collect::<Vec<_>>(),
+            [4, 5, 6, 7, 3, 2, 1, 0]
+        );
+    }
+
     /// The split equals one `crypt_blocks` call over the whole: data, the
     /// counter left behind and the GHASH value, with the 32-bit count
     /// wrapping before, inside and after the slices, on a pair and (where
@@ -510,8 +654,17 @@ mod tests {
     }
 
     fn check<K: Kernel + Sync>(kernel: &K) {
-        for threads in [2, 3, 4, 8] {
-            let pool = Pool::new(threads).unwrap().with_threshold(0);
+        for (threads, linger) in [
+            (2, DEFAULT_LINGER),
+            (2, Duration::ZERO),
+            (3, DEFAULT_LINGER),
+            (4, Duration::ZERO),
+            (8, DEFAULT_LINGER),
+        ] {
+            let pool = Pool::new(threads)
+                .unwrap()
+                .with_threshold(0)
+                .with_linger(linger);
             for blocks in [1, 2, 32, 33, 95, 200, 257] {
                 // Low words whose wrap lands before, in the first slice,
                 // at a slice boundary, in a later slice, and nowhere.
@@ -531,7 +684,9 @@ mod tests {
                         let (mut c2, mut y2, mut d2) = (counter, y, data);
                         crypt_blocks_par(kernel, &pool, &mut c1, &mut y1, &mut d1, direction);
                         kernel.crypt_blocks(&mut c2, &mut y2, &mut d2, direction);
-                        let id = format!("{threads} threads, {blocks} blocks from {low:#x}");
+                        let id = format!(
+                            "{threads} threads lingering {linger:?}, {blocks} blocks from {low:#x}"
+                        );
                         assert_eq!(d1, d2, "{id}: data");
                         assert_eq!(c1, c2, "{id}: counter");
                         assert_eq!(y1, y2, "{id}: GHASH");
