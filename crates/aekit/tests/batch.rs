@@ -1,8 +1,10 @@
 //! The batch APIs (`AesGcm::{encrypt,decrypt}_batch`,
 //! `Aether::{encrypt,decrypt}_batch`): every message of a batch equals the
 //! one-message API's output, for random batches mixing lengths 0–2000, key
-//! sizes, IV and tag lengths, and for batches of mostly short messages
-//! (the multi-buffer kernel's) across its group boundaries; a forged message fails alone and is wiped
+//! sizes, IV and tag lengths, for batches of mostly short messages (the
+//! one-message short paths'), and for batches whose messages share a few
+//! multi-buffer shapes (the `vaes-avx512` multi-buffer path's groups of
+//! four); a forged message fails alone and is wiped
 //! while the rest decrypt; AETHER's bitsliced groups (filled batches of one
 //! shape) equal the reference on every known answer and on random batches.
 
@@ -170,6 +172,75 @@ fn gcm_batch_of_short_messages_equals_one_message_calls() {
                     } else {
                         let at = rng.below(m.tag.len());
                         m.tag[at] ^= 1 << rng.below(8);
+                    }
+                }
+            }
+            let results = gcm.decrypt_batch(&mut gcm_batch(&mut msgs));
+            for (i, ((m, p), &f)) in msgs.iter().zip(&plain).zip(&forged).enumerate() {
+                let what = format!("{what} msg {i}");
+                if f {
+                    assert_eq!(results[i], Err(Error::AuthenticationFailed), "{what}");
+                    assert!(m.buf.iter().all(|&b| b == 0), "{what} not wiped");
+                } else {
+                    assert_eq!(results[i], Ok(()), "{what}");
+                    assert_eq!(m.buf, p.buf, "{what}");
+                }
+            }
+        }
+    });
+}
+
+/// Messages of a few shapes around the multi-buffer ones (1 to 8 message blocks, 0 or 1
+/// block of associated data, a 12-byte IV), every length within the
+/// last block and every AAD length 1 to 16, interleaved, with a few that
+/// fit no shape.
+fn random_shaped_msgs(rng: &mut Rng, n: usize) -> Vec<Msg> {
+    let shapes: Vec<(usize, usize)> = (0..3).map(|_| (1 + rng.below(8), rng.below(2))).collect();
+    (0..n)
+        .map(|_| {
+            if rng.below(8) == 0 {
+                let (aad_len, len) = (rng.below(40), [0, 129 + rng.below(100)][rng.below(2)]);
+                return random_msg(rng, 12, aad_len, len);
+            }
+            let (blocks, aad_blocks) = shapes[rng.below(shapes.len())];
+            let len = 16 * (blocks - 1) + 1 + rng.below(16);
+            let aad_len = if aad_blocks == 1 {
+                1 + rng.below(16)
+            } else {
+                0
+            };
+            random_msg(rng, 12, aad_len, len)
+        })
+        .collect()
+}
+
+#[test]
+fn gcm_batch_of_shaped_messages_equals_one_message_calls() {
+    each_relaxed_key(&mut Rng(0xba7c_0005), |gcm, what, rng| {
+        for n in [3, 4, 5, 8, 13, 64, 150] {
+            let plain = random_shaped_msgs(rng, n);
+            let mut msgs = plain.clone();
+            let results = gcm.encrypt_batch(&mut gcm_batch(&mut msgs));
+            let what = format!("{what} batch {n}");
+            assert_equals_one_message_calls(gcm, &plain, &msgs, &results, &what);
+            // Forge one message in four (a ciphertext bit, an AAD bit or
+            // a tag bit), then decrypt the batch.
+            let forged: Vec<bool> = (0..n).map(|_| rng.below(4) == 0).collect();
+            for (m, &f) in msgs.iter_mut().zip(&forged) {
+                if f {
+                    match rng.below(3) {
+                        0 if !m.buf.is_empty() => {
+                            let at = rng.below(m.buf.len());
+                            m.buf[at] ^= 1 << rng.below(8);
+                        }
+                        1 if !m.aad.is_empty() => {
+                            let at = rng.below(m.aad.len());
+                            m.aad[at] ^= 1 << rng.below(8);
+                        }
+                        _ => {
+                            let at = rng.below(m.tag.len());
+                            m.tag[at] ^= 1 << rng.below(8);
+                        }
                     }
                 }
             }

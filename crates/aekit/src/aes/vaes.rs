@@ -85,7 +85,7 @@
 pub use imp::Vaes;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use imp::{
-    RoundKeys, broadcast_keys, counter_blocks, counter_start, encrypt, load_block,
+    RoundKeys, broadcast_keys, byte_mask, counter_blocks, counter_start, encrypt, load_block,
 };
 #[cfg(not(target_arch = "x86_64"))]
 pub use unsupported::Vaes;

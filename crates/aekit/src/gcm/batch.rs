@@ -15,10 +15,23 @@
 //! processed as if it had been called on its own. The results are the
 //! one-message API's, message for message; the tests check exactly that.
 //!
-//! Each message runs on the key's own kernel (for short messages the
-//! fused kernels' whole-message paths): the batch is the contract that an
-//! interleaved multi-message kernel can fill later without any caller
-//! changing. What the batch saves today is the dispatch: the key's
+//! On a `vaes-avx512` key, messages with a 96-bit IV, 3 to 8 blocks and at
+//! most one block of associated data go four at a time through the
+//! multi-buffer path (`multi_avx512.rs`): four messages of one shape, one
+//! per 128-bit lane. Four consecutive messages of one shape form a group
+//! at once; others wait in their shape's bucket until it holds four, and
+//! what is left at the end runs one by one. Measured on an Intel Xeon
+//! with AVX-512 (Sapphire Rapids class, 2 vCPUs), TSC cycles per message,
+//! best of 2000 batches of 64, one-message calls of the same messages in
+//! the same process: 64 B 54 → 44, 128 B 82 → 58, 64 B with 8 bytes of
+//! AAD 50 → 45. The kernel alone (groups handed to it directly) takes 23
+//! per 64-byte message where the one-message kernel path takes 43: the
+//! rest of the batch's cost is its own bookkeeping (the checks, the
+//! buckets, the results), about 18 cycles a message.
+//!
+//! Every other kernel runs each message on the key's own kernel (for
+//! short messages the fused kernels' whole-message paths). What the batch
+//! saves there is the dispatch: the key's
 //! implementation is matched once per batch, and each message goes
 //! straight to the concrete kernel. Looping over `encrypt_in_place_detached`
 //! instead (the match, the call layers and their results through memory
@@ -52,10 +65,11 @@
 //!
 //! [`TAG_LENGTHS`]: super::TAG_LENGTHS
 
-use super::kernel::Kernel;
+use super::kernel::{Kernel, Lane};
 use super::state::Direction;
 use super::{AesGcm, KernelOp, OneShot, Tag, verify_or_wipe};
 use crate::Error;
+use crate::aes::Block;
 
 /// One message of a batch: borrowed IV, associated data, buffer (encrypted
 /// or decrypted in place) and tag slot.
@@ -114,23 +128,109 @@ impl KernelOp for Batch<'_, '_, '_> {
 
     fn run<K: Kernel + Sync>(self, kernel: &K) -> Self::Output {
         let (gcm, direction) = (self.gcm, self.direction);
-        let one = |m: &mut BatchMessage<'_>| {
-            gcm.check_call(m.iv, m.aad, m.buf, m.tag.len())?;
-            let full = OneShot {
-                iv: m.iv,
-                aad: m.aad,
-                buf: &mut *m.buf,
-                direction,
-            }
-            .run(kernel)?;
-            match direction {
-                Direction::Encrypt => {
-                    Tag::truncate(full, m.tag.len()).copy_to(m.tag);
-                    Ok(())
+        if !K::FOUR {
+            return self
+                .messages
+                .iter_mut()
+                .map(|m| one(gcm, kernel, m, direction))
+                .collect();
+        }
+        // Messages of a multi-buffer shape wait in their shape's bucket
+        // until it holds four; the others, and what is left in the
+        // buckets at the end, run one by one. Every message gets its own
+        // result, in its place.
+        let messages = self.messages;
+        let mut results: Vec<Result<(), Error>> = (0..messages.len()).map(|_| Ok(())).collect();
+        let mut buckets = [([0usize; 4], 0usize); BUCKETS];
+        for i in 0..messages.len() {
+            let m = &messages[i];
+            let bucket = match (
+                <&[u8; 12]>::try_from(m.iv),
+                Lane::shape(m.aad.len(), m.buf.len()),
+            ) {
+                (Ok(_), Some((c, a)))
+                    if gcm.check_call(m.iv, m.aad, m.buf, m.tag.len()).is_ok() =>
+                {
+                    &mut buckets[2 * (c - 3) + a]
                 }
-                Direction::Decrypt => verify_or_wipe(full, m.tag, m.buf),
+                _ => {
+                    results[i] = one(gcm, kernel, &mut messages[i], direction);
+                    continue;
+                }
+            };
+            bucket.0[bucket.1] = i;
+            bucket.1 += 1;
+            if bucket.1 == 4 {
+                bucket.1 = 0;
+                let group = bucket.0;
+                four(kernel, messages, group, &mut results, direction);
             }
-        };
-        self.messages.iter_mut().map(one).collect()
+        }
+        for (group, pending) in buckets {
+            for &i in &group[..pending] {
+                results[i] = one(gcm, kernel, &mut messages[i], direction);
+            }
+        }
+        results
+    }
+}
+
+/// Multi-buffer shapes: message blocks 3 to 8 times AAD blocks 0 or 1.
+const BUCKETS: usize = 12;
+
+/// One message on its own, with the one-message API's checks.
+fn one<K: Kernel + Sync>(
+    gcm: &AesGcm,
+    kernel: &K,
+    m: &mut BatchMessage<'_>,
+    direction: Direction,
+) -> Result<(), Error> {
+    gcm.check_call(m.iv, m.aad, m.buf, m.tag.len())?;
+    let full = OneShot {
+        iv: m.iv,
+        aad: m.aad,
+        buf: &mut *m.buf,
+        direction,
+    }
+    .run(kernel)?;
+    deliver(full, m, direction)
+}
+
+/// What a message's full tag means for it: encrypting, its tag slot
+/// gets the tag; decrypting, it is checked, and the buffer wiped if it
+/// does not verify.
+fn deliver(full: Block, m: &mut BatchMessage<'_>, direction: Direction) -> Result<(), Error> {
+    match direction {
+        Direction::Encrypt => {
+            Tag::truncate(full, m.tag.len()).copy_to(m.tag);
+            Ok(())
+        }
+        Direction::Decrypt => verify_or_wipe(full, m.tag, m.buf),
+    }
+}
+
+/// Messages `group` of `messages` (checked, one multi-buffer shape, 96-bit
+/// IVs) through the kernel's multi-buffer path, their results into
+/// `results`.
+fn four<K: Kernel>(
+    kernel: &K,
+    messages: &mut [BatchMessage<'_>],
+    group: [usize; 4],
+    results: &mut [Result<(), Error>],
+    direction: Direction,
+) {
+    let Ok(mut ms) = messages.get_disjoint_mut(group) else {
+        unreachable!("a bucket holds distinct indices");
+    };
+    let tags = {
+        let mut lanes = ms.each_mut().map(|m| Lane {
+            iv: m.iv.try_into().unwrap_or(&[0; 12]),
+            aad: m.aad,
+            buf: &mut *m.buf,
+        });
+        kernel.crypt_four(&mut lanes, direction)
+    };
+    for ((m, &i), tag) in ms.iter_mut().zip(&group).zip(tags.into_iter().flatten()) {
+        results[i] = deliver(tag, m, direction);
     }
 }

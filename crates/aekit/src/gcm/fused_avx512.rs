@@ -225,7 +225,8 @@ mod imp {
     use zeroize::{Zeroize, ZeroizeOnDrop};
 
     use super::super::FusedKernel;
-    use super::super::kernel::Kernel;
+    use super::super::kernel::{Kernel, Lane};
+    use super::super::multi_avx512::crypt_four;
     use super::super::state::Direction;
     use super::super::state::hash_padded;
     use crate::aes::ni::Ni;
@@ -394,6 +395,24 @@ mod imp {
             // SAFETY: `input` is readable and `out` writable for `n` bytes;
             // a shared and a mutable borrow do not overlap.
             Some(unsafe { self.whole(iv, aad, input.as_ptr(), out.as_mut_ptr(), n, direction) })
+        }
+
+        const FOUR: bool = true;
+
+        fn crypt_four(
+            &self,
+            lanes: &mut [Lane<'_>; 4],
+            direction: Direction,
+        ) -> Option<[Block; 4]> {
+            if !Lane::one_shape(lanes) {
+                return None;
+            }
+            let (rk, rounds) = (self.aes.round_keys(), self.aes.rounds());
+            let encrypt = direction == Direction::Encrypt;
+            // SAFETY: `self.aes` exists, so VAES and AVX-512F/BW/VL were
+            // detected; `self.ghash` exists, so VPCLMULQDQ was; the lanes
+            // have one shape (checked above).
+            Some(unsafe { crypt_four(rk, rounds, &self.extra.powers, lanes, encrypt) })
         }
     }
 

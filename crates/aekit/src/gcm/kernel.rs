@@ -76,6 +76,50 @@ pub(crate) trait Kernel {
     ) -> Option<Block> {
         None
     }
+
+    /// Whether the kernel has a multi-buffer path
+    /// ([`crypt_four`](Self::crypt_four)).
+    const FOUR: bool = false;
+
+    /// Four whole messages of one shape ([`Lane::shape`]) at once, for
+    /// kernels with a multi-buffer path: encrypts or decrypts them in
+    /// place and returns their full tags, in order, or returns `None`
+    /// having touched nothing (no such path, or lanes of different
+    /// shapes). The lengths have been checked. The default has none.
+    fn crypt_four(&self, _lanes: &mut [Lane<'_>; 4], _direction: Direction) -> Option<[Block; 4]> {
+        None
+    }
+}
+
+/// One message of [`Kernel::crypt_four`]: a 96-bit IV, associated data
+/// and the message, in place.
+pub(crate) struct Lane<'a> {
+    pub(crate) iv: &'a [u8; 12],
+    pub(crate) aad: &'a [u8],
+    pub(crate) buf: &'a mut [u8],
+}
+
+impl Lane<'_> {
+    /// A message's shape for the multi-buffer path: its message blocks
+    /// (3 to 8) and associated-data blocks (0 or 1), or `None`. Four lanes
+    /// of one shape make a group. Below three blocks the one-message
+    /// short paths are as fast (on an Intel Xeon with AVX-512, TSC cycles
+    /// per message through the batch API against one-message calls: 16 B
+    /// 40 against 35, 32 B 41 against 41, 48 B 42 against 47, 64 B 44
+    /// against 54, 128 B 58 against 82).
+    pub(crate) fn shape(aad_len: usize, len: usize) -> Option<(usize, usize)> {
+        let shape = (len.div_ceil(16), aad_len.div_ceil(16));
+        ((3..=8).contains(&shape.0) && shape.1 <= 1).then_some(shape)
+    }
+
+    /// Whether the four lanes have one shape.
+    pub(crate) fn one_shape(lanes: &[Lane<'_>; 4]) -> bool {
+        let first = Lane::shape(lanes[0].aad.len(), lanes[0].buf.len());
+        first.is_some()
+            && lanes[1..]
+                .iter()
+                .all(|l| Lane::shape(l.aad.len(), l.buf.len()) == first)
+    }
 }
 
 /// The two-pass loop: counter mode (`ctr`) and GHASH over each [`PASS`]

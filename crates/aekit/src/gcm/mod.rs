@@ -16,6 +16,8 @@ mod fused_avx512;
 mod fused_ni;
 mod incremental;
 mod kernel;
+#[allow(unsafe_code)] // VAES/VPCLMULQDQ intrinsics; every block carries a SAFETY line.
+mod multi_avx512;
 mod nonce;
 mod parallel;
 mod precomputed;

@@ -113,7 +113,7 @@
 pub use imp::Vclmul;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use imp::{
-    Powers, Wide, bswap_mask, fold_constant, horizontal_xor, lane_mask, load_acc, mul_wide,
+    Powers, Wide, bswap_mask, fold_constant, horizontal_xor, lane_mask, load_acc, mul_wide, reduce,
     reduce_to_128, sixteen, store_acc,
 };
 #[cfg(not(target_arch = "x86_64"))]
