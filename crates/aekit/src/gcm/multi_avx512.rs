@@ -195,8 +195,9 @@ mod imp {
 
         // The last round XORs the data in (AESENCLAST(s, k ⊕ x) =
         // AESENCLAST(s, k) ⊕ x); the ciphertext, zero past each message's
-        // end, byte-reflected for GHASH.
-        let mut ct = [[_mm512_setzero_si512(); V]; 4];
+        // end, byte-reflected for GHASH: `ct[r][j]` is register r of
+        // message j.
+        let mut ct = [[_mm512_setzero_si512(); 4]; V];
         for (j, lane) in lanes.iter_mut().enumerate() {
             let p = lane.buf.as_mut_ptr();
             for r in 0..V {
@@ -209,15 +210,15 @@ mod imp {
                 } else {
                     x[j][r]
                 };
-                ct[j][r] = _mm512_shuffle_epi8(c, bswap);
+                ct[r][j] = _mm512_shuffle_epi8(c, bswap);
             }
         }
 
         // Block i of every message times H^(c + 1 − i), at entry
         // 31 − c + i; blocks past c are zero in every lane.
         let mut sum = Wide::zero();
-        for r in 0..V {
-            let blocks = transpose([ct[0][r], ct[1][r], ct[2][r], ct[3][r]]);
+        for (r, regs) in ct.iter().enumerate() {
+            let blocks = transpose(*regs);
             for (l, d) in blocks.iter().enumerate() {
                 let i = 4 * r + l;
                 if i < c {
@@ -243,7 +244,7 @@ mod imp {
         // The lengths blocks, len(A) ‖ len(C) in bits as reflected
         // integers (len(A) the high qword), times H.
         let bits = |l: &Lane<'_>| ((l.aad.len() as i64) << 3, (l.buf.len() as i64) << 3);
-        let [(a0, c0), (a1, c1), (a2, c2), (a3, c3)] = lanes.each_ref().map(|l| bits(l));
+        let [(a0, c0), (a1, c1), (a2, c2), (a3, c3)] = lanes.each_ref().map(bits);
         let lengths = _mm512_set_epi64(a3, c3, a2, c2, a1, c1, a0, c0);
         sum = sum.xor(mul_wide(lengths, broadcast(all, 31)));
 
