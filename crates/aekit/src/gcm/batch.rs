@@ -163,7 +163,7 @@ impl KernelOp for Batch<'_, '_, '_> {
             if bucket.1 == 4 {
                 bucket.1 = 0;
                 let group = bucket.0;
-                four(kernel, messages, group, &mut results, direction);
+                four(gcm, kernel, messages, group, &mut results, direction);
             }
         }
         for (group, pending) in buckets {
@@ -209,10 +209,26 @@ fn deliver(full: Block, m: &mut BatchMessage<'_>, direction: Direction) -> Resul
     }
 }
 
+/// The messages of a group one by one, should the kernel refuse it.
+#[cold]
+fn one_by_one<K: Kernel + Sync>(
+    gcm: &AesGcm,
+    kernel: &K,
+    ms: [&mut BatchMessage<'_>; 4],
+    group: [usize; 4],
+    results: &mut [Result<(), Error>],
+    direction: Direction,
+) {
+    for (m, &i) in ms.into_iter().zip(&group) {
+        results[i] = one(gcm, kernel, m, direction);
+    }
+}
+
 /// Messages `group` of `messages` (checked, one multi-buffer shape, 96-bit
 /// IVs) through the kernel's multi-buffer path, their results into
 /// `results`.
-fn four<K: Kernel>(
+fn four<K: Kernel + Sync>(
+    gcm: &AesGcm,
     kernel: &K,
     messages: &mut [BatchMessage<'_>],
     group: [usize; 4],
@@ -222,15 +238,20 @@ fn four<K: Kernel>(
     let Ok(mut ms) = messages.get_disjoint_mut(group) else {
         unreachable!("a bucket holds distinct indices");
     };
-    let tags = {
+    let mut tags = [[0u8; 16]; 4];
+    let done = {
         let mut lanes = ms.each_mut().map(|m| Lane {
             iv: m.iv.try_into().unwrap_or(&[0; 12]),
             aad: m.aad,
             buf: &mut *m.buf,
         });
-        kernel.crypt_four(&mut lanes, direction)
+        kernel.crypt_four(&mut lanes, direction, &mut tags)
     };
-    for ((m, &i), tag) in ms.iter_mut().zip(&group).zip(tags.into_iter().flatten()) {
+    if !done {
+        // Not taken: the group is of one shape.
+        return one_by_one(gcm, kernel, ms, group, results, direction);
+    }
+    for ((m, &i), tag) in ms.iter_mut().zip(&group).zip(tags) {
         results[i] = deliver(tag, m, direction);
     }
 }

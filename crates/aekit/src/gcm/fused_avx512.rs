@@ -403,16 +403,18 @@ mod imp {
             &self,
             lanes: &mut [Lane<'_>; 4],
             direction: Direction,
-        ) -> Option<[Block; 4]> {
+            tags: &mut [Block; 4],
+        ) -> bool {
             if !Lane::one_shape(lanes) {
-                return None;
+                return false;
             }
             let (rk, rounds) = (self.aes.round_keys(), self.aes.rounds());
             let encrypt = direction == Direction::Encrypt;
             // SAFETY: `self.aes` exists, so VAES and AVX-512F/BW/VL were
             // detected; `self.ghash` exists, so VPCLMULQDQ was; the lanes
             // have one shape (checked above).
-            Some(unsafe { crypt_four(rk, rounds, &self.extra.powers, lanes, encrypt) })
+            unsafe { crypt_four(rk, rounds, &self.extra.powers, lanes, encrypt, tags) };
+            true
         }
     }
 

@@ -83,11 +83,19 @@ pub(crate) trait Kernel {
 
     /// Four whole messages of one shape ([`Lane::shape`]) at once, for
     /// kernels with a multi-buffer path: encrypts or decrypts them in
-    /// place and returns their full tags, in order, or returns `None`
-    /// having touched nothing (no such path, or lanes of different
-    /// shapes). The lengths have been checked. The default has none.
-    fn crypt_four(&self, _lanes: &mut [Lane<'_>; 4], _direction: Direction) -> Option<[Block; 4]> {
-        None
+    /// place, writes their full tags into `tags`, in order, and returns
+    /// true; or returns false having touched nothing (no such path, or
+    /// lanes of different shapes). The lengths have been checked. The
+    /// default has none. (The tags go through a reference: returned as
+    /// an `Option` of four blocks they were read back unaligned, behind
+    /// the option's flag byte, from the wider stores that wrote them.)
+    fn crypt_four(
+        &self,
+        _lanes: &mut [Lane<'_>; 4],
+        _direction: Direction,
+        _tags: &mut [Block; 4],
+    ) -> bool {
+        false
     }
 }
 
@@ -113,6 +121,7 @@ impl Lane<'_> {
     }
 
     /// Whether the four lanes have one shape.
+    #[inline]
     pub(crate) fn one_shape(lanes: &[Lane<'_>; 4]) -> bool {
         let first = Lane::shape(lanes[0].aad.len(), lanes[0].buf.len());
         first.is_some()

@@ -75,8 +75,8 @@ mod imp {
     use crate::aes::vaes::{RoundKeys, broadcast_keys, byte_mask};
     use crate::ghash::vclmul::{Wide, bswap_mask, mul_wide, reduce};
 
-    /// Encrypts or decrypts the four `lanes` in place and returns their
-    /// full tags, in order. `powers` holds H^32 … H^1 (entry e is
+    /// Encrypts or decrypts the four `lanes` in place and writes their
+    /// full tags into `tags`, in order. `powers` holds H^32 … H^1 (entry e is
     /// H^(32 − e), twisted, as `vclmul` stores them).
     ///
     /// # Safety
@@ -90,23 +90,24 @@ mod imp {
         powers: &[u128; 32],
         lanes: &mut [Lane<'_>; 4],
         encrypt: bool,
-    ) -> [Block; 4] {
+        tags: &mut [Block; 4],
+    ) {
         let registers = lanes[0].buf.len().div_ceil(64);
         // SAFETY: passed on from the caller.
         unsafe {
             match (rounds, encrypt, registers) {
-                (10, true, 1) => four::<11, true, 1>(rk, powers, lanes),
-                (10, true, _) => four::<11, true, 2>(rk, powers, lanes),
-                (10, false, 1) => four::<11, false, 1>(rk, powers, lanes),
-                (10, false, _) => four::<11, false, 2>(rk, powers, lanes),
-                (12, true, 1) => four::<13, true, 1>(rk, powers, lanes),
-                (12, true, _) => four::<13, true, 2>(rk, powers, lanes),
-                (12, false, 1) => four::<13, false, 1>(rk, powers, lanes),
-                (12, false, _) => four::<13, false, 2>(rk, powers, lanes),
-                (_, true, 1) => four::<15, true, 1>(rk, powers, lanes),
-                (_, true, _) => four::<15, true, 2>(rk, powers, lanes),
-                (_, false, 1) => four::<15, false, 1>(rk, powers, lanes),
-                (_, false, _) => four::<15, false, 2>(rk, powers, lanes),
+                (10, true, 1) => four::<11, true, 1>(rk, powers, lanes, tags),
+                (10, true, _) => four::<11, true, 2>(rk, powers, lanes, tags),
+                (10, false, 1) => four::<11, false, 1>(rk, powers, lanes, tags),
+                (10, false, _) => four::<11, false, 2>(rk, powers, lanes, tags),
+                (12, true, 1) => four::<13, true, 1>(rk, powers, lanes, tags),
+                (12, true, _) => four::<13, true, 2>(rk, powers, lanes, tags),
+                (12, false, 1) => four::<13, false, 1>(rk, powers, lanes, tags),
+                (12, false, _) => four::<13, false, 2>(rk, powers, lanes, tags),
+                (_, true, 1) => four::<15, true, 1>(rk, powers, lanes, tags),
+                (_, true, _) => four::<15, true, 2>(rk, powers, lanes, tags),
+                (_, false, 1) => four::<15, false, 1>(rk, powers, lanes, tags),
+                (_, false, _) => four::<15, false, 2>(rk, powers, lanes, tags),
             }
         }
     }
@@ -123,7 +124,8 @@ mod imp {
         rk: &RoundKeys,
         all: &[u128; 32],
         lanes: &mut [Lane<'_>; 4],
-    ) -> [Block; 4] {
+        tags: &mut [Block; 4],
+    ) {
         let (c, a) = (
             lanes[0].buf.len().div_ceil(16),
             lanes[0].aad.len().div_ceil(16),
@@ -241,6 +243,7 @@ mod imp {
                 broadcast(all, 30 - c),
             ));
         }
+
         // The lengths blocks, len(A) ‖ len(C) in bits as reflected
         // integers (len(A) the high qword), times H.
         let bits = |l: &Lane<'_>| ((l.aad.len() as i64) << 3, (l.buf.len() as i64) << 3);
@@ -248,15 +251,10 @@ mod imp {
         let lengths = _mm512_set_epi64(a3, c3, a2, c2, a1, c1, a0, c0);
         sum = sum.xor(mul_wide(lengths, broadcast(all, 31)));
 
-        let tags = _mm512_xor_si512(_mm512_shuffle_epi8(reduce(sum), bswap), ek_y0);
-        let mut out = [0u8; 64];
-        // SAFETY: `out` is 64 writable bytes; no alignment needed.
-        unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), tags) };
-        core::array::from_fn(|j| {
-            let mut tag = [0u8; 16];
-            tag.copy_from_slice(&out[16 * j..16 * j + 16]);
-            tag
-        })
+        let four_tags = _mm512_xor_si512(_mm512_shuffle_epi8(reduce(sum), bswap), ek_y0);
+        // SAFETY: `tags` is four contiguous 16-byte blocks, 64 writable
+        // bytes; no alignment needed.
+        unsafe { _mm512_storeu_si512(tags.as_mut_ptr().cast(), four_tags) };
     }
 
     /// Entry `e` of the powers in all four lanes.
