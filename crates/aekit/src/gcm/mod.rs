@@ -64,18 +64,7 @@ impl Tag {
     /// time is a call to `memcpy`, which costs a short message a sixth of
     /// its time.
     pub fn copy_to(&self, slot: &mut [u8]) {
-        /// Out of line: inlined, LLVM sees that both arms copy the same
-        /// bytes and merges them back into one `memcpy` of the run-time
-        /// length.
-        #[inline(never)]
-        fn copy_shorter(slot: &mut [u8], tag: &[u8]) {
-            slot.copy_from_slice(tag);
-        }
-
-        match <&mut Block>::try_from(&mut *slot) {
-            Ok(full) if self.len == 16 => *full = self.bytes,
-            _ => copy_shorter(slot, self.as_bytes()),
-        }
+        copy_tag(&self.bytes, self.len, slot);
     }
 
     fn truncate(bytes: Block, len: usize) -> Tag {
@@ -86,6 +75,25 @@ impl Tag {
 impl AsRef<[u8]> for Tag {
     fn as_ref(&self) -> &[u8] {
         self.as_bytes()
+    }
+}
+
+/// Writes the first `len` bytes of `bytes` into `slot`, which must be
+/// exactly as long (as `slot.copy_from_slice(&bytes[..len])`, which panics
+/// otherwise): a 16-byte tag is one store, where a copy whose length is
+/// known only at run time is a call to `memcpy`.
+fn copy_tag(bytes: &Block, len: usize, slot: &mut [u8]) {
+    /// Out of line: inlined, LLVM sees that both arms copy the same
+    /// bytes and merges them back into one `memcpy` of the run-time
+    /// length.
+    #[inline(never)]
+    fn copy_shorter(slot: &mut [u8], tag: &[u8]) {
+        slot.copy_from_slice(tag);
+    }
+
+    match <&mut Block>::try_from(&mut *slot) {
+        Ok(full) if len == 16 => *full = *bytes,
+        _ => copy_shorter(slot, &bytes[..len]),
     }
 }
 
