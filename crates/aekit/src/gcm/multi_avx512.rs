@@ -246,9 +246,21 @@ mod imp {
 
         // The lengths blocks, len(A) ‖ len(C) in bits as reflected
         // integers (len(A) the high qword), times H.
-        let bits = |l: &Lane<'_>| ((l.aad.len() as i64) << 3, (l.buf.len() as i64) << 3);
-        let [(a0, c0), (a1, c1), (a2, c2), (a3, c3)] = lanes.each_ref().map(bits);
-        let lengths = _mm512_set_epi64(a3, c3, a2, c2, a1, c1, a0, c0);
+        // (Indexed, not `array::map`: that stayed a call, its results
+        // stored as 8-byte words and read back wider, which the CPU does
+        // not forward.)
+        let aad = |j: usize| (lanes[j].aad.len() as i64) << 3;
+        let len = |j: usize| (lanes[j].buf.len() as i64) << 3;
+        let lengths = _mm512_set_epi64(
+            aad(3),
+            len(3),
+            aad(2),
+            len(2),
+            aad(1),
+            len(1),
+            aad(0),
+            len(0),
+        );
         sum = sum.xor(mul_wide(lengths, broadcast(all, 31)));
 
         let four_tags = _mm512_xor_si512(_mm512_shuffle_epi8(reduce(sum), bswap), ek_y0);
