@@ -142,7 +142,27 @@ impl KernelOp for Batch<'_, '_, '_> {
         let messages = self.messages;
         let mut results: Vec<Result<(), Error>> = (0..messages.len()).map(|_| Ok(())).collect();
         let mut buckets = [([0usize; 4], 0usize); BUCKETS];
-        for i in 0..messages.len() {
+        let mut next = 0;
+        while next < messages.len() {
+            let i = next;
+            next += 1;
+            // Four in a row of one shape go straight to the kernel.
+            if let Some(run) = messages.get_mut(i..i + 4)
+                && let Some(b) = bucket(gcm, &run[0])
+                && buckets[b].1 == 0
+                && run[1..].iter().all(|m| bucket(gcm, m) == Some(b))
+            {
+                groups(
+                    gcm,
+                    kernel,
+                    messages,
+                    [i, i + 1, i + 2, i + 3],
+                    &mut results,
+                    direction,
+                );
+                next = i + 4;
+                continue;
+            }
             let m = &messages[i];
             let bucket = match (
                 <&[u8; 12]>::try_from(m.iv),
@@ -163,7 +183,7 @@ impl KernelOp for Batch<'_, '_, '_> {
             if bucket.1 == 4 {
                 bucket.1 = 0;
                 let group = bucket.0;
-                four(gcm, kernel, messages, group, &mut results, direction);
+                groups(gcm, kernel, messages, group, &mut results, direction);
             }
         }
         for (group, pending) in buckets {
@@ -173,6 +193,15 @@ impl KernelOp for Batch<'_, '_, '_> {
         }
         results
     }
+}
+
+/// The bucket of a message that passes the one-message API's checks and
+/// has a multi-buffer shape (a 96-bit IV, [`Lane::shape`]), or `None`.
+#[inline(always)]
+fn bucket(gcm: &AesGcm, m: &BatchMessage<'_>) -> Option<usize> {
+    let (c, a) = Lane::shape(m.aad.len(), m.buf.len())?;
+    let ok = m.iv.len() == 12 && gcm.check_call(m.iv, m.aad, m.buf, m.tag.len()).is_ok();
+    ok.then_some(2 * (c - 3) + a)
 }
 
 /// Multi-buffer shapes: message blocks 3 to 8 times AAD blocks 0 or 1.
@@ -231,7 +260,7 @@ fn one_by_one<K: Kernel + Sync>(
 /// Messages `group` of `messages` (checked, one multi-buffer shape, 96-bit
 /// IVs) through the kernel's multi-buffer path, their results into
 /// `results`.
-fn four<K: Kernel + Sync>(
+fn groups<K: Kernel + Sync>(
     gcm: &AesGcm,
     kernel: &K,
     messages: &mut [BatchMessage<'_>],
