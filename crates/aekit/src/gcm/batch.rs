@@ -23,11 +23,13 @@
 //! what is left at the end runs one by one. Measured on an Intel Xeon
 //! with AVX-512 (Sapphire Rapids class, 2 vCPUs), TSC cycles per message,
 //! best of 2000 batches of 64, one-message calls of the same messages in
-//! the same process: 64 B 54 → 44, 128 B 82 → 58, 64 B with 8 bytes of
-//! AAD 50 → 45. The kernel alone (groups handed to it directly) takes 23
+//! the same process: 64 B 54 → 32, 128 B 83 → 47, 64 B with 8 bytes of
+//! AAD 51 → 34. The kernel alone (groups handed to it directly) takes 16
 //! per 64-byte message where the one-message kernel path takes 43: the
-//! rest of the batch's cost is its own bookkeeping (the checks, the
-//! buckets, the results), about 18 cycles a message.
+//! rest is the batch's own bookkeeping (the checks, the shapes, the
+//! results, the tag slots) and the caller's `Vec` of messages. Returning
+//! tags by value cost three store-forwarding stalls on the way (see
+//! `Kernel::crypt_four`, [`deliver`] and `multi_avx512`'s lengths).
 //!
 //! Every other kernel runs each message on the key's own kernel (for
 //! short messages the fused kernels' whole-message paths). What the batch
