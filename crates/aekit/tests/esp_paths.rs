@@ -437,3 +437,96 @@ fn bursts_and_workers_deliver_what_single_packets_deliver() {
         }
     }
 }
+
+/// An outbound burst seals what one-at-a-time sealing seals, byte for
+/// byte and result for result (on a `vaes-avx512` key with inline
+/// keystream and RFC 4106 nonces, through the batch API's multi-buffer
+/// path), over bursts of 1 to 100 packets of mostly short payloads, with
+/// packets refused for want of room among them, every key size, ESN on
+/// and off, every ICV length, and sequence numbers running out inside a
+/// burst.
+#[test]
+fn outbound_bursts_equal_one_at_a_time() {
+    let mut rng = Rng(0xb0b5);
+    for key_len in [16, 24, 32] {
+        let key = rng.bytes(key_len);
+        for esn in [false, true] {
+            for icv_len in [8, 12, 16] {
+                for nonce in [NonceFormat::Rfc4106, NonceFormat::ContinuousCounter] {
+                    let config = Config {
+                        spi: 0x5eed,
+                        icv_len,
+                        extended_sequence_numbers: esn,
+                        nonce,
+                        ..Config::default()
+                    };
+                    let mut single = Sa::new(&key, SALT, config).unwrap();
+                    let mut burst_sa = Sa::new(&key, SALT, config).unwrap();
+                    // Close to exhaustion in the last bursts.
+                    let last = if esn { u64::MAX } else { u64::from(u32::MAX) };
+                    for (round, n) in [1, 3, 4, 5, 8, 31, 32, 33, 64, 100].into_iter().enumerate() {
+                        if round == 9 {
+                            single.skip_to_sequence(last - 40).unwrap();
+                            burst_sa.skip_to_sequence(last - 40).unwrap();
+                        }
+                        let payloads: Vec<Vec<u8>> = (0..n)
+                            .map(|_| {
+                                let len = match rng.below(4) {
+                                    0 => rng.below(1500),
+                                    _ => rng.below(130),
+                                };
+                                rng.bytes(len)
+                            })
+                            .collect();
+                        // One packet in ten without its tailroom.
+                        let short: Vec<bool> = (0..n).map(|_| rng.below(10) == 0).collect();
+                        let buffers = |sa: &Sa| -> Vec<Vec<u8>> {
+                            payloads
+                                .iter()
+                                .zip(&short)
+                                .map(|(p, &s)| {
+                                    let tail = if s { 1 } else { sa.tailroom(p.len()) };
+                                    [vec![0xee; sa.headroom()], p.clone(), vec![0xee; tail]]
+                                        .concat()
+                                })
+                                .collect()
+                        };
+                        let mut want_bufs = buffers(&single);
+                        let want: Vec<_> = want_bufs
+                            .iter_mut()
+                            .zip(&payloads)
+                            .map(|(buf, p)| {
+                                let head = single.headroom();
+                                single.encapsulate_in_place(buf, head..head + p.len(), 4)
+                            })
+                            .collect();
+                        let mut got_bufs = buffers(&burst_sa);
+                        let head = burst_sa.headroom();
+                        let mut burst: Vec<Outgoing<'_>> = got_bufs
+                            .iter_mut()
+                            .zip(&payloads)
+                            .map(|(buf, p)| Outgoing {
+                                buf,
+                                payload: head..head + p.len(),
+                                next_header: 4,
+                            })
+                            .collect();
+                        let mut got = Vec::new();
+                        burst_sa.encapsulate_burst(&mut burst, &mut got);
+                        let id = format!(
+                            "key {key_len}, ESN {esn}, ICV {icv_len}, {nonce:?}, burst of {n}"
+                        );
+                        assert_eq!(got, want, "{id}: results");
+                        assert_eq!(got_bufs, want_bufs, "{id}: bytes");
+                        if round == 9 {
+                            assert!(
+                                want.iter().any(|r| *r == Err(Error::SequenceExhausted)),
+                                "{id}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

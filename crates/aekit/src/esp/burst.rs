@@ -15,14 +15,27 @@
 //! NIC's receive-side scaling steers flows to queues. One set per worker
 //! thread, each owning its SAs, keeps the hot path free of locks.
 //!
-//! Rejected for now: interleaving short packets across vector lanes
-//! inside the AES-GCM kernel. The fused kernels take one packet per call;
-//! a batch kernel can slot in under these loops without changing their
-//! results.
+//! Outbound, on a key whose kernel runs short messages in vector lanes
+//! (`vaes-avx512`'s multi-buffer path) with inline keystream and RFC 4106
+//! nonces, a burst is sealed in two steps per [`GATHER`] packets: each
+//! packet is framed in order (room checked, sequence number and IV taken
+//! and spent, padding, trailer and header written) exactly as
+//! one-at-a-time sealing frames it, then the framed packets are encrypted
+//! by one call of the batch API (`AesGcm::encrypt_batch`'s, into the
+//! stack: nothing allocated), which runs the short ones four at a time.
+//! The bytes and results are those of one-at-a-time sealing; encryption
+//! of a framed packet cannot fail (the SA chose all its lengths), and a
+//! packet refused while framing spends no sequence number. Inbound stays
+//! packet by packet: a packet's replay check depends on the packets
+//! before it in the burst that authenticated.
 
 use core::ops::Range;
 
-use super::{Delivered, Error, Sa, Sealed};
+use super::{Delivered, Error, KeystreamSource, NonceFormat, Sa, Sealed, rfc4106_nonce};
+use crate::gcm::BatchMessage;
+
+/// Packets an outbound burst frames before it encrypts them in one batch.
+const GATHER: usize = 32;
 
 /// One packet of an outbound burst: its buffer, where the payload lies
 /// in it (with headroom and tailroom around it), and its next header.
@@ -45,9 +58,99 @@ impl Sa {
         packets: &mut [Outgoing<'_>],
         results: &mut Vec<Result<Sealed, Error>>,
     ) {
-        each(packets, results, |p| {
-            self.encapsulate_in_place(p.buf, p.payload.clone(), p.next_header)
+        if !self.seals_in_batches() {
+            each(packets, results, |p| {
+                self.encapsulate_in_place(p.buf, p.payload.clone(), p.next_header)
+            });
+            return;
+        }
+        results.clear();
+        for chunk in packets.chunks_mut(GATHER) {
+            self.encapsulate_gathered(chunk, results);
+        }
+    }
+
+    /// Whether outbound bursts go through the batch API: inline
+    /// keystream, RFC 4106 nonces and a kernel with a multi-buffer path.
+    fn seals_in_batches(&self) -> bool {
+        self.config.keystream == KeystreamSource::Inline
+            && self.config.nonce == NonceFormat::Rfc4106
+            && self.engine.gcm.has_multi_buffer()
+    }
+
+    /// Frames up to [`GATHER`] packets in order, then encrypts the framed
+    /// ones in one batch; a result per packet is pushed onto `results`.
+    fn encapsulate_gathered(
+        &mut self,
+        chunk: &mut [Outgoing<'_>],
+        results: &mut Vec<Result<Sealed, Error>>,
+    ) {
+        let base = results.len();
+        let mut framed: [Option<Framed>; GATHER] = [const { None }; GATHER];
+        for (p, slot) in chunk.iter_mut().zip(&mut framed) {
+            match self.frame_outgoing(p) {
+                Ok((sealed, f)) => {
+                    results.push(Ok(sealed));
+                    *slot = Some(f);
+                }
+                Err(e) => results.push(Err(e)),
+            }
+        }
+        let mut batch: [BatchMessage<'_>; GATHER] = core::array::from_fn(|_| BatchMessage {
+            iv: &[],
+            aad: &[],
+            buf: &mut [],
+            tag: &mut [],
         });
+        let mut n = 0;
+        for (p, f) in chunk.iter_mut().zip(&framed) {
+            let Some(f) = f else { continue };
+            let (body, icv) = p.buf[f.body.start..f.icv_end].split_at_mut(f.body.len());
+            batch[n] = BatchMessage {
+                iv: &f.nonce,
+                aad: &f.aad[..f.aad_len],
+                buf: body,
+                tag: icv,
+            };
+            n += 1;
+        }
+        let mut encrypted: [Result<(), crate::Error>; GATHER] = [const { Ok(()) }; GATHER];
+        self.engine
+            .gcm
+            .encrypt_batch_into(&mut batch[..n], &mut encrypted[..n]);
+        // Framed packets in order meet their encryption's results in order.
+        let mut encrypted = encrypted.into_iter();
+        for (r, f) in results[base..].iter_mut().zip(&framed) {
+            if f.is_some()
+                && let Some(Err(e)) = encrypted.next()
+            {
+                *r = Err(e.into());
+            }
+        }
+    }
+
+    /// One packet of an outbound burst framed as [`Sa::seal`] frames it,
+    /// its counters spent: where it lies, and what its encryption needs.
+    fn frame_outgoing(&mut self, p: &mut Outgoing<'_>) -> Result<(Sealed, Framed), Error> {
+        let packet = self.place(p.buf.len(), &p.payload)?;
+        let (header, body_len) = (self.header_len(), super::body_len_for(p.payload.len()));
+        let (head, rest) = p.buf[packet.clone()].split_at_mut(header);
+        let (next, aad, aad_len) =
+            self.frame(head, &mut rest[..body_len], p.payload.len(), p.next_header)?;
+        self.sent(&next);
+        let body = packet.start + header..packet.start + header + body_len;
+        let framed = Framed {
+            nonce: rfc4106_nonce(self.engine.salt, &head[8..]),
+            aad,
+            aad_len,
+            body,
+            icv_end: packet.end,
+        };
+        let sealed = Sealed {
+            sequence: next.sequence,
+            packet,
+        };
+        Ok((sealed, framed))
     }
 
     /// Decapsulates a burst in place, in order; `results` is cleared and
@@ -60,6 +163,17 @@ impl Sa {
     ) {
         each(packets, results, |packet| self.decapsulate_in_place(packet));
     }
+}
+
+/// What a framed outbound packet's encryption needs.
+struct Framed {
+    nonce: [u8; 12],
+    aad: [u8; 12],
+    aad_len: usize,
+    /// The body (payload, padding, trailer) in the packet's buffer.
+    body: Range<usize>,
+    /// The end of its ICV, which follows the body.
+    icv_end: usize,
 }
 
 /// The SAs of one endpoint (or of one worker thread), found by SPI.

@@ -479,27 +479,29 @@ impl Sa {
         payload: Range<usize>,
         next_header: u8,
     ) -> Result<Sealed, Error> {
-        if payload.start > payload.end || payload.end > buf.len() {
+        let packet = self.place(buf.len(), &payload)?;
+        let (header, body_len) = (self.header_len(), body_len_for(payload.len()));
+        let (head, rest) = buf[packet.clone()].split_at_mut(header);
+        let (body, icv) = rest.split_at_mut(body_len);
+        let sequence = self.seal(head, body, icv, payload.len(), next_header)?;
+        Ok(Sealed { sequence, packet })
+    }
+
+    /// Where the ESP packet around `payload` lies in a buffer of
+    /// `buf_len` bytes, or why it does not fit.
+    fn place(&self, buf_len: usize, payload: &Range<usize>) -> Result<Range<usize>, Error> {
+        if payload.start > payload.end || payload.end > buf_len {
             return Err(Error::NoRoom("payload range outside the buffer"));
         }
-        let header = self.header_len();
         let start = payload
             .start
-            .checked_sub(header)
+            .checked_sub(self.header_len())
             .ok_or(Error::NoRoom("headroom for the ESP header and IV"))?;
-        let payload_len = payload.len();
-        let body_len = body_len_for(payload_len);
-        let end = payload.start + body_len + self.config.icv_len;
-        if end > buf.len() {
+        let end = payload.start + body_len_for(payload.len()) + self.config.icv_len;
+        if end > buf_len {
             return Err(Error::NoRoom("tailroom for padding, trailer and ICV"));
         }
-        let (head, rest) = buf[start..end].split_at_mut(header);
-        let (body, icv) = rest.split_at_mut(body_len);
-        let sequence = self.seal(head, body, icv, payload_len, next_header)?;
-        Ok(Sealed {
-            sequence,
-            packet: start..end,
-        })
+        Ok(start..end)
     }
 
     /// Builds the ESP packet for `payload` into `packet` (replacing its
@@ -609,6 +611,31 @@ impl Sa {
         payload_len: usize,
         next_header: u8,
     ) -> Result<u64, Error> {
+        let (next, aad, aad_len) = self.frame(head, body, payload_len, next_header)?;
+        let seq = next.sequence;
+        self.crypt(
+            Way::Out,
+            &head[8..],
+            seq,
+            &aad[..aad_len],
+            body,
+            Icv::Seal(icv),
+        )?;
+        self.sent(&next);
+        Ok(seq)
+    }
+
+    /// Everything sealing does before the cryptography: takes the next
+    /// counters (spent only by [`Sa::sent`]), writes the padding and
+    /// trailer after the payload and the header (SPI, sequence number,
+    /// IV) before it, and returns the counters and the packet's AAD.
+    fn frame(
+        &self,
+        head: &mut [u8],
+        body: &mut [u8],
+        payload_len: usize,
+        next_header: u8,
+    ) -> Result<(Outbound, [u8; 12], usize), Error> {
         let next = self.next_outbound(body.len())?;
         let seq = next.sequence;
         let pad = body.len() - payload_len - 2;
@@ -626,17 +653,13 @@ impl Sa {
             NonceFormat::ContinuousCounter => head[8..].copy_from_slice(&next.iv),
         }
         let (aad, aad_len) = self.aad(seq);
-        self.crypt(
-            Way::Out,
-            &head[8..],
-            seq,
-            &aad[..aad_len],
-            body,
-            Icv::Seal(icv),
-        )?;
-        self.last_sent = seq;
+        Ok((next, aad, aad_len))
+    }
+
+    /// Spends the counters of a packet just sealed.
+    fn sent(&mut self, next: &Outbound) {
+        self.last_sent = next.sequence;
         self.next_position = next.position_after;
-        Ok(seq)
     }
 
     /// The next packet's sequence number, IV and continuous-counter
@@ -941,6 +964,14 @@ impl Sa {
     }
 }
 
+/// An RFC 4106 nonce: salt ‖ the packet's 8-byte IV (§4).
+fn rfc4106_nonce(salt: [u8; 4], iv: &[u8]) -> [u8; 12] {
+    let mut nonce = [0u8; 12];
+    nonce[..4].copy_from_slice(&salt);
+    nonce[4..].copy_from_slice(iv);
+    nonce
+}
+
 /// The packet computation proper, apart from the lanes so both can be
 /// borrowed at once.
 struct Engine {
@@ -986,9 +1017,7 @@ impl Engine {
     ) -> Result<(), Error> {
         match self.nonce {
             NonceFormat::Rfc4106 => {
-                let mut nonce = [0u8; 12];
-                nonce[..4].copy_from_slice(&self.salt);
-                nonce[4..].copy_from_slice(iv);
+                let nonce = rfc4106_nonce(self.salt, iv);
                 match icv {
                     Icv::Seal(icv) => {
                         let tag =

@@ -95,11 +95,9 @@ impl AesGcm {
     /// that fails (bad tag slot length, empty IV, too long) is left
     /// untouched and fails alone.
     pub fn encrypt_batch(&self, batch: &mut [BatchMessage<'_>]) -> Vec<Result<(), Error>> {
-        self.run(Batch {
-            gcm: self,
-            messages: batch,
-            direction: Direction::Encrypt,
-        })
+        let mut results = (0..batch.len()).map(|_| Ok(())).collect::<Vec<_>>();
+        self.crypt_batch_into(batch, Direction::Encrypt, &mut results);
+        results
     }
 
     /// Verifies and decrypts every message of `batch` in place. Returns one
@@ -107,11 +105,44 @@ impl AesGcm {
     /// gets [`Error::AuthenticationFailed`] and its buffer is zeroed, while
     /// the others decrypt. Tags are compared in constant time.
     pub fn decrypt_batch(&self, batch: &mut [BatchMessage<'_>]) -> Vec<Result<(), Error>> {
+        let mut results = (0..batch.len()).map(|_| Ok(())).collect::<Vec<_>>();
+        self.crypt_batch_into(batch, Direction::Decrypt, &mut results);
+        results
+    }
+
+    /// [`encrypt_batch`](Self::encrypt_batch) or
+    /// [`decrypt_batch`](Self::decrypt_batch) with the results written
+    /// into `results` (as long as `batch`): nothing allocated.
+    fn crypt_batch_into(
+        &self,
+        batch: &mut [BatchMessage<'_>],
+        direction: Direction,
+        results: &mut [Result<(), Error>],
+    ) {
+        debug_assert_eq!(batch.len(), results.len());
         self.run(Batch {
             gcm: self,
             messages: batch,
-            direction: Direction::Decrypt,
-        })
+            results,
+            direction,
+        });
+    }
+
+    /// [`encrypt_batch`](Self::encrypt_batch) with the results written
+    /// into `results` (as long as `batch`).
+    pub(crate) fn encrypt_batch_into(
+        &self,
+        batch: &mut [BatchMessage<'_>],
+        results: &mut [Result<(), Error>],
+    ) {
+        self.crypt_batch_into(batch, Direction::Encrypt, results);
+    }
+
+    /// Whether this key's kernel runs short messages of a batch in
+    /// vector lanes (`vaes-avx512`'s multi-buffer path): where a caller
+    /// gains by gathering messages into batches.
+    pub(crate) fn has_multi_buffer(&self) -> bool {
+        self.fused_kernel() == Some(super::Fused::Avx512)
     }
 }
 
@@ -122,27 +153,27 @@ struct Batch<'g, 'm, 'a> {
     /// The key, for its checks (`AesGcm::check_call`).
     gcm: &'g AesGcm,
     messages: &'m mut [BatchMessage<'a>],
+    /// One per message.
+    results: &'m mut [Result<(), Error>],
     direction: Direction,
 }
 
 impl KernelOp for Batch<'_, '_, '_> {
-    type Output = Vec<Result<(), Error>>;
+    type Output = ();
 
-    fn run<K: Kernel + Sync>(self, kernel: &K) -> Self::Output {
-        let (gcm, direction) = (self.gcm, self.direction);
+    fn run<K: Kernel + Sync>(self, kernel: &K) {
+        let (gcm, direction, results) = (self.gcm, self.direction, self.results);
         if !K::FOUR {
-            return self
-                .messages
-                .iter_mut()
-                .map(|m| one(gcm, kernel, m, direction))
-                .collect();
+            for (m, r) in self.messages.iter_mut().zip(results) {
+                *r = one(gcm, kernel, m, direction);
+            }
+            return;
         }
         // Messages of a multi-buffer shape wait in their shape's bucket
         // until it holds four; the others, and what is left in the
         // buckets at the end, run one by one. Every message gets its own
         // result, in its place.
         let messages = self.messages;
-        let mut results: Vec<Result<(), Error>> = (0..messages.len()).map(|_| Ok(())).collect();
         let mut buckets = [([0usize; 4], 0usize); BUCKETS];
         let mut next = 0;
         while next < messages.len() {
@@ -159,7 +190,7 @@ impl KernelOp for Batch<'_, '_, '_> {
                     kernel,
                     messages,
                     [i, i + 1, i + 2, i + 3],
-                    &mut results,
+                    results,
                     direction,
                 );
                 next = i + 4;
@@ -185,7 +216,7 @@ impl KernelOp for Batch<'_, '_, '_> {
             if bucket.1 == 4 {
                 bucket.1 = 0;
                 let group = bucket.0;
-                groups(gcm, kernel, messages, group, &mut results, direction);
+                groups(gcm, kernel, messages, group, results, direction);
             }
         }
         for (group, pending) in buckets {
@@ -193,7 +224,6 @@ impl KernelOp for Batch<'_, '_, '_> {
                 results[i] = one(gcm, kernel, &mut messages[i], direction);
             }
         }
-        results
     }
 }
 
