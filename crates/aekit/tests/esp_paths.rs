@@ -519,10 +519,7 @@ fn outbound_bursts_equal_one_at_a_time() {
                         assert_eq!(got, want, "{id}: results");
                         assert_eq!(got_bufs, want_bufs, "{id}: bytes");
                         if round == 9 {
-                            assert!(
-                                want.iter().any(|r| *r == Err(Error::SequenceExhausted)),
-                                "{id}"
-                            );
+                            assert!(want.contains(&Err(Error::SequenceExhausted)), "{id}");
                         }
                     }
                 }
