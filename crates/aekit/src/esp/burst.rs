@@ -18,11 +18,13 @@
 //! Outbound, on a key whose kernel runs short messages in vector lanes
 //! (`vaes-avx512`'s multi-buffer path) with inline keystream and RFC 4106
 //! nonces, a burst is sealed in two steps per [`GATHER`] packets: each
-//! packet is framed in order (room checked, sequence number and IV taken
+//! packet short enough for the multi-buffer path (a body of 33 to 128
+//! bytes) is framed in order (room checked, sequence number and IV taken
 //! and spent, padding, trailer and header written) exactly as
-//! one-at-a-time sealing frames it, then the framed packets are encrypted
-//! by one call of the batch API (`AesGcm::encrypt_batch`'s, into the
-//! stack: nothing allocated), which runs the short ones four at a time.
+//! one-at-a-time sealing frames it, and every other packet is sealed at
+//! once, in its turn; then the framed packets are encrypted by one call
+//! of the batch API (`AesGcm::encrypt_batch`'s, into the stack: nothing
+//! allocated), which runs them four at a time.
 //! The bytes and results are those of one-at-a-time sealing; encryption
 //! of a framed packet cannot fail (the SA chose all its lengths), and a
 //! packet refused while framing spends no sequence number. Inbound stays
@@ -87,7 +89,14 @@ impl Sa {
     ) {
         let base = results.len();
         let mut framed: [Option<Framed>; GATHER] = [const { None }; GATHER];
+        let aad_len = self.aad(0).1;
         for (p, slot) in chunk.iter_mut().zip(&mut framed) {
+            // A packet the batch would run on its own is sealed at once.
+            let body_len = super::body_len_for(p.payload.len());
+            if !self.engine.gcm.takes_in_lanes(aad_len, body_len) {
+                results.push(self.encapsulate_in_place(p.buf, p.payload.clone(), p.next_header));
+                continue;
+            }
             match self.frame_outgoing(p) {
                 Ok((sealed, f)) => {
                     results.push(Ok(sealed));

@@ -144,6 +144,14 @@ impl AesGcm {
     pub(crate) fn has_multi_buffer(&self) -> bool {
         self.fused_kernel() == Some(super::Fused::Avx512)
     }
+
+    /// Whether a batch runs a message with a 12-byte IV and these lengths
+    /// in vector lanes on this key (see [`has_multi_buffer`]).
+    ///
+    /// [`has_multi_buffer`]: Self::has_multi_buffer
+    pub(crate) fn takes_in_lanes(&self, aad_len: usize, len: usize) -> bool {
+        self.has_multi_buffer() && Lane::shape(aad_len, len).is_some()
+    }
 }
 
 /// A whole batch as one kernel op: the key's implementation is matched
