@@ -14,6 +14,7 @@
 //! encryption.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 
 use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
@@ -35,6 +36,42 @@ where
     } else {
         f()
     }
+}
+
+/// Scratch buffers of up to this many bytes are kept, one per thread, and
+/// reused: a fresh buffer costs its page faults on every call (for 1 MiB
+/// about as long as encrypting it), more than the copy it serves.
+const KEPT_SCRATCH: usize = 4 << 20;
+
+thread_local! {
+    /// This thread's kept scratch buffer (empty while lent out).
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` on a scratch buffer of `len` bytes whose contents are
+/// unspecified (`f` must write what it reads), and wipes it afterwards
+/// when it held a `secret`. Up to [`KEPT_SCRATCH`] bytes it is this
+/// thread's kept buffer, grown as needed; longer, a fresh one.
+pub fn with_scratch<T>(len: usize, secret: bool, f: impl FnOnce(&mut [u8]) -> T) -> T {
+    let mut buf = if len <= KEPT_SCRATCH {
+        SCRATCH.with(|s| s.take())
+    } else {
+        Vec::new()
+    };
+    if buf.len() < len {
+        // Grown to the length asked for: the old bytes are wiped first if
+        // they may be secret (a reallocation leaves them behind).
+        aekit::secret::wipe(&mut buf);
+        buf = vec![0; len];
+    }
+    let out = f(&mut buf[..len]);
+    if secret {
+        aekit::secret::wipe(&mut buf[..len]);
+    }
+    if buf.len() <= KEPT_SCRATCH {
+        SCRATCH.with(|s| s.replace(buf));
+    }
+    out
 }
 
 /// A read-only byte-string argument.

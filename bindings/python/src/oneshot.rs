@@ -9,12 +9,11 @@
 use std::sync::Arc;
 
 use aekit::gcm::{DEFAULT_THRESHOLD, Pool};
-use aekit::secret::SecretBuf;
 use pyo3::exceptions::PyOverflowError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::buffers::{Input, Output, detach_from};
+use crate::buffers::{Input, Output, detach_from, with_scratch};
 use crate::{errors, pool};
 
 /// Bytes of tag: both classes make and take 16-byte tags only.
@@ -238,9 +237,10 @@ impl AeadBase {
         let out = Output::new(buf, "buf")?;
         let len = args.data.len() + TAG_LEN;
         out.require_exactly(len)?;
-        let mut sealed = vec![0u8; len];
-        args.seal_into(py, aead, &mut sealed)?;
-        out.write_prefix(buf, &sealed)?;
+        with_scratch(len, false, |sealed| {
+            args.seal_into(py, aead, sealed)?;
+            out.write_prefix(buf, sealed)
+        })?;
         Ok(len)
     }
 
@@ -263,9 +263,10 @@ impl AeadBase {
         out.require_exactly(len)?;
         // Decrypted apart and copied only once verified: the caller's
         // buffer never holds unauthenticated plaintext.
-        let mut plain = SecretBuf::zeroed(len);
-        args.open_into(py, aead, &mut plain)?;
-        out.write_prefix(buf, &plain)?;
+        with_scratch(len, true, |plain| {
+            args.open_into(py, aead, plain)?;
+            out.write_prefix(buf, plain)
+        })?;
         Ok(len)
     }
 }
