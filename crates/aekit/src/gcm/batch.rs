@@ -189,18 +189,13 @@ impl KernelOp for Batch<'_, '_, '_> {
             next += 1;
             // Four in a row of one shape go straight to the kernel.
             if let Some(run) = messages.get_mut(i..i + 4)
+                && let Ok(run) = <&mut [BatchMessage<'_>; 4]>::try_from(run)
                 && let Some(b) = bucket(gcm, &run[0])
                 && buckets[b].1 == 0
                 && run[1..].iter().all(|m| bucket(gcm, m) == Some(b))
             {
-                groups(
-                    gcm,
-                    kernel,
-                    messages,
-                    [i, i + 1, i + 2, i + 3],
-                    results,
-                    direction,
-                );
+                let index = [i, i + 1, i + 2, i + 3];
+                group(gcm, kernel, run.each_mut(), index, results, direction);
                 next = i + 4;
                 continue;
             }
@@ -304,13 +299,27 @@ fn groups<K: Kernel + Sync>(
     gcm: &AesGcm,
     kernel: &K,
     messages: &mut [BatchMessage<'_>],
+    index: [usize; 4],
+    results: &mut [Result<(), Error>],
+    direction: Direction,
+) {
+    let Ok(ms) = messages.get_disjoint_mut(index) else {
+        unreachable!("a bucket holds distinct indices");
+    };
+    group(gcm, kernel, ms, index, results, direction);
+}
+
+/// Four messages (checked, one multi-buffer shape, 96-bit IVs), those at
+/// `index` in the batch, through the kernel's multi-buffer path; their
+/// results into `results`.
+fn group<K: Kernel + Sync>(
+    gcm: &AesGcm,
+    kernel: &K,
+    mut ms: [&mut BatchMessage<'_>; 4],
     group: [usize; 4],
     results: &mut [Result<(), Error>],
     direction: Direction,
 ) {
-    let Ok(mut ms) = messages.get_disjoint_mut(group) else {
-        unreachable!("a bucket holds distinct indices");
-    };
     let mut tags = [[0u8; 16]; 4];
     let done = {
         let mut lanes = ms.each_mut().map(|m| Lane {
