@@ -112,7 +112,8 @@ impl AesGcm {
 
     /// [`encrypt_batch`](Self::encrypt_batch) or
     /// [`decrypt_batch`](Self::decrypt_batch) with the results written
-    /// into `results` (as long as `batch`): nothing allocated.
+    /// into `results` (as long as `batch`, every entry `Ok(())` on entry:
+    /// the multi-buffer path writes failures only): nothing allocated.
     fn crypt_batch_into(
         &self,
         batch: &mut [BatchMessage<'_>],
@@ -129,7 +130,7 @@ impl AesGcm {
     }
 
     /// [`encrypt_batch`](Self::encrypt_batch) with the results written
-    /// into `results` (as long as `batch`).
+    /// into `results` (as long as `batch`, every entry `Ok(())` on entry).
     pub(crate) fn encrypt_batch_into(
         &self,
         batch: &mut [BatchMessage<'_>],
@@ -333,7 +334,10 @@ fn group<K: Kernel + Sync>(
         // Not taken: the group is of one shape.
         return one_by_one(gcm, kernel, ms, group, results, direction);
     }
+    // The results start as `Ok`: only failures are written.
     for ((m, &i), tag) in ms.iter_mut().zip(&group).zip(&tags) {
-        results[i] = deliver(tag, m, direction);
+        if let Err(e) = deliver(tag, m, direction) {
+            results[i] = Err(e);
+        }
     }
 }
