@@ -23,7 +23,7 @@
 //! what is left at the end runs one by one. Measured on an Intel Xeon
 //! with AVX-512 (Sapphire Rapids class, 2 vCPUs), TSC cycles per message,
 //! best of 2000 batches of 64, one-message calls of the same messages in
-//! the same process: 64 B 54 → 32, 128 B 83 → 47, 64 B with 8 bytes of
+//! the same process: 64 B 54 → 30, 128 B 83 → 47, 64 B with 8 bytes of
 //! AAD 51 → 34. The kernel alone (groups handed to it directly) takes 16
 //! per 64-byte message where the one-message kernel path takes 43: the
 //! rest is the batch's own bookkeeping (the checks, the shapes, the
