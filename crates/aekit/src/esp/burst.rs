@@ -27,9 +27,23 @@
 //! allocated), which runs them four at a time.
 //! The bytes and results are those of one-at-a-time sealing; encryption
 //! of a framed packet cannot fail (the SA chose all its lengths), and a
-//! packet refused while framing spends no sequence number. Inbound stays
-//! packet by packet: a packet's replay check depends on the packets
-//! before it in the burst that authenticated.
+//! packet refused while framing spends no sequence number.
+//!
+//! Inbound (the same keys, without ESN), a packet's replay check depends
+//! on which packets before it in the burst authenticated. So a burst is
+//! taken in runs whose outcomes do not depend on one another: a packet
+//! joins the run when its header check comes out the same against the
+//! SA's window and against that window with every packet of the run
+//! accepted (acceptance only raises the top and adds marks, so every
+//! window in between agrees too); the first packet that could come out
+//! otherwise ends the run and starts the next, checked once the run's
+//! packets have moved the window. In a run, refused packets get their
+//! refusal, short packets are decrypted together in one batch (a forged
+//! one wiped by it), long ones one at a time, and then, in order, each
+//! decrypted packet's padding is checked and the window moved, as
+//! [`Sa::decapsulate_in_place`] does. With ESN the high half of a
+//! sequence number is inferred from the window, so that burst stays
+//! packet by packet.
 
 use core::ops::Range;
 
@@ -170,7 +184,126 @@ impl Sa {
         packets: &mut [&mut [u8]],
         results: &mut Vec<Result<Delivered, Error>>,
     ) {
-        each(packets, results, |packet| self.decapsulate_in_place(packet));
+        if !self.opens_in_batches() {
+            each(packets, results, |packet| self.decapsulate_in_place(packet));
+            return;
+        }
+        results.clear();
+        let mut done = 0;
+        while done < packets.len() {
+            done += self.decapsulate_gathered(&mut packets[done..], results);
+        }
+    }
+
+    /// Whether inbound bursts go through the batch API: as outbound
+    /// ([`Sa::seals_in_batches`]), and without ESN (whose inferred high
+    /// half depends on the packets accepted before).
+    fn opens_in_batches(&self) -> bool {
+        self.seals_in_batches() && !self.config.extended_sequence_numbers
+    }
+
+    /// Takes the longest run of `packets` (at most [`GATHER`]) whose
+    /// outcomes do not depend on one another (module header), pushes a
+    /// result per packet onto `results`, and returns how many it took
+    /// (at least one).
+    fn decapsulate_gathered(
+        &mut self,
+        packets: &mut [&mut [u8]],
+        results: &mut Vec<Result<Delivered, Error>>,
+    ) -> usize {
+        let base = results.len();
+        let (header, aad_len) = (self.header_len(), self.aad(0).1);
+        // The window as if every packet taken so far authenticated: a
+        // packet whose check comes out the same against it and against
+        // the SA's own window comes out the same whichever of them do.
+        let mut all_accepted = self.window.clone();
+        let mut opened: [Option<(u64, usize)>; GATHER] = [const { None }; GATHER];
+        let mut taken = 0;
+        for (packet, slot) in packets.iter_mut().zip(&mut opened) {
+            match self.check_header(packet) {
+                Err(e) => {
+                    let worst = self.check_header_against(&all_accepted, packet);
+                    if worst.as_ref().err() != Some(&e) {
+                        break; // its refusal depends on the packets before
+                    }
+                    results.push(Err(e));
+                }
+                Ok((seq, body_len)) => {
+                    if all_accepted.check(seq).is_err() {
+                        break; // a packet before may replay it or push it out
+                    }
+                    all_accepted.accept(seq);
+                    if self.engine.gcm.takes_in_lanes(aad_len, body_len) {
+                        // Decrypted in the batch below; its result then.
+                        results.push(Err(Error::AuthenticationFailed));
+                        *slot = Some((seq, body_len));
+                    } else {
+                        results.push(self.decapsulate_in_place(packet));
+                    }
+                }
+            }
+            taken += 1;
+        }
+
+        let mut nonces = [[0u8; 12]; GATHER];
+        let mut aads = [[0u8; 12]; GATHER];
+        for ((packet, slot), (nonce, aad)) in packets
+            .iter()
+            .zip(&opened)
+            .zip(nonces.iter_mut().zip(&mut aads))
+        {
+            if let Some((seq, _)) = *slot {
+                *nonce = rfc4106_nonce(self.engine.salt, &packet[8..header]);
+                *aad = self.aad(seq).0;
+            }
+        }
+        let mut batch: [BatchMessage<'_>; GATHER] = core::array::from_fn(|_| BatchMessage {
+            iv: &[],
+            aad: &[],
+            buf: &mut [],
+            tag: &mut [],
+        });
+        let mut n = 0;
+        for ((packet, slot), (nonce, aad)) in packets
+            .iter_mut()
+            .zip(&opened)
+            .zip(nonces.iter().zip(&aads))
+        {
+            let Some((_, body_len)) = *slot else { continue };
+            let (body, icv) = packet[header..].split_at_mut(body_len);
+            batch[n] = BatchMessage {
+                iv: nonce,
+                aad: &aad[..aad_len],
+                buf: body,
+                tag: icv,
+            };
+            n += 1;
+        }
+        let mut decrypted: [Result<(), crate::Error>; GATHER] = [const { Ok(()) }; GATHER];
+        self.engine
+            .gcm
+            .decrypt_batch_into(&mut batch[..n], &mut decrypted[..n]);
+        // In order: the padding, then the window, as `Sa::open` does.
+        let mut decrypted = decrypted.into_iter();
+        for ((packet, slot), r) in packets.iter_mut().zip(&opened).zip(&mut results[base..]) {
+            let Some((seq, body_len)) = *slot else {
+                continue;
+            };
+            *r = match decrypted.next() {
+                Some(Ok(())) => {
+                    let body = &mut packet[header..header + body_len];
+                    self.accept_opened(seq, body)
+                        .map(|(next_header, len)| Delivered {
+                            sequence: seq,
+                            next_header,
+                            payload: header..header + len,
+                        })
+                }
+                Some(Err(e)) => Err(e.into()),
+                None => Err(Error::AuthenticationFailed), // not reached: one result each
+            };
+        }
+        taken
     }
 }
 

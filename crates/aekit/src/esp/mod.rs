@@ -704,6 +704,15 @@ impl Sa {
     /// lengths, SPI, the full sequence number (ESN) and the replay window.
     /// Returns the sequence number and the body's length; changes nothing.
     fn check_header(&self, packet: &[u8]) -> Result<(u64, usize), Error> {
+        self.check_header_against(&self.window, packet)
+    }
+
+    /// [`Sa::check_header`] against `window` instead of the SA's own.
+    fn check_header_against(
+        &self,
+        window: &ReplayWindow,
+        packet: &[u8],
+    ) -> Result<(u64, usize), Error> {
         let header = self.header_len();
         let icv_len = self.config.icv_len;
         let body_len = packet
@@ -725,13 +734,11 @@ impl Sa {
         }
         let low = u32::from_be_bytes([l0, l1, l2, l3]);
         let seq = if self.config.extended_sequence_numbers {
-            self.window
-                .infer_esn(low)
-                .ok_or(Error::Stale(u64::from(low)))?
+            window.infer_esn(low).ok_or(Error::Stale(u64::from(low)))?
         } else {
             u64::from(low)
         };
-        self.window.check(seq).map_err(|refusal| match refusal {
+        window.check(seq).map_err(|refusal| match refusal {
             Refusal::Duplicate => Error::Replay(seq),
             Refusal::Stale => Error::Stale(seq),
         })?;
@@ -770,6 +777,14 @@ impl Sa {
     ) -> Result<(u8, usize), Error> {
         let (aad, aad_len) = self.aad(seq);
         self.crypt(Way::In, iv, seq, &aad[..aad_len], body, Icv::Open(icv))?;
+        self.accept_opened(seq, body)
+    }
+
+    /// The end of [`Sa::open`] once `body` has authenticated and been
+    /// decrypted: the padding checked (the body wiped if it is wrong),
+    /// then the window moved. Returns the next header and the payload's
+    /// length.
+    fn accept_opened(&mut self, seq: u64, body: &mut [u8]) -> Result<(u8, usize), Error> {
         let body_len = body.len();
         let next_header = body[body_len - 1];
         let pad = usize::from(body[body_len - 2]);

@@ -139,6 +139,16 @@ impl AesGcm {
         self.crypt_batch_into(batch, Direction::Encrypt, results);
     }
 
+    /// [`decrypt_batch`](Self::decrypt_batch) with the results written
+    /// into `results` (as long as `batch`, every entry `Ok(())` on entry).
+    pub(crate) fn decrypt_batch_into(
+        &self,
+        batch: &mut [BatchMessage<'_>],
+        results: &mut [Result<(), Error>],
+    ) {
+        self.crypt_batch_into(batch, Direction::Decrypt, results);
+    }
+
     /// Whether this key's kernel runs short messages of a batch in
     /// vector lanes (`vaes-avx512`'s multi-buffer path): where a caller
     /// gains by gathering messages into batches.
