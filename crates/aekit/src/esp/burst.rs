@@ -213,32 +213,33 @@ impl Sa {
     ) -> usize {
         let base = results.len();
         let (header, aad_len) = (self.header_len(), self.aad(0).1);
-        // The window as if every packet taken so far authenticated: a
+        // `run_window`: the window as if every packet taken so far
+        // authenticated: a
         // packet whose check comes out the same against it and against
         // the SA's own window comes out the same whichever of them do.
-        let mut all_accepted = self.window.clone();
+        self.run_window.clone_from(&self.window);
         let mut opened: [Option<(u64, usize)>; GATHER] = [const { None }; GATHER];
         let mut taken = 0;
         for (packet, slot) in packets.iter_mut().zip(&mut opened) {
             match self.check_header(packet) {
                 Err(e) => {
-                    let worst = self.check_header_against(&all_accepted, packet);
+                    let worst = self.check_header_against(&self.run_window, packet);
                     if worst.as_ref().err() != Some(&e) {
                         break; // its refusal depends on the packets before
                     }
                     results.push(Err(e));
                 }
                 Ok((seq, body_len)) => {
-                    if all_accepted.check(seq).is_err() {
+                    if self.run_window.check(seq).is_err() {
                         break; // a packet before may replay it or push it out
                     }
-                    all_accepted.accept(seq);
+                    self.run_window.accept(seq);
                     if self.engine.gcm.takes_in_lanes(aad_len, body_len) {
                         // Decrypted in the batch below; its result then.
                         results.push(Err(Error::AuthenticationFailed));
                         *slot = Some((seq, body_len));
                     } else {
-                        results.push(self.decapsulate_in_place(packet));
+                        results.push(self.decapsulate_checked(packet, seq, body_len));
                     }
                 }
             }

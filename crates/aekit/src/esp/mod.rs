@@ -330,6 +330,9 @@ pub struct Sa {
     last_sent: u64,
     next_position: u64,
     window: ReplayWindow,
+    /// Scratch for inbound bursts: the window as if every packet of a run
+    /// authenticated (`burst.rs`), kept to reuse its allocation.
+    run_window: ReplayWindow,
     outbound: Lane,
     inbound: Lane,
     /// Counter blocks per packet of `max_payload` (`None` without a
@@ -424,6 +427,7 @@ impl Sa {
             last_sent: 0,
             next_position: 0,
             window: ReplayWindow::new(config.replay_window),
+            run_window: ReplayWindow::new(config.replay_window),
             outbound,
             inbound,
             slot_blocks,
@@ -549,6 +553,17 @@ impl Sa {
     /// no unverified plaintext is left behind.
     pub fn decapsulate_in_place(&mut self, packet: &mut [u8]) -> Result<Delivered, Error> {
         let (sequence, body_len) = self.check_header(packet)?;
+        self.decapsulate_checked(packet, sequence, body_len)
+    }
+
+    /// [`Sa::decapsulate_in_place`] after its header check, which gave
+    /// `sequence` and `body_len`.
+    fn decapsulate_checked(
+        &mut self,
+        packet: &mut [u8],
+        sequence: u64,
+        body_len: usize,
+    ) -> Result<Delivered, Error> {
         let header = self.header_len();
         let (head, rest) = packet.split_at_mut(header);
         let (body, icv) = rest.split_at_mut(body_len);
