@@ -119,28 +119,17 @@ impl Sa {
                 Err(e) => results.push(Err(e)),
             }
         }
-        let mut batch: [BatchMessage<'_>; GATHER] = core::array::from_fn(|_| BatchMessage {
-            iv: &[],
-            aad: &[],
-            buf: &mut [],
-            tag: &mut [],
-        });
-        let mut n = 0;
-        for (p, f) in chunk.iter_mut().zip(&framed) {
-            let Some(f) = f else { continue };
+        let messages = chunk.iter_mut().zip(&framed).filter_map(|(p, f)| {
+            let f = f.as_ref()?;
             let (body, icv) = p.buf[f.body.start..f.icv_end].split_at_mut(f.body.len());
-            batch[n] = BatchMessage {
+            Some(BatchMessage {
                 iv: &f.nonce,
                 aad: &f.aad[..f.aad_len],
                 buf: body,
                 tag: icv,
-            };
-            n += 1;
-        }
-        let mut encrypted: [Result<(), crate::Error>; GATHER] = [const { Ok(()) }; GATHER];
-        self.engine
-            .gcm
-            .encrypt_batch_into(&mut batch[..n], &mut encrypted[..n]);
+            })
+        });
+        let encrypted = run_batch(&self.engine.gcm, messages, true);
         // Framed packets in order meet their encryption's results in order.
         let mut encrypted = encrypted.into_iter();
         for (r, f) in results[base..].iter_mut().zip(&framed) {
@@ -258,32 +247,21 @@ impl Sa {
                 *aad = self.aad(seq).0;
             }
         }
-        let mut batch: [BatchMessage<'_>; GATHER] = core::array::from_fn(|_| BatchMessage {
-            iv: &[],
-            aad: &[],
-            buf: &mut [],
-            tag: &mut [],
-        });
-        let mut n = 0;
-        for ((packet, slot), (nonce, aad)) in packets
+        let messages = packets
             .iter_mut()
             .zip(&opened)
             .zip(nonces.iter().zip(&aads))
-        {
-            let Some((_, body_len)) = *slot else { continue };
-            let (body, icv) = packet[header..].split_at_mut(body_len);
-            batch[n] = BatchMessage {
-                iv: nonce,
-                aad: &aad[..aad_len],
-                buf: body,
-                tag: icv,
-            };
-            n += 1;
-        }
-        let mut decrypted: [Result<(), crate::Error>; GATHER] = [const { Ok(()) }; GATHER];
-        self.engine
-            .gcm
-            .decrypt_batch_into(&mut batch[..n], &mut decrypted[..n]);
+            .filter_map(|((packet, slot), (nonce, aad))| {
+                let (_, body_len) = (*slot)?;
+                let (body, icv) = packet[header..].split_at_mut(body_len);
+                Some(BatchMessage {
+                    iv: nonce,
+                    aad: &aad[..aad_len],
+                    buf: body,
+                    tag: icv,
+                })
+            });
+        let decrypted = run_batch(&self.engine.gcm, messages, false);
         // In order: the padding, then the window, as `Sa::open` does.
         let mut decrypted = decrypted.into_iter();
         for ((packet, slot), r) in packets.iter_mut().zip(&opened).zip(&mut results[base..]) {
@@ -306,6 +284,34 @@ impl Sa {
         }
         taken
     }
+}
+
+/// The batch API over `messages` (at most [`GATHER`]), encrypting or
+/// decrypting in place, with the results on the stack: theirs in order,
+/// then `Ok` for the rest.
+fn run_batch<'a>(
+    gcm: &crate::AesGcm,
+    messages: impl Iterator<Item = BatchMessage<'a>>,
+    encrypt: bool,
+) -> [Result<(), crate::Error>; GATHER] {
+    let mut batch: [BatchMessage<'_>; GATHER] = core::array::from_fn(|_| BatchMessage {
+        iv: &[],
+        aad: &[],
+        buf: &mut [],
+        tag: &mut [],
+    });
+    let mut n = 0;
+    for (slot, m) in batch.iter_mut().zip(messages) {
+        *slot = m;
+        n += 1;
+    }
+    let mut results = [const { Ok(()) }; GATHER];
+    if encrypt {
+        gcm.encrypt_batch_into(&mut batch[..n], &mut results[..n]);
+    } else {
+        gcm.decrypt_batch_into(&mut batch[..n], &mut results[..n]);
+    }
+    results
 }
 
 /// What a framed outbound packet's encryption needs.
