@@ -47,7 +47,7 @@
 
 use core::ops::Range;
 
-use super::{Delivered, Error, KeystreamSource, NonceFormat, Sa, Sealed, rfc4106_nonce};
+use super::{Delivered, Error, KeystreamSource, LaidOut, NonceFormat, Sa, Sealed, rfc4106_nonce};
 use crate::gcm::BatchMessage;
 
 /// Packets an outbound burst frames before it encrypts them in one batch.
@@ -144,13 +144,13 @@ impl Sa {
     /// One packet of an outbound burst framed as [`Sa::seal`] frames it,
     /// its counters spent: where it lies, and what its encryption needs.
     fn frame_outgoing(&mut self, p: &mut Outgoing<'_>) -> Result<(Sealed, Framed), Error> {
-        let packet = self.place(p.buf.len(), &p.payload)?;
-        let (header, body_len) = (self.header_len(), super::body_len_for(p.payload.len()));
-        let (head, rest) = p.buf[packet.clone()].split_at_mut(header);
-        let (next, aad, aad_len) =
-            self.frame(head, &mut rest[..body_len], p.payload.len(), p.next_header)?;
+        let LaidOut {
+            packet, head, body, ..
+        } = self.lay_out(p.buf, &p.payload)?;
+        let body_len = body.len();
+        let (next, aad, aad_len) = self.frame(head, body, p.payload.len(), p.next_header)?;
         self.sent(&next);
-        let body = packet.start + header..packet.start + header + body_len;
+        let body = packet.start + head.len()..packet.start + head.len() + body_len;
         let framed = Framed {
             nonce: rfc4106_nonce(self.engine.salt, &head[8..]),
             aad,
@@ -203,9 +203,9 @@ impl Sa {
         let base = results.len();
         let (header, aad_len) = (self.header_len(), self.aad(0).1);
         // `run_window`: the window as if every packet taken so far
-        // authenticated: a
-        // packet whose check comes out the same against it and against
-        // the SA's own window comes out the same whichever of them do.
+        // authenticated. A packet whose check comes out the same against
+        // it and against the SA's own window comes out the same whichever
+        // of them do.
         self.run_window.clone_from(&self.window);
         let mut opened: [Option<(u64, usize)>; GATHER] = [const { None }; GATHER];
         let mut taken = 0;
@@ -306,11 +306,7 @@ fn run_batch<'a>(
         n += 1;
     }
     let mut results = [const { Ok(()) }; GATHER];
-    if encrypt {
-        gcm.encrypt_batch_into(&mut batch[..n], &mut results[..n]);
-    } else {
-        gcm.decrypt_batch_into(&mut batch[..n], &mut results[..n]);
-    }
+    gcm.batch_into(&mut batch[..n], encrypt, &mut results[..n]);
     results
 }
 

@@ -296,6 +296,15 @@ pub struct Sealed {
     pub packet: Range<usize>,
 }
 
+/// An outbound packet's place in its buffer and its parts there
+/// ([`Sa::lay_out`]).
+struct LaidOut<'b> {
+    packet: Range<usize>,
+    head: &'b mut [u8],
+    body: &'b mut [u8],
+    icv: &'b mut [u8],
+}
+
 /// The next outbound packet's counters, taken by [`Sa::seal`].
 struct Outbound {
     sequence: u64,
@@ -483,12 +492,29 @@ impl Sa {
         payload: Range<usize>,
         next_header: u8,
     ) -> Result<Sealed, Error> {
-        let packet = self.place(buf.len(), &payload)?;
-        let (header, body_len) = (self.header_len(), body_len_for(payload.len()));
-        let (head, rest) = buf[packet.clone()].split_at_mut(header);
-        let (body, icv) = rest.split_at_mut(body_len);
+        let LaidOut {
+            packet,
+            head,
+            body,
+            icv,
+        } = self.lay_out(buf, &payload)?;
         let sequence = self.seal(head, body, icv, payload.len(), next_header)?;
         Ok(Sealed { sequence, packet })
+    }
+
+    /// The ESP packet around `payload` in `buf`: where it lies, and its
+    /// header, body (payload, padding, trailer) and ICV, or why it does
+    /// not fit ([`Sa::place`]).
+    fn lay_out<'b>(&self, buf: &'b mut [u8], payload: &Range<usize>) -> Result<LaidOut<'b>, Error> {
+        let packet = self.place(buf.len(), payload)?;
+        let (head, rest) = buf[packet.clone()].split_at_mut(self.header_len());
+        let (body, icv) = rest.split_at_mut(body_len_for(payload.len()));
+        Ok(LaidOut {
+            packet,
+            head,
+            body,
+            icv,
+        })
     }
 
     /// Where the ESP packet around `payload` lies in a buffer of

@@ -129,24 +129,22 @@ impl AesGcm {
         });
     }
 
-    /// [`encrypt_batch`](Self::encrypt_batch) with the results written
-    /// into `results` (as long as `batch`, every entry `Ok(())` on entry).
-    pub(crate) fn encrypt_batch_into(
-        &self,
-        batch: &mut [BatchMessage<'_>],
-        results: &mut [Result<(), Error>],
-    ) {
-        self.crypt_batch_into(batch, Direction::Encrypt, results);
-    }
-
+    /// [`encrypt_batch`](Self::encrypt_batch) (`encrypt`) or
     /// [`decrypt_batch`](Self::decrypt_batch) with the results written
-    /// into `results` (as long as `batch`, every entry `Ok(())` on entry).
-    pub(crate) fn decrypt_batch_into(
+    /// into `results` (as long as `batch`, every entry `Ok(())` on entry),
+    /// for callers outside this module (ESP bursts).
+    pub(crate) fn batch_into(
         &self,
         batch: &mut [BatchMessage<'_>],
+        encrypt: bool,
         results: &mut [Result<(), Error>],
     ) {
-        self.crypt_batch_into(batch, Direction::Decrypt, results);
+        let direction = if encrypt {
+            Direction::Encrypt
+        } else {
+            Direction::Decrypt
+        };
+        self.crypt_batch_into(batch, direction, results);
     }
 
     /// Whether this key's kernel runs short messages of a batch in
@@ -188,21 +186,24 @@ impl KernelOp for Batch<'_, '_, '_> {
             }
             return;
         }
-        // Messages of a multi-buffer shape wait in their shape's bucket
-        // until it holds four; the others, and what is left in the
-        // buckets at the end, run one by one. Every message gets its own
-        // result, in its place.
+        // Four consecutive messages of one multi-buffer shape go straight
+        // to the kernel; other messages of such a shape wait in their
+        // shape's bucket until it holds four; the others, and what is left
+        // in the buckets at the end, run one by one. Every message gets its
+        // own result, in its place.
         let messages = self.messages;
         let mut buckets = [([0usize; 4], 0usize); BUCKETS];
         let mut next = 0;
         while next < messages.len() {
             let i = next;
             next += 1;
-            // Four in a row of one shape go straight to the kernel.
-            if let Some(run) = messages.get_mut(i..i + 4)
+            let Some(b) = bucket(gcm, &messages[i]) else {
+                results[i] = one(gcm, kernel, &mut messages[i], direction);
+                continue;
+            };
+            if buckets[b].1 == 0
+                && let Some(run) = messages.get_mut(i..i + 4)
                 && let Ok(run) = <&mut [BatchMessage<'_>; 4]>::try_from(run)
-                && let Some(b) = bucket(gcm, &run[0])
-                && buckets[b].1 == 0
                 && run[1..].iter().all(|m| bucket(gcm, m) == Some(b))
             {
                 let index = [i, i + 1, i + 2, i + 3];
@@ -210,27 +211,13 @@ impl KernelOp for Batch<'_, '_, '_> {
                 next = i + 4;
                 continue;
             }
-            let m = &messages[i];
-            let bucket = match (
-                <&[u8; 12]>::try_from(m.iv),
-                Lane::shape(m.aad.len(), m.buf.len()),
-            ) {
-                (Ok(_), Some((c, a)))
-                    if gcm.check_call(m.iv, m.aad, m.buf, m.tag.len()).is_ok() =>
-                {
-                    &mut buckets[2 * (c - 3) + a]
-                }
-                _ => {
-                    results[i] = one(gcm, kernel, &mut messages[i], direction);
-                    continue;
-                }
-            };
-            bucket.0[bucket.1] = i;
-            bucket.1 += 1;
-            if bucket.1 == 4 {
-                bucket.1 = 0;
-                let group = bucket.0;
-                groups(gcm, kernel, messages, group, results, direction);
+            let (index, pending) = &mut buckets[b];
+            index[*pending] = i;
+            *pending += 1;
+            if *pending == 4 {
+                *pending = 0;
+                let index = *index;
+                groups(gcm, kernel, messages, index, results, direction);
             }
         }
         for (group, pending) in buckets {
