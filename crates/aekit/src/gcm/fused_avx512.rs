@@ -229,6 +229,7 @@ mod imp {
     use super::super::multi_avx512::crypt_four;
     use super::super::state::Direction;
     use super::super::state::hash_padded;
+    use super::super::supplied_avx512;
     use crate::aes::ni::Ni;
     use crate::aes::vaes::{
         RoundKeys, Vaes, broadcast_keys, counter_blocks, counter_start, encrypt, load_block,
@@ -395,6 +396,22 @@ mod imp {
             // SAFETY: `input` is readable and `out` writable for `n` bytes;
             // a shared and a mutable borrow do not overlap.
             Some(unsafe { self.whole(iv, aad, input.as_ptr(), out.as_mut_ptr(), n, direction) })
+        }
+
+        fn crypt_supplied(
+            &self,
+            keystream: &[u8],
+            aad: &[u8],
+            data: &mut [u8],
+            direction: Direction,
+        ) -> Option<Block> {
+            Some(supplied_avx512::crypt(
+                &self.ghash,
+                keystream,
+                aad,
+                data,
+                direction,
+            ))
         }
 
         const FOUR: bool = true;

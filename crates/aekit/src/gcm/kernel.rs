@@ -77,6 +77,22 @@ pub(crate) trait Kernel {
         None
     }
 
+    /// A whole message whose keystream is supplied (E(K, Y_0), then at
+    /// least `data.len()` bytes of E(K, Y_1), …: `precomputed.rs`), for
+    /// kernels with a consumer path of their own: XORs `data` in place,
+    /// hashes it, and returns the full tag; or `None`, having touched
+    /// nothing, and the caller takes the general path. The lengths have
+    /// been checked. The default has none.
+    fn crypt_supplied(
+        &self,
+        _keystream: &[u8],
+        _aad: &[u8],
+        _data: &mut [u8],
+        _direction: Direction,
+    ) -> Option<Block> {
+        None
+    }
+
     /// Whether the kernel has a multi-buffer path
     /// ([`crypt_four`](Self::crypt_four)).
     const FOUR: bool = false;
