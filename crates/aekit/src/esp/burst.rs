@@ -29,7 +29,7 @@
 //! of a framed packet cannot fail (the SA chose all its lengths), and a
 //! packet refused while framing spends no sequence number.
 //!
-//! Inbound (the same keys, without ESN), a packet's replay check depends
+//! Inbound (the same keys), a packet's replay check depends
 //! on which packets before it in the burst authenticated. So a burst is
 //! taken in runs whose outcomes do not depend on one another: a packet
 //! joins the run when its header check comes out the same against the
@@ -42,8 +42,13 @@
 //! one wiped by it), long ones one at a time, and then, in order, each
 //! decrypted packet's padding is checked and the window moved, as
 //! [`Sa::decapsulate_in_place`] does. With ESN the high half of a
-//! sequence number is inferred from the window, so that burst stays
-//! packet by packet.
+//! sequence number is inferred from the window (RFC 4303 Appendix A2.2):
+//! the number congruent to the received low half in [top − W + 1,
+//! top − W + 2^32], a range that slides up with the top. A number s
+//! inferred from the SA's window that also passes the run's window (so
+//! s ≥ top_run − W + 1) lies in that range for every top between the
+//! two, so every window between infers s too: the same rule makes the
+//! runs with ESN.
 
 use core::ops::Range;
 
@@ -74,7 +79,7 @@ impl Sa {
         packets: &mut [Outgoing<'_>],
         results: &mut Vec<Result<Sealed, Error>>,
     ) {
-        if !self.seals_in_batches() {
+        if !self.in_batches() {
             each(packets, results, |p| {
                 self.encapsulate_in_place(p.buf, p.payload.clone(), p.next_header)
             });
@@ -86,9 +91,9 @@ impl Sa {
         }
     }
 
-    /// Whether outbound bursts go through the batch API: inline
-    /// keystream, RFC 4106 nonces and a kernel with a multi-buffer path.
-    fn seals_in_batches(&self) -> bool {
+    /// Whether bursts go through the batch API: inline keystream, RFC 4106
+    /// nonces and a kernel with a multi-buffer path.
+    fn in_batches(&self) -> bool {
         self.config.keystream == KeystreamSource::Inline
             && self.config.nonce == NonceFormat::Rfc4106
             && self.engine.gcm.has_multi_buffer()
@@ -173,7 +178,7 @@ impl Sa {
         packets: &mut [&mut [u8]],
         results: &mut Vec<Result<Delivered, Error>>,
     ) {
-        if !self.opens_in_batches() {
+        if !self.in_batches() {
             each(packets, results, |packet| self.decapsulate_in_place(packet));
             return;
         }
@@ -182,13 +187,6 @@ impl Sa {
         while done < packets.len() {
             done += self.decapsulate_gathered(&mut packets[done..], results);
         }
-    }
-
-    /// Whether inbound bursts go through the batch API: as outbound
-    /// ([`Sa::seals_in_batches`]), and without ESN (whose inferred high
-    /// half depends on the packets accepted before).
-    fn opens_in_batches(&self) -> bool {
-        self.seals_in_batches() && !self.config.extended_sequence_numbers
     }
 
     /// Takes the longest run of `packets` (at most [`GATHER`]) whose
@@ -222,6 +220,12 @@ impl Sa {
                     if self.run_window.check(seq).is_err() {
                         break; // a packet before may replay it or push it out
                     }
+                    // With ESN, passing the run's window means every window
+                    // between infers the same number (module header).
+                    debug_assert!(
+                        !self.config.extended_sequence_numbers
+                            || self.run_window.infer_esn(seq as u32) == Some(seq)
+                    );
                     self.run_window.accept(seq);
                     if self.engine.gcm.takes_in_lanes(aad_len, body_len) {
                         // Decrypted in the batch below; its result then.
