@@ -134,7 +134,7 @@ mod imp {
     use crate::aes::{Block, BlockCipher, KeySchedule};
     use crate::gcm::kernel::{Kernel, finish_two_pass};
     use crate::gcm::state::Direction;
-    use crate::gcm::{FusedKernel, fused_ni};
+    use crate::gcm::{FusedKernel, fused_ni, supplied_clmul};
     use crate::ghash::GhashKey;
     use crate::ghash::clmul::{self, Clmul, Wide};
 
@@ -207,6 +207,23 @@ mod imp {
             direction: Direction,
         ) -> Option<Block> {
             fused_ni::crypt_short(&self.aes, &self.ghash, iv, aad, data, direction)
+        }
+
+        /// The 128-bit consumer kernel on the `clmul` key.
+        fn crypt_supplied(
+            &self,
+            keystream: &[u8],
+            aad: &[u8],
+            data: &mut [u8],
+            direction: Direction,
+        ) -> Option<Block> {
+            Some(supplied_clmul::crypt(
+                &self.ghash,
+                keystream,
+                aad,
+                data,
+                direction,
+            ))
         }
     }
 

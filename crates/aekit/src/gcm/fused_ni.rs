@@ -296,6 +296,23 @@ impl Kernel for FusedNi {
         // SAFETY: as in `crypt_blocks`.
         Some(unsafe { self.whole(iv, aad, Some(input), out, direction) })
     }
+
+    #[cfg(target_arch = "x86_64")]
+    fn crypt_supplied(
+        &self,
+        keystream: &[u8],
+        aad: &[u8],
+        data: &mut [u8],
+        direction: super::state::Direction,
+    ) -> Option<crate::aes::Block> {
+        Some(super::supplied_clmul::crypt(
+            &self.ghash,
+            keystream,
+            aad,
+            data,
+            direction,
+        ))
+    }
 }
 
 /// Whether a message goes through [`crypt_short`]: at most seven blocks,

@@ -26,6 +26,8 @@ mod state;
 mod stream;
 #[allow(unsafe_code)] // VPCLMULQDQ intrinsics; every block carries a SAFETY line.
 mod supplied_avx512;
+#[allow(unsafe_code)] // PCLMULQDQ intrinsics; every block carries a SAFETY line.
+mod supplied_clmul;
 
 use std::sync::OnceLock;
 

@@ -46,6 +46,7 @@ mod imp {
         _mm512_xor_si512, _mm512_zextsi128_si512,
     };
 
+    use super::super::precomputed::sums;
     use super::super::state::Direction;
     use crate::aes::Block;
     use crate::ghash::vclmul::{
@@ -83,10 +84,7 @@ mod imp {
         at: usize,
         /// Whether `acc` has yet to join the current sum.
         fresh: bool,
-        /// The sizes of the sums after the current one, a byte each, the
-        /// next in the lowest (scalars, not an array: an array indexed at
-        /// run time was built with 8-byte stores and copied with a 16-byte
-        /// load, which the CPU does not forward).
+        /// The sizes of the sums after the current one ([`sums`]).
         sizes: usize,
     }
 
@@ -96,15 +94,7 @@ mod imp {
         #[inline]
         #[target_feature(enable = "avx512f")]
         fn new(powers: &'a Powers, acc: __m128i, groups: [usize; 3]) -> Folder<'a> {
-            let (mut sizes, mut shift, mut sum) = (0, 0, 0);
-            for g in groups.into_iter().filter(|&g| g > 0) {
-                if sum + g > 16 {
-                    sizes |= sum << shift;
-                    (shift, sum) = (shift + 8, 0);
-                }
-                sum += g;
-            }
-            sizes |= sum << shift;
+            let sizes = sums(groups, 16);
             Folder {
                 powers,
                 acc,

@@ -98,7 +98,9 @@ pub use imp::Clmul;
 /// The field arithmetic, for the fused kernels that interleave it with AES
 /// and for `vclmul`, which keeps its powers in the same twisted form.
 #[cfg(target_arch = "x86_64")]
-pub(crate) use imp::{KaratsubaSum, Wide, byte_reverse_mask, load, reduce, store, to_m128, twist};
+pub(crate) use imp::{
+    KaratsubaSum, Wide, byte_reverse_mask, load, mul_wide, reduce, store, to_m128, twist,
+};
 #[cfg(not(target_arch = "x86_64"))]
 pub use unsupported::Clmul;
 
