@@ -303,8 +303,24 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
     };
     // 1500-byte slots, buffers of 256 packets, 64 of history, on a thread.
     let pipeline = KeystreamSource::Pipeline(PipelineConfig::default());
-    let inline = ("inline", NonceFormat::Rfc4106, KeystreamSource::Inline);
-    let precompute = ("precompute", NonceFormat::ContinuousCounter, pipeline);
+    let inline = (
+        "inline",
+        NonceFormat::Rfc4106,
+        KeystreamSource::Inline,
+        false,
+    );
+    let inline_esn = (
+        "inline, ESN",
+        NonceFormat::Rfc4106,
+        KeystreamSource::Inline,
+        true,
+    );
+    let precompute = (
+        "precompute",
+        NonceFormat::ContinuousCounter,
+        pipeline,
+        false,
+    );
     let worlds = [
         (Implementation::Best, vec![1, 2]),
         (
@@ -326,7 +342,8 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
          AES-128, 16-byte ICV. Gbit/s and GB/s count payload. \"precompute\": a CPU \
          producer thread per SA and direction, continuous counter (not RFC 4106); \
          its threads share the cores with the workers. \"burst\": one burst call per SA \
-         per round of the pool. \"vs inline\": against single inline calls.\n\n\
+         per round of the pool. \"inline, ESN\": 64-bit extended sequence numbers \
+         (12 bytes of AAD). \"vs inline\": against single inline calls.\n\n\
          | implementation | keystream | calls | workers | mix | direction | Mpps | Gbit/s | GB/s | vs inline | fallbacks |\n\
          |---|---|---|---|---|---|---|---|---|---|---|\n",
         harness::cpu_model()
@@ -347,15 +364,21 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
             for mix in Mix::ALL {
                 for direction in [Direction::Encapsulate, Direction::Decapsulate] {
                     let mut inline_pps = f64::NAN;
-                    // Bursts for the default implementation, inline.
+                    // Bursts for the default implementation, inline, and
+                    // with extended sequence numbers on one worker.
                     let mut ways = vec![(inline, Calls::Single), (precompute, Calls::Single)];
                     if *implementation == Implementation::Best {
                         ways.push((inline, Calls::Burst));
+                        if workers == 1 {
+                            ways.push((inline_esn, Calls::Single));
+                            ways.push((inline_esn, Calls::Burst));
+                        }
                     }
-                    for ((keystream_name, nonce, keystream), calls) in ways {
+                    for ((keystream_name, nonce, keystream, esn), calls) in ways {
                         let config = Config {
                             nonce,
                             keystream,
+                            extended_sequence_numbers: esn,
                             implementation: *implementation,
                             ..Config::default()
                         };
