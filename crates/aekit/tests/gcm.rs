@@ -411,6 +411,25 @@ fn out_of_place_equals_in_place() {
                 .unwrap();
             assert_eq!(back, plaintext, "{imp} at length {len}");
 
+            // Into uninitialized memory (a vector's spare capacity).
+            let mut space = Vec::<u8>::with_capacity(len);
+            let spare = &mut space.spare_capacity_mut()[..len];
+            let (sealed, tag2) = gcm
+                .encrypt_detached_into_uninit(&iv, &aad, plaintext, spare, 16)
+                .unwrap();
+            assert_eq!(sealed, &want[..], "{imp} at length {len}: uninit");
+            assert_eq!(
+                tag2.as_bytes(),
+                want_tag.as_bytes(),
+                "{imp} at length {len}"
+            );
+            let mut space = Vec::<u8>::with_capacity(len);
+            let spare = &mut space.spare_capacity_mut()[..len];
+            let opened = gcm
+                .decrypt_detached_into_uninit(&iv, &aad, &out, spare, tag.as_bytes())
+                .unwrap();
+            assert_eq!(opened, plaintext, "{imp} at length {len}: uninit");
+
             let mut forged = tag.as_bytes().to_vec();
             forged[len % 16] ^= 0x20;
             let mut back = vec![0x55; len];
@@ -422,6 +441,21 @@ fn out_of_place_equals_in_place() {
             assert!(
                 back.iter().all(|&b| b == 0),
                 "{imp} at length {len}: not wiped"
+            );
+            let mut space = Vec::<u8>::with_capacity(len);
+            let spare = &mut space.spare_capacity_mut()[..len];
+            assert_eq!(
+                gcm.decrypt_detached_into_uninit(&iv, &aad, &out, spare, &forged)
+                    .map(drop),
+                Err(Error::AuthenticationFailed),
+                "{imp} at length {len}: uninit"
+            );
+            // SAFETY: on `AuthenticationFailed` the call has zeroed `out`
+            // (its contract), so every byte is initialized.
+            let wiped = spare.iter().map(|b| unsafe { b.assume_init() });
+            assert!(
+                wiped.into_iter().all(|b| b == 0),
+                "{imp} at length {len}: uninit not wiped"
             );
         }
     }

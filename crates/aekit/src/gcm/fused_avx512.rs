@@ -222,6 +222,8 @@ mod imp {
         _mm512_storeu_si512, _mm512_ternarylogic_epi32, _mm512_xor_si512, _mm512_zextsi128_si512,
     };
 
+    use core::mem::MaybeUninit;
+
     use zeroize::{Zeroize, ZeroizeOnDrop};
 
     use super::super::FusedKernel;
@@ -380,22 +382,24 @@ mod imp {
             Some(unsafe { self.whole(iv, aad, p, p, data.len(), direction) })
         }
 
-        fn crypt_short_into(
+        fn crypt_short_into<'o>(
             &self,
             iv: &[u8; 12],
             aad: &[u8],
             input: &[u8],
-            out: &mut [u8],
+            out: &'o mut [MaybeUninit<u8>],
             direction: Direction,
-        ) -> Option<Block> {
+        ) -> Result<Block, &'o mut [MaybeUninit<u8>]> {
             debug_assert_eq!(input.len(), out.len());
             if self.short.is_some() && fused_ni::takes_short(aad, input) {
-                return None; // copied, then `crypt_short`
+                return Err(out); // copied, then `crypt_short`
             }
             let n = input.len().min(out.len());
-            // SAFETY: `input` is readable and `out` writable for `n` bytes;
-            // a shared and a mutable borrow do not overlap.
-            Some(unsafe { self.whole(iv, aad, input.as_ptr(), out.as_mut_ptr(), n, direction) })
+            let dst = out.as_mut_ptr().cast::<u8>();
+            // SAFETY: `input` is readable and `out` writable for `n` bytes
+            // (`whole` writes every one of them and reads only what it
+            // wrote); a shared and a mutable borrow do not overlap.
+            Ok(unsafe { self.whole(iv, aad, input.as_ptr(), dst, n, direction) })
         }
 
         fn crypt_supplied(

@@ -271,8 +271,17 @@ impl Kernel for FusedNi {
         direction: super::state::Direction,
     ) -> Option<crate::aes::Block> {
         crypt_short(&self.aes, &self.ghash, iv, aad, data, direction).or_else(|| {
-            // SAFETY: as in `crypt_blocks`.
-            Some(unsafe { self.whole(iv, aad, None, data, direction) })
+            // SAFETY: as in `crypt_blocks`; `whole` writes the message's
+            // bytes with initialized ones only.
+            Some(unsafe {
+                self.whole(
+                    iv,
+                    aad,
+                    None,
+                    super::out_of_place::as_uninit(data),
+                    direction,
+                )
+            })
         })
     }
 
@@ -281,20 +290,20 @@ impl Kernel for FusedNi {
     /// reading `input` and writing `out`: one pass over memory. The
     /// message header's "Whole messages with a 96-bit IV".
     #[cfg(target_arch = "x86_64")]
-    fn crypt_short_into(
+    fn crypt_short_into<'o>(
         &self,
         iv: &[u8; 12],
         aad: &[u8],
         input: &[u8],
-        out: &mut [u8],
+        out: &'o mut [core::mem::MaybeUninit<u8>],
         direction: super::state::Direction,
-    ) -> Option<crate::aes::Block> {
+    ) -> Result<crate::aes::Block, &'o mut [core::mem::MaybeUninit<u8>]> {
         debug_assert_eq!(input.len(), out.len());
         if takes_short(aad, input) {
-            return None;
+            return Err(out);
         }
         // SAFETY: as in `crypt_blocks`.
-        Some(unsafe { self.whole(iv, aad, Some(input), out, direction) })
+        Ok(unsafe { self.whole(iv, aad, Some(input), out, direction) })
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -381,11 +390,13 @@ mod imp {
         __m128i, _mm_loadu_si128, _mm_set_epi64x, _mm_setzero_si128, _mm_shuffle_epi8,
         _mm_storeu_si128, _mm_xor_si128,
     };
+    use core::mem::MaybeUninit;
 
     use super::FusedNi;
     use crate::aes::Block;
     use crate::aes::ni::{self, Ni};
     use crate::gcm::kernel::finish_two_pass;
+    use crate::gcm::out_of_place::{assume_init, copy_into};
     use crate::gcm::state::{Direction, hash_padded};
     use crate::ghash::clmul::{self, Clmul};
 
@@ -578,21 +589,24 @@ mod imp {
         /// (fewer than eight blocks) with Y_0 in its spare lane — stitched,
         /// when encrypting, with the products of the last whole batch —
         /// and the blocks left and the lengths block hashed with one
-        /// reduction. Returns the full tag.
+        /// reduction. Returns the full tag, every byte of `out` written:
+        /// from `input` when given, otherwise in place (`out` is then the
+        /// message, initialized).
         ///
         /// # Safety
         ///
-        /// The CPU must support AES-NI, PCLMULQDQ, SSSE3 and SSE4.1.
+        /// The CPU must support AES-NI, PCLMULQDQ, SSSE3 and SSE4.1; without
+        /// `input`, `out` must be initialized.
         #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
         pub(super) unsafe fn whole(
             &self,
             iv: &[u8; 12],
             aad: &[u8],
             input: Option<&[u8]>,
-            data: &mut [u8],
+            out: &mut [MaybeUninit<u8>],
             direction: Direction,
         ) -> Block {
-            let n = data.len();
+            let n = out.len();
             let mut y = [0u8; 16];
             hash_padded(&self.ghash, &mut y, aad);
             // IV ‖ 0^31 ‖ 1: Y_0, and the prefix of every counter block.
@@ -604,18 +618,20 @@ mod imp {
 
             // Y_1 = IV ‖ 2 onwards.
             let batches = n / BATCH;
-            let dst = data.as_mut_ptr();
+            let dst = out.as_mut_ptr().cast::<u8>();
             let src = input.map_or(dst.cast_const(), <[u8]>::as_ptr);
             // SAFETY: `src` and `dst` are `n` bytes, the same buffer or
             // two that do not overlap (a shared and a mutable borrow);
             // the features `batches` needs are enabled here.
             let mut acc =
                 unsafe { self.batches(&j0, 2, clmul::load(&y), src, dst, batches, direction) };
-            let (body, rest) = data.split_at_mut(batches * BATCH);
+            let (body, rest) = out.split_at_mut(batches * BATCH);
             // The fewer than eight blocks left go in place.
-            if let Some(input) = input {
-                rest.copy_from_slice(&input[batches * BATCH..]);
-            }
+            let rest = match input {
+                Some(input) => copy_into(rest, &input[batches * BATCH..]),
+                // SAFETY: in place, `out` is the message (the contract).
+                None => unsafe { assume_init(rest) },
+            };
 
             // The last AES batch: lane 0 is Y_0 = IV ‖ 1, lanes 1.. the
             // blocks left; with eight left (a partial eighth), Y_0 goes
@@ -632,7 +648,9 @@ mod imp {
                 s
             };
             let previous = match direction {
-                Direction::Encrypt if batches > 0 => Some(body[body.len() - BATCH..].as_ptr()),
+                Direction::Encrypt if batches > 0 => {
+                    Some(body[body.len() - BATCH..].as_ptr().cast::<u8>())
+                }
                 _ => None,
             };
             match previous {

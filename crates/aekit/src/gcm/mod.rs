@@ -19,6 +19,9 @@ mod kernel;
 #[allow(unsafe_code)] // VAES/VPCLMULQDQ intrinsics; every block carries a SAFETY line.
 mod multi_avx512;
 mod nonce;
+#[allow(unsafe_code)]
+// output buffers that are not yet initialized; each block carries a SAFETY line.
+mod out_of_place;
 mod parallel;
 mod precomputed;
 mod rustcrypto;
@@ -553,63 +556,6 @@ impl AesGcm {
         verify_or_wipe(full, tag, buf)
     }
 
-    /// Encrypts `plaintext` into `out` (of the same length) and returns
-    /// the tag: the same result as copying it into `out` and calling
-    /// [`encrypt_in_place_detached`](Self::encrypt_in_place_detached), in
-    /// one pass over memory. With a 12-byte IV the `ni-clmul` and
-    /// `vaes-avx512` kernels read `plaintext` and write `out` in their
-    /// pass, as fast as in place (`vaes-avx512` on an Intel Xeon: 1 MiB
-    /// 208 000 → 138 000 TSC cycles against 130 000 in place); otherwise
-    /// long messages are copied and encrypted
-    /// [`OUT_OF_PLACE_PASS`] bytes at a time, so the kernel reads each
-    /// piece back from L1 instead of reading the whole message twice (on
-    /// Zen 1 that copy made 1 MiB 13% slower than in place, 16 KiB 9%).
-    /// Bindings that must return a new object use it.
-    pub fn encrypt_detached_into(
-        &self,
-        iv: &[u8],
-        aad: &[u8],
-        plaintext: &[u8],
-        out: &mut [u8],
-        tag_len: usize,
-    ) -> Result<Tag, Error> {
-        check_output(plaintext, out)?;
-        self.check_call(iv, aad, out, tag_len)?;
-        let full = self.run(OutOfPlace {
-            iv,
-            aad,
-            input: plaintext,
-            out,
-            direction: Direction::Encrypt,
-        })?;
-        Ok(Tag::truncate(full, tag_len))
-    }
-
-    /// Verifies `tag` and decrypts `ciphertext` into `out` (of the same
-    /// length), in one pass over memory as
-    /// [`encrypt_detached_into`](Self::encrypt_detached_into) does. On
-    /// failure `out` is zeroed and [`Error::AuthenticationFailed`]
-    /// returned; the tag is compared in constant time.
-    pub fn decrypt_detached_into(
-        &self,
-        iv: &[u8],
-        aad: &[u8],
-        ciphertext: &[u8],
-        out: &mut [u8],
-        tag: &[u8],
-    ) -> Result<(), Error> {
-        check_output(ciphertext, out)?;
-        self.check_call(iv, aad, out, tag.len())?;
-        let full = self.run(OutOfPlace {
-            iv,
-            aad,
-            input: ciphertext,
-            out: &mut *out,
-            direction: Direction::Decrypt,
-        })?;
-        verify_or_wipe(full, tag, out)
-    }
-
     /// Encrypts `plaintext` and returns ciphertext ‖ tag.
     pub fn encrypt(
         &self,
@@ -851,60 +797,6 @@ impl KernelOp for OneShot<'_> {
 /// time: half of the smallest L1 data cache aekit runs on (32 KiB), so the
 /// piece is still there when the kernel reads it back.
 pub const OUT_OF_PLACE_PASS: usize = 16 * 1024;
-
-/// The output of an out-of-place call must be as long as its input.
-fn check_output(input: &[u8], out: &[u8]) -> Result<(), Error> {
-    if input.len() == out.len() {
-        Ok(())
-    } else {
-        Err(Error::OutputLength {
-            input: input.len(),
-            output: out.len(),
-        })
-    }
-}
-
-/// A whole message from `input` into `out`; returns the full tag.
-/// Messages of one pass are copied and run by [`OneShot`] (and its
-/// whole-message paths); longer ones pass by pass through one `State`.
-struct OutOfPlace<'a> {
-    iv: &'a [u8],
-    aad: &'a [u8],
-    input: &'a [u8],
-    out: &'a mut [u8],
-    direction: Direction,
-}
-
-impl KernelOp for OutOfPlace<'_> {
-    type Output = Result<Block, Error>;
-    fn run<K: Kernel + Sync>(self, kernel: &K) -> Self::Output {
-        // A kernel that reads one buffer and writes the other first.
-        if let Ok(iv) = <&[u8; 12]>::try_from(self.iv)
-            && let Some(tag) =
-                kernel.crypt_short_into(iv, self.aad, self.input, self.out, self.direction)
-        {
-            return Ok(tag);
-        }
-        if self.input.len() <= OUT_OF_PLACE_PASS {
-            self.out.copy_from_slice(self.input);
-            return OneShot {
-                iv: self.iv,
-                aad: self.aad,
-                buf: self.out,
-                direction: self.direction,
-            }
-            .run(kernel);
-        }
-        let mut state = State::start(kernel, self.iv);
-        state.aad(kernel, self.aad)?;
-        let passes = self.input.chunks(OUT_OF_PLACE_PASS);
-        for (input, out) in passes.zip(self.out.chunks_mut(OUT_OF_PLACE_PASS)) {
-            out.copy_from_slice(input);
-            state.crypt(kernel, out, self.direction)?;
-        }
-        Ok(state.finish(kernel))
-    }
-}
 
 /// GMAC: GCM with an empty message, authenticating associated data only.
 pub struct Gmac {

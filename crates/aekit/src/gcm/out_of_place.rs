@@ -1,0 +1,225 @@
+//! The out-of-place calls: a message read from one buffer and written to
+//! another, which may be uninitialized memory (a new object's storage, a
+//! vector's spare capacity), so that a binding returning a new object
+//! neither zeroes nor copies it first.
+//!
+//! The output is seen as `[MaybeUninit<u8>]` from the public call down to
+//! the kernels: the whole-message paths of `vaes-avx512` and `ni-clmul`
+//! write it through raw pointers in their one pass, and every other path
+//! copies the input into it ([`copy_into`]) and then runs in place. Only
+//! once every byte has been written is it seen as `[u8]` again. An
+//! initialized `&mut [u8]` passed to the plain calls is seen the same way;
+//! nothing here ever writes an uninitialized byte into it.
+
+use core::mem::MaybeUninit;
+
+use super::kernel::Kernel;
+use super::state::{Direction, State};
+use super::{AesGcm, KernelOp, OUT_OF_PLACE_PASS, OneShot, Tag, verify_or_wipe};
+use crate::Error;
+use crate::aes::Block;
+
+impl AesGcm {
+    /// Encrypts `plaintext` into `out` (of the same length) and returns
+    /// the tag: the same result as copying it into `out` and calling
+    /// [`encrypt_in_place_detached`](Self::encrypt_in_place_detached), in
+    /// one pass over memory. With a 12-byte IV the `ni-clmul` and
+    /// `vaes-avx512` kernels read `plaintext` and write `out` in their
+    /// pass, as fast as in place (`vaes-avx512` on an Intel Xeon: 1 MiB
+    /// 208 000 → 138 000 TSC cycles against 130 000 in place); otherwise
+    /// long messages are copied and encrypted
+    /// [`OUT_OF_PLACE_PASS`] bytes at a time, so the kernel reads each
+    /// piece back from L1 instead of reading the whole message twice (on
+    /// Zen 1 that copy made 1 MiB 13% slower than in place, 16 KiB 9%).
+    pub fn encrypt_detached_into(
+        &self,
+        iv: &[u8],
+        aad: &[u8],
+        plaintext: &[u8],
+        out: &mut [u8],
+        tag_len: usize,
+    ) -> Result<Tag, Error> {
+        // SAFETY: the view goes only to `OutOfPlace`, which writes
+        // initialized bytes (module header).
+        let out = unsafe { as_uninit(out) };
+        self.encrypt_detached_into_uninit(iv, aad, plaintext, out, tag_len)
+            .map(|(_, tag)| tag)
+    }
+
+    /// Verifies `tag` and decrypts `ciphertext` into `out` (of the same
+    /// length), in one pass over memory as
+    /// [`encrypt_detached_into`](Self::encrypt_detached_into) does. On
+    /// failure `out` is zeroed and [`Error::AuthenticationFailed`]
+    /// returned; the tag is compared in constant time.
+    pub fn decrypt_detached_into(
+        &self,
+        iv: &[u8],
+        aad: &[u8],
+        ciphertext: &[u8],
+        out: &mut [u8],
+        tag: &[u8],
+    ) -> Result<(), Error> {
+        // SAFETY: as in `encrypt_detached_into`.
+        let out = unsafe { as_uninit(out) };
+        self.decrypt_detached_into_uninit(iv, aad, ciphertext, out, tag)
+            .map(drop)
+    }
+
+    /// [`encrypt_detached_into`](Self::encrypt_detached_into) into memory
+    /// that need not be initialized: returns the ciphertext (all of `out`,
+    /// now written) and the tag. On an error nothing is written.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), aekit::Error> {
+    /// let gcm = aekit::AesGcm::new(&[7u8; 16])?;
+    /// let message = b"into a vector's spare capacity";
+    /// let mut sealed: Vec<u8> = Vec::with_capacity(message.len() + 16);
+    /// let spare = &mut sealed.spare_capacity_mut()[..message.len()];
+    /// let (ciphertext, tag) =
+    ///     gcm.encrypt_detached_into_uninit(&[0; 12], b"", message, spare, 16)?;
+    /// assert_eq!(ciphertext.len(), message.len());
+    /// # let _ = tag;
+    /// # Ok(()) }
+    /// ```
+    pub fn encrypt_detached_into_uninit<'o>(
+        &self,
+        iv: &[u8],
+        aad: &[u8],
+        plaintext: &[u8],
+        out: &'o mut [MaybeUninit<u8>],
+        tag_len: usize,
+    ) -> Result<(&'o mut [u8], Tag), Error> {
+        check_output(plaintext, out)?;
+        self.check_call(iv, aad, plaintext, tag_len)?;
+        let full = self.run(OutOfPlace {
+            iv,
+            aad,
+            input: plaintext,
+            out: &mut *out,
+            direction: Direction::Encrypt,
+        })?;
+        // SAFETY: `OutOfPlace` returned its tag, so it wrote every byte of
+        // `out` (module header).
+        let out = unsafe { assume_init(out) };
+        Ok((out, Tag::truncate(full, tag_len)))
+    }
+
+    /// [`decrypt_detached_into`](Self::decrypt_detached_into) into memory
+    /// that need not be initialized: returns the plaintext (all of `out`,
+    /// now written). On [`Error::AuthenticationFailed`] `out` has been
+    /// zeroed; on other errors nothing is written.
+    pub fn decrypt_detached_into_uninit<'o>(
+        &self,
+        iv: &[u8],
+        aad: &[u8],
+        ciphertext: &[u8],
+        out: &'o mut [MaybeUninit<u8>],
+        tag: &[u8],
+    ) -> Result<&'o mut [u8], Error> {
+        check_output(ciphertext, out)?;
+        self.check_call(iv, aad, ciphertext, tag.len())?;
+        let full = self.run(OutOfPlace {
+            iv,
+            aad,
+            input: ciphertext,
+            out: &mut *out,
+            direction: Direction::Decrypt,
+        })?;
+        // SAFETY: as in `encrypt_detached_into_uninit`.
+        let out = unsafe { assume_init(out) };
+        verify_or_wipe(full, tag, out)?;
+        Ok(out)
+    }
+}
+
+/// The output of an out-of-place call must be as long as its input.
+fn check_output<T>(input: &[u8], out: &[T]) -> Result<(), Error> {
+    if input.len() == out.len() {
+        Ok(())
+    } else {
+        Err(Error::OutputLength {
+            input: input.len(),
+            output: out.len(),
+        })
+    }
+}
+
+/// A whole message from `input` into `out`; returns the full tag, having
+/// written every byte of `out`. A kernel's whole-message path writes
+/// `out` as it reads `input`; otherwise messages of one pass are copied
+/// and run by [`OneShot`] (and its whole-message paths), longer ones pass
+/// by pass through one `State`.
+struct OutOfPlace<'a> {
+    iv: &'a [u8],
+    aad: &'a [u8],
+    input: &'a [u8],
+    out: &'a mut [MaybeUninit<u8>],
+    direction: Direction,
+}
+
+impl KernelOp for OutOfPlace<'_> {
+    type Output = Result<Block, Error>;
+    fn run<K: Kernel + Sync>(self, kernel: &K) -> Self::Output {
+        let out = match <&[u8; 12]>::try_from(self.iv) {
+            Ok(iv) => {
+                match kernel.crypt_short_into(iv, self.aad, self.input, self.out, self.direction) {
+                    Ok(tag) => return Ok(tag),
+                    Err(out) => out,
+                }
+            }
+            Err(_) => self.out,
+        };
+        if self.input.len() <= OUT_OF_PLACE_PASS {
+            return OneShot {
+                iv: self.iv,
+                aad: self.aad,
+                buf: copy_into(out, self.input),
+                direction: self.direction,
+            }
+            .run(kernel);
+        }
+        let mut state = State::start(kernel, self.iv);
+        state.aad(kernel, self.aad)?;
+        let passes = self.input.chunks(OUT_OF_PLACE_PASS);
+        for (input, out) in passes.zip(out.chunks_mut(OUT_OF_PLACE_PASS)) {
+            state.crypt(kernel, copy_into(out, input), self.direction)?;
+        }
+        Ok(state.finish(kernel))
+    }
+}
+
+/// Copies `input` into `out` (of the same length) and returns it, written.
+pub(crate) fn copy_into<'a>(out: &'a mut [MaybeUninit<u8>], input: &[u8]) -> &'a mut [u8] {
+    assert_eq!(
+        out.len(),
+        input.len(),
+        "copy into a buffer of the same length"
+    );
+    // SAFETY: `input` is readable and `out` writable for `out.len()` bytes;
+    // a shared and a mutable borrow do not overlap.
+    unsafe {
+        core::ptr::copy_nonoverlapping(input.as_ptr(), out.as_mut_ptr().cast(), out.len());
+        assume_init(out)
+    }
+}
+
+/// `out`, every byte of which has been written.
+///
+/// # Safety
+/// Every byte of `out` must have been written.
+pub(crate) unsafe fn assume_init(out: &mut [MaybeUninit<u8>]) -> &mut [u8] {
+    // SAFETY: `MaybeUninit<u8>` has the layout of `u8`, and every byte is
+    // initialized (the caller's promise).
+    unsafe { &mut *(core::ptr::from_mut(out) as *mut [u8]) }
+}
+
+/// An initialized buffer seen as output space.
+///
+/// # Safety
+/// Only initialized bytes may be written through the view (a store of an
+/// uninitialized byte would leave `out` holding one).
+pub(crate) unsafe fn as_uninit(out: &mut [u8]) -> &mut [MaybeUninit<u8>] {
+    // SAFETY: `u8` and `MaybeUninit<u8>` have the same layout; the view is
+    // only written with initialized bytes (the caller's promise).
+    unsafe { &mut *(core::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) }
+}
