@@ -1,12 +1,20 @@
-//! Byte strings in and out of Python, without unsafe code.
+//! Byte strings in and out of Python.
 //!
 //! Inputs are any object with the buffer protocol, as `cryptography`
 //! accepts them: `bytes` is read where it lies (it is immutable), anything
 //! else (`bytearray`, `memoryview`, `array('B')`, NumPy `uint8` arrays) is
 //! copied out while the GIL is held, so no other Python thread can change
-//! it under the computation. Outputs are either new `bytes` objects,
-//! filled before Python sees them, or a caller's writable buffer, written
-//! through `PyBuffer::copy_from_slice`.
+//! it under the computation. Outputs are new `bytes` objects, whose
+//! storage is handed to the computation uninitialized ([`new_bytes`]: no
+//! zeroing first) and filled before Python sees them, or a caller's
+//! writable buffer, written where it lies ([`Output::with_space`]).
+//!
+//! This module holds the bindings' only unsafe code: those two views of
+//! memory Python owns, and the copies into them. Every block says why it
+//! is sound; what it cannot rule out is the caller's own: another thread
+//! writing the output buffer of an `*_into` call while it runs (as with
+//! `cryptography`, whose calls also write the buffer with the GIL
+//! released).
 //!
 //! Work on 2 KiB or more runs with the GIL released ([`detach_from`],
 //! the threshold `hashlib` uses), so other Python threads run meanwhile;
@@ -14,10 +22,11 @@
 //! encryption.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::mem::MaybeUninit;
 
 use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PySlice};
 use zeroize::Zeroizing;
@@ -36,42 +45,6 @@ where
     } else {
         f()
     }
-}
-
-/// Scratch buffers of up to this many bytes are kept, one per thread, and
-/// reused: a fresh buffer costs its page faults on every call (for 1 MiB
-/// about as long as encrypting it), more than the copy it serves.
-const KEPT_SCRATCH: usize = 4 << 20;
-
-thread_local! {
-    /// This thread's kept scratch buffer (empty while lent out).
-    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Runs `f` on a scratch buffer of `len` bytes whose contents are
-/// unspecified (`f` must write what it reads), and wipes it afterwards
-/// when it held a `secret`. Up to [`KEPT_SCRATCH`] bytes it is this
-/// thread's kept buffer, grown as needed; longer, a fresh one.
-pub fn with_scratch<T>(len: usize, secret: bool, f: impl FnOnce(&mut [u8]) -> T) -> T {
-    let mut buf = if len <= KEPT_SCRATCH {
-        SCRATCH.with(|s| s.take())
-    } else {
-        Vec::new()
-    };
-    if buf.len() < len {
-        // Grown to the length asked for: the old bytes are wiped first if
-        // they may be secret (a reallocation leaves them behind).
-        aekit::secret::wipe(&mut buf);
-        buf = vec![0; len];
-    }
-    let out = f(&mut buf[..len]);
-    if secret {
-        aekit::secret::wipe(&mut buf[..len]);
-    }
-    if buf.len() <= KEPT_SCRATCH {
-        SCRATCH.with(|s| s.replace(buf));
-    }
-    out
 }
 
 /// A read-only byte-string argument.
@@ -130,6 +103,34 @@ impl<'a> Input<'a> {
                 Ok(())
             }
             Input::Buffer(b) => b.copy_to_slice(py, out),
+        }
+    }
+
+    /// Copies the bytes into `out`, which is exactly [`len`](Self::len)
+    /// long and may be uninitialized (or overlap this input: a buffer and
+    /// a view of it), and returns it written.
+    pub fn copy_to_space<'o>(
+        &self,
+        _py: Python<'_>,
+        out: &'o mut [MaybeUninit<u8>],
+    ) -> PyResult<&'o mut [u8]> {
+        let (src, len) = match self {
+            Input::Bytes(b) => (b.as_ptr(), b.len()),
+            Input::Buffer(b) => (b.buf_ptr().cast_const().cast::<u8>(), b.item_count()),
+        };
+        if len != out.len() {
+            return Err(PyValueError::new_err("input and output lengths differ"));
+        }
+        // SAFETY: `src` is `len` readable bytes (a `bytes` object's, or a
+        // C-contiguous buffer of `u8` items, checked by `Input::new`),
+        // alive while `self` is; the GIL is held (`_py`), so no Python
+        // thread changes them meanwhile; `out` is `len` writable bytes.
+        // They may overlap (a buffer and a memoryview of it), hence
+        // `copy`, not `copy_nonoverlapping`; every byte of `out` is then
+        // written.
+        unsafe {
+            core::ptr::copy(src, out.as_mut_ptr().cast::<u8>(), len);
+            Ok(assume_written(out))
         }
     }
 
@@ -193,6 +194,21 @@ impl Output {
         }
     }
 
+    /// Runs `f` on the buffer's memory, seen as output space (it is
+    /// initialized, and `f` writes only initialized bytes into it, so it
+    /// stays so). The caller must not use the buffer from another thread
+    /// meanwhile, as with `cryptography`'s `*_into` calls.
+    pub fn with_space<T>(&self, f: impl FnOnce(&mut [MaybeUninit<u8>]) -> T) -> T {
+        let (ptr, len) = (self.buffer.buf_ptr().cast::<MaybeUninit<u8>>(), self.len());
+        // SAFETY: a writable, C-contiguous buffer of `len` `u8` items
+        // (checked by `Output::new`), exported to us while `self.buffer`
+        // lives (the exporter may not resize or free it meanwhile);
+        // `MaybeUninit<u8>` has `u8`'s layout and no validity rule, and
+        // only initialized bytes are stored through it.
+        let space = unsafe { core::slice::from_raw_parts_mut(ptr, len) };
+        f(space)
+    }
+
     /// Writes `data` to the start of the buffer, which is at least as long
     /// (`obj` is the object the buffer came from, sliced when longer).
     pub fn write_prefix(&self, obj: &Bound<'_, PyAny>, data: &[u8]) -> PyResult<()> {
@@ -210,4 +226,72 @@ impl Output {
             .get_item(PySlice::new(py, 0, data.len() as isize, 1))?;
         PyBuffer::<u8>::get(&view)?.copy_from_slice(py, data)
     }
+}
+
+/// A new `bytes` object of `len` bytes, filled by `fill`, which gets its
+/// storage uninitialized (not zeroed first: for 1 MiB the zeroing cost a
+/// fifth of an encryption) and must write every byte of it when it
+/// returns `Ok`; on `Err` the object is freed unseen.
+pub fn new_bytes(
+    py: Python<'_>,
+    len: usize,
+    fill: impl FnOnce(&mut [MaybeUninit<u8>]) -> PyResult<()>,
+) -> PyResult<Bound<'_, PyBytes>> {
+    let size = ffi::Py_ssize_t::try_from(len)
+        .map_err(|_| PyValueError::new_err("too long for a bytes object"))?;
+    // SAFETY: a null pointer asks CPython for a new object with `len`
+    // bytes of uninitialized contents; the result is an owned reference
+    // or null with an exception set, which `from_owned_ptr_or_err` turns
+    // into the error; the object is a `bytes`.
+    let bytes = unsafe {
+        let ptr = ffi::PyBytes_FromStringAndSize(core::ptr::null(), size);
+        Bound::from_owned_ptr_or_err(py, ptr)?.cast_into_unchecked::<PyBytes>()
+    };
+    // SAFETY: the object is a new `bytes` of `len` bytes that nothing else
+    // references yet, so its storage is ours to write until it is
+    // returned; `MaybeUninit<u8>` has no validity rule.
+    let space = unsafe {
+        let data = ffi::PyBytes_AsString(bytes.as_ptr()).cast::<MaybeUninit<u8>>();
+        core::slice::from_raw_parts_mut(data, len)
+    };
+    fill(space)?;
+    Ok(bytes)
+}
+
+/// Copies `input` into `out` (of the same length) and returns it written.
+pub fn copy_into<'o>(out: &'o mut [MaybeUninit<u8>], input: &[u8]) -> &'o mut [u8] {
+    assert_eq!(
+        out.len(),
+        input.len(),
+        "copy into a buffer of the same length"
+    );
+    // SAFETY: `input` is readable and `out` writable for `out.len()`
+    // bytes, a shared and a mutable borrow, which do not overlap; every
+    // byte of `out` is then written.
+    unsafe {
+        core::ptr::copy_nonoverlapping(input.as_ptr(), out.as_mut_ptr().cast::<u8>(), out.len());
+        assume_written(out)
+    }
+}
+
+/// Writes `bytes` into `out` (of the same length), safely.
+pub fn write_all(out: &mut [MaybeUninit<u8>], bytes: &[u8]) {
+    assert_eq!(
+        out.len(),
+        bytes.len(),
+        "write into a buffer of the same length"
+    );
+    for (slot, &b) in out.iter_mut().zip(bytes) {
+        slot.write(b);
+    }
+}
+
+/// `out` once every byte has been written.
+///
+/// # Safety
+/// Every byte of `out` must have been written.
+unsafe fn assume_written(out: &mut [MaybeUninit<u8>]) -> &mut [u8] {
+    // SAFETY: `MaybeUninit<u8>` has `u8`'s layout; the bytes are
+    // initialized (the caller's promise).
+    unsafe { &mut *(core::ptr::from_mut(out) as *mut [u8]) }
 }

@@ -9,6 +9,7 @@
 //! `aekit.set_threads(0)`, messages from `DEFAULT_THRESHOLD` (128 KiB) on
 //! are split across the cores (`pool.rs`).
 
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use aekit::gcm::Pool;
@@ -80,17 +81,16 @@ impl Aead for aekit::AesGcm {
         }
     }
 
-    /// One pass over memory: each piece copied and encrypted while in L1.
+    /// One pass over memory, into memory not yet written.
     fn seal_from(
         &self,
         nonce: &[u8],
         aad: &[u8],
         input: &[u8],
-        out: &mut [u8],
+        out: &mut [MaybeUninit<u8>],
     ) -> Result<[u8; TAG_LEN], aekit::Error> {
-        Ok(sixteen(
-            self.encrypt_detached_into(nonce, aad, input, out, TAG_LEN)?,
-        ))
+        let (_, tag) = self.encrypt_detached_into_uninit(nonce, aad, input, out, TAG_LEN)?;
+        Ok(sixteen(tag))
     }
 
     fn open_from(
@@ -98,10 +98,11 @@ impl Aead for aekit::AesGcm {
         nonce: &[u8],
         aad: &[u8],
         input: &[u8],
-        out: &mut [u8],
+        out: &mut [MaybeUninit<u8>],
         tag: &[u8],
     ) -> Result<(), aekit::Error> {
-        self.decrypt_detached_into(nonce, aad, input, out, tag)
+        self.decrypt_detached_into_uninit(nonce, aad, input, out, tag)
+            .map(drop)
     }
 }
 

@@ -6,6 +6,7 @@
 //! classes. Each class supplies its key as an [`Aead`]: the nonce rule and
 //! the in-place calls of the Rust API, which does the computation.
 
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use aekit::gcm::{DEFAULT_THRESHOLD, Pool};
@@ -13,7 +14,7 @@ use pyo3::exceptions::PyOverflowError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::buffers::{Input, Output, detach_from, with_scratch};
+use crate::buffers::{Input, Output, copy_into, detach_from, new_bytes, write_all};
 use crate::{errors, pool};
 
 /// Bytes of tag: both classes make and take 16-byte tags only.
@@ -51,17 +52,17 @@ pub trait Aead: Send + Sync {
     ) -> Result<(), aekit::Error>;
 
     /// [`seal`](Aead::seal) on the calling thread of `input` written to
-    /// `out` (the same length). This copies and then seals; a class with
-    /// an out-of-place call overrides it to do both in one pass.
+    /// `out` (the same length, possibly uninitialized), every byte of
+    /// which it writes. This copies and then seals; a class with an
+    /// out-of-place call overrides it to do both in one pass.
     fn seal_from(
         &self,
         nonce: &[u8],
         aad: &[u8],
         input: &[u8],
-        out: &mut [u8],
+        out: &mut [MaybeUninit<u8>],
     ) -> Result<[u8; TAG_LEN], aekit::Error> {
-        out.copy_from_slice(input);
-        self.seal(None, nonce, aad, out)
+        self.seal(None, nonce, aad, copy_into(out, input))
     }
 
     /// [`open`](Aead::open) on the calling thread of `input` written to
@@ -71,11 +72,10 @@ pub trait Aead: Send + Sync {
         nonce: &[u8],
         aad: &[u8],
         input: &[u8],
-        out: &mut [u8],
+        out: &mut [MaybeUninit<u8>],
         tag: &[u8],
     ) -> Result<(), aekit::Error> {
-        out.copy_from_slice(input);
-        self.open(None, nonce, aad, out, tag)
+        self.open(None, nonce, aad, copy_into(out, input), tag)
     }
 }
 
@@ -120,43 +120,51 @@ impl<'a> Args<'a> {
     }
 
     /// Encrypts the data into `out` (ciphertext ‖ tag, the data's length
-    /// plus 16 bytes).
-    fn seal_into(&self, py: Python<'_>, aead: &dyn Aead, out: &mut [u8]) -> PyResult<()> {
+    /// plus 16 bytes, possibly uninitialized), writing every byte of it.
+    fn seal_into(
+        &self,
+        py: Python<'_>,
+        aead: &dyn Aead,
+        out: &mut [MaybeUninit<u8>],
+    ) -> PyResult<()> {
         let (nonce, aad) = (self.nonce.to_cow(py)?, self.aad.to_cow(py)?);
         let (text, tag_out) = out.split_at_mut(self.data.len());
-        // `bytes` is immutable, so it is copied with the GIL released;
-        // other buffers are copied before.
-        let immutable = self.data.immutable();
-        if immutable.is_none() {
-            self.data.copy_to(py, text)?;
-        }
         let pool = pool_for(aead, text.len());
-        let tag = detach_from(py, self.work(), || match (immutable, pool.as_deref()) {
-            (Some(data), None) => aead.seal_from(&nonce, &aad, data, text),
-            (Some(data), pool) => {
-                text.copy_from_slice(data);
-                aead.seal(pool, &nonce, &aad, text)
+        // `bytes` is immutable, so it is read with the GIL released;
+        // other buffers are copied into `out` before.
+        let tag = match self.data.immutable() {
+            Some(data) => detach_from(py, self.work(), || match pool.as_deref() {
+                None => aead.seal_from(&nonce, &aad, data, text),
+                pool => aead.seal(pool, &nonce, &aad, copy_into(text, data)),
+            }),
+            None => {
+                let text = self.data.copy_to_space(py, text)?;
+                detach_from(py, self.work(), || {
+                    aead.seal(pool.as_deref(), &nonce, &aad, text)
+                })
             }
-            (None, pool) => aead.seal(pool, &nonce, &aad, text),
-        })
+        }
         .map_err(|e| errors::aead(py, e))?;
-        tag_out.copy_from_slice(&tag);
+        write_all(tag_out, &tag);
         Ok(())
     }
 
     /// Verifies and decrypts the data (ciphertext ‖ tag) into `out`, which
-    /// is 16 bytes shorter than the data; `InvalidTag` on failure.
-    fn open_into(&self, py: Python<'_>, aead: &dyn Aead, out: &mut [u8]) -> PyResult<()> {
+    /// is 16 bytes shorter than the data (possibly uninitialized), writing
+    /// every byte of it (zeros on failure); `InvalidTag` on failure.
+    fn open_into(
+        &self,
+        py: Python<'_>,
+        aead: &dyn Aead,
+        out: &mut [MaybeUninit<u8>],
+    ) -> PyResult<()> {
         let (nonce, aad) = (self.nonce.to_cow(py)?, self.aad.to_cow(py)?);
         let data = self.data.to_cow(py)?;
         let (ciphertext, tag) = data.split_at(out.len());
         let pool = pool_for(aead, out.len());
         detach_from(py, self.work(), || match pool.as_deref() {
             None => aead.open_from(&nonce, &aad, ciphertext, out, tag),
-            pool => {
-                out.copy_from_slice(ciphertext);
-                aead.open(pool, &nonce, &aad, out, tag)
-            }
+            pool => aead.open(pool, &nonce, &aad, copy_into(out, ciphertext), tag),
         })
         .map_err(|e| errors::aead(py, e))
     }
@@ -198,7 +206,7 @@ impl AeadBase {
     ) -> PyResult<Bound<'py, PyBytes>> {
         let aead = &*self.aead;
         let args = Args::new(py, aead, nonce, data, associated_data)?;
-        PyBytes::new_with(py, args.data.len() + TAG_LEN, |out| {
+        new_bytes(py, args.data.len() + TAG_LEN, |out| {
             args.seal_into(py, aead, out)
         })
     }
@@ -218,7 +226,7 @@ impl AeadBase {
         let args = Args::new(py, aead, nonce, data, associated_data)?;
         let len = args.plaintext_len(py)?;
         // On failure aekit has wiped `out` and the half-built object is freed.
-        PyBytes::new_with(py, len, |out| args.open_into(py, aead, out))
+        new_bytes(py, len, |out| args.open_into(py, aead, out))
     }
 
     /// `encrypt` into `buf`, a writable buffer of exactly `len(data) + 16`
@@ -237,16 +245,13 @@ impl AeadBase {
         let out = Output::new(buf, "buf")?;
         let len = args.data.len() + TAG_LEN;
         out.require_exactly(len)?;
-        with_scratch(len, false, |sealed| {
-            args.seal_into(py, aead, sealed)?;
-            out.write_prefix(buf, sealed)
-        })?;
+        out.with_space(|space| args.seal_into(py, aead, space))?;
         Ok(len)
     }
 
     /// `decrypt` into `buf`, a writable buffer of exactly `len(data) - 16`
-    /// bytes; returns the number of bytes written. `buf` is untouched when
-    /// the tag does not verify.
+    /// bytes; returns the number of bytes written. `buf` is zeroed when the
+    /// tag does not verify: it never keeps unauthenticated plaintext.
     #[pyo3(signature = (nonce, data, associated_data, buf))]
     fn decrypt_into<'py>(
         &self,
@@ -261,12 +266,8 @@ impl AeadBase {
         let len = args.plaintext_len(py)?;
         let out = Output::new(buf, "buf")?;
         out.require_exactly(len)?;
-        // Decrypted apart and copied only once verified: the caller's
-        // buffer never holds unauthenticated plaintext.
-        with_scratch(len, true, |plain| {
-            args.open_into(py, aead, plain)?;
-            out.write_prefix(buf, plain)
-        })?;
+        // Decrypted where it lies; aekit zeroes it if the tag is wrong.
+        out.with_space(|space| args.open_into(py, aead, space))?;
         Ok(len)
     }
 }

@@ -56,6 +56,30 @@ def test_into_methods_agree_with_cryptography():
         assert theirs_plain == message
 
 
+def test_into_methods_with_overlapping_buffers():
+    """The input and the output may be views of one buffer (the result
+    written where the input lies, or over part of it): the result is the
+    same as from separate buffers, and with the input `bytes`-like but not
+    `bytes` (copied before anything is written), at the lengths around the
+    GIL threshold and the kernels' batches."""
+    key, nonce, aad = bytes(range(32)), b"\x07" * 12, b"aad"
+    ours, theirs = aekit.AESGCM(key), Reference(key)
+    for n in (0, 1, 100, 255, 256, 257, 4096, 70000):
+        message = random.Random(n).randbytes(n)
+        expected = theirs.encrypt(nonce, message, aad)
+        for shift in (0, 5, 16, n + 16):
+            # The message at `shift` in a shared buffer; the result at 0.
+            shared = bytearray(max(n + 16, shift + n))
+            shared[shift:shift + n] = message
+            view = memoryview(shared)
+            ours.encrypt_into(nonce, view[shift:shift + n], aad, view[:n + 16])
+            assert bytes(shared[:n + 16]) == expected, (n, shift)
+            # And back: the plaintext written over the ciphertext's start.
+            shared[:n + 16] = expected
+            ours.decrypt_into(nonce, view[:n + 16], aad, view[shift % 16:shift % 16 + n])
+            assert bytes(shared[shift % 16:shift % 16 + n]) == message, (n, shift)
+
+
 def test_every_bytes_like_input_is_accepted():
     import array
 
