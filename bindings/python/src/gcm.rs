@@ -81,28 +81,39 @@ impl Aead for aekit::AesGcm {
         }
     }
 
-    /// One pass over memory, into memory not yet written.
+    /// One pass over memory, into memory not yet written (split across
+    /// `pool`'s threads when given).
     fn seal_from(
         &self,
+        pool: Option<&Pool>,
         nonce: &[u8],
         aad: &[u8],
         input: &[u8],
         out: &mut [MaybeUninit<u8>],
     ) -> Result<[u8; TAG_LEN], aekit::Error> {
-        let (_, tag) = self.encrypt_detached_into_uninit(nonce, aad, input, out, TAG_LEN)?;
+        let (_, tag) = match pool {
+            Some(pool) => {
+                self.encrypt_detached_into_uninit_par(pool, nonce, aad, input, out, TAG_LEN)?
+            }
+            None => self.encrypt_detached_into_uninit(nonce, aad, input, out, TAG_LEN)?,
+        };
         Ok(sixteen(tag))
     }
 
     fn open_from(
         &self,
+        pool: Option<&Pool>,
         nonce: &[u8],
         aad: &[u8],
         input: &[u8],
         out: &mut [MaybeUninit<u8>],
         tag: &[u8],
     ) -> Result<(), aekit::Error> {
-        self.decrypt_detached_into_uninit(nonce, aad, input, out, tag)
-            .map(drop)
+        match pool {
+            Some(pool) => self.decrypt_detached_into_uninit_par(pool, nonce, aad, input, out, tag),
+            None => self.decrypt_detached_into_uninit(nonce, aad, input, out, tag),
+        }
+        .map(drop)
     }
 }
 

@@ -51,31 +51,33 @@ pub trait Aead: Send + Sync {
         tag: &[u8],
     ) -> Result<(), aekit::Error>;
 
-    /// [`seal`](Aead::seal) on the calling thread of `input` written to
-    /// `out` (the same length, possibly uninitialized), every byte of
-    /// which it writes. This copies and then seals; a class with an
-    /// out-of-place call overrides it to do both in one pass.
+    /// [`seal`](Aead::seal) of `input` written to `out` (the same length,
+    /// possibly uninitialized), every byte of which it writes. This
+    /// copies and then seals; a class with an out-of-place call overrides
+    /// it to do both in one pass.
     fn seal_from(
         &self,
+        pool: Option<&Pool>,
         nonce: &[u8],
         aad: &[u8],
         input: &[u8],
         out: &mut [MaybeUninit<u8>],
     ) -> Result<[u8; TAG_LEN], aekit::Error> {
-        self.seal(None, nonce, aad, copy_into(out, input))
+        self.seal(pool, nonce, aad, copy_into(out, input))
     }
 
-    /// [`open`](Aead::open) on the calling thread of `input` written to
-    /// `out`, as [`seal_from`](Aead::seal_from) is to `seal`.
+    /// [`open`](Aead::open) of `input` written to `out`, as
+    /// [`seal_from`](Aead::seal_from) is to `seal`.
     fn open_from(
         &self,
+        pool: Option<&Pool>,
         nonce: &[u8],
         aad: &[u8],
         input: &[u8],
         out: &mut [MaybeUninit<u8>],
         tag: &[u8],
     ) -> Result<(), aekit::Error> {
-        self.open(None, nonce, aad, copy_into(out, input), tag)
+        self.open(pool, nonce, aad, copy_into(out, input), tag)
     }
 }
 
@@ -133,9 +135,8 @@ impl<'a> Args<'a> {
         // `bytes` is immutable, so it is read with the GIL released;
         // other buffers are copied into `out` before.
         let tag = match self.data.immutable() {
-            Some(data) => detach_from(py, self.work(), || match pool.as_deref() {
-                None => aead.seal_from(&nonce, &aad, data, text),
-                pool => aead.seal(pool, &nonce, &aad, copy_into(text, data)),
+            Some(data) => detach_from(py, self.work(), || {
+                aead.seal_from(pool.as_deref(), &nonce, &aad, data, text)
             }),
             None => {
                 let text = self.data.copy_to_space(py, text)?;
@@ -162,9 +163,8 @@ impl<'a> Args<'a> {
         let data = self.data.to_cow(py)?;
         let (ciphertext, tag) = data.split_at(out.len());
         let pool = pool_for(aead, out.len());
-        detach_from(py, self.work(), || match pool.as_deref() {
-            None => aead.open_from(&nonce, &aad, ciphertext, out, tag),
-            pool => aead.open(pool, &nonce, &aad, copy_into(out, ciphertext), tag),
+        detach_from(py, self.work(), || {
+            aead.open_from(pool.as_deref(), &nonce, &aad, ciphertext, out, tag)
         })
         .map_err(|e| errors::aead(py, e))
     }

@@ -2,8 +2,10 @@
 //! the one-thread path byte for byte — ciphertext and tag — for every
 //! implementation this CPU runs, random sizes (empty, one block, not
 //! multiples of 16), random IV and associated-data lengths, 1 to 8
-//! threads, and a 32-bit counter that wraps inside the message; decryption
-//! round-trips, and every kind of tampering fails and wipes the buffer.
+//! threads, and a 32-bit counter that wraps inside the message, in place
+//! and out of place (into initialized and uninitialized memory);
+//! decryption round-trips, and every kind of tampering fails and wipes
+//! the buffer.
 
 mod common;
 
@@ -45,6 +47,45 @@ fn agrees(
     gcm.decrypt_in_place_detached_par(pool, iv, aad, &mut back, tag_par.as_bytes())
         .unwrap_or_else(|e| panic!("{id}: decryption failed: {e}"));
     assert!(back == plain, "{id}: decryption is not the plaintext");
+
+    // Out of place, into a buffer and into uninitialized memory.
+    let mut out = vec![0xa5; plain.len()];
+    let tag_into = gcm
+        .encrypt_detached_into_par(pool, iv, aad, plain, &mut out, tag_len)
+        .unwrap();
+    assert!(out == one, "{id}: ciphertext out of place differs");
+    assert_eq!(
+        tag_into.as_bytes(),
+        tag_one.as_bytes(),
+        "{id}: tag out of place"
+    );
+    let mut space = Vec::<u8>::with_capacity(plain.len());
+    let spare = &mut space.spare_capacity_mut()[..plain.len()];
+    let (sealed, tag_uninit) = gcm
+        .encrypt_detached_into_uninit_par(pool, iv, aad, plain, spare, tag_len)
+        .unwrap();
+    assert!(
+        sealed == &one[..],
+        "{id}: ciphertext into uninitialized memory"
+    );
+    assert_eq!(
+        tag_uninit.as_bytes(),
+        tag_one.as_bytes(),
+        "{id}: tag uninit"
+    );
+    let mut back = vec![0x5a; plain.len()];
+    gcm.decrypt_detached_into_par(pool, iv, aad, &one, &mut back, tag_one.as_bytes())
+        .unwrap_or_else(|e| panic!("{id}: out-of-place decryption failed: {e}"));
+    assert!(back == plain, "{id}: out-of-place decryption");
+    let mut space = Vec::<u8>::with_capacity(plain.len());
+    let spare = &mut space.spare_capacity_mut()[..plain.len()];
+    let opened = gcm
+        .decrypt_detached_into_uninit_par(pool, iv, aad, &one, spare, tag_one.as_bytes())
+        .unwrap();
+    assert!(
+        opened == plain,
+        "{id}: decryption into uninitialized memory"
+    );
     (par, tag_par.as_bytes().to_vec())
 }
 
@@ -198,6 +239,12 @@ fn tampering_fails_and_wipes() {
                 assert_eq!(r, Err(Error::AuthenticationFailed), "{id}: {what}");
                 assert!(buf.iter().all(|&b| b == 0), "{id}: {what} not wiped");
             }
+            // Out of place: the output wiped, the input untouched.
+            let forged = flip(&ct, bit);
+            let mut out = vec![0x77; len];
+            let r = gcm.decrypt_detached_into_par(&pool, &iv, &aad, &forged, &mut out, &tag);
+            assert_eq!(r, Err(Error::AuthenticationFailed), "{id}: out of place");
+            assert!(out.iter().all(|&b| b == 0), "{id}: out of place not wiped");
         }
     }
 }

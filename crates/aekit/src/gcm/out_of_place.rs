@@ -14,8 +14,9 @@
 use core::mem::MaybeUninit;
 
 use super::kernel::Kernel;
+use super::parallel::{Split, Text};
 use super::state::{Direction, State};
-use super::{AesGcm, KernelOp, OUT_OF_PLACE_PASS, OneShot, Tag, verify_or_wipe};
+use super::{AesGcm, KernelOp, OUT_OF_PLACE_PASS, OneShot, Pool, Tag, verify_or_wipe};
 use crate::Error;
 use crate::aes::Block;
 
@@ -126,6 +127,115 @@ impl AesGcm {
             direction: Direction::Decrypt,
         })?;
         // SAFETY: as in `encrypt_detached_into_uninit`.
+        let out = unsafe { assume_init(out) };
+        verify_or_wipe(full, tag, out)?;
+        Ok(out)
+    }
+}
+
+impl AesGcm {
+    /// [`encrypt_detached_into`](Self::encrypt_detached_into) with the
+    /// message split across the threads of `pool`, as
+    /// [`encrypt_in_place_detached_par`](Self::encrypt_in_place_detached_par)
+    /// splits it: each thread copies its slice into `out` and encrypts it
+    /// there, a piece at a time while the piece is in L1. Messages shorter
+    /// than the pool's [threshold](Pool::threshold) run on the calling
+    /// thread.
+    pub fn encrypt_detached_into_par(
+        &self,
+        pool: &Pool,
+        iv: &[u8],
+        aad: &[u8],
+        plaintext: &[u8],
+        out: &mut [u8],
+        tag_len: usize,
+    ) -> Result<Tag, Error> {
+        // SAFETY: as in `encrypt_detached_into`.
+        let out = unsafe { as_uninit(out) };
+        self.encrypt_detached_into_uninit_par(pool, iv, aad, plaintext, out, tag_len)
+            .map(|(_, tag)| tag)
+    }
+
+    /// [`decrypt_detached_into`](Self::decrypt_detached_into) with the
+    /// message split across the threads of `pool`. On failure `out` is
+    /// zeroed and [`Error::AuthenticationFailed`] returned.
+    pub fn decrypt_detached_into_par(
+        &self,
+        pool: &Pool,
+        iv: &[u8],
+        aad: &[u8],
+        ciphertext: &[u8],
+        out: &mut [u8],
+        tag: &[u8],
+    ) -> Result<(), Error> {
+        // SAFETY: as in `encrypt_detached_into`.
+        let out = unsafe { as_uninit(out) };
+        self.decrypt_detached_into_uninit_par(pool, iv, aad, ciphertext, out, tag)
+            .map(drop)
+    }
+
+    /// [`encrypt_detached_into_par`](Self::encrypt_detached_into_par) into
+    /// memory that need not be initialized, as
+    /// [`encrypt_detached_into_uninit`](Self::encrypt_detached_into_uninit).
+    pub fn encrypt_detached_into_uninit_par<'o>(
+        &self,
+        pool: &Pool,
+        iv: &[u8],
+        aad: &[u8],
+        plaintext: &[u8],
+        out: &'o mut [MaybeUninit<u8>],
+        tag_len: usize,
+    ) -> Result<(&'o mut [u8], Tag), Error> {
+        if !pool.splits(plaintext.len()) {
+            return self.encrypt_detached_into_uninit(iv, aad, plaintext, out, tag_len);
+        }
+        check_output(plaintext, out)?;
+        self.check_call(iv, aad, plaintext, tag_len)?;
+        let full = self.run(Split {
+            pool,
+            iv,
+            aad,
+            text: Text::Into {
+                input: plaintext,
+                out: &mut *out,
+            },
+            direction: Direction::Encrypt,
+        })?;
+        // SAFETY: `Split` returned its tag, so it wrote every byte of `out`
+        // (its slices copy their input in before running in place, and
+        // the partial last block is copied by the state).
+        let out = unsafe { assume_init(out) };
+        Ok((out, Tag::truncate(full, tag_len)))
+    }
+
+    /// [`decrypt_detached_into_par`](Self::decrypt_detached_into_par) into
+    /// memory that need not be initialized, as
+    /// [`decrypt_detached_into_uninit`](Self::decrypt_detached_into_uninit).
+    pub fn decrypt_detached_into_uninit_par<'o>(
+        &self,
+        pool: &Pool,
+        iv: &[u8],
+        aad: &[u8],
+        ciphertext: &[u8],
+        out: &'o mut [MaybeUninit<u8>],
+        tag: &[u8],
+    ) -> Result<&'o mut [u8], Error> {
+        if !pool.splits(ciphertext.len()) {
+            return self.decrypt_detached_into_uninit(iv, aad, ciphertext, out, tag);
+        }
+        check_output(ciphertext, out)?;
+        self.check_call(iv, aad, ciphertext, tag.len())?;
+        let full = self.run(Split {
+            pool,
+            iv,
+            aad,
+            text: Text::Into {
+                input: ciphertext,
+                out: &mut *out,
+            },
+            direction: Direction::Decrypt,
+        })?;
+        // SAFETY: as in `encrypt_detached_into_uninit_par`.
         let out = unsafe { assume_init(out) };
         verify_or_wipe(full, tag, out)?;
         Ok(out)

@@ -131,6 +131,7 @@
 //!   split would only add synchronisation. This is an opt-in of its own.
 
 use core::fmt;
+use core::mem::MaybeUninit;
 use core::ops::Range;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -141,8 +142,9 @@ use rayon::{ThreadPool, ThreadPoolBuilder};
 use zeroize::Zeroize;
 
 use super::kernel::Kernel;
+use super::out_of_place::copy_into;
 use super::state::{Direction, State};
-use super::{AesGcm, KernelOp, Tag, verify_or_wipe};
+use super::{AesGcm, KernelOp, OUT_OF_PLACE_PASS, Tag, verify_or_wipe};
 use crate::Error;
 use crate::aes::Block;
 use crate::ghash::{GhashKey, field, karatsuba};
@@ -250,7 +252,7 @@ impl Pool {
     }
 
     /// Whether a message of `len` bytes is split at all.
-    fn splits(&self, len: usize) -> bool {
+    pub(super) fn splits(&self, len: usize) -> bool {
         self.threads > 1 && len >= self.threshold && len >= 32
     }
 
@@ -334,7 +336,7 @@ impl AesGcm {
             pool,
             iv,
             aad,
-            buf,
+            text: Text::InPlace(buf),
             direction: Direction::Encrypt,
         })?;
         Ok(Tag::truncate(full, tag_len))
@@ -360,7 +362,7 @@ impl AesGcm {
             pool,
             iv,
             aad,
-            buf: &mut *buf,
+            text: Text::InPlace(&mut *buf),
             direction: Direction::Decrypt,
         })?;
         verify_or_wipe(full, tag, buf)
@@ -371,12 +373,22 @@ impl AesGcm {
 /// The lengths have been checked. The mode around the whole blocks (Y_0,
 /// the associated data, a partial last block, the lengths and the tag) is
 /// the one-thread path's own [`State`].
-struct Split<'a> {
-    pool: &'a Pool,
-    iv: &'a [u8],
-    aad: &'a [u8],
-    buf: &'a mut [u8],
-    direction: Direction,
+pub(super) struct Split<'a> {
+    pub(super) pool: &'a Pool,
+    pub(super) iv: &'a [u8],
+    pub(super) aad: &'a [u8],
+    pub(super) text: Text<'a>,
+    pub(super) direction: Direction,
+}
+
+/// The message of a [`Split`]: in place, or from `input` into `out`
+/// (possibly uninitialized; every byte is written).
+pub(super) enum Text<'a> {
+    InPlace(&'a mut [u8]),
+    Into {
+        input: &'a [u8],
+        out: &'a mut [MaybeUninit<u8>],
+    },
 }
 
 impl KernelOp for Split<'_> {
@@ -385,10 +397,63 @@ impl KernelOp for Split<'_> {
         let (pool, direction) = (self.pool, self.direction);
         let mut state = State::start(kernel, self.iv);
         state.aad(kernel, self.aad)?;
-        state.crypt_with(kernel, self.buf, direction, |counter, y, blocks| {
-            crypt_blocks_par(kernel, pool, counter, y, blocks, direction);
-        })?;
+        match self.text {
+            Text::InPlace(buf) => {
+                state.crypt_with(kernel, buf, direction, |counter, y, blocks| {
+                    crypt_blocks_par(kernel, pool, counter, y, Text::InPlace(blocks), direction);
+                })?
+            }
+            Text::Into { input, out } => {
+                state.crypt_with_into(kernel, input, out, direction, |counter, y, input, out| {
+                    let text = Text::Into { input, out };
+                    crypt_blocks_par(kernel, pool, counter, y, text, direction);
+                })?
+            }
+        }
         Ok(state.finish(kernel))
+    }
+}
+
+impl<'a> Text<'a> {
+    /// The length in bytes.
+    fn len(&self) -> usize {
+        match self {
+            Text::InPlace(buf) => buf.len(),
+            Text::Into { input, .. } => input.len(),
+        }
+    }
+
+    /// The first `at` bytes and the rest.
+    fn split_at(self, at: usize) -> (Text<'a>, Text<'a>) {
+        match self {
+            Text::InPlace(buf) => {
+                let (a, b) = buf.split_at_mut(at);
+                (Text::InPlace(a), Text::InPlace(b))
+            }
+            Text::Into { input, out } => {
+                let (ia, ib) = input.split_at(at);
+                let (oa, ob) = out.split_at_mut(at);
+                (
+                    Text::Into { input: ia, out: oa },
+                    Text::Into { input: ib, out: ob },
+                )
+            }
+        }
+    }
+
+    /// Consecutive pieces of `size` bytes (the last shorter).
+    fn chunks(self, size: usize) -> Vec<Text<'a>> {
+        let mut pieces = Vec::with_capacity(self.len().div_ceil(size));
+        let mut rest = self;
+        while rest.len() > size {
+            let (piece, tail) = rest.split_at(size);
+            pieces.push(piece);
+            rest = tail;
+        }
+        if rest.len() > 0 {
+            pieces.push(rest);
+        }
+        pieces
     }
 }
 
@@ -420,7 +485,7 @@ fn crypt_blocks_par<K: Kernel + Sync>(
     pool: &Pool,
     counter: &mut Block,
     y: &mut Block,
-    data: &mut [u8],
+    data: Text<'_>,
     direction: Direction,
 ) {
     debug_assert_eq!(data.len() % 16, 0);
@@ -438,9 +503,9 @@ fn crypt_blocks_par<K: Kernel + Sync>(
     partial[0] = *y;
     let mut p = 0u128;
     {
-        let (head, rest) = data.split_at_mut(first * 16);
+        let (head, rest) = data.split_at(first * 16);
         let queue: Vec<Mutex<Option<Slice<'_>>>> = core::iter::once(head)
-            .chain(rest.chunks_mut(per * 16))
+            .chain(rest.chunks(per * 16))
             .zip(partial.iter_mut())
             .enumerate()
             .map(|(i, (data, y))| {
@@ -520,17 +585,30 @@ fn take_order(me: usize, threads: usize, slices: usize) -> impl Iterator<Item = 
 struct Slice<'a> {
     /// Index of the slice's first block in the message's whole blocks.
     first_block: usize,
-    data: &'a mut [u8],
+    data: Text<'a>,
     /// In: the hash to continue from (zero but for the first slice). Out:
     /// the slice's hash, not yet shifted into place.
     y: &'a mut Block,
 }
 
 impl Slice<'_> {
+    /// Out of place, the slice goes [`OUT_OF_PLACE_PASS`] bytes at a
+    /// time, each copied and then run in place while it is in L1 (as the
+    /// one-thread out-of-place call does where its kernel has no
+    /// one-pass path).
     fn run<K: Kernel>(self, kernel: &K, start: &Block, direction: Direction) {
         let mut counter = *start;
         add_to_counter(&mut counter, self.first_block);
-        kernel.crypt_blocks(&mut counter, self.y, self.data, direction);
+        match self.data {
+            Text::InPlace(data) => kernel.crypt_blocks(&mut counter, self.y, data, direction),
+            Text::Into { input, out } => {
+                let passes = input.chunks(OUT_OF_PLACE_PASS);
+                for (input, out) in passes.zip(out.chunks_mut(OUT_OF_PLACE_PASS)) {
+                    let piece = copy_into(out, input);
+                    kernel.crypt_blocks(&mut counter, self.y, piece, direction);
+                }
+            }
+        }
     }
 }
 
@@ -682,7 +760,14 @@ mod tests {
                         let y = [0x1e; 16];
                         let (mut c1, mut y1, mut d1) = (counter, y, data.clone());
                         let (mut c2, mut y2, mut d2) = (counter, y, data);
-                        crypt_blocks_par(kernel, &pool, &mut c1, &mut y1, &mut d1, direction);
+                        crypt_blocks_par(
+                            kernel,
+                            &pool,
+                            &mut c1,
+                            &mut y1,
+                            Text::InPlace(&mut d1),
+                            direction,
+                        );
                         kernel.crypt_blocks(&mut c2, &mut y2, &mut d2, direction);
                         let id = format!(
                             "{threads} threads lingering {linger:?}, {blocks} blocks from {low:#x}"

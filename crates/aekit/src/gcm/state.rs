@@ -6,10 +6,13 @@
 //! waiting for GHASH and the unused end of a keystream block. That is what
 //! lets data arrive in pieces of any size, split anywhere inside a block.
 
+use core::mem::MaybeUninit;
+
 use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use super::kernel::Kernel;
+use super::out_of_place::copy_into;
 use crate::Error;
 use crate::aes::{Block, BlockCipher};
 use crate::ctr::incr32;
@@ -212,6 +215,32 @@ impl State {
         let (blocks, tail) = rest.split_at_mut(whole);
         whole_blocks(&mut self.counter, &mut self.y, blocks);
         self.crypt_partial(kernel, tail, direction);
+        Ok(())
+    }
+
+    /// [`State::crypt_with`] from `input` into `out` (the same length,
+    /// possibly uninitialized; every byte is written): the whole blocks
+    /// are handed to `whole_blocks` with their input and output, the last
+    /// partial block is copied and run here. For the first piece of a
+    /// message's text only, which starts on a block boundary.
+    pub(crate) fn crypt_with_into<K: Kernel>(
+        &mut self,
+        kernel: &K,
+        input: &[u8],
+        out: &mut [MaybeUninit<u8>],
+        direction: Direction,
+        whole_blocks: impl FnOnce(&mut Block, &mut Block, &[u8], &mut [MaybeUninit<u8>]),
+    ) -> Result<(), Error> {
+        debug_assert_eq!(input.len(), out.len());
+        if !self.begin_text(kernel.ghash(), input.len())? {
+            return Ok(());
+        }
+        debug_assert_eq!(self.keystream_used, 16, "text starts on a block boundary");
+        let whole = input.len() / 16 * 16;
+        let (in_blocks, in_tail) = input.split_at(whole);
+        let (out_blocks, out_tail) = out.split_at_mut(whole);
+        whole_blocks(&mut self.counter, &mut self.y, in_blocks, out_blocks);
+        self.crypt_partial(kernel, copy_into(out_tail, in_tail), direction);
         Ok(())
     }
 
