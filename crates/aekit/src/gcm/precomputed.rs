@@ -157,6 +157,7 @@ impl KernelOp for Supplied<'_> {
 /// scalar, not an array: an array indexed at run time was built with
 /// 8-byte stores and read back with a 16-byte load, which the CPU does not
 /// forward).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // the consumers are x86-64's
 pub(crate) fn sums(groups: [usize; 3], cap: usize) -> usize {
     let (mut sizes, mut shift, mut sum) = (0, 0, 0);
     for g in groups.into_iter().filter(|&g| g > 0) {
