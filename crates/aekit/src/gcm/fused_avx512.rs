@@ -230,7 +230,6 @@ mod imp {
     use super::super::kernel::{Kernel, Lane};
     use super::super::multi_avx512::crypt_four;
     use super::super::state::Direction;
-    use super::super::state::hash_padded;
     use super::super::supplied_avx512;
     use crate::aes::ni::Ni;
     use crate::aes::vaes::{
@@ -748,7 +747,7 @@ mod imp {
             return unsafe { finish_dispatch::<N, ENCRYPT>(rk, all, rest) };
         }
         let mut y = [0u8; 16];
-        hash_padded(&kernel.ghash, &mut y, aad);
+        kernel.ghash.update_padded(&mut y, aad);
         let mut y1 = [0u8; 16];
         y1[..12].copy_from_slice(iv);
         y1[15] = 2;

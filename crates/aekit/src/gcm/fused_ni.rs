@@ -397,7 +397,8 @@ mod imp {
     use crate::aes::ni::{self, Ni};
     use crate::gcm::kernel::finish_two_pass;
     use crate::gcm::out_of_place::{assume_init, copy_into};
-    use crate::gcm::state::{Direction, hash_padded};
+    use crate::gcm::state::Direction;
+    use crate::ghash::GhashKey;
     use crate::ghash::clmul::{self, Clmul};
 
     /// Bytes per iteration: eight blocks.
@@ -608,7 +609,7 @@ mod imp {
         ) -> Block {
             let n = out.len();
             let mut y = [0u8; 16];
-            hash_padded(&self.ghash, &mut y, aad);
+            self.ghash.update_padded(&mut y, aad);
             // IV ‖ 0^31 ‖ 1: Y_0, and the prefix of every counter block.
             let mut j0 = [0u8; 16];
             j0[..12].copy_from_slice(iv);

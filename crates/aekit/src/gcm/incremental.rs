@@ -64,7 +64,7 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use super::kernel::Kernel;
 use super::parallel::hash_key;
-use super::state::{MAX_AAD_LEN, hash_padded, pre_counter};
+use super::state::{MAX_AAD_LEN, pre_counter};
 use super::{AesGcm, KernelOp, Tag};
 use crate::Error;
 use crate::aes::{self, Block, BlockCipher};
@@ -317,7 +317,7 @@ struct HashPadded<'a> {
 impl KernelOp for HashPadded<'_> {
     type Output = ();
     fn run<K: Kernel + Sync>(self, kernel: &K) {
-        hash_padded(kernel.ghash(), self.y, self.bytes);
+        kernel.ghash().update_padded(self.y, self.bytes);
     }
 }
 

@@ -97,23 +97,11 @@ pub(crate) fn pre_counter<G: GhashKey>(ghash: &G, iv: &[u8]) -> Block {
         (u128::from(hi) << 64 | u128::from(mid) << 32 | 1).to_be_bytes()
     } else {
         let mut j0 = [0u8; 16];
-        hash_padded(ghash, &mut j0, iv);
+        ghash.update_padded(&mut j0, iv);
         let mut lengths = [0u8; 16];
         lengths[8..].copy_from_slice(&(iv.len() as u64 * 8).to_be_bytes());
         ghash.update_blocks(&mut j0, &lengths);
         j0
-    }
-}
-
-/// Folds `bytes` into the GHASH value `y`, the last partial block
-/// zero-padded (the 0^v of the spec's GHASH definition).
-pub(crate) fn hash_padded<G: GhashKey>(ghash: &G, y: &mut Block, bytes: &[u8]) {
-    let full = bytes.len() / 16 * 16;
-    ghash.update_blocks(y, &bytes[..full]);
-    if full < bytes.len() {
-        let mut last = [0u8; 16];
-        last[..bytes.len() - full].copy_from_slice(&bytes[full..]);
-        ghash.update_blocks(y, &last);
     }
 }
 

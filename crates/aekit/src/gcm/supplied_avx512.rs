@@ -50,8 +50,8 @@ mod imp {
     use super::super::state::Direction;
     use crate::aes::Block;
     use crate::ghash::vclmul::{
-        Powers, Vclmul, Wide, bswap_mask, lane_mask, load_acc, mul_wide, reduce_to_128, sixteen,
-        store_acc,
+        Powers, Vclmul, Wide, bswap_mask, byte_mask, lane_mask, load_acc, mul_wide, reduce_to_128,
+        sixteen, store_acc,
     };
 
     /// GCM over `data` in place with `keystream` (E(K, Y_0), then at
@@ -143,13 +143,6 @@ mod imp {
                 self.add(v, vector.len().div_ceil(16));
             }
         }
-    }
-
-    /// The mask of the first `n` (≤ 64) bytes of a vector.
-    #[inline(always)]
-    fn byte_mask(n: usize) -> u64 {
-        debug_assert!(n <= 64);
-        u64::MAX.checked_shr(64 - n as u32).unwrap_or(0)
     }
 
     /// # Safety

@@ -178,6 +178,37 @@ mod imp {
             // were detected.
             unsafe { update(&self.powers, y, blocks) }
         }
+
+        /// The partial last block assembled in a register, zero-padded:
+        /// no copy through memory.
+        fn update_padded(&self, y: &mut Block, bytes: &[u8]) {
+            let full = bytes.len() / 16 * 16;
+            let (blocks, last) = bytes.split_at(full);
+            // Byte i of the block is bits 127 − 8i … 120 − 8i of the
+            // integer `load` makes (`u128::from_be_bytes`); the shifts
+            // depend on the position only.
+            let x = last
+                .iter()
+                .enumerate()
+                .fold(0u128, |x, (i, &b)| x | u128::from(b) << (120 - 8 * i));
+            // SAFETY: as in `update_blocks`.
+            unsafe {
+                update(&self.powers, y, blocks);
+                if !last.is_empty() {
+                    fold_one(&self.powers, y, x);
+                }
+            }
+        }
+    }
+
+    /// Y ← (Y ⊕ X) · H for one block X given as its integer.
+    ///
+    /// # Safety
+    /// The CPU must support PCLMULQDQ, SSSE3 and SSE2.
+    #[target_feature(enable = "pclmulqdq,ssse3,sse2")]
+    unsafe fn fold_one(powers: &[u128; 8], y: &mut Block, x: u128) {
+        let acc = _mm_xor_si128(load(y), to_m128(x));
+        store(y, reduce(mul_wide(acc, to_m128(powers[0]))));
     }
 
     /// ψ(H) · t mod g̃ = ψ(H · x^−1): left shift, reduce the bit shifted out.

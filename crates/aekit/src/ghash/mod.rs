@@ -56,6 +56,22 @@ pub trait GhashKey: Sized + Send + Sync {
     /// For each 16-byte block X_i of `blocks`, in order: Y ← (Y ⊕ X_i) · H.
     /// `blocks.len()` is a multiple of 16; `y` is in the spec's byte order.
     fn update_blocks(&self, y: &mut Block, blocks: &[u8]);
+
+    /// [`update_blocks`](Self::update_blocks) over `bytes` of any length,
+    /// the last partial block zero-padded (the 0^v of the spec's GHASH
+    /// definition). The default copies that block into a zeroed buffer;
+    /// strategies that can read it padded where it lies override this
+    /// (a 16-byte load of a block just built by narrower stores waits
+    /// for them: the CPU does not forward several stores to one load).
+    fn update_padded(&self, y: &mut Block, bytes: &[u8]) {
+        let full = bytes.len() / 16 * 16;
+        self.update_blocks(y, &bytes[..full]);
+        if full < bytes.len() {
+            let mut last = [0u8; 16];
+            last[..bytes.len() - full].copy_from_slice(&bytes[full..]);
+            self.update_blocks(y, &last);
+        }
+    }
 }
 
 /// The GHASH implementations of aekit, as data.
@@ -217,6 +233,22 @@ impl Key {
             Key::Karatsuba(g) => g.update_blocks(y, blocks),
             Key::Clmul(g) => g.update_blocks(y, blocks),
             Key::Vclmul(g) => g.update_blocks(y, blocks),
+        }
+    }
+
+    /// Bytes of any length, the last block zero-padded; see
+    /// [`GhashKey::update_padded`].
+    pub fn update_padded(&self, y: &mut Block, bytes: &[u8]) {
+        match self {
+            Key::BitSerial(g) => g.update_padded(y, bytes),
+            Key::Table1(g) => g.update_padded(y, bytes),
+            Key::Table4(g) => g.update_padded(y, bytes),
+            Key::Table8(g) => g.update_padded(y, bytes),
+            Key::Shoup4(g) => g.update_padded(y, bytes),
+            Key::Shoup8(g) => g.update_padded(y, bytes),
+            Key::Karatsuba(g) => g.update_padded(y, bytes),
+            Key::Clmul(g) => g.update_padded(y, bytes),
+            Key::Vclmul(g) => g.update_padded(y, bytes),
         }
     }
 }

@@ -113,8 +113,8 @@
 pub use imp::Vclmul;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use imp::{
-    Powers, Wide, bswap_mask, fold_constant, horizontal_xor, lane_mask, load_acc, mul_wide, reduce,
-    reduce_to_128, sixteen, store_acc,
+    Powers, Wide, bswap_mask, byte_mask, fold_constant, horizontal_xor, lane_mask, load_acc,
+    mul_wide, reduce, reduce_to_128, sixteen, store_acc,
 };
 #[cfg(not(target_arch = "x86_64"))]
 pub use unsupported::Vclmul;
@@ -122,11 +122,12 @@ pub use unsupported::Vclmul;
 #[cfg(target_arch = "x86_64")]
 mod imp {
     use core::arch::x86_64::{
-        __m128i, __m512i, __mmask8, _MM_PERM_BADC, _mm_set_epi8, _mm_set_epi64x, _mm_shuffle_epi8,
-        _mm_storeu_si128, _mm_ternarylogic_epi32, _mm_xor_si128, _mm512_broadcast_i32x4,
-        _mm512_castsi512_si128, _mm512_clmulepi64_epi128, _mm512_extracti32x4_epi32,
-        _mm512_loadu_si512, _mm512_maskz_loadu_epi64, _mm512_setzero_si512, _mm512_shuffle_epi8,
-        _mm512_shuffle_epi32, _mm512_ternarylogic_epi32, _mm512_xor_si512, _mm512_zextsi128_si512,
+        __m128i, __m512i, __mmask8, _MM_PERM_BADC, _mm_maskz_loadu_epi8, _mm_set_epi8,
+        _mm_set_epi64x, _mm_shuffle_epi8, _mm_storeu_si128, _mm_ternarylogic_epi32, _mm_xor_si128,
+        _mm512_broadcast_i32x4, _mm512_castsi512_si128, _mm512_clmulepi64_epi128,
+        _mm512_extracti32x4_epi32, _mm512_loadu_si512, _mm512_maskz_loadu_epi8,
+        _mm512_maskz_loadu_epi64, _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_shuffle_epi32,
+        _mm512_ternarylogic_epi32, _mm512_xor_si512, _mm512_zextsi128_si512,
     };
 
     use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -191,8 +192,16 @@ mod imp {
         }
 
         fn update_blocks(&self, y: &mut Block, blocks: &[u8]) {
+            debug_assert_eq!(blocks.len() % 16, 0);
             // SAFETY: `self._cpu` exists, so detection found the features.
             unsafe { update(&self.powers, y, blocks) }
+        }
+
+        /// The partial last block read with a byte mask, zero-padded in
+        /// the register: no copy through memory.
+        fn update_padded(&self, y: &mut Block, bytes: &[u8]) {
+            // SAFETY: `self._cpu` exists, so detection found the features.
+            unsafe { update(&self.powers, y, bytes) }
         }
     }
 
@@ -218,13 +227,13 @@ mod imp {
     }
 
     /// For each 16-byte block X_i: Y ← (Y ⊕ X_i) · H, sixteen blocks per
-    /// reduction, then the rest with one more.
+    /// reduction, then the rest with one more; a partial last block is
+    /// zero-padded.
     ///
     /// # Safety
     /// The CPU must support AVX-512F/BW/VL and VPCLMULQDQ.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,vpclmulqdq")]
     unsafe fn update(powers: &Powers, y: &mut Block, blocks: &[u8]) {
-        debug_assert_eq!(blocks.len() % 16, 0);
         let bswap = bswap_mask();
         let mut acc = load_acc(y);
         let mut sixteens = blocks.chunks_exact(256);
@@ -241,10 +250,21 @@ mod imp {
             }
         }
         let rest = sixteens.remainder();
-        if rest.len() == 16 {
-            // One block (the lengths block, a short AAD): no masks, and only
-            // lane 0 is nonzero, so no horizontal XOR.
-            let d = _mm512_zextsi128_si512(_mm_xor_si128(acc, load_acc(rest)));
+        if rest.len() <= 16 && !rest.is_empty() {
+            // One block (the lengths block, a short AAD): only lane 0 is
+            // nonzero, so no horizontal XOR. A partial one is read with a
+            // byte mask, zero-padded.
+            let block = if rest.len() == 16 {
+                load_acc(rest)
+            } else {
+                // SAFETY: the mask selects the bytes of `rest` and no
+                // others; masked-off bytes are not accessed.
+                let x = unsafe {
+                    _mm_maskz_loadu_epi8(byte_mask(rest.len()) as u16, rest.as_ptr().cast())
+                };
+                _mm_shuffle_epi8(x, _mm512_castsi512_si128(bswap))
+            };
+            let d = _mm512_zextsi128_si512(_mm_xor_si128(acc, block));
             let h1 = _mm512_zextsi128_si512(to_m128(powers.0[15]));
             acc = _mm512_castsi512_si128(reduce(mul_wide(d, h1)));
         } else if !rest.is_empty() {
@@ -272,19 +292,21 @@ mod imp {
         reduce_to_128(sum)
     }
 
-    /// Fewer than sixteen blocks: block j of n times H^(n−j), all summed
-    /// unreduced and reduced once.
+    /// Fewer than sixteen blocks (the last one possibly partial,
+    /// zero-padded): block j of n times H^(n−j), all summed unreduced and
+    /// reduced once.
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,vpclmulqdq")]
     fn tail(powers: &Powers, acc: __m128i, rest: &[u8], bswap: __m512i) -> __m128i {
-        let n = rest.len() / 16;
+        let n = rest.len().div_ceil(16);
         debug_assert!(n > 0 && n < 16);
         let mut sum = Wide::zero();
         for (j, vector) in rest.chunks(64).enumerate() {
-            let mask = lane_mask(vector.len() / 16);
-            // SAFETY: the mask selects `vector.len() / 16` whole 8-byte pairs,
-            // exactly the bytes of `vector`; masked-off lanes are not read.
-            let raw = unsafe { _mm512_maskz_loadu_epi64(mask, vector.as_ptr().cast()) };
+            let mask = lane_mask(vector.len().div_ceil(16));
+            // SAFETY: the byte mask selects exactly the bytes of `vector`;
+            // masked-off bytes are not accessed.
+            let raw =
+                unsafe { _mm512_maskz_loadu_epi8(byte_mask(vector.len()), vector.as_ptr().cast()) };
             let mut d = _mm512_shuffle_epi8(raw, bswap);
             if j == 0 {
                 d = _mm512_xor_si512(d, _mm512_zextsi128_si512(acc));
@@ -339,6 +361,13 @@ mod imp {
     pub(crate) fn lane_mask(blocks: usize) -> __mmask8 {
         debug_assert!((1..=4).contains(&blocks));
         (0xFFu32 >> (8 - 2 * blocks)) as __mmask8
+    }
+
+    /// The mask of the first `n` (≤ 64) bytes of a vector.
+    #[inline(always)]
+    pub(crate) fn byte_mask(n: usize) -> u64 {
+        debug_assert!(n <= 64);
+        u64::MAX.checked_shr(64 - n as u32).unwrap_or(0)
     }
 
     /// `VPSHUFB` mask reversing the 16 bytes of every lane: spec byte order
