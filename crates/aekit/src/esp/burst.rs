@@ -124,6 +124,9 @@ impl Sa {
                 Err(e) => results.push(Err(e)),
             }
         }
+        if framed.iter().all(Option::is_none) {
+            return; // nothing for the batch: every packet is done
+        }
         let messages = chunk.iter_mut().zip(&framed).filter_map(|(p, f)| {
             let f = f.as_ref()?;
             let (body, icv) = p.buf[f.body.start..f.icv_end].split_at_mut(f.body.len());
@@ -239,6 +242,9 @@ impl Sa {
             taken += 1;
         }
 
+        if opened.iter().all(Option::is_none) {
+            return taken; // nothing for the batch: every packet is done
+        }
         let mut nonces = [[0u8; 12]; GATHER];
         let mut aads = [[0u8; 12]; GATHER];
         for ((packet, slot), (nonce, aad)) in packets
