@@ -90,18 +90,8 @@ impl AesGcm {
         out: &'o mut [MaybeUninit<u8>],
         tag_len: usize,
     ) -> Result<(&'o mut [u8], Tag), Error> {
-        check_output(plaintext, out)?;
-        self.check_call(iv, aad, plaintext, tag_len)?;
-        let full = self.run(OutOfPlace {
-            iv,
-            aad,
-            input: plaintext,
-            out: &mut *out,
-            direction: Direction::Encrypt,
-        })?;
-        // SAFETY: `OutOfPlace` returned its tag, so it wrote every byte of
-        // `out` (module header).
-        let out = unsafe { assume_init(out) };
+        let direction = Direction::Encrypt;
+        let (out, full) = self.out_of_place(None, iv, aad, plaintext, out, tag_len, direction)?;
         Ok((out, Tag::truncate(full, tag_len)))
     }
 
@@ -117,19 +107,53 @@ impl AesGcm {
         out: &'o mut [MaybeUninit<u8>],
         tag: &[u8],
     ) -> Result<&'o mut [u8], Error> {
-        check_output(ciphertext, out)?;
-        self.check_call(iv, aad, ciphertext, tag.len())?;
-        let full = self.run(OutOfPlace {
-            iv,
-            aad,
-            input: ciphertext,
-            out: &mut *out,
-            direction: Direction::Decrypt,
-        })?;
-        // SAFETY: as in `encrypt_detached_into_uninit`.
-        let out = unsafe { assume_init(out) };
+        let direction = Direction::Decrypt;
+        let (out, full) =
+            self.out_of_place(None, iv, aad, ciphertext, out, tag.len(), direction)?;
         verify_or_wipe(full, tag, out)?;
         Ok(out)
+    }
+
+    /// The four `*_uninit` calls' common part: the checks, the computation
+    /// (split across `pool` where it splits a message this long, else on
+    /// this thread), and the output seen as written. Returns it and the
+    /// full tag.
+    #[allow(clippy::too_many_arguments)] // the calls' own arguments, passed on
+    fn out_of_place<'o>(
+        &self,
+        pool: Option<&Pool>,
+        iv: &[u8],
+        aad: &[u8],
+        input: &[u8],
+        out: &'o mut [MaybeUninit<u8>],
+        tag_len: usize,
+        direction: Direction,
+    ) -> Result<(&'o mut [u8], Block), Error> {
+        check_output(input, out)?;
+        self.check_call(iv, aad, input, tag_len)?;
+        let full = match pool.filter(|pool| pool.splits(input.len())) {
+            Some(pool) => self.run(Split {
+                pool,
+                iv,
+                aad,
+                text: Text::Into {
+                    input,
+                    out: &mut *out,
+                },
+                direction,
+            })?,
+            None => self.run(OutOfPlace {
+                iv,
+                aad,
+                input,
+                out: &mut *out,
+                direction,
+            })?,
+        };
+        // SAFETY: both ops returned their tag, so they wrote every byte of
+        // `out` (module header; `Split`'s slices copy their input in before
+        // running in place, and its state copies the partial last block).
+        Ok((unsafe { assume_init(out) }, full))
     }
 }
 
@@ -186,25 +210,9 @@ impl AesGcm {
         out: &'o mut [MaybeUninit<u8>],
         tag_len: usize,
     ) -> Result<(&'o mut [u8], Tag), Error> {
-        if !pool.splits(plaintext.len()) {
-            return self.encrypt_detached_into_uninit(iv, aad, plaintext, out, tag_len);
-        }
-        check_output(plaintext, out)?;
-        self.check_call(iv, aad, plaintext, tag_len)?;
-        let full = self.run(Split {
-            pool,
-            iv,
-            aad,
-            text: Text::Into {
-                input: plaintext,
-                out: &mut *out,
-            },
-            direction: Direction::Encrypt,
-        })?;
-        // SAFETY: `Split` returned its tag, so it wrote every byte of `out`
-        // (its slices copy their input in before running in place, and
-        // the partial last block is copied by the state).
-        let out = unsafe { assume_init(out) };
+        let direction = Direction::Encrypt;
+        let pool = Some(pool);
+        let (out, full) = self.out_of_place(pool, iv, aad, plaintext, out, tag_len, direction)?;
         Ok((out, Tag::truncate(full, tag_len)))
     }
 
@@ -220,23 +228,10 @@ impl AesGcm {
         out: &'o mut [MaybeUninit<u8>],
         tag: &[u8],
     ) -> Result<&'o mut [u8], Error> {
-        if !pool.splits(ciphertext.len()) {
-            return self.decrypt_detached_into_uninit(iv, aad, ciphertext, out, tag);
-        }
-        check_output(ciphertext, out)?;
-        self.check_call(iv, aad, ciphertext, tag.len())?;
-        let full = self.run(Split {
-            pool,
-            iv,
-            aad,
-            text: Text::Into {
-                input: ciphertext,
-                out: &mut *out,
-            },
-            direction: Direction::Decrypt,
-        })?;
-        // SAFETY: as in `encrypt_detached_into_uninit_par`.
-        let out = unsafe { assume_init(out) };
+        let direction = Direction::Decrypt;
+        let pool = Some(pool);
+        let (out, full) =
+            self.out_of_place(pool, iv, aad, ciphertext, out, tag.len(), direction)?;
         verify_or_wipe(full, tag, out)?;
         Ok(out)
     }
