@@ -292,14 +292,14 @@ mod imp {
         reduce_to_128(sum)
     }
 
-    /// Fewer than sixteen blocks (the last one possibly partial,
-    /// zero-padded): block j of n times H^(n−j), all summed unreduced and
-    /// reduced once.
+    /// Fewer than 256 bytes: up to sixteen blocks, the last one possibly
+    /// partial, zero-padded. Block j of n times H^(n−j), all summed
+    /// unreduced and reduced once.
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,vpclmulqdq")]
     fn tail(powers: &Powers, acc: __m128i, rest: &[u8], bswap: __m512i) -> __m128i {
+        debug_assert!(!rest.is_empty() && rest.len() < 256);
         let n = rest.len().div_ceil(16);
-        debug_assert!(n > 0 && n < 16);
         let mut sum = Wide::zero();
         for (j, vector) in rest.chunks(64).enumerate() {
             let mask = lane_mask(vector.len().div_ceil(16));
