@@ -441,19 +441,19 @@ impl<'a> Text<'a> {
         }
     }
 
-    /// Consecutive pieces of `size` bytes (the last shorter).
-    fn chunks(self, size: usize) -> Vec<Text<'a>> {
-        let mut pieces = Vec::with_capacity(self.len().div_ceil(size));
-        let mut rest = self;
-        while rest.len() > size {
-            let (piece, tail) = rest.split_at(size);
-            pieces.push(piece);
-            rest = tail;
-        }
-        if rest.len() > 0 {
-            pieces.push(rest);
-        }
-        pieces
+    /// Consecutive pieces of `size` bytes (the last shorter), as
+    /// `chunks_mut` gives them: nothing allocated.
+    fn chunks(self, size: usize) -> impl Iterator<Item = Text<'a>> {
+        let mut rest = Some(self);
+        core::iter::from_fn(move || {
+            let text = rest.take().filter(|t| t.len() > 0)?;
+            if text.len() <= size {
+                return Some(text);
+            }
+            let (piece, tail) = text.split_at(size);
+            rest = Some(tail);
+            Some(piece)
+        })
     }
 }
 
