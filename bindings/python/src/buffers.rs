@@ -274,18 +274,6 @@ pub fn copy_into<'o>(out: &'o mut [MaybeUninit<u8>], input: &[u8]) -> &'o mut [u
     }
 }
 
-/// Writes `bytes` into `out` (of the same length), safely.
-pub fn write_all(out: &mut [MaybeUninit<u8>], bytes: &[u8]) {
-    assert_eq!(
-        out.len(),
-        bytes.len(),
-        "write into a buffer of the same length"
-    );
-    for (slot, &b) in out.iter_mut().zip(bytes) {
-        slot.write(b);
-    }
-}
-
 /// `out` once every byte has been written.
 ///
 /// # Safety

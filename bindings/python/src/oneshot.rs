@@ -14,7 +14,7 @@ use pyo3::exceptions::PyOverflowError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::buffers::{Input, Output, copy_into, detach_from, new_bytes, write_all};
+use crate::buffers::{Input, Output, copy_into, detach_from, new_bytes};
 use crate::{errors, pool};
 
 /// Bytes of tag: both classes make and take 16-byte tags only.
@@ -146,7 +146,7 @@ impl<'a> Args<'a> {
             }
         }
         .map_err(|e| errors::aead(py, e))?;
-        write_all(tag_out, &tag);
+        copy_into(tag_out, &tag);
         Ok(())
     }
 
