@@ -142,10 +142,11 @@ impl Lane<'_> {
     /// Whether the four lanes have one shape.
     #[inline]
     pub(crate) fn one_shape(lanes: &[Lane<'_>; 4]) -> bool {
-        let blocks = |l: &Lane<'_>| (l.buf.len().div_ceil(16), l.aad.len().div_ceil(16));
-        let first = blocks(&lanes[0]);
-        Lane::shape(lanes[0].aad.len(), lanes[0].buf.len()).is_some()
-            && lanes[1..].iter().all(|l| blocks(l) == first)
+        let first = Lane::shape(lanes[0].aad.len(), lanes[0].buf.len());
+        first.is_some()
+            && lanes[1..]
+                .iter()
+                .all(|l| Lane::shape(l.aad.len(), l.buf.len()) == first)
     }
 }
 
