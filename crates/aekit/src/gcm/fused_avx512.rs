@@ -227,8 +227,9 @@ mod imp {
         _mm512_castsi512_si128, _mm512_clmulepi64_epi128, _mm512_loadu_si512,
         _mm512_mask_broadcast_i32x4, _mm512_mask_storeu_epi8, _mm512_mask_storeu_epi64,
         _mm512_maskz_loadu_epi8, _mm512_maskz_loadu_epi64, _mm512_maskz_mov_epi8,
-        _mm512_maskz_mov_epi64, _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_shuffle_epi32,
-        _mm512_storeu_si512, _mm512_ternarylogic_epi32, _mm512_xor_si512, _mm512_zextsi128_si512,
+        _mm512_maskz_mov_epi64, _mm512_set_epi32, _mm512_setzero_si512, _mm512_shuffle_epi8,
+        _mm512_shuffle_epi32, _mm512_storeu_si512, _mm512_ternarylogic_epi32, _mm512_xor_si512,
+        _mm512_zextsi128_si512,
     };
 
     use core::mem::MaybeUninit;
@@ -581,13 +582,14 @@ mod imp {
             body::<N, ENCRYPT, KARATSUBA>(rk, (powers, extra), &mut ctr, load_acc(y), p, p, chunks)
         };
         let k = broadcast_keys::<N>(rk);
+        let rev = &mut ctr.reversed();
         let rest = &mut data[256 * chunks..];
         let acc = match rest.len().div_ceil(64) {
             0 => acc,
-            1 => tail::<N, ENCRYPT, 1>(&k, powers, &mut ctr.rev, acc, rest),
-            2 => tail::<N, ENCRYPT, 2>(&k, powers, &mut ctr.rev, acc, rest),
-            3 => tail::<N, ENCRYPT, 3>(&k, powers, &mut ctr.rev, acc, rest),
-            _ => tail::<N, ENCRYPT, 4>(&k, powers, &mut ctr.rev, acc, rest),
+            1 => tail::<N, ENCRYPT, 1>(&k, powers, rev, acc, rest),
+            2 => tail::<N, ENCRYPT, 2>(&k, powers, rev, acc, rest),
+            3 => tail::<N, ENCRYPT, 3>(&k, powers, rev, acc, rest),
+            _ => tail::<N, ENCRYPT, 4>(&k, powers, rev, acc, rest),
         };
         store_acc(y, acc);
         let used = (data.len() / 16) as u32; // modulo 2^32, as incr32
@@ -1006,20 +1008,20 @@ mod imp {
 
     /// The main loop's counter blocks, mostly without byte shuffles.
     ///
-    /// `vaes` keeps the counter byte-reversed (`rev`: the count in the low
-    /// dword of each lane, so `VPADDD` is incr32) and reverses every
-    /// register back, a `VPSHUFB` per four blocks on the shuffle pipes that
-    /// also run AES. Here the counter is also kept in spec byte order
-    /// (`be`, lanes [c, c + 1, c + 2, c + 3]), and while the count's low
-    /// byte stays below 0xF0 the sixteen blocks are `be` plus 0, 4, 8, 12
-    /// in byte 15 (the top byte of dword 3) and `be` advances by 16 there:
-    /// no lane's byte 15 overflows, so nothing needs a carry. One iteration
-    /// in sixteen crosses a multiple of 256 and takes the shuffles (which
-    /// also wrap the 32-bit count as incr32 does) and re-derives `be`.
+    /// `vaes` keeps the counter byte-reversed (the count in the low dword
+    /// of each lane, so `VPADDD` is incr32) and reverses every register
+    /// back, a `VPSHUFB` per four blocks on the shuffle pipes that also run
+    /// AES. Here the counter is kept in spec byte order (`be`, lanes
+    /// [c, c + 1, c + 2, c + 3]), and while the count's low byte stays
+    /// below 0xF0 the sixteen blocks are `be` plus 0, 4, 8, 12 in byte 15
+    /// (the top byte of dword 3) and `be` advances by 16 there: no lane's
+    /// byte 15 overflows, so nothing needs a carry. One iteration in
+    /// sixteen crosses a multiple of 256 and takes `vaes`'s path from the
+    /// byte-reversed form (which also wraps the 32-bit count as incr32
+    /// does), reversed from `be` there and back after.
     #[derive(Clone, Copy)]
     pub(super) struct Counters {
         be: __m512i,
-        rev: __m512i,
         /// The count of lane 0 of `be` (the low word of the counter block).
         low: u32,
     }
@@ -1028,12 +1030,24 @@ mod imp {
         #[inline]
         #[target_feature(enable = "avx512f,avx512bw")]
         fn new(counter: &Block) -> Counters {
-            let rev = counter_start(counter);
             Counters {
-                be: _mm512_shuffle_epi8(rev, bswap_mask()),
-                rev,
+                be: _mm512_shuffle_epi8(counter_start(counter), bswap_mask()),
                 low: u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]),
             }
+        }
+
+        /// The next counter register in `vaes`'s byte-reversed form, from
+        /// lane 0 of `be` alone: the other lanes' byte 15 may have
+        /// overflowed in the last addition of 16 before the slow path
+        /// (lane 3 at 0xF2 gains 16 when lane 0 is at 0xEF), lane 0's not.
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw")]
+        fn reversed(&self) -> __m512i {
+            let lane0 = _mm512_broadcast_i32x4(_mm512_castsi512_si128(self.be));
+            _mm512_add_epi32(
+                _mm512_shuffle_epi8(lane0, bswap_mask()),
+                _mm512_set_epi32(0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0),
+            )
         }
 
         /// The next sixteen counter blocks, in spec byte order.
@@ -1044,8 +1058,6 @@ mod imp {
             let s = if self.low & 0xff < 0xf0 {
                 let be = self.be;
                 self.be = _mm512_add_epi32(be, top(16));
-                self.rev =
-                    _mm512_add_epi32(self.rev, _mm512_broadcast_i32x4(_mm_set_epi32(0, 0, 0, 16)));
                 [
                     be,
                     _mm512_add_epi32(be, top(4)),
@@ -1053,8 +1065,9 @@ mod imp {
                     _mm512_add_epi32(be, top(12)),
                 ]
             } else {
-                let s = counter_blocks::<4>(&mut self.rev);
-                self.be = _mm512_shuffle_epi8(self.rev, bswap_mask());
+                let mut rev = self.reversed();
+                let s = counter_blocks::<4>(&mut rev);
+                self.be = _mm512_shuffle_epi8(rev, bswap_mask());
                 s
             };
             self.low = self.low.wrapping_add(16);
@@ -1378,9 +1391,16 @@ mod imp {
                     ghash: &ghash,
                 };
                 // 0xffff_ff37: sixteen-block steps whose low byte passes
-                // 0xF0 (the shuffled counters) and then the 32-bit wrap.
-                for start in [1u32, 0xffff_fff8, 0xffff_ff37] {
-                    for blocks in (0..=70).chain([255, 256, 257, 300, 529]) {
+                // 0xF0 (the shuffled counters) and then the 32-bit wrap;
+                // 0x1e0 … 0x1ef: the step before the shuffled one at every
+                // low byte, where the unshuffled lanes 1 to 3 overflow.
+                let near = (0x1e0..0x1f0).map(|s| (s, [20usize, 48, 70].as_slice()));
+                let long: &[usize] = &(0..=70)
+                    .chain([255, 256, 257, 300, 529])
+                    .collect::<Vec<_>>();
+                let starts = [1u32, 0xffff_fff8, 0xffff_ff37].map(|s| (s, long));
+                for (start, lengths) in starts.into_iter().chain(near) {
+                    for &blocks in lengths {
                         for direction in [Direction::Encrypt, Direction::Decrypt] {
                             let mut c1 = [0x3cu8; 16];
                             c1[12..].copy_from_slice(&start.to_be_bytes());
