@@ -29,7 +29,13 @@
 //! big-endian 32-bit count in dword 0 as a native integer, so VPADDD adds to
 //! it modulo 2^32 (exactly incr32, never carrying into the first 12 bytes)
 //! and one VPSHUFB restores the byte order. The registers start at
-//! (ctr, ctr + 1) and step by 2.
+//! (ctr, ctr + 1) and step by 2. While no count of a batch carries out of
+//! its low byte (the low byte of its first below 0xF0: fifteen batches in
+//! sixteen), the batch takes one VPSHUFB and adds 2j to byte 15 of the
+//! spec-order pair for register j, instead of a VPSHUFB per register
+//! (forced on an Intel Xeon with AVX-512, AES-128 16 KiB encryption
+//! 3245–3396 → 3124–3386 TSC cycles, old and new alternating; the change
+//! `vaes-avx512` also has).
 //!
 //! # The math: sixteen blocks per reduction
 //!
@@ -147,9 +153,9 @@ mod imp {
 
     use crate::aes::ni::Ni;
     use crate::aes::{Block, BlockCipher, KeySchedule};
+    use crate::gcm::fused_ni::FusedNi;
     use crate::gcm::kernel::{Kernel, finish_two_pass};
     use crate::gcm::state::Direction;
-    use crate::gcm::fused_ni::FusedNi;
     use crate::gcm::{FusedKernel, supplied_clmul};
     use crate::ghash::GhashKey;
     use crate::ghash::clmul::{self, Clmul, Wide};
@@ -327,6 +333,9 @@ mod imp {
                 _mm256_set_epi32(0, 0, 0, 1, 0, 0, 0, 0),
             );
             let two = _mm256_set_epi32(0, 0, 0, 2, 0, 0, 0, 2);
+            let sixteen = _mm256_set_epi32(0, 0, 0, 16, 0, 0, 0, 16);
+            // The count of lane 0 of `ctr`.
+            let mut low = u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]);
 
             let batches = data.len() / BATCH;
             let (body, _) = data.split_at_mut(batches * BATCH);
@@ -334,10 +343,23 @@ mod imp {
                 let (done, rest) = body.split_at_mut(i * BATCH);
                 let out = &mut rest[..BATCH];
                 let mut s = [ctr; 8];
-                for sj in &mut s {
-                    *sj = _mm256_shuffle_epi8(ctr, reverse);
-                    ctr = _mm256_add_epi32(ctr, two);
+                if low & 0xff < 0xf0 {
+                    // No count of the batch carries out of its low byte
+                    // (byte 15, the top byte of dword 3 in spec order):
+                    // one shuffle, then additions there.
+                    let be = _mm256_shuffle_epi8(ctr, reverse);
+                    for (j, sj) in s.iter_mut().enumerate() {
+                        let step = (2 * j as i32) << 24;
+                        *sj = _mm256_add_epi32(be, _mm256_set_epi32(step, 0, 0, 0, step, 0, 0, 0));
+                    }
+                    ctr = _mm256_add_epi32(ctr, sixteen);
+                } else {
+                    for sj in &mut s {
+                        *sj = _mm256_shuffle_epi8(ctr, reverse);
+                        ctr = _mm256_add_epi32(ctr, two);
+                    }
                 }
+                low = low.wrapping_add(16);
                 let hashed = match direction {
                     Direction::Decrypt => Some(&*out),
                     Direction::Encrypt if i > 0 => Some(&done[(i - 1) * BATCH..]),
