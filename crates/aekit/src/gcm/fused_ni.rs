@@ -382,6 +382,9 @@ pub(crate) fn ni_clmul_keys(keys: &KeySchedule) -> Option<(Ni, Clmul)> {
     Some((aes, ghash?))
 }
 
+#[cfg(target_arch = "x86_64")]
+pub(crate) use imp::CONSTS;
+
 /// The intrinsics, x86-64 only.
 #[cfg(target_arch = "x86_64")]
 mod imp {
@@ -496,11 +499,11 @@ mod imp {
 
     /// The byte-reversal mask of PSHUFB (spec byte order ↔ the reflected
     /// integer) and the fold multiplier (0, 0xC2… in the high qword), as
-    /// aligned memory operands for `stitch`.
+    /// aligned memory operands for `stitch` (and `vaes-avx2`'s).
     #[repr(C, align(16))]
-    struct Consts([u8; 32]);
+    pub(crate) struct Consts(pub(crate) [u8; 32]);
 
-    static CONSTS: Consts = Consts([
+    pub(crate) static CONSTS: Consts = Consts([
         15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, //
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xC2,
     ]);
