@@ -588,14 +588,11 @@ mod imp {
         }
 
         /// A whole message of more than seven blocks with a 96-bit IV, no
-        /// `State`: the associated data hashed first, the stitched loop
-        /// over the whole batches, then one last AES batch for what is left
-        /// (fewer than eight blocks) with Y_0 in its spare lane — stitched,
-        /// when encrypting, with the products of the last whole batch —
-        /// and the blocks left and the lengths block hashed with one
-        /// reduction. Returns the full tag, every byte of `out` written:
-        /// from `input` when given, otherwise in place (`out` is then the
-        /// message, initialized).
+        /// `State`: the associated data hashed first, then
+        /// [`whole_from`](Self::whole_from) the first counter block. Returns
+        /// the full tag, every byte of `out` written: from `input` when
+        /// given, otherwise in place (`out` is then the message,
+        /// initialized).
         ///
         /// # Safety
         ///
@@ -610,9 +607,41 @@ mod imp {
             out: &mut [MaybeUninit<u8>],
             direction: Direction,
         ) -> Block {
-            let n = out.len();
             let mut y = [0u8; 16];
             self.ghash.update_padded(&mut y, aad);
+            let lengths = (aad.len(), out.len());
+            // SAFETY: passed on from the caller; Y_1 = IV ‖ 2.
+            unsafe { self.whole_from(iv, 2, clmul::load(&y), lengths, input, out, direction) }
+        }
+
+        /// The end of a whole message with a 96-bit IV whose associated
+        /// data and first blocks are hashed into `acc`: `out` (`input`)
+        /// from counter block IV ‖ `next` on, through the stitched loop
+        /// over its whole batches, then one last AES batch for what is left
+        /// (fewer than eight blocks) with Y_0 in its spare lane — stitched,
+        /// when encrypting, with the products of the last whole batch —
+        /// and the blocks left and the lengths block (`lengths`: the
+        /// associated data's and the whole message's bytes) hashed with one
+        /// reduction. Returns the full tag, every byte of `out` written.
+        /// (`vaes-avx2` runs its own loop over a long message's first
+        /// bytes and ends it here.)
+        ///
+        /// # Safety
+        ///
+        /// As [`whole`](Self::whole).
+        #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+        #[allow(clippy::too_many_arguments)]
+        pub(crate) unsafe fn whole_from(
+            &self,
+            iv: &[u8; 12],
+            next: u32,
+            mut acc: __m128i,
+            (aad_len, total): (usize, usize),
+            input: Option<&[u8]>,
+            out: &mut [MaybeUninit<u8>],
+            direction: Direction,
+        ) -> Block {
+            let n = out.len();
             // IV ‖ 0^31 ‖ 1: Y_0, and the prefix of every counter block.
             let mut j0 = [0u8; 16];
             j0[..12].copy_from_slice(iv);
@@ -620,15 +649,13 @@ mod imp {
             // SAFETY: `j0` is 16 readable bytes; MOVDQU needs no alignment.
             let y0 = unsafe { _mm_loadu_si128(j0.as_ptr().cast()) };
 
-            // Y_1 = IV ‖ 2 onwards.
             let batches = n / BATCH;
             let dst = out.as_mut_ptr().cast::<u8>();
             let src = input.map_or(dst.cast_const(), <[u8]>::as_ptr);
             // SAFETY: `src` and `dst` are `n` bytes, the same buffer or
             // two that do not overlap (a shared and a mutable borrow);
             // the features `batches` needs are enabled here.
-            let mut acc =
-                unsafe { self.batches(&j0, 2, clmul::load(&y), src, dst, batches, direction) };
+            acc = unsafe { self.batches(&j0, next, acc, src, dst, batches, direction) };
             let (body, rest) = out.split_at_mut(batches * BATCH);
             // The fewer than eight blocks left go in place.
             let rest = match input {
@@ -641,7 +668,7 @@ mod imp {
             // blocks left; with eight left (a partial eighth), Y_0 goes
             // alone.
             let left = rest.len().div_ceil(16);
-            let next = 2u32.wrapping_add(8 * batches as u32);
+            let next = next.wrapping_add(8 * batches as u32);
             let lane0_is_y0 = left < 8;
             // SAFETY: the features `counter_blocks` needs are enabled here.
             let mut s = unsafe {
@@ -689,7 +716,7 @@ mod imp {
             }
             // len(A) ‖ len(C) in bits as the reflected integer: len(A) is
             // the high qword.
-            hashed[left] = _mm_set_epi64x((aad.len() as i64) << 3, (n as i64) << 3);
+            hashed[left] = _mm_set_epi64x((aad_len as i64) << 3, (total as i64) << 3);
             let powers = self.ghash.powers();
             for group in hashed[..=left].chunks(8) {
                 let mut sum = clmul::KaratsubaSum::zero();

@@ -447,9 +447,9 @@ pub(crate) mod tests {
         assert_eq!(taken_into > 0, into, "{what}: messages taken out of place");
     }
 
-    /// `ni-clmul`'s whole-message paths; `vaes-avx512`'s test is in its
-    /// module (both product forms). `vaes-avx2` has none past the short
-    /// path.
+    /// `ni-clmul`'s and `vaes-avx2`'s whole-message paths (`vaes-avx2`'s
+    /// out-of-place path is `ni-clmul`'s, below 768 bytes);
+    /// `vaes-avx512`'s test is in its module (both product forms).
     #[test]
     fn whole_messages_match_the_general_path() {
         for key_len in [16, 24, 32] {
@@ -457,6 +457,10 @@ pub(crate) mod tests {
             match FusedNi::new(&ks) {
                 Some(fused) => whole_messages_match(&ks, &fused, FusedNi::NAME, true),
                 None => eprintln!("SKIP {}: not available on this CPU", FusedNi::NAME),
+            }
+            match FusedAvx2::new(&ks) {
+                Some(fused) => whole_messages_match(&ks, &fused, FusedAvx2::NAME, true),
+                None => eprintln!("SKIP {}: not available on this CPU", FusedAvx2::NAME),
             }
         }
     }
