@@ -572,12 +572,12 @@ mod imp {
     }
 
     /// Blocks 0 and 1, the GHASH value (xmm9) added to block 0, times
-    /// (H^16, H^15): the products start lo, hi and the middle.
+    /// their pair of powers (entry 0): the products start lo, hi and the
+    /// middle.
     #[rustfmt::skip] // one instruction per line
     macro_rules! first_product {
         () => {
             concat!(
-                "vbroadcasti128 ymm15, xmmword ptr [{consts}]\n",
                 "vmovdqu ymm12, ymmword ptr [{x}]\n",
                 "vpshufb ymm12, ymm12, ymm15\n",
                 "vmovdqa xmm13, xmm9\n",
@@ -663,11 +663,14 @@ mod imp {
         } else {
             &powers.0[..8]
         };
-        // The schedule: round 0 and the first pair, rounds 1–7 each
-        // followed by a pair's products, round 8, `$reduce`, the rest.
+        // The schedule: the reflection mask loaded (every batch: no
+        // register is kept between two `asm!` blocks), round 0 and the
+        // first pair, rounds 1–7 each followed by a pair's products, round
+        // 8, `$reduce`, the rest.
         macro_rules! schedule {
             ($first:expr, $reduce:expr, $($end:expr),+) => {
                 asm!(
+                    "vbroadcasti128 ymm15, xmmword ptr [{consts}]",
                     round!("vpxor", "0"),
                     $first,
                     round!("vaesenc", "1"),
