@@ -98,7 +98,9 @@
 //!
 //! Decryption hashes the sixteen blocks it decrypts; encryption hashes the
 //! previous sixteen (the first batch runs AES alone, the last is hashed
-//! after the loop). This is the structure of E. Biggers' VAES + AVX2 and
+//! after the loop, on both lanes with the same products and reduction:
+//! by `clmul` one block at a time it cost 1 KiB 305–313 → 288–296 TSC
+//! cycles and 768 B 266–285 → 248–253, forced on an Intel Xeon). This is the structure of E. Biggers' VAES + AVX2 and
 //! AVX10 AES-GCM for Linux (`aes-gcm-vaes-avx2.S`, `aes-gcm-avx10-x86_64.S`),
 //! which also cite Gueron and Krasnov's stitched AES-GCM; written here from
 //! the math above, not from that code.
@@ -179,10 +181,10 @@ pub(crate) use unsupported::FusedAvx2;
 #[cfg(target_arch = "x86_64")]
 mod imp {
     use core::arch::x86_64::{
-        __m256i, _mm_loadu_si128, _mm256_add_epi32, _mm256_aesenc_epi128, _mm256_aesenclast_epi128,
-        _mm256_broadcastsi128_si256, _mm256_castsi256_si128, _mm256_loadu_si256, _mm256_set_epi32,
-        _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_xor_si256,
-        _mm256_zextsi128_si256,
+        __m128i, __m256i, _mm_loadu_si128, _mm256_add_epi32, _mm256_aesenc_epi128,
+        _mm256_aesenclast_epi128, _mm256_broadcastsi128_si256, _mm256_castsi256_si128,
+        _mm256_loadu_si256, _mm256_set_epi32, _mm256_setzero_si256, _mm256_shuffle_epi8,
+        _mm256_storeu_si256, _mm256_xor_si256, _mm256_zextsi128_si256,
     };
 
     use core::arch::asm;
@@ -486,11 +488,22 @@ mod imp {
                 xor_into(out, &s);
             }
             debug_assert!(!open, "hashed batches pair up");
-            let acc = _mm256_castsi256_si128(sums[0]);
+            let mut acc = _mm256_castsi256_si128(sums[0]);
+            if direction == Direction::Encrypt && batches > 0 {
+                // The last batch's ciphertext, hashed a batch behind: on
+                // both lanes here rather than by `clmul` one block at a
+                // time with the tail.
+                let last: &[u8; BATCH] = body[(batches - 1) * BATCH..].try_into().expect("a batch");
+                // SAFETY: the features are enabled here; `last` is 256
+                // readable bytes.
+                acc = unsafe { hash_batch(last, &self.powers, acc) };
+            }
 
             clmul::store(y, acc);
             clmul::store(counter, _mm256_castsi256_si128(ctr)); // lane 0: the next count
-            finish_two_pass(self, counter, y, data, (batches, BATCH), direction);
+            // The rest: every batch is hashed, in both directions.
+            let rest = &mut data[batches * BATCH..];
+            finish_two_pass(self, counter, y, rest, (0, BATCH), direction);
         }
 
         /// Runs the eight counter-block pairs `s` through AES while folding
@@ -756,6 +769,46 @@ mod imp {
                 Kind::Close => by_rounds!(product!("0"), reduce!()),
             }
         }
+    }
+
+    /// GHASH of one batch (256 bytes at `x`, the GHASH value `acc` added
+    /// to its first block) times H^16 … H^1, one reduction: the products
+    /// and reduction of [`stitched`] without the rounds.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2 and VPCLMULQDQ.
+    #[target_feature(enable = "avx2,vpclmulqdq")]
+    unsafe fn hash_batch(x: &[u8; BATCH], powers: &Powers, acc: __m128i) -> __m128i {
+        let acc_out: __m128i;
+        // SAFETY: `x` (256 bytes), the first eight pairs of powers (256
+        // bytes) and `CONSTS` (32 bytes) are read at offsets inside them;
+        // the features are enabled on this function.
+        unsafe {
+            asm!(
+                "vbroadcasti128 ymm15, xmmword ptr [{consts}]",
+                first_product!(),
+                product!("1"),
+                product!("2"),
+                product!("3"),
+                product!("4"),
+                product!("5"),
+                product!("6"),
+                product!("7"),
+                reduce!(),
+                h = in(reg) powers.0.as_ptr(),
+                consts = in(reg) CONSTS.0.as_ptr(),
+                x = in(reg) x.as_ptr(),
+                inout("xmm9") acc => acc_out,
+                out("ymm10") _,
+                out("ymm11") _,
+                out("ymm12") _,
+                out("ymm13") _,
+                out("ymm14") _,
+                out("ymm15") _,
+                options(nostack, readonly, preserves_flags),
+            );
+        }
+        acc_out
     }
 
     /// One middle round on all eight register pairs.
