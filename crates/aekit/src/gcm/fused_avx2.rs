@@ -108,36 +108,37 @@
 //! # The tail, and short messages
 //!
 //! Fewer than sixteen blocks go through `ni`'s `ctr32` (eight XMM blocks in
-//! flight) and `clmul`'s `update_blocks` (eight per reduction). A whole
-//! message with a 96-bit IV shorter than three of the loop's batches (768
-//! bytes) takes `ni-clmul`'s whole-message paths ([`Kernel::crypt_short`]):
-//! the kernel holds a `FusedNi` (its `ni` and `clmul` keys are this
-//! kernel's, plus its 256 bytes of batch-ordered powers). Up to seven
-//! blocks that is one AES batch with E(K, Y_0) in it and one reduction
-//! with the lengths block; beyond, `ni-clmul`'s stitched eight-block loop
-//! and a last batch with Y_0 in its spare lane. Either way no `State`:
-//! what this kernel's general path costs there (E(K, Y_0) alone, the tail
-//! through `ctr32` and `update_blocks`, the partial block and the lengths
-//! block each on their own) outweighs its wider registers. Forced on an
-//! Intel Xeon with AVX-512 (Sapphire Rapids class; AES-NI and VAES issue
-//! there as on Zen 3, two 128-bit or two 256-bit instructions a cycle),
-//! AES-128, TSC cycles per call, encryption / decryption, before → after:
-//! 128 B 205 / 177 → 113 / 106, 256 B 213 / 174 → 160 / 150, 448 B
-//! 316 / 286 → 219 / 236, 576 B 301 / 268 → 266 / 258, 704 B 358 / 323 →
-//! 313 / 305; from 768 bytes this kernel's own loop is as fast or faster
-//! (768 B 300 against `ni-clmul`'s 348, 1500 B 545 against 622).
+//! flight) and `clmul`'s `update_blocks` (eight per reduction).
 //!
-//! From 768 bytes a whole message with a 96-bit IV runs this kernel's loop
-//! over its whole batches (the AAD hashed first, Y_1 = IV ‖ 2 on) and
-//! ends in `ni-clmul`'s end of a whole message (`FusedNi::whole_from`):
-//! the last 0–255 bytes through its eight-block loop and its last batch,
-//! E(K, Y_0) in that batch's spare lane, the lengths block in the last
-//! reduction. Against the general path (`State`: E(K, Y_0) alone, the
-//! tail through `ctr32` and `update_blocks`, the lengths block on its
-//! own), forced on the same machine, TSC cycles, encryption / decryption:
-//! 768 B 288 / 254 → 263 / 231, 1 KiB 332 / 300 → 306 / 277, 1500 B
-//! 537 / 503 → 432 / 377, 4 KiB 902 / 855 → 873 / 829. Out of place
-//! such a message is copied first and run in place.
+//! A whole message with a 96-bit IV goes through no `State`. A long one
+//! runs this kernel's loop over its whole batches (the AAD hashed first,
+//! Y_1 = IV ‖ 2 on) and ends in `ni-clmul`'s end of a whole message
+//! (`FusedNi::whole_from`): the last 0–255 bytes through its eight-block
+//! loop and its last batch, E(K, Y_0) in that batch's spare lane, the
+//! lengths block in the last reduction. A short one (below two batches
+//! encrypting, one decrypting: `takes_ni`) takes `ni-clmul`'s
+//! whole-message paths ([`Kernel::crypt_short`]) whole: the kernel holds a
+//! `FusedNi` (its `ni` and `clmul` keys are this kernel's, plus its 256
+//! bytes of batch-ordered powers). Up to seven blocks that is one AES
+//! batch with E(K, Y_0) in it and one reduction with the lengths block;
+//! beyond, `ni-clmul`'s stitched eight-block loop and a last batch with
+//! Y_0 in its spare lane. Out of place, a long message is copied first
+//! and run in place.
+//!
+//! Measured forced on an Intel Xeon with AVX-512 (Sapphire Rapids class;
+//! AES-NI and VAES issue there as on Zen 3, two 128-bit or two 256-bit
+//! instructions a cycle), AES-128, TSC cycles per call, encryption /
+//! decryption. Against the general path (`State`: E(K, Y_0) alone, the
+//! tail through `ctr32` and `update_blocks`, the partial block and the
+//! lengths block each on their own): 128 B 205 / 177 → 113 / 106, 256 B
+//! 213 / 174 → 160 / 150 (`ni-clmul`'s paths), 768 B 288 / 254 → 263 /
+//! 231, 1 KiB 332 / 300 → 306 / 277, 1500 B 537 / 503 → 432 / 377, 4 KiB
+//! 902 / 855 → 873 / 829 (this kernel's loop and `ni-clmul`'s end). Where
+//! the two meet: `ni-clmul`'s paths against this kernel's, 256 B 167 / 160
+//! against 179 / 145, 448 B 225 against 238 (encryption), 512 B 264 / 256
+//! against 210 / 190; AES-256 alike (256 B 189 / 187 against 197 / 168,
+//! 512 B 298 / 297 against 243 / 217). Encryption's first batch has no
+//! products beside its rounds, so its loop pays a batch later.
 //!
 //! # Constant-time
 //!
@@ -205,9 +206,17 @@ mod imp {
     /// Bytes per iteration: sixteen blocks in eight registers.
     const BATCH: usize = 16 * 16;
 
-    /// Messages shorter than this (three of the loop's batches) take
-    /// `ni-clmul`'s whole-message paths.
-    const NI_BELOW: usize = 3 * BATCH;
+    /// Whether a whole message of `len` bytes takes `ni-clmul`'s
+    /// whole-message paths: below two of the loop's batches encrypting,
+    /// one decrypting (the module header's "The tail, and short
+    /// messages"). Encryption's first batch has no products beside its
+    /// rounds, so its loop pays later.
+    fn takes_ni(len: usize, direction: Direction) -> bool {
+        len < match direction {
+            Direction::Encrypt => 2 * BATCH,
+            Direction::Decrypt => BATCH,
+        }
+    }
 
     /// Proof that this CPU has AVX2, VAES and VPCLMULQDQ: zero-sized, and
     /// built only by [`Cpu::detect`].
@@ -265,8 +274,8 @@ mod imp {
             unsafe { self.crypt(counter, y, data, direction) }
         }
 
-        /// A whole message with a 96-bit IV, no `State`: below
-        /// [`NI_BELOW`] `ni-clmul`'s whole-message paths, on the keys this
+        /// A whole message with a 96-bit IV, no `State`: short ones
+        /// ([`takes_ni`]) through `ni-clmul`'s whole-message paths, on the keys this
         /// kernel holds (there the 256-bit registers' throughput does not
         /// pay for the fixed cost); from there this kernel's loop over the
         /// whole batches and `ni-clmul`'s end of a whole message for the
@@ -278,7 +287,7 @@ mod imp {
             data: &mut [u8],
             direction: Direction,
         ) -> Option<Block> {
-            if data.len() < NI_BELOW {
+            if takes_ni(data.len(), direction) {
                 return self.ni.crypt_short(iv, aad, data, direction);
             }
             // SAFETY: `self._cpu` proves AVX2, VAES and VPCLMULQDQ;
@@ -295,7 +304,7 @@ mod imp {
             out: &'o mut [MaybeUninit<u8>],
             direction: Direction,
         ) -> Result<Block, &'o mut [MaybeUninit<u8>]> {
-            if input.len() >= NI_BELOW {
+            if !takes_ni(input.len(), direction) {
                 return Err(out);
             }
             self.ni.crypt_short_into(iv, aad, input, out, direction)
@@ -361,7 +370,7 @@ mod imp {
     }
 
     impl FusedAvx2 {
-        /// A whole message of at least [`NI_BELOW`] bytes in place: the
+        /// A whole message not [`takes_ni`]'s, in place: the
         /// associated data hashed, the loop ([`crypt`](Self::crypt)) over
         /// its whole batches from Y_1 = IV ‖ 2, and `ni-clmul`'s end of a
         /// whole message for the last 0–255 bytes, E(K, Y_0) and the
