@@ -70,11 +70,15 @@
 //!
 //! # Counters
 //!
-//! The loop keeps the counter in spec byte order besides `vaes`'s
-//! byte-reversed form. While the count's low byte is below 0xF0, sixteen
-//! blocks are that register plus 0, 4, 8, 12 in byte 15, with no carry
-//! anywhere; one iteration in sixteen crosses a multiple of 256 and takes
-//! the byte-reversed path (four `VPSHUFB`, and the 32-bit wrap of incr32).
+//! The loop keeps the counter in spec byte order (the byte-reversed form
+//! of `vaes` is derived where needed). While the count's low byte is below
+//! 0xF0, sixteen blocks are that register plus 0, 4, 8, 12 in byte 15,
+//! with no carry anywhere; one iteration in sixteen crosses a multiple of
+//! 256 and takes the byte-reversed path (four `VPSHUFB`, and the 32-bit
+//! wrap of incr32). A whole message's counts are 2 more than a multiple
+//! of 16 at every iteration (Y_1 is count 2), and there each block with
+//! round 0 added is one three-way XOR of the register, the round key and
+//! a constant (`Counters::next16_keyed`).
 //!
 //! # The tail
 //!
