@@ -85,7 +85,8 @@
 pub use imp::Vaes;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use imp::{
-    RoundKeys, broadcast_keys, byte_mask, counter_blocks, counter_start, encrypt, load_block,
+    RoundKeys, broadcast_keys, byte_mask, counter_blocks, counter_start, counter_start_from,
+    encrypt, load_block,
 };
 #[cfg(not(target_arch = "x86_64"))]
 pub use unsupported::Vaes;
@@ -300,7 +301,14 @@ mod imp {
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw")]
     pub(crate) fn counter_start(counter: &Block) -> __m512i {
-        let c = _mm512_broadcast_i32x4(load_block(counter));
+        counter_start_from(load_block(counter))
+    }
+
+    /// [`counter_start`] of a counter block already in a register.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(crate) fn counter_start_from(counter: __m128i) -> __m512i {
+        let c = _mm512_broadcast_i32x4(counter);
         let c = _mm512_shuffle_epi8(c, reverse_bytes());
         _mm512_add_epi32(
             c,

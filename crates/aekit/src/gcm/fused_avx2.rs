@@ -484,16 +484,17 @@ mod imp {
                     Direction::Encrypt if i > 0 => Some(&done[(i - 1) * BATCH..]),
                     Direction::Encrypt => None,
                 };
-                let kind = if hashed.is_none() {
-                    Kind::Alone // not hashed: AES only
-                } else if alone {
-                    alone = false;
-                    Kind::Alone
-                } else {
-                    open = !open;
-                    if open { Kind::Open } else { Kind::Close }
-                };
-                self.stitch(&mut s, hashed, kind, &mut sums);
+                let hashed = hashed.map(|x| {
+                    let kind = if alone {
+                        alone = false;
+                        Kind::Alone
+                    } else {
+                        open = !open;
+                        if open { Kind::Open } else { Kind::Close }
+                    };
+                    (x, kind)
+                });
+                self.stitch(&mut s, hashed, &mut sums);
                 xor_into(out, &s);
             }
             debug_assert!(!open, "hashed batches pair up");
@@ -516,21 +517,21 @@ mod imp {
         }
 
         /// Runs the eight counter-block pairs `s` through AES while folding
-        /// the sixteen ciphertext blocks `x` (256 bytes; none for the first
-        /// batch of an encryption) into `sums` as `kind` says (see
-        /// [`stitched`], which writes the schedule out as instructions).
+        /// the sixteen ciphertext blocks of `hashed` (256 bytes; none for
+        /// the first batch of an encryption) into `sums` as its [`Kind`]
+        /// says (see [`stitched`], which writes the schedule out as
+        /// instructions).
         #[inline]
         #[target_feature(enable = "avx2,vaes,vpclmulqdq,pclmulqdq,ssse3")]
         fn stitch(
             &self,
             s: &mut [__m256i; 8],
-            x: Option<&[u8]>,
-            kind: Kind,
+            hashed: Option<(&[u8], Kind)>,
             sums: &mut [__m256i; 3],
         ) {
             let keys = self.aes().round_keys();
             let rounds = self.aes().rounds();
-            let Some(x) = x else {
+            let Some((x, kind)) = hashed else {
                 // The first batch of an encryption: AES alone.
                 let k = round_key(&keys[0]);
                 for sj in s.iter_mut() {

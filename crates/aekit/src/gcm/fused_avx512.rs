@@ -225,15 +225,14 @@ pub(crate) use unsupported::FusedAvx512;
 #[cfg(target_arch = "x86_64")]
 mod imp {
     use core::arch::x86_64::{
-        __m128i, __m512i, __mmask8, _MM_PERM_BADC, _mm_set_epi32, _mm_set_epi64x,
-        _mm_setzero_si128, _mm_shuffle_epi8, _mm_storeu_si128, _mm_xor_si128, _mm512_add_epi32,
-        _mm512_aesenc_epi128, _mm512_aesenclast_epi128, _mm512_broadcast_i32x4,
-        _mm512_castsi512_si128, _mm512_clmulepi64_epi128, _mm512_loadu_si512,
-        _mm512_mask_blend_epi64, _mm512_mask_broadcast_i32x4, _mm512_mask_storeu_epi8,
-        _mm512_mask_storeu_epi64, _mm512_maskz_loadu_epi8, _mm512_maskz_loadu_epi64,
-        _mm512_maskz_mov_epi8, _mm512_maskz_mov_epi64, _mm512_set_epi32, _mm512_setzero_si512,
-        _mm512_shuffle_epi8, _mm512_shuffle_epi32, _mm512_storeu_si512, _mm512_ternarylogic_epi32,
-        _mm512_xor_si512, _mm512_zextsi128_si512,
+        __m128i, __m512i, __mmask8, _MM_PERM_BADC, _mm_set_epi64x, _mm_setzero_si128,
+        _mm_shuffle_epi8, _mm_storeu_si128, _mm_xor_si128, _mm512_add_epi32, _mm512_aesenc_epi128,
+        _mm512_aesenclast_epi128, _mm512_castsi512_si128, _mm512_clmulepi64_epi128,
+        _mm512_loadu_si512, _mm512_mask_blend_epi64, _mm512_mask_broadcast_i32x4,
+        _mm512_mask_storeu_epi8, _mm512_mask_storeu_epi64, _mm512_maskz_loadu_epi8,
+        _mm512_maskz_loadu_epi64, _mm512_maskz_mov_epi8, _mm512_maskz_mov_epi64, _mm512_set_epi32,
+        _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_shuffle_epi32, _mm512_storeu_si512,
+        _mm512_ternarylogic_epi32, _mm512_xor_si512, _mm512_zextsi128_si512,
     };
 
     use core::mem::MaybeUninit;
@@ -247,7 +246,8 @@ mod imp {
     use super::super::supplied_avx512;
     use crate::aes::ni::Ni;
     use crate::aes::vaes::{
-        RoundKeys, Vaes, broadcast_keys, counter_blocks, counter_start, encrypt, load_block,
+        RoundKeys, Vaes, broadcast_keys, counter_blocks, counter_start, counter_start_from,
+        encrypt, load_block,
     };
     use crate::aes::{Block, BlockCipher, KeySchedule};
     use crate::gcm::fused_ni;
@@ -665,11 +665,12 @@ mod imp {
             }
             let mut prev = last_round::<ENCRYPT>(&s, k[N - 1], at(0));
             let mut i = 1;
-            // The chunks hashed in this loop (all but the last) go in pairs, the odd one out alone
-            // first: an iteration whose first half is skipped. One call
-            // site per product form and reduction, so that the compiler
-            // inlines both (with two call sites of the reducing form it
-            // kept it out of line for AES-256, 10–15 % slower).
+            // The chunks hashed in this loop (all but the last) go in
+            // pairs, the odd one out alone first: an iteration whose first
+            // half is skipped. One call site per product form and
+            // reduction, so that the compiler inlines both (with two call
+            // sites of the reducing form it kept it out of line for
+            // AES-256, 10–15 % slower).
             let mut carry = Wide::zero();
             let mut alone = (chunks - i) % 2 == 1;
             while i < chunks {
@@ -1044,10 +1045,31 @@ mod imp {
         #[inline]
         #[target_feature(enable = "avx512f,avx512bw")]
         fn reversed(&self) -> __m512i {
-            let lane0 = _mm512_broadcast_i32x4(_mm512_castsi512_si128(self.be));
-            _mm512_add_epi32(
-                _mm512_shuffle_epi8(lane0, bswap_mask()),
-                _mm512_set_epi32(0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0),
+            counter_start_from(_mm512_castsi512_si128(self.be))
+        }
+
+        /// `l[i]` in byte 15 of lane i (the top byte of its dword 3, the
+        /// count's low byte in spec byte order), zero elsewhere.
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn byte15(l: [i32; 4]) -> __m512i {
+            _mm512_set_epi32(
+                l[3] << 24,
+                0,
+                0,
+                0,
+                l[2] << 24,
+                0,
+                0,
+                0,
+                l[1] << 24,
+                0,
+                0,
+                0,
+                l[0] << 24,
+                0,
+                0,
+                0,
             )
         }
 
@@ -1055,7 +1077,7 @@ mod imp {
         #[inline]
         #[target_feature(enable = "avx512f,avx512bw")]
         fn next16(&mut self) -> [__m512i; 4] {
-            let top = |n: i32| _mm512_broadcast_i32x4(_mm_set_epi32(n << 24, 0, 0, 0));
+            let top = |n: i32| Self::byte15([n; 4]);
             let s = if self.low & 0xff < 0xf0 {
                 let be = self.be;
                 self.be = _mm512_add_epi32(be, top(16));
@@ -1098,32 +1120,11 @@ mod imp {
                 }
                 return s;
             }
-            // Byte 15 of each lane (the top byte of its dword 3).
-            let byte15 = |l: [i32; 4]| {
-                _mm512_set_epi32(
-                    l[3] << 24,
-                    0,
-                    0,
-                    0,
-                    l[2] << 24,
-                    0,
-                    0,
-                    0,
-                    l[1] << 24,
-                    0,
-                    0,
-                    0,
-                    l[0] << 24,
-                    0,
-                    0,
-                    0,
-                )
-            };
             // Lane l of register j: (2 + l) ⊕ (2 + 4j + l) turns be's lane
             // into block 4j + l.
-            let offsets = |j: i32| byte15([0, 1, 2, 3].map(|l| (2 + l) ^ (2 + 4 * j + l)));
+            let offsets = |j: i32| Self::byte15([0, 1, 2, 3].map(|l| (2 + l) ^ (2 + 4 * j + l)));
             let be = self.be;
-            let next = _mm512_add_epi32(be, byte15([16; 4]));
+            let next = _mm512_add_epi32(be, Self::byte15([16; 4]));
             // Lanes 0 and 1 from `be` (blocks 12, 13: 2 ⊕ 14, 3 ⊕ 15),
             // lanes 2 and 3 from `next` (blocks 14, 15: 4 ⊕ 0, 5 ⊕ 1).
             let last = _mm512_mask_blend_epi64(0xf0, be, next);
@@ -1131,7 +1132,7 @@ mod imp {
                 _mm512_xor_si512(be, k0),
                 xor3(be, k0, offsets(1)),
                 xor3(be, k0, offsets(2)),
-                xor3(last, k0, byte15([12, 12, 4, 4])),
+                xor3(last, k0, Self::byte15([12, 12, 4, 4])),
             ];
             self.be = next;
             self.low = self.low.wrapping_add(16);
