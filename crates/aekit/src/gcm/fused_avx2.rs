@@ -110,20 +110,24 @@
 //! Fewer than sixteen blocks go through `ni`'s `ctr32` (eight XMM blocks in
 //! flight) and `clmul`'s `update_blocks` (eight per reduction).
 //!
-//! A whole message with a 96-bit IV goes through no `State`. A long one
-//! runs this kernel's loop over its whole batches (the AAD hashed first,
-//! Y_1 = IV ‖ 2 on) and ends in `ni-clmul`'s end of a whole message
-//! (`FusedNi::whole_from`): the last 0–255 bytes through its eight-block
-//! loop and its last batch, E(K, Y_0) in that batch's spare lane, the
-//! lengths block in the last reduction. A short one (below two batches
-//! encrypting, one decrypting: `takes_ni`) takes `ni-clmul`'s
-//! whole-message paths ([`Kernel::crypt_short`]) whole: the kernel holds a
-//! `FusedNi` (its `ni` and `clmul` keys are this kernel's, plus its 256
-//! bytes of batch-ordered powers). Up to seven blocks that is one AES
-//! batch with E(K, Y_0) in it and one reduction with the lengths block;
-//! beyond, `ni-clmul`'s stitched eight-block loop and a last batch with
-//! Y_0 in its spare lane. Out of place, a long message is copied first
-//! and run in place.
+//! A whole message with a 96-bit IV goes through no `State`. From one
+//! batch up it runs this kernel's loop over its whole batches (the AAD
+//! hashed first, Y_1 = IV ‖ 2 on) and ends in `ni-clmul`'s end of a whole
+//! message (`FusedNi::whole_from`): the last 0–255 bytes through its
+//! eight-block loop and its last batch, the lengths block in the last
+//! reduction. E(K, Y_0) is made before the loop, one block through
+//! AES-NI: an independent chain that the core runs beside the loop's first
+//! batch, where after the loop its ten rounds were the last thing the tag
+//! waited for (and for a message of whole batches a batch of eight AES
+//! blocks was run for that one). The loop hands its counter and GHASH
+//! value to that end in registers. A message below one batch
+//! (`takes_ni`) takes `ni-clmul`'s whole-message paths
+//! ([`Kernel::crypt_short`]) whole: the kernel holds a `FusedNi` (its `ni`
+//! and `clmul` keys are this kernel's, plus its 256 bytes of batch-ordered
+//! powers). Up to seven blocks that is one AES batch with E(K, Y_0) in it
+//! and one reduction with the lengths block; beyond, `ni-clmul`'s stitched
+//! eight-block loop and a last batch with Y_0 in its spare lane. Out of
+//! place, a long message is copied first and run in place.
 //!
 //! Measured forced on an Intel Xeon with AVX-512 (Sapphire Rapids class;
 //! AES-NI and VAES issue there as on Zen 3, two 128-bit or two 256-bit
@@ -133,12 +137,15 @@
 //! lengths block each on their own): 128 B 205 / 177 → 113 / 106, 256 B
 //! 213 / 174 → 160 / 150 (`ni-clmul`'s paths), 768 B 288 / 254 → 263 /
 //! 231, 1 KiB 332 / 300 → 306 / 277, 1500 B 537 / 503 → 432 / 377, 4 KiB
-//! 902 / 855 → 873 / 829 (this kernel's loop and `ni-clmul`'s end). Where
-//! the two meet: `ni-clmul`'s paths against this kernel's, 256 B 167 / 160
-//! against 179 / 145, 448 B 225 against 238 (encryption), 512 B 264 / 256
-//! against 210 / 190; AES-256 alike (256 B 189 / 187 against 197 / 168,
-//! 512 B 298 / 297 against 243 / 217). Encryption's first batch has no
-//! products beside its rounds, so its loop pays a batch later.
+//! 902 / 855 → 873 / 829 (this kernel's loop and `ni-clmul`'s end). Then
+//! E(K, Y_0) made before the loop and the loop's results kept in
+//! registers: 512 B 208 / 192 → 159 / 152, 768 B 248 / 233 → 202 / 199,
+//! 1 KiB 291 / 276 → 248 / 240; with that, this kernel's path wins from
+//! one batch in both directions (256 B encryption 168 through `ni-clmul`
+//! against 111 here, AES-256 190 against 124; decryption, which took this
+//! path from one batch already, 121 against 121). Encryption's first
+//! batch has no products beside its rounds, so its loop pays a batch
+//! later.
 //!
 //! # Constant-time
 //!
@@ -182,10 +189,10 @@ pub(crate) use unsupported::FusedAvx2;
 #[cfg(target_arch = "x86_64")]
 mod imp {
     use core::arch::x86_64::{
-        __m128i, __m256i, _mm_loadu_si128, _mm256_add_epi32, _mm256_aesenc_epi128,
-        _mm256_aesenclast_epi128, _mm256_broadcastsi128_si256, _mm256_castsi256_si128,
-        _mm256_loadu_si256, _mm256_set_epi32, _mm256_setzero_si256, _mm256_shuffle_epi8,
-        _mm256_storeu_si256, _mm256_xor_si256, _mm256_zextsi128_si256,
+        __m128i, __m256i, _mm_cvtsi128_si32, _mm_loadu_si128, _mm256_add_epi32,
+        _mm256_aesenc_epi128, _mm256_aesenclast_epi128, _mm256_broadcastsi128_si256,
+        _mm256_castsi256_si128, _mm256_loadu_si256, _mm256_set_epi32, _mm256_setzero_si256,
+        _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_xor_si256, _mm256_zextsi128_si256,
     };
 
     use core::arch::asm;
@@ -207,15 +214,10 @@ mod imp {
     const BATCH: usize = 16 * 16;
 
     /// Whether a whole message of `len` bytes takes `ni-clmul`'s
-    /// whole-message paths: below two of the loop's batches encrypting,
-    /// one decrypting (the module header's "The tail, and short
-    /// messages"). Encryption's first batch has no products beside its
-    /// rounds, so its loop pays later.
-    fn takes_ni(len: usize, direction: Direction) -> bool {
-        len < match direction {
-            Direction::Encrypt => 2 * BATCH,
-            Direction::Decrypt => BATCH,
-        }
+    /// whole-message paths: below one of the loop's batches (the module
+    /// header's "The tail, and short messages").
+    fn takes_ni(len: usize) -> bool {
+        len < BATCH
     }
 
     /// Proof that this CPU has AVX2, VAES and VPCLMULQDQ: zero-sized, and
@@ -287,7 +289,7 @@ mod imp {
             data: &mut [u8],
             direction: Direction,
         ) -> Option<Block> {
-            if takes_ni(data.len(), direction) {
+            if takes_ni(data.len()) {
                 return self.ni.crypt_short(iv, aad, data, direction);
             }
             // SAFETY: `self._cpu` proves AVX2, VAES and VPCLMULQDQ;
@@ -304,7 +306,7 @@ mod imp {
             out: &'o mut [MaybeUninit<u8>],
             direction: Direction,
         ) -> Result<Block, &'o mut [MaybeUninit<u8>]> {
-            if !takes_ni(input.len(), direction) {
+            if !takes_ni(input.len()) {
                 return Err(out);
             }
             self.ni.crypt_short_into(iv, aad, input, out, direction)
@@ -388,6 +390,10 @@ mod imp {
             data: &mut [u8],
             direction: Direction,
         ) -> Block {
+            // E(K, Y_0) first: an independent chain the core runs beside
+            // the loop, where at the end it would wait for its ten rounds.
+            // SAFETY: the features are enabled here.
+            let tag_mask = unsafe { self.ni.tag_mask(iv) };
             let mut y = [0u8; 16];
             self.ghash().update_padded(&mut y, aad);
             let mut counter = [0u8; 16];
@@ -396,7 +402,8 @@ mod imp {
             let lengths = (aad.len(), data.len());
             let (bulk, rest) = data.split_at_mut(data.len() / BATCH * BATCH);
             // SAFETY: the features are enabled here.
-            unsafe { self.crypt(&mut counter, &mut y, bulk, direction) };
+            let (_, acc) =
+                unsafe { self.batches(clmul::load(&counter), clmul::load(&y), bulk, direction) };
             // A 96-bit IV's message has fewer than 2^32 blocks: no wrap.
             let next = 2 + (bulk.len() / 16) as u32;
             // SAFETY: the features are enabled here; in place, so `rest`
@@ -405,11 +412,12 @@ mod imp {
                 self.ni.whole_from(
                     iv,
                     next,
-                    clmul::load(&y),
+                    acc,
                     lengths,
                     None,
                     as_uninit(rest),
                     direction,
+                    Some(tag_mask),
                 )
             }
         }
@@ -428,21 +436,49 @@ mod imp {
             data: &mut [u8],
             direction: Direction,
         ) {
+            let batches = data.len() / BATCH;
+            let (body, rest) = data.split_at_mut(batches * BATCH);
+            // SAFETY: the features are enabled here.
+            let (next, acc) =
+                unsafe { self.batches(clmul::load(counter), clmul::load(y), body, direction) };
+            clmul::store(y, acc);
+            clmul::store(counter, next);
+            // The rest: every batch is hashed, in both directions.
+            finish_two_pass(self, counter, y, rest, (0, BATCH), direction);
+        }
+
+        /// The loop over `body`'s whole batches from counter block
+        /// `counter` with GHASH value `acc` (both as `clmul::load` reads
+        /// them: the counter byte-reversed, its count in dword 0), every
+        /// batch hashed (the last of an encryption after the loop).
+        /// Returns the next counter block and the GHASH value, the same
+        /// way.
+        ///
+        /// # Safety
+        ///
+        /// The CPU must support AVX2, VAES, VPCLMULQDQ, PCLMULQDQ and SSSE3.
+        #[target_feature(enable = "avx2,vaes,vpclmulqdq,pclmulqdq,ssse3")]
+        unsafe fn batches(
+            &self,
+            counter: __m128i,
+            acc: __m128i,
+            body: &mut [u8],
+            direction: Direction,
+        ) -> (__m128i, __m128i) {
+            debug_assert_eq!(body.len() % BATCH, 0);
             let reverse = _mm256_broadcastsi128_si256(clmul::byte_reverse_mask());
-            let acc = clmul::load(y);
             // Byte-reversed counter blocks (ctr, ctr + 1): dword 0 of each
             // lane is the 32-bit count.
             let mut ctr = _mm256_add_epi32(
-                _mm256_broadcastsi128_si256(clmul::load(counter)),
+                _mm256_broadcastsi128_si256(counter),
                 _mm256_set_epi32(0, 0, 0, 1, 0, 0, 0, 0),
             );
             let two = _mm256_set_epi32(0, 0, 0, 2, 0, 0, 0, 2);
             let sixteen = _mm256_set_epi32(0, 0, 0, 16, 0, 0, 0, 16);
             // The count of lane 0 of `ctr`.
-            let mut low = u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]);
+            let mut low = _mm_cvtsi128_si32(counter) as u32;
 
-            let batches = data.len() / BATCH;
-            let (body, _) = data.split_at_mut(batches * BATCH);
+            let batches = body.len() / BATCH;
             // Hashed batches go in pairs, one reduction per pair, the odd
             // one out alone first (encryption hashes all but the last
             // here).
@@ -508,12 +544,8 @@ mod imp {
                 // readable bytes.
                 acc = unsafe { hash_batch(last, &self.powers, acc) };
             }
-
-            clmul::store(y, acc);
-            clmul::store(counter, _mm256_castsi256_si128(ctr)); // lane 0: the next count
-            // The rest: every batch is hashed, in both directions.
-            let rest = &mut data[batches * BATCH..];
-            finish_two_pass(self, counter, y, rest, (0, BATCH), direction);
+            // Lane 0 of `ctr`: the next counter block.
+            (_mm256_castsi256_si128(ctr), acc)
         }
 
         /// Runs the eight counter-block pairs `s` through AES while folding

@@ -611,7 +611,26 @@ mod imp {
             self.ghash.update_padded(&mut y, aad);
             let lengths = (aad.len(), out.len());
             // SAFETY: passed on from the caller; Y_1 = IV ‖ 2.
-            unsafe { self.whole_from(iv, 2, clmul::load(&y), lengths, input, out, direction) }
+            unsafe { self.whole_from(iv, 2, clmul::load(&y), lengths, input, out, direction, None) }
+        }
+
+        /// E(K, Y_0) for a 96-bit IV, Y_0 = IV ‖ 0^31 ‖ 1: the tag's mask.
+        ///
+        /// # Safety
+        ///
+        /// The CPU must support AES-NI and SSE2.
+        #[inline]
+        #[target_feature(enable = "aes,sse2,sse4.1")]
+        pub(crate) unsafe fn tag_mask(&self, iv: &[u8; 12]) -> __m128i {
+            let mut prefix = [0u8; 16];
+            prefix[..12].copy_from_slice(iv);
+            // SAFETY: the features `counter_blocks` and `encrypt` need are
+            // enabled here.
+            unsafe {
+                let mut y0 = ni::counter_blocks::<1>(&prefix, 1);
+                self.aes.encrypt(&mut y0);
+                y0[0]
+            }
         }
 
         /// The end of a whole message with a 96-bit IV whose associated
@@ -624,7 +643,9 @@ mod imp {
         /// associated data's and the whole message's bytes) hashed with one
         /// reduction. Returns the full tag, every byte of `out` written.
         /// (`vaes-avx2` runs its own loop over a long message's first
-        /// bytes and ends it here.)
+        /// bytes and ends it here, with E(K, Y_0) made before its loop as
+        /// `tag_mask`: then Y_0 takes no lane, and nothing is left to
+        /// encrypt when the message ends on a whole batch.)
         ///
         /// # Safety
         ///
@@ -640,6 +661,7 @@ mod imp {
             input: Option<&[u8]>,
             out: &mut [MaybeUninit<u8>],
             direction: Direction,
+            tag_mask: Option<__m128i>,
         ) -> Block {
             let n = out.len();
             // IV ‖ 0^31 ‖ 1: Y_0, and the prefix of every counter block.
@@ -664,12 +686,13 @@ mod imp {
                 None => unsafe { assume_init(rest) },
             };
 
-            // The last AES batch: lane 0 is Y_0 = IV ‖ 1, lanes 1.. the
-            // blocks left; with eight left (a partial eighth), Y_0 goes
-            // alone.
+            // The last AES batch: lane 0 is Y_0 = IV ‖ 1 (unless E(K, Y_0)
+            // was given), lanes 1.. the blocks left; with eight left (a
+            // partial eighth), Y_0 goes alone. With nothing left to encrypt
+            // or hash, and E(K, Y_0) given, there is no batch.
             let left = rest.len().div_ceil(16);
             let next = next.wrapping_add(8 * batches as u32);
-            let lane0_is_y0 = left < 8;
+            let lane0_is_y0 = left < 8 && tag_mask.is_none();
             // SAFETY: the features `counter_blocks` needs are enabled here.
             let mut s = unsafe {
                 let mut s = ni::counter_blocks::<8>(&j0, next.wrapping_sub(u32::from(lane0_is_y0)));
@@ -688,16 +711,15 @@ mod imp {
                 // SAFETY: `x` is the last whole batch's 128 bytes; the
                 // features `stitch` needs are enabled here.
                 Some(x) => acc = unsafe { self.stitch(&mut s, x, acc) },
+                None if left == 0 && tag_mask.is_some() => {}
                 // SAFETY: the features `encrypt` needs are enabled here.
                 None => unsafe { self.aes.encrypt(&mut s) },
             }
-            let tag_mask = if lane0_is_y0 {
-                s[0]
-            } else {
-                let mut y0 = [y0];
-                // SAFETY: the features `encrypt` needs are enabled here.
-                unsafe { self.aes.encrypt(&mut y0) };
-                y0[0]
+            let tag_mask = match tag_mask {
+                Some(mask) => mask,
+                None if lane0_is_y0 => s[0],
+                // SAFETY: the features `tag_mask` needs are enabled here.
+                None => unsafe { self.tag_mask(iv) },
             };
 
             // The blocks left, zero-padded, then the lengths block, in

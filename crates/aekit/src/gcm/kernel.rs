@@ -408,7 +408,7 @@ pub(crate) mod tests {
         };
         let lengths = (0..=2100usize).filter(|n| {
             let r = n % 256;
-            r <= 20 || r >= 236 || n % 37 == 0
+            r <= 20 || r >= 236 || (124..=132).contains(&r) || n % 37 == 0
         });
         let mut taken_into = 0;
         for n in lengths {
@@ -448,7 +448,7 @@ pub(crate) mod tests {
     }
 
     /// `ni-clmul`'s and `vaes-avx2`'s whole-message paths (`vaes-avx2`'s
-    /// out-of-place path is `ni-clmul`'s, below 768 bytes);
+    /// out-of-place path is `ni-clmul`'s, below one 256-byte batch);
     /// `vaes-avx512`'s test is in its module (both product forms).
     #[test]
     fn whole_messages_match_the_general_path() {
