@@ -137,7 +137,12 @@
 //!   batch for the fewer than eight blocks left with Y_0 in its spare lane,
 //!   stitched (when encrypting) with the products of the last whole batch,
 //!   which would otherwise be hashed alone; the blocks left and the
-//!   lengths block share one reduction, their products in registers.
+//!   lengths block share one reduction, their products in registers. A
+//!   message of whole batches has no block left to run beside Y_0: it
+//!   makes E(K, Y_0) first, beside the loop, and runs no last AES batch
+//!   (Intel Xeon with AVX-512, forced, AES-128 TSC cycles per call,
+//!   encryption / decryption: 1 KiB 455 / 448 → 445 / 431, 384 B 217 /
+//!   207 → 201 / 192).
 //!
 //! Out of place ([`Kernel::crypt_short_into`], `encrypt_detached_into`
 //! and the bindings' new objects), the longer messages read the input and
@@ -610,8 +615,23 @@ mod imp {
             let mut y = [0u8; 16];
             self.ghash.update_padded(&mut y, aad);
             let lengths = (aad.len(), out.len());
+            // A message of whole batches has no block left to run beside
+            // Y_0 at the end: E(K, Y_0) is made first, beside the loop.
+            // SAFETY: the features `tag_mask` needs are enabled here.
+            let tag_mask = (out.len() % BATCH == 0).then(|| unsafe { self.tag_mask(iv) });
             // SAFETY: passed on from the caller; Y_1 = IV ‖ 2.
-            unsafe { self.whole_from(iv, 2, clmul::load(&y), lengths, input, out, direction, None) }
+            unsafe {
+                self.whole_from(
+                    iv,
+                    2,
+                    clmul::load(&y),
+                    lengths,
+                    input,
+                    out,
+                    direction,
+                    tag_mask,
+                )
+            }
         }
 
         /// E(K, Y_0) for a 96-bit IV, Y_0 = IV ‖ 0^31 ‖ 1: the tag's mask.
@@ -688,11 +708,13 @@ mod imp {
 
             // The last AES batch: lane 0 is Y_0 = IV ‖ 1 (unless E(K, Y_0)
             // was given), lanes 1.. the blocks left; with eight left (a
-            // partial eighth), Y_0 goes alone. With nothing left to encrypt
-            // or hash, and E(K, Y_0) given, there is no batch.
+            // partial eighth), Y_0 goes alone. With nothing left and E(K,
+            // Y_0) given there is no batch: an encryption's last whole
+            // batch, which it would have hashed, is hashed on its own.
             let left = rest.len().div_ceil(16);
             let next = next.wrapping_add(8 * batches as u32);
             let lane0_is_y0 = left < 8 && tag_mask.is_none();
+            let no_batch = left == 0 && tag_mask.is_some();
             // SAFETY: the features `counter_blocks` needs are enabled here.
             let mut s = unsafe {
                 let mut s = ni::counter_blocks::<8>(&j0, next.wrapping_sub(u32::from(lane0_is_y0)));
@@ -707,11 +729,21 @@ mod imp {
                 }
                 _ => None,
             };
+            let reflect = |x| _mm_shuffle_epi8(x, clmul::byte_reverse_mask());
             match previous {
+                Some(x) if no_batch => {
+                    let mut last = [_mm_setzero_si128(); 8];
+                    for (j, block) in last.iter_mut().enumerate() {
+                        // SAFETY: `x` is the last whole batch's 128 bytes;
+                        // MOVDQU needs no alignment.
+                        *block = reflect(unsafe { _mm_loadu_si128(x.add(16 * j).cast()) });
+                    }
+                    acc = self.fold(acc, &last);
+                }
                 // SAFETY: `x` is the last whole batch's 128 bytes; the
                 // features `stitch` needs are enabled here.
                 Some(x) => acc = unsafe { self.stitch(&mut s, x, acc) },
-                None if left == 0 && tag_mask.is_some() => {}
+                None if no_batch => {}
                 // SAFETY: the features `encrypt` needs are enabled here.
                 None => unsafe { self.aes.encrypt(&mut s) },
             }
@@ -723,10 +755,8 @@ mod imp {
             };
 
             // The blocks left, zero-padded, then the lengths block, in
-            // registers: (Y ⊕ X_1)·H^k ⊕ … ⊕ L·H in Karatsuba's form with
-            // one reduction (two groups when a partial eighth block makes
-            // them nine).
-            let reflect = |x| _mm_shuffle_epi8(x, clmul::byte_reverse_mask());
+            // registers, with one reduction (two groups when a partial
+            // eighth block makes them nine).
             let mut hashed = [_mm_setzero_si128(); 9];
             let first = usize::from(lane0_is_y0);
             for (j, chunk) in rest.chunks_mut(16).enumerate() {
@@ -739,20 +769,29 @@ mod imp {
             // len(A) ‖ len(C) in bits as the reflected integer: len(A) is
             // the high qword.
             hashed[left] = _mm_set_epi64x((aad_len as i64) << 3, (total as i64) << 3);
-            let powers = self.ghash.powers();
             for group in hashed[..=left].chunks(8) {
-                let mut sum = clmul::KaratsubaSum::zero();
-                for (i, &x) in group.iter().enumerate() {
-                    let x = if i == 0 { _mm_xor_si128(x, acc) } else { x };
-                    sum = sum.add(x, clmul::to_m128(powers[group.len() - 1 - i]));
-                }
-                acc = clmul::reduce(sum.wide());
+                acc = self.fold(acc, group);
             }
             let y = reflect(acc);
             let mut tag = [0u8; 16];
             // SAFETY: `tag` is 16 bytes; MOVDQU needs no alignment.
             unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(y, tag_mask)) };
             tag
+        }
+
+        /// GHASH of the (reflected) `blocks`, at most eight, folded into
+        /// `acc`: (acc ⊕ X_1)·H^k ⊕ … ⊕ X_k·H in Karatsuba's form, one
+        /// reduction.
+        #[inline]
+        #[target_feature(enable = "pclmulqdq,sse2")]
+        fn fold(&self, acc: __m128i, blocks: &[__m128i]) -> __m128i {
+            let powers = self.ghash.powers();
+            let mut sum = clmul::KaratsubaSum::zero();
+            for (i, &x) in blocks.iter().enumerate() {
+                let x = if i == 0 { _mm_xor_si128(x, acc) } else { x };
+                sum = sum.add(x, clmul::to_m128(powers[blocks.len() - 1 - i]));
+            }
+            clmul::reduce(sum.wide())
         }
 
         /// Runs the eight counter blocks `s` through AES, in place, while
