@@ -618,7 +618,10 @@ mod imp {
             // A message of whole batches has no block left to run beside
             // Y_0 at the end: E(K, Y_0) is made first, beside the loop.
             // SAFETY: the features `tag_mask` needs are enabled here.
-            let tag_mask = (out.len() % BATCH == 0).then(|| unsafe { self.tag_mask(iv) });
+            let tag_mask = out
+                .len()
+                .is_multiple_of(BATCH)
+                .then(|| unsafe { self.tag_mask(iv) });
             // SAFETY: passed on from the caller; Y_1 = IV ‖ 2.
             unsafe {
                 self.whole_from(
