@@ -513,6 +513,25 @@ mod imp {
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xC2,
     ]);
 
+    /// len(A) ‖ len(C) in bits as the reflected integer: len(A) is the
+    /// high qword.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn lengths_block(aad_len: usize, total: usize) -> __m128i {
+        _mm_set_epi64x((aad_len as i64) << 3, (total as i64) << 3)
+    }
+
+    /// The full tag from the GHASH value (reflected) and E(K, Y_0).
+    #[inline]
+    #[target_feature(enable = "ssse3,sse2")]
+    fn tag(acc: __m128i, tag_mask: __m128i) -> Block {
+        let y = _mm_shuffle_epi8(acc, clmul::byte_reverse_mask());
+        let mut tag = [0u8; 16];
+        // SAFETY: `tag` is 16 bytes; MOVDQU needs no alignment.
+        unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(y, tag_mask)) };
+        tag
+    }
+
     impl FusedNi {
         /// The one-pass loop; the contract of [`Kernel::crypt_blocks`].
         ///
@@ -769,17 +788,26 @@ mod imp {
                     Direction::Decrypt => input,
                 });
             }
-            // len(A) ‖ len(C) in bits as the reflected integer: len(A) is
-            // the high qword.
-            hashed[left] = _mm_set_epi64x((aad_len as i64) << 3, (total as i64) << 3);
+            hashed[left] = lengths_block(aad_len, total);
             for group in hashed[..=left].chunks(8) {
                 acc = self.fold(acc, group);
             }
-            let y = reflect(acc);
-            let mut tag = [0u8; 16];
-            // SAFETY: `tag` is 16 bytes; MOVDQU needs no alignment.
-            unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(y, tag_mask)) };
-            tag
+            tag(acc, tag_mask)
+        }
+
+        /// The tag of a whole message whose blocks are all hashed into
+        /// `acc`: the lengths block (`lengths`: the associated data's and
+        /// the message's bytes) folded in, E(K, Y_0) = `tag_mask` added.
+        /// (`vaes-avx2`'s end for a message of whole batches.)
+        #[inline]
+        #[target_feature(enable = "pclmulqdq,ssse3,sse2")]
+        pub(crate) fn lengths_tag(
+            &self,
+            acc: __m128i,
+            (aad_len, total): (usize, usize),
+            tag_mask: __m128i,
+        ) -> Block {
+            tag(self.fold(acc, &[lengths_block(aad_len, total)]), tag_mask)
         }
 
         /// GHASH of the (reflected) `blocks`, at most eight, folded into
