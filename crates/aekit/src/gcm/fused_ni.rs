@@ -684,10 +684,11 @@ mod imp {
         /// and the blocks left and the lengths block (`lengths`: the
         /// associated data's and the whole message's bytes) hashed with one
         /// reduction. Returns the full tag, every byte of `out` written.
-        /// (`vaes-avx2` runs its own loop over a long message's first
-        /// bytes and ends it here, with E(K, Y_0) made before its loop as
-        /// `tag_mask`: then Y_0 takes no lane, and nothing is left to
-        /// encrypt when the message ends on a whole batch.)
+        /// `tag_mask` is E(K, Y_0) when the caller made it before its loop:
+        /// then Y_0 takes no lane, and when no block is left there is no
+        /// last batch (`whole` gives it for a message of whole batches;
+        /// `vaes-avx2`, which runs its own loop over a long message's
+        /// first bytes and ends it here when bytes are left, always).
         ///
         /// # Safety
         ///
