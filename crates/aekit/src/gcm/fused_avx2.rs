@@ -223,7 +223,7 @@ mod imp {
 
     use crate::aes::ni::Ni;
     use crate::aes::{Block, BlockCipher, KeySchedule};
-    use crate::gcm::fused_ni::{CONSTS, FusedNi};
+    use crate::gcm::fused_ni::{CONSTS, FusedNi, Kind, Pairing};
     use crate::gcm::kernel::{Kernel, finish_two_pass};
     use crate::gcm::out_of_place::as_uninit;
     use crate::gcm::state::Direction;
@@ -511,12 +511,10 @@ mod imp {
             // Hashed batches go in pairs, one reduction per pair, the odd
             // one out alone first (encryption hashes all but the last
             // here).
-            let hashed_here = match direction {
+            let mut pairing = Pairing::new(match direction {
                 Direction::Decrypt => batches,
                 Direction::Encrypt => batches.saturating_sub(1),
-            };
-            let mut alone = hashed_here % 2 == 1;
-            let mut open = false;
+            });
             // The GHASH value in the low lane of the sums' first register.
             let mut sums = [
                 _mm256_zextsi128_si256(acc),
@@ -568,20 +566,11 @@ mod imp {
                     Direction::Encrypt if i > 0 => Some(&done[(i - 1) * BATCH..]),
                     Direction::Encrypt => None,
                 };
-                let hashed = hashed.map(|x| {
-                    let kind = if alone {
-                        alone = false;
-                        Kind::Alone
-                    } else {
-                        open = !open;
-                        if open { Kind::Open } else { Kind::Close }
-                    };
-                    (x, kind)
-                });
+                let hashed = hashed.map(|x| (x, pairing.next()));
                 self.stitch(&mut s, hashed, &mut sums);
                 xor_into(out, &s);
             }
-            debug_assert!(!open, "hashed batches pair up");
+            debug_assert!(pairing.closed(), "hashed batches pair up");
             let mut acc = _mm256_castsi256_si128(sums[0]);
             if direction == Direction::Encrypt && batches > 0 {
                 // The last batch's ciphertext, hashed a batch behind: on
@@ -733,21 +722,6 @@ mod imp {
                 "vpxor xmm9, xmm9, xmm13\n",
             )
         };
-    }
-
-    /// What a stitched batch does with its products: the GHASH value
-    /// joins the first block (`Alone`, `Open`) or the sums come in from the
-    /// batch before (`Close`); the sums are reduced into the new GHASH
-    /// value (`Alone`, `Close`) or handed on unreduced (`Open`).
-    #[derive(Clone, Copy, PartialEq, Eq)]
-    enum Kind {
-        /// One batch, one reduction: times H^16 … H^1.
-        Alone,
-        /// The first of a pair: times H^32 … H^17, left unreduced.
-        Open,
-        /// The second of a pair: times H^16 … H^1, added to the first's
-        /// sums, one reduction for both.
-        Close,
     }
 
     /// The stitched batch as instructions: from intrinsics the compiler
