@@ -172,7 +172,14 @@
 //!
 //! Yes: VAES and VPCLMULQDQ take the same time for every operand, keys and
 //! powers are read at fixed indices, and the only branches are on the
-//! length and the direction.
+//! length, the direction and, for a 96-bit IV's counter
+//! (IV ‖ count, public), its count, which picks the counter blocks' fast
+//! path. A longer IV's J0 is GHASH(IV) under H, a function of the key: the
+//! general path ([`Kernel::crypt_blocks`]) that such a counter goes
+//! through never branches on it: the loop takes its fast paths only when
+//! told that the counter is public (`batches`' `public`). Memcheck with
+//! the secrets marked undefined (`crates/aekit-ctgrind`) caught a branch
+//! on such a count in `ni-clmul` before that rule.
 //!
 //! # Rejected
 //!
@@ -294,7 +301,19 @@ mod imp {
             debug_assert_eq!(data.len() % 16, 0);
             // SAFETY: `self._cpu` proves AVX2, VAES and VPCLMULQDQ;
             // `self.ni` proves AES-NI and PCLMULQDQ.
-            unsafe { self.crypt(counter, y, data, direction) }
+            unsafe { self.crypt(counter, y, data, direction, false) }
+        }
+
+        fn crypt_blocks_public(
+            &self,
+            counter: &mut Block,
+            y: &mut Block,
+            data: &mut [u8],
+            direction: Direction,
+        ) {
+            debug_assert_eq!(data.len() % 16, 0);
+            // SAFETY: as `crypt_blocks`'.
+            unsafe { self.crypt(counter, y, data, direction, true) }
         }
 
         /// A whole message with a 96-bit IV, no `State`: short ones
@@ -423,8 +442,15 @@ mod imp {
             let lengths = (aad.len(), data.len());
             let (bulk, rest) = data.split_at_mut(data.len() / BATCH * BATCH);
             // SAFETY: the features are enabled here.
-            let (_, acc) =
-                unsafe { self.batches(clmul::load(&counter), clmul::load(&y), bulk, direction) };
+            let (_, acc) = unsafe {
+                self.batches(
+                    clmul::load(&counter),
+                    clmul::load(&y),
+                    bulk,
+                    direction,
+                    true,
+                )
+            };
             if rest.is_empty() {
                 return self.ni.lengths_tag(acc, lengths, tag_mask);
             }
@@ -446,7 +472,8 @@ mod imp {
             }
         }
 
-        /// The one-pass loop; the contract of [`Kernel::crypt_blocks`].
+        /// The one-pass loop; the contract of [`Kernel::crypt_blocks`]
+        /// (`crypt_blocks_public` when `public`).
         ///
         /// # Safety
         ///
@@ -459,12 +486,20 @@ mod imp {
             y: &mut Block,
             data: &mut [u8],
             direction: Direction,
+            public: bool,
         ) {
             let batches = data.len() / BATCH;
             let (body, rest) = data.split_at_mut(batches * BATCH);
             // SAFETY: the features are enabled here.
-            let (next, acc) =
-                unsafe { self.batches(clmul::load(counter), clmul::load(y), body, direction) };
+            let (next, acc) = unsafe {
+                self.batches(
+                    clmul::load(counter),
+                    clmul::load(y),
+                    body,
+                    direction,
+                    public,
+                )
+            };
             clmul::store(y, acc);
             clmul::store(counter, next);
             // The rest: every batch is hashed, in both directions.
@@ -476,7 +511,10 @@ mod imp {
         /// them: the counter byte-reversed, its count in dword 0), every
         /// batch hashed (the last of an encryption after the loop).
         /// Returns the next counter block and the GHASH value, the same
-        /// way.
+        /// way. `public`: the counter is IV ‖ count for a 96-bit IV, which
+        /// the counter blocks' faster paths may branch on; otherwise (J0 =
+        /// GHASH(IV), the general path's) every batch takes the
+        /// branch-free way.
         ///
         /// # Safety
         ///
@@ -488,6 +526,7 @@ mod imp {
             acc: __m128i,
             body: &mut [u8],
             direction: Direction,
+            public: bool,
         ) -> (__m128i, __m128i) {
             debug_assert_eq!(body.len() % BATCH, 0);
             let reverse = _mm256_broadcastsi128_si256(clmul::byte_reverse_mask());
@@ -525,7 +564,11 @@ mod imp {
                 let (done, rest) = body.split_at_mut(i * BATCH);
                 let out = &mut rest[..BATCH];
                 let mut s = [keyed; 8];
-                if low & 0xf == 2 {
+                // Only a public counter (a 96-bit IV's, IV ‖ count) may
+                // choose the path: a longer IV's J0 is GHASH under H, and
+                // a branch on its bits would time the key. `public` is
+                // asked first, so a secret count is never looked at.
+                if public && low & 0xf == 2 {
                     // Counts 16m + 2 … 16m + 17 (a 96-bit IV's message, Y_1
                     // = IV ‖ 2, at every batch): byte 15 of register j < 7
                     // is that of register 0 XOR a constant (its low nibble
@@ -540,7 +583,7 @@ mod imp {
                         *sj = _mm256_xor_si256(from, keyed_step(j));
                     }
                     keyed = next;
-                } else if low & 0xff < 0xf0 {
+                } else if public && low & 0xff < 0xf0 {
                     // No count of the batch carries out of its low byte
                     // (byte 15, the top byte of dword 3 in spec order):
                     // one shuffle, then additions there.

@@ -78,7 +78,10 @@
 //! wrap of incr32). A whole message's counts are 2 more than a multiple
 //! of 16 at every iteration (Y_1 is count 2), and there each block with
 //! round 0 added is one three-way XOR of the register, the round key and
-//! a constant (`Counters::next16_keyed`).
+//! a constant (`Counters::next16_keyed`). These branches on the count are
+//! taken for a 96-bit IV's counter only (IV ‖ count, public:
+//! `Counters::public`); a longer IV's J0 is GHASH(IV) under H, a function
+//! of the key, and the general path's counters never branch on it.
 //!
 //! # The tail
 //!
@@ -366,18 +369,17 @@ mod imp {
             data: &mut [u8],
             direction: Direction,
         ) {
-            debug_assert_eq!(data.len() % 16, 0);
-            let (rk, h) = (self.aes.round_keys(), (self.ghash.powers(), &self.extra));
-            let enc = direction == Direction::Encrypt;
-            // SAFETY: `self.aes` exists, so VAES and AVX-512F/BW/VL were
-            // detected; `self.ghash` exists, so VPCLMULQDQ was.
-            unsafe {
-                if self.karatsuba {
-                    dispatch::<true>(self.aes.rounds(), enc, rk, h, counter, y, data);
-                } else {
-                    dispatch::<false>(self.aes.rounds(), enc, rk, h, counter, y, data);
-                }
-            }
+            self.blocks(counter, y, data, direction, false);
+        }
+
+        fn crypt_blocks_public(
+            &self,
+            counter: &mut Block,
+            y: &mut Block,
+            data: &mut [u8],
+            direction: Direction,
+        ) {
+            self.blocks(counter, y, data, direction, true);
         }
 
         fn crypt_short(
@@ -455,6 +457,31 @@ mod imp {
     }
 
     impl FusedAvx512 {
+        /// [`Kernel::crypt_blocks`], or `crypt_blocks_public` when
+        /// `public` (the counter's fast paths allowed, [`Counters`]).
+        fn blocks(
+            &self,
+            counter: &mut Block,
+            y: &mut Block,
+            data: &mut [u8],
+            direction: Direction,
+            public: bool,
+        ) {
+            debug_assert_eq!(data.len() % 16, 0);
+            let (rk, h) = (self.aes.round_keys(), (self.ghash.powers(), &self.extra));
+            let enc = direction == Direction::Encrypt;
+            let io = (counter, y, data, public);
+            // SAFETY: `self.aes` exists, so VAES and AVX-512F/BW/VL were
+            // detected; `self.ghash` exists, so VPCLMULQDQ was.
+            unsafe {
+                if self.karatsuba {
+                    dispatch::<true>(self.aes.rounds(), enc, rk, h, io);
+                } else {
+                    dispatch::<false>(self.aes.rounds(), enc, rk, h, io);
+                }
+            }
+        }
+
         /// [`whole`] for this key's size, product form and `direction`.
         /// (The buffers go as separate arguments: a tuple goes through
         /// memory, and [`whole`] read it back with a load wider than the
@@ -540,19 +567,17 @@ mod imp {
         encrypt: bool,
         rk: &RoundKeys,
         h: (&Powers, &Extra),
-        counter: &mut Block,
-        y: &mut Block,
-        data: &mut [u8],
+        io: (&mut Block, &mut Block, &mut [u8], bool),
     ) {
         // SAFETY: passed on from the caller.
         unsafe {
             match (rounds, encrypt) {
-                (10, true) => crypt::<11, true, KARATSUBA>(rk, h, counter, y, data),
-                (10, false) => crypt::<11, false, KARATSUBA>(rk, h, counter, y, data),
-                (12, true) => crypt::<13, true, KARATSUBA>(rk, h, counter, y, data),
-                (12, false) => crypt::<13, false, KARATSUBA>(rk, h, counter, y, data),
-                (_, true) => crypt::<15, true, KARATSUBA>(rk, h, counter, y, data),
-                (_, false) => crypt::<15, false, KARATSUBA>(rk, h, counter, y, data),
+                (10, true) => crypt::<11, true, KARATSUBA>(rk, h, io),
+                (10, false) => crypt::<11, false, KARATSUBA>(rk, h, io),
+                (12, true) => crypt::<13, true, KARATSUBA>(rk, h, io),
+                (12, false) => crypt::<13, false, KARATSUBA>(rk, h, io),
+                (_, true) => crypt::<15, true, KARATSUBA>(rk, h, io),
+                (_, false) => crypt::<15, false, KARATSUBA>(rk, h, io),
             }
         }
     }
@@ -568,7 +593,8 @@ mod imp {
         (r.ebx, r.edx, r.ecx) == (0x756e_6547, 0x4965_6e69, 0x6c65_746e)
     }
 
-    /// Counter mode and GHASH over whole blocks, `N` round keys, one pass.
+    /// Counter mode and GHASH over whole blocks, `N` round keys, one pass;
+    /// the counter public or not ([`Counters`]).
     ///
     /// # Safety
     /// The CPU must support VAES, VPCLMULQDQ and AVX-512F/BW/VL.
@@ -576,11 +602,13 @@ mod imp {
     unsafe fn crypt<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
         rk: &RoundKeys,
         (powers, extra): (&Powers, &Extra),
-        counter: &mut Block,
-        y: &mut Block,
-        data: &mut [u8],
+        (counter, y, data, public): (&mut Block, &mut Block, &mut [u8], bool),
     ) {
-        let mut ctr = Counters::new(counter);
+        let mut ctr = if public {
+            Counters::public(counter)
+        } else {
+            Counters::new(counter)
+        };
         let chunks = data.len() / 256;
         let p = data.as_mut_ptr();
         // SAFETY: in place: `p` is `data`, 256 · `chunks` bytes or more.
@@ -773,7 +801,7 @@ mod imp {
         let mut y1 = [0u8; 16];
         y1[..12].copy_from_slice(iv);
         y1[15] = 2;
-        let mut ctr = Counters::new(&y1);
+        let mut ctr = Counters::public(&y1);
         let chunks = n / 256;
         let done = 256 * chunks;
         // A message of whole chunks leaves [`finish`] no counter block to
@@ -1068,20 +1096,40 @@ mod imp {
     /// sixteen crosses a multiple of 256 and takes `vaes`'s path from the
     /// byte-reversed form (which also wraps the 32-bit count as incr32
     /// does), reversed from `be` there and back after.
+    ///
+    /// Only a public counter takes those paths: a 96-bit IV's (IV ‖
+    /// count, [`Counters::public`]). A longer IV's J0 is GHASH under H,
+    /// and a branch on its bits would time the key, so the general path's
+    /// counters ([`Counters::new`]) always take `vaes`'s branch-free one.
     #[derive(Clone, Copy)]
     pub(super) struct Counters {
         be: __m512i,
         /// The count of lane 0 of `be` (the low word of the counter block).
         low: u32,
+        /// Whether the count may be branched on (asked first, so that a
+        /// secret count is never looked at).
+        public: bool,
     }
 
     impl Counters {
+        /// Counters from `counter`, which may be secret: no branch on it.
         #[inline]
         #[target_feature(enable = "avx512f,avx512bw")]
         fn new(counter: &Block) -> Counters {
             Counters {
                 be: _mm512_shuffle_epi8(counter_start(counter), bswap_mask()),
                 low: u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]),
+                public: false,
+            }
+        }
+
+        /// Counters from a 96-bit IV's counter block, public.
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw")]
+        fn public(counter: &Block) -> Counters {
+            Counters {
+                public: true,
+                ..Counters::new(counter)
             }
         }
 
@@ -1125,7 +1173,7 @@ mod imp {
         #[target_feature(enable = "avx512f,avx512bw")]
         fn next16(&mut self) -> [__m512i; 4] {
             let top = |n: i32| Self::byte15([n; 4]);
-            let s = if self.low & 0xff < 0xf0 {
+            let s = if self.public && self.low & 0xff < 0xf0 {
                 let be = self.be;
                 self.be = _mm512_add_epi32(be, top(16));
                 [
@@ -1160,7 +1208,7 @@ mod imp {
         #[inline]
         #[target_feature(enable = "avx512f,avx512bw")]
         fn next16_keyed(&mut self, k0: __m512i) -> [__m512i; 4] {
-            if self.low & 0xff >= 0xf0 || self.low & 0xf != 2 {
+            if !self.public || self.low & 0xff >= 0xf0 || self.low & 0xf != 2 {
                 let mut s = self.next16();
                 for x in s.iter_mut() {
                     *x = _mm512_xor_si512(*x, k0);
@@ -1513,7 +1561,12 @@ mod imp {
                 let starts = [1u32, 0xffff_fff8, 0xffff_ff37].map(|s| (s, long));
                 for (start, lengths) in starts.into_iter().chain(near) {
                     for &blocks in lengths {
-                        for direction in [Direction::Encrypt, Direction::Decrypt] {
+                        for (direction, public) in [
+                            (Direction::Encrypt, false),
+                            (Direction::Decrypt, false),
+                            (Direction::Encrypt, true),
+                            (Direction::Decrypt, true),
+                        ] {
                             let mut c1 = [0x3cu8; 16];
                             c1[12..].copy_from_slice(&start.to_be_bytes());
                             let mut c2 = c1;
@@ -1521,10 +1574,16 @@ mod imp {
                             let mut d1: Vec<u8> =
                                 (0..16 * blocks).map(|i| (i * 7 + 3) as u8).collect();
                             let mut d2 = d1.clone();
-                            fused.crypt_blocks(&mut c1, &mut y1, &mut d1, direction);
+                            // The branch-free counters and the public
+                            // ones' fast paths.
+                            if public {
+                                fused.crypt_blocks_public(&mut c1, &mut y1, &mut d1, direction);
+                            } else {
+                                fused.crypt_blocks(&mut c1, &mut y1, &mut d1, direction);
+                            }
                             pair.crypt_blocks(&mut c2, &mut y2, &mut d2, direction);
                             let what = format!(
-                                "AES-{} karatsuba {karatsuba} start {start:#x} {blocks} blocks",
+                                "AES-{} karatsuba {karatsuba} start {start:#x} {blocks} blocks public {public}",
                                 key_len * 8
                             );
                             assert!(d1 == d2, "data, {what}");

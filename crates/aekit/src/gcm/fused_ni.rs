@@ -194,7 +194,14 @@
 //!
 //! Yes: the instructions take the same time for every operand, the round
 //! keys and powers are read at fixed indices, and the only branches are on
-//! the length and the direction.
+//! the length, the direction and, for a 96-bit IV's counter
+//! (IV ‖ count, public), its count, which picks the counter blocks' fast
+//! path. A longer IV's J0 is GHASH(IV) under H, a function of the key: the
+//! general path ([`Kernel::crypt_blocks`]) that such a counter goes
+//! through never branches on it: the loop takes its fast paths only when
+//! told that the counter is public (`batches`' `public`). Memcheck with
+//! the secrets marked undefined (`crates/aekit-ctgrind`) caught a branch
+//! on such a count in `ni-clmul` before that rule.
 //!
 //! # Rejected
 //!
@@ -307,7 +314,20 @@ impl Kernel for FusedNi {
         debug_assert_eq!(data.len() % 16, 0);
         // SAFETY: `self.aes` and `self.ghash` exist, so detection found
         // AES-NI, SSE4.1, PCLMULQDQ and SSSE3.
-        unsafe { self.crypt(counter, y, data, direction) }
+        unsafe { self.crypt(counter, y, data, direction, false) }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn crypt_blocks_public(
+        &self,
+        counter: &mut crate::aes::Block,
+        y: &mut crate::aes::Block,
+        data: &mut [u8],
+        direction: super::state::Direction,
+    ) {
+        debug_assert_eq!(data.len() % 16, 0);
+        // SAFETY: as `crypt_blocks`'.
+        unsafe { self.crypt(counter, y, data, direction, true) }
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -626,7 +646,8 @@ mod imp {
     }
 
     impl FusedNi {
-        /// The one-pass loop; the contract of [`Kernel::crypt_blocks`].
+        /// The one-pass loop; the contract of [`Kernel::crypt_blocks`]
+        /// (`crypt_blocks_public` when `public`).
         ///
         /// # Safety
         ///
@@ -638,14 +659,25 @@ mod imp {
             y: &mut Block,
             data: &mut [u8],
             direction: Direction,
+            public: bool,
         ) {
             let ctr = u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]);
             let batches = data.len() / BATCH;
             let p = data.as_mut_ptr();
             // SAFETY: in place: `p` is `batches` whole batches readable
             // and writable; the features `batches` needs are enabled here.
-            let acc =
-                unsafe { self.batches(counter, ctr, clmul::load(y), p, p, batches, direction) };
+            let acc = unsafe {
+                self.batches(
+                    counter,
+                    ctr,
+                    clmul::load(y),
+                    p,
+                    p,
+                    batches,
+                    direction,
+                    public,
+                )
+            };
             clmul::store(y, acc);
             let ctr = ctr.wrapping_add(8 * batches as u32);
             counter[12..].copy_from_slice(&ctr.to_be_bytes());
@@ -657,7 +689,10 @@ mod imp {
         /// writing `dst` (the same pointer in place), folding the
         /// ciphertext into `acc`; returns the GHASH value. Decryption
         /// hashes every batch it reads; encryption every batch it wrote
-        /// but the last, whose ciphertext the caller hashes.
+        /// but the last, whose ciphertext the caller hashes. `public`:
+        /// the counter is IV ‖ count for a 96-bit IV, which the keyed
+        /// counter blocks may branch on; otherwise (J0 = GHASH(IV), the
+        /// general path's) every batch takes the branch-free way.
         ///
         /// # Safety
         ///
@@ -676,6 +711,7 @@ mod imp {
             dst: *mut u8,
             batches: usize,
             direction: Direction,
+            public: bool,
         ) -> __m128i {
             // Hashed batches go in pairs, one reduction per pair, the odd
             // one out alone first (encryption hashes all but the last
@@ -703,7 +739,11 @@ mod imp {
                 let (input, output) = unsafe { (src.add(i * BATCH), dst.add(i * BATCH)) };
                 rev = _mm_add_epi32(rev, eight);
                 let next = _mm_xor_si128(_mm_shuffle_epi8(rev, reverse), k0);
-                let mut s = if ctr & 7 == 2 {
+                // Only a public counter (a 96-bit IV's, IV ‖ count) may
+                // choose the path: a longer IV's J0 is GHASH under H, and
+                // a branch on its bits would time the key. `public` is
+                // asked first, so a secret count is never looked at.
+                let mut s = if public && ctr & 7 == 2 {
                     // Counts 8m + 2 … 8m + 9 (a 96-bit IV's message, Y_1 =
                     // IV ‖ 2, at every batch): block j < 6 is the first
                     // keyed block XOR (2 ⊕ (2 + j)) in byte 15 (the low
@@ -872,7 +912,7 @@ mod imp {
             // SAFETY: `src` and `dst` are `n` bytes, the same buffer or
             // two that do not overlap (a shared and a mutable borrow);
             // the features `batches` needs are enabled here.
-            acc = unsafe { self.batches(&j0, next, acc, src, dst, batches, direction) };
+            acc = unsafe { self.batches(&j0, next, acc, src, dst, batches, direction, true) };
             let (body, rest) = out.split_at_mut(batches * BATCH);
             // The fewer than eight blocks left go in place.
             let rest = match input {

@@ -397,16 +397,18 @@ impl KernelOp for Split<'_> {
         let (pool, direction) = (self.pool, self.direction);
         let mut state = State::start(kernel, self.iv);
         state.aad(kernel, self.aad)?;
+        let public = state.public_counter();
         match self.text {
             Text::InPlace(buf) => {
                 state.crypt_with(kernel, buf, direction, |counter, y, blocks| {
-                    crypt_blocks_par(kernel, pool, counter, y, Text::InPlace(blocks), direction);
+                    let text = Text::InPlace(blocks);
+                    crypt_blocks_par(kernel, pool, counter, y, text, direction, public);
                 })?
             }
             Text::Into { input, out } => {
                 state.crypt_with_into(kernel, input, out, direction, |counter, y, input, out| {
                     let text = Text::Into { input, out };
-                    crypt_blocks_par(kernel, pool, counter, y, text, direction);
+                    crypt_blocks_par(kernel, pool, counter, y, text, direction, public);
                 })?
             }
         }
@@ -479,7 +481,8 @@ fn slice_blocks(blocks: usize, threads: usize, min_bytes: usize) -> usize {
 /// [`Kernel::crypt_blocks`] across the threads of `pool`: encrypts or
 /// decrypts `data` (whole blocks) in counter mode from `counter`, leaving
 /// it at the first unused value, and folds the ciphertext into the GHASH
-/// value `y`. The result equals the one-thread call's exactly.
+/// value `y`. The result equals the one-thread call's exactly. `public`:
+/// the counter is a 96-bit IV's (`Kernel::crypt_blocks_public`).
 fn crypt_blocks_par<K: Kernel + Sync>(
     kernel: &K,
     pool: &Pool,
@@ -487,6 +490,7 @@ fn crypt_blocks_par<K: Kernel + Sync>(
     y: &mut Block,
     data: Text<'_>,
     direction: Direction,
+    public: bool,
 ) {
     debug_assert_eq!(data.len() % 16, 0);
     let blocks = data.len() / 16;
@@ -525,7 +529,7 @@ fn crypt_blocks_par<K: Kernel + Sync>(
                     .unwrap_or_else(PoisonError::into_inner)
                     .take();
                 if let Some(slice) = slice {
-                    slice.run(kernel, &start, direction);
+                    slice.run(kernel, &start, direction, public);
                 }
             }
         };
@@ -596,16 +600,22 @@ impl Slice<'_> {
     /// time, each copied and then run in place while it is in L1 (as the
     /// one-thread out-of-place call does where its kernel has no
     /// one-pass path).
-    fn run<K: Kernel>(self, kernel: &K, start: &Block, direction: Direction) {
+    fn run<K: Kernel>(self, kernel: &K, start: &Block, direction: Direction, public: bool) {
         let mut counter = *start;
         add_to_counter(&mut counter, self.first_block);
+        let mut blocks = |counter: &mut Block, data: &mut [u8]| {
+            if public {
+                kernel.crypt_blocks_public(counter, self.y, data, direction);
+            } else {
+                kernel.crypt_blocks(counter, self.y, data, direction);
+            }
+        };
         match self.data {
-            Text::InPlace(data) => kernel.crypt_blocks(&mut counter, self.y, data, direction),
+            Text::InPlace(data) => blocks(&mut counter, data),
             Text::Into { input, out } => {
                 let passes = input.chunks(OUT_OF_PLACE_PASS);
                 for (input, out) in passes.zip(out.chunks_mut(OUT_OF_PLACE_PASS)) {
-                    let piece = copy_into(out, input);
-                    kernel.crypt_blocks(&mut counter, self.y, piece, direction);
+                    blocks(&mut counter, copy_into(out, input));
                 }
             }
         }
@@ -760,6 +770,9 @@ mod tests {
                         let y = [0x1e; 16];
                         let (mut c1, mut y1, mut d1) = (counter, y, data.clone());
                         let (mut c2, mut y2, mut d2) = (counter, y, data);
+                        // The kernel's fast counter paths too (`public`),
+                        // against its branch-free one.
+                        let public = blocks % 2 == 1;
                         crypt_blocks_par(
                             kernel,
                             &pool,
@@ -767,6 +780,7 @@ mod tests {
                             &mut y1,
                             Text::InPlace(&mut d1),
                             direction,
+                            public,
                         );
                         kernel.crypt_blocks(&mut c2, &mut y2, &mut d2, direction);
                         let id = format!(

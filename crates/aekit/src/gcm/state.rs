@@ -69,6 +69,11 @@ pub(crate) struct State {
     /// Message data has begun: no more associated data.
     #[zeroize(skip)]
     in_text: bool,
+    /// The counter is IV ‖ count, a 96-bit IV's, and public: the kernel
+    /// may branch on it ([`Kernel::crypt_blocks_public`]). A longer IV's
+    /// J0 is GHASH(IV) under H, a function of the key.
+    #[zeroize(skip)]
+    public_counter: bool,
 }
 
 /// Rejects an IV GCM cannot take.
@@ -127,7 +132,14 @@ impl State {
         self.tag_mask = u128::from_ne_bytes(tag_mask[0]);
         self.counter = j0;
         incr32(&mut self.counter);
+        self.public_counter = iv.len() == 12;
         tag_mask.zeroize();
+    }
+
+    /// Whether the counter is public (a 96-bit IV's), for callers that
+    /// run its whole blocks themselves (`parallel.rs`).
+    pub(crate) fn public_counter(&self) -> bool {
+        self.public_counter
     }
 
     /// Feeds associated data; all of it must come before the message.
@@ -163,6 +175,7 @@ impl State {
             keystream: [0; 16],
             keystream_used: 16,
             in_text: false,
+            public_counter: false,
         }
     }
 
@@ -175,8 +188,13 @@ impl State {
         data: &mut [u8],
         direction: Direction,
     ) -> Result<(), Error> {
+        let public = self.public_counter;
         self.crypt_with(kernel, data, direction, |counter, y, blocks| {
-            kernel.crypt_blocks(counter, y, blocks, direction);
+            if public {
+                kernel.crypt_blocks_public(counter, y, blocks, direction);
+            } else {
+                kernel.crypt_blocks(counter, y, blocks, direction);
+            }
         })
     }
 
