@@ -297,23 +297,12 @@ mod imp {
             y: &mut Block,
             data: &mut [u8],
             direction: Direction,
+            public: bool,
         ) {
             debug_assert_eq!(data.len() % 16, 0);
             // SAFETY: `self._cpu` proves AVX2, VAES and VPCLMULQDQ;
             // `self.ni` proves AES-NI and PCLMULQDQ.
-            unsafe { self.crypt(counter, y, data, direction, false) }
-        }
-
-        fn crypt_blocks_public(
-            &self,
-            counter: &mut Block,
-            y: &mut Block,
-            data: &mut [u8],
-            direction: Direction,
-        ) {
-            debug_assert_eq!(data.len() % 16, 0);
-            // SAFETY: as `crypt_blocks`'.
-            unsafe { self.crypt(counter, y, data, direction, true) }
+            unsafe { self.crypt(counter, y, data, direction, public) }
         }
 
         /// A whole message with a 96-bit IV, no `State`: short ones
@@ -472,8 +461,7 @@ mod imp {
             }
         }
 
-        /// The one-pass loop; the contract of [`Kernel::crypt_blocks`]
-        /// (`crypt_blocks_public` when `public`).
+        /// The one-pass loop; the contract of [`Kernel::crypt_blocks`].
         ///
         /// # Safety
         ///

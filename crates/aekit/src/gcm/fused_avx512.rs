@@ -368,18 +368,21 @@ mod imp {
             y: &mut Block,
             data: &mut [u8],
             direction: Direction,
+            public: bool,
         ) {
-            self.blocks(counter, y, data, direction, false);
-        }
-
-        fn crypt_blocks_public(
-            &self,
-            counter: &mut Block,
-            y: &mut Block,
-            data: &mut [u8],
-            direction: Direction,
-        ) {
-            self.blocks(counter, y, data, direction, true);
+            debug_assert_eq!(data.len() % 16, 0);
+            let (rk, h) = (self.aes.round_keys(), (self.ghash.powers(), &self.extra));
+            let enc = direction == Direction::Encrypt;
+            let io = (counter, y, data, public);
+            // SAFETY: `self.aes` exists, so VAES and AVX-512F/BW/VL were
+            // detected; `self.ghash` exists, so VPCLMULQDQ was.
+            unsafe {
+                if self.karatsuba {
+                    dispatch::<true>(self.aes.rounds(), enc, rk, h, io);
+                } else {
+                    dispatch::<false>(self.aes.rounds(), enc, rk, h, io);
+                }
+            }
         }
 
         fn crypt_short(
@@ -457,31 +460,6 @@ mod imp {
     }
 
     impl FusedAvx512 {
-        /// [`Kernel::crypt_blocks`], or `crypt_blocks_public` when
-        /// `public` (the counter's fast paths allowed, [`Counters`]).
-        fn blocks(
-            &self,
-            counter: &mut Block,
-            y: &mut Block,
-            data: &mut [u8],
-            direction: Direction,
-            public: bool,
-        ) {
-            debug_assert_eq!(data.len() % 16, 0);
-            let (rk, h) = (self.aes.round_keys(), (self.ghash.powers(), &self.extra));
-            let enc = direction == Direction::Encrypt;
-            let io = (counter, y, data, public);
-            // SAFETY: `self.aes` exists, so VAES and AVX-512F/BW/VL were
-            // detected; `self.ghash` exists, so VPCLMULQDQ was.
-            unsafe {
-                if self.karatsuba {
-                    dispatch::<true>(self.aes.rounds(), enc, rk, h, io);
-                } else {
-                    dispatch::<false>(self.aes.rounds(), enc, rk, h, io);
-                }
-            }
-        }
-
         /// [`whole`] for this key's size, product form and `direction`.
         /// (The buffers go as separate arguments: a tuple goes through
         /// memory, and [`whole`] read it back with a load wider than the
@@ -1576,12 +1554,8 @@ mod imp {
                             let mut d2 = d1.clone();
                             // The branch-free counters and the public
                             // ones' fast paths.
-                            if public {
-                                fused.crypt_blocks_public(&mut c1, &mut y1, &mut d1, direction);
-                            } else {
-                                fused.crypt_blocks(&mut c1, &mut y1, &mut d1, direction);
-                            }
-                            pair.crypt_blocks(&mut c2, &mut y2, &mut d2, direction);
+                            fused.crypt_blocks(&mut c1, &mut y1, &mut d1, direction, public);
+                            pair.crypt_blocks(&mut c2, &mut y2, &mut d2, direction, false);
                             let what = format!(
                                 "AES-{} karatsuba {karatsuba} start {start:#x} {blocks} blocks public {public}",
                                 key_len * 8

@@ -310,24 +310,12 @@ impl Kernel for FusedNi {
         y: &mut crate::aes::Block,
         data: &mut [u8],
         direction: super::state::Direction,
+        public: bool,
     ) {
         debug_assert_eq!(data.len() % 16, 0);
         // SAFETY: `self.aes` and `self.ghash` exist, so detection found
         // AES-NI, SSE4.1, PCLMULQDQ and SSSE3.
-        unsafe { self.crypt(counter, y, data, direction, false) }
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    fn crypt_blocks_public(
-        &self,
-        counter: &mut crate::aes::Block,
-        y: &mut crate::aes::Block,
-        data: &mut [u8],
-        direction: super::state::Direction,
-    ) {
-        debug_assert_eq!(data.len() % 16, 0);
-        // SAFETY: as `crypt_blocks`'.
-        unsafe { self.crypt(counter, y, data, direction, true) }
+        unsafe { self.crypt(counter, y, data, direction, public) }
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -646,8 +634,7 @@ mod imp {
     }
 
     impl FusedNi {
-        /// The one-pass loop; the contract of [`Kernel::crypt_blocks`]
-        /// (`crypt_blocks_public` when `public`).
+        /// The one-pass loop; the contract of [`Kernel::crypt_blocks`].
         ///
         /// # Safety
         ///

@@ -33,33 +33,23 @@ pub(crate) trait Kernel {
 
     /// Encrypts or decrypts `data` (whole blocks: `data.len() % 16 == 0`)
     /// in counter mode from `counter`, leaving it at the first unused
-    /// value, and folds the ciphertext into the GHASH value `y`.
+    /// value, and folds the ciphertext into the GHASH value `y`. `public`:
+    /// the counter is a 96-bit IV's, IV ‖ count, which a kernel may branch
+    /// on to pick a faster way to make its counter blocks; otherwise it
+    /// may be J0 = GHASH(IV) under H, a function of the key, and the
+    /// kernel never branches on it.
     fn crypt_blocks(
         &self,
         counter: &mut Block,
         y: &mut Block,
         data: &mut [u8],
         direction: Direction,
+        _public: bool,
     ) {
         debug_assert_eq!(data.len() % 16, 0);
         two_pass(self.ghash(), y, data, direction, |pass| {
             self.aes().ctr32(counter, pass);
         });
-    }
-
-    /// [`crypt_blocks`](Self::crypt_blocks) for a public counter: a
-    /// 96-bit IV's, IV ‖ count, which a kernel may branch on to pick a
-    /// faster way to make its counter blocks. `crypt_blocks` itself may
-    /// get J0 = GHASH(IV) under H, a function of the key, and never
-    /// branches on the counter.
-    fn crypt_blocks_public(
-        &self,
-        counter: &mut Block,
-        y: &mut Block,
-        data: &mut [u8],
-        direction: Direction,
-    ) {
-        self.crypt_blocks(counter, y, data, direction);
     }
 
     /// A whole short message with a 96-bit IV in one pass, for kernels
@@ -230,6 +220,7 @@ impl<A: FaceCipher, G: GhashKey> Kernel for FacePair<'_, A, G> {
         y: &mut Block,
         data: &mut [u8],
         direction: Direction,
+        _public: bool,
     ) {
         debug_assert_eq!(data.len() % 16, 0);
         let start = *counter;
@@ -343,12 +334,8 @@ pub(crate) mod tests {
                         let (mut c2, mut y2, mut d2) = (counter, y, data);
                         // The branch-free counters and the public ones'
                         // fast paths.
-                        if public {
-                            fused.crypt_blocks_public(&mut c1, &mut y1, &mut d1, direction);
-                        } else {
-                            fused.crypt_blocks(&mut c1, &mut y1, &mut d1, direction);
-                        }
-                        pair.crypt_blocks(&mut c2, &mut y2, &mut d2, direction);
+                        fused.crypt_blocks(&mut c1, &mut y1, &mut d1, direction, public);
+                        pair.crypt_blocks(&mut c2, &mut y2, &mut d2, direction, false);
                         let id =
                             format!("{} {blocks} blocks from {low:#x} public {public}", F::NAME);
                         assert_eq!(d1, d2, "{id}: data");

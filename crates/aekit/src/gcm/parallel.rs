@@ -482,7 +482,7 @@ fn slice_blocks(blocks: usize, threads: usize, min_bytes: usize) -> usize {
 /// decrypts `data` (whole blocks) in counter mode from `counter`, leaving
 /// it at the first unused value, and folds the ciphertext into the GHASH
 /// value `y`. The result equals the one-thread call's exactly. `public`:
-/// the counter is a 96-bit IV's (`Kernel::crypt_blocks_public`).
+/// the counter is a 96-bit IV's (as [`Kernel::crypt_blocks`] takes it).
 fn crypt_blocks_par<K: Kernel + Sync>(
     kernel: &K,
     pool: &Pool,
@@ -603,19 +603,15 @@ impl Slice<'_> {
     fn run<K: Kernel>(self, kernel: &K, start: &Block, direction: Direction, public: bool) {
         let mut counter = *start;
         add_to_counter(&mut counter, self.first_block);
-        let mut blocks = |counter: &mut Block, data: &mut [u8]| {
-            if public {
-                kernel.crypt_blocks_public(counter, self.y, data, direction);
-            } else {
-                kernel.crypt_blocks(counter, self.y, data, direction);
-            }
-        };
         match self.data {
-            Text::InPlace(data) => blocks(&mut counter, data),
+            Text::InPlace(data) => {
+                kernel.crypt_blocks(&mut counter, self.y, data, direction, public)
+            }
             Text::Into { input, out } => {
                 let passes = input.chunks(OUT_OF_PLACE_PASS);
                 for (input, out) in passes.zip(out.chunks_mut(OUT_OF_PLACE_PASS)) {
-                    blocks(&mut counter, copy_into(out, input));
+                    let piece = copy_into(out, input);
+                    kernel.crypt_blocks(&mut counter, self.y, piece, direction, public);
                 }
             }
         }
@@ -782,7 +778,7 @@ mod tests {
                             direction,
                             public,
                         );
-                        kernel.crypt_blocks(&mut c2, &mut y2, &mut d2, direction);
+                        kernel.crypt_blocks(&mut c2, &mut y2, &mut d2, direction, false);
                         let id = format!(
                             "{threads} threads lingering {linger:?}, {blocks} blocks from {low:#x}"
                         );

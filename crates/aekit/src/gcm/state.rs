@@ -70,7 +70,7 @@ pub(crate) struct State {
     #[zeroize(skip)]
     in_text: bool,
     /// The counter is IV ‖ count, a 96-bit IV's, and public: the kernel
-    /// may branch on it ([`Kernel::crypt_blocks_public`]). A longer IV's
+    /// may branch on it (`public` of [`Kernel::crypt_blocks`]). A longer IV's
     /// J0 is GHASH(IV) under H, a function of the key.
     #[zeroize(skip)]
     public_counter: bool,
@@ -190,11 +190,7 @@ impl State {
     ) -> Result<(), Error> {
         let public = self.public_counter;
         self.crypt_with(kernel, data, direction, |counter, y, blocks| {
-            if public {
-                kernel.crypt_blocks_public(counter, y, blocks, direction);
-            } else {
-                kernel.crypt_blocks(counter, y, blocks, direction);
-            }
+            kernel.crypt_blocks(counter, y, blocks, direction, public);
         })
     }
 
