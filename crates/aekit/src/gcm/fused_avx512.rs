@@ -80,7 +80,7 @@
 //! round 0 added is one three-way XOR of the register, the round key and
 //! a constant (`Counters::next16_keyed`). These branches on the count are
 //! taken for a 96-bit IV's counter only (IV ‖ count, public:
-//! `Counters::public`); a longer IV's J0 is GHASH(IV) under H, a function
+//! `Counters<true>`); a longer IV's J0 is GHASH(IV) under H, a function
 //! of the key, and the general path's counters never branch on it.
 //!
 //! # The tail
@@ -582,16 +582,51 @@ mod imp {
         (powers, extra): (&Powers, &Extra),
         (counter, y, data, public): (&mut Block, &mut Block, &mut [u8], bool),
     ) {
-        let mut ctr = if public {
-            Counters::public(counter)
+        if public {
+            // SAFETY: passed on from the caller.
+            unsafe {
+                crypt_from::<N, ENCRYPT, KARATSUBA, true>(rk, (powers, extra), counter, y, data)
+            }
         } else {
-            Counters::new(counter)
-        };
+            // SAFETY: passed on from the caller.
+            unsafe {
+                crypt_from::<N, ENCRYPT, KARATSUBA, false>(rk, (powers, extra), counter, y, data)
+            }
+        }
+    }
+
+    /// [`crypt`] with the counter public (`P`) or not ([`Counters`]).
+    ///
+    /// # Safety
+    /// As [`crypt`].
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
+    unsafe fn crypt_from<
+        const N: usize,
+        const ENCRYPT: bool,
+        const KARATSUBA: bool,
+        const P: bool,
+    >(
+        rk: &RoundKeys,
+        (powers, extra): (&Powers, &Extra),
+        counter: &mut Block,
+        y: &mut Block,
+        data: &mut [u8],
+    ) {
+        let mut ctr = Counters::<P>::new(counter);
         let chunks = data.len() / 256;
         let p = data.as_mut_ptr();
         // SAFETY: in place: `p` is `data`, 256 · `chunks` bytes or more.
         let acc = unsafe {
-            body::<N, ENCRYPT, KARATSUBA>(rk, (powers, extra), &mut ctr, load_acc(y), p, p, chunks)
+            body::<N, ENCRYPT, KARATSUBA, P>(
+                rk,
+                (powers, extra),
+                &mut ctr,
+                load_acc(y),
+                p,
+                p,
+                chunks,
+            )
         };
         let k = broadcast_keys::<N>(rk);
         let rev = &mut ctr.reversed();
@@ -625,10 +660,10 @@ mod imp {
     /// in registers.
     #[inline(never)]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
-    unsafe fn body<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
+    unsafe fn body<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool, const P: bool>(
         rk: &RoundKeys,
         (powers, extra): (&Powers, &Extra),
-        ctr: &mut Counters,
+        ctr: &mut Counters<P>,
         mut acc: __m128i,
         src: *const u8,
         dst: *mut u8,
@@ -686,7 +721,7 @@ mod imp {
                     // The first of a pair: unreduced, with H^32 … H^17.
                     let (h, hk) = high();
                     let h = (&h, &hk);
-                    (prev, _, carry) = sixteen_fused::<N, ENCRYPT, false, KARATSUBA>(
+                    (prev, _, carry) = sixteen_fused::<N, ENCRYPT, false, KARATSUBA, P>(
                         k,
                         h,
                         ctr,
@@ -699,7 +734,7 @@ mod imp {
                     i += 1;
                 }
                 alone = false;
-                (prev, acc, carry) = sixteen_fused::<N, ENCRYPT, true, KARATSUBA>(
+                (prev, acc, carry) = sixteen_fused::<N, ENCRYPT, true, KARATSUBA, P>(
                     k,
                     low,
                     ctr,
@@ -779,7 +814,7 @@ mod imp {
         let mut y1 = [0u8; 16];
         y1[..12].copy_from_slice(iv);
         y1[15] = 2;
-        let mut ctr = Counters::public(&y1);
+        let mut ctr = Counters::<true>::new(&y1);
         let chunks = n / 256;
         let done = 256 * chunks;
         // A message of whole chunks leaves [`finish`] no counter block to
@@ -790,7 +825,7 @@ mod imp {
         let h = (kernel.ghash.powers(), &kernel.extra);
         // SAFETY: passed on from the caller; 256 · `chunks` ≤ `n`.
         let acc = unsafe {
-            body::<N, ENCRYPT, KARATSUBA>(rk, h, &mut ctr, load_acc(&y), src, dst, chunks)
+            body::<N, ENCRYPT, KARATSUBA, true>(rk, h, &mut ctr, load_acc(&y), src, dst, chunks)
         };
         if let Some(mask) = tag_mask {
             // The lengths block, `acc` added, times H (entry 31).
@@ -1075,39 +1110,27 @@ mod imp {
     /// byte-reversed form (which also wraps the 32-bit count as incr32
     /// does), reversed from `be` there and back after.
     ///
-    /// Only a public counter takes those paths: a 96-bit IV's (IV ‖
-    /// count, [`Counters::public`]). A longer IV's J0 is GHASH under H,
-    /// and a branch on its bits would time the key, so the general path's
-    /// counters ([`Counters::new`]) always take `vaes`'s branch-free one.
+    /// Only a public counter takes those paths (`PUBLIC`): a 96-bit IV's
+    /// (IV ‖ count). A longer IV's J0 is GHASH under H, and a branch on its
+    /// bits would time the key, so the general path's counters, when not
+    /// public, always take `vaes`'s branch-free one. (`PUBLIC` is a
+    /// constant, not a field: a flag asked at run time before the count
+    /// cost decryption 2–7 % here.)
     #[derive(Clone, Copy)]
-    pub(super) struct Counters {
+    pub(super) struct Counters<const PUBLIC: bool> {
         be: __m512i,
         /// The count of lane 0 of `be` (the low word of the counter block).
         low: u32,
-        /// Whether the count may be branched on (asked first, so that a
-        /// secret count is never looked at).
-        public: bool,
     }
 
-    impl Counters {
-        /// Counters from `counter`, which may be secret: no branch on it.
+    impl<const PUBLIC: bool> Counters<PUBLIC> {
+        /// Counters from `counter`: public (a 96-bit IV's) or not.
         #[inline]
         #[target_feature(enable = "avx512f,avx512bw")]
-        fn new(counter: &Block) -> Counters {
+        fn new(counter: &Block) -> Counters<PUBLIC> {
             Counters {
                 be: _mm512_shuffle_epi8(counter_start(counter), bswap_mask()),
                 low: u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]),
-                public: false,
-            }
-        }
-
-        /// Counters from a 96-bit IV's counter block, public.
-        #[inline]
-        #[target_feature(enable = "avx512f,avx512bw")]
-        fn public(counter: &Block) -> Counters {
-            Counters {
-                public: true,
-                ..Counters::new(counter)
             }
         }
 
@@ -1151,7 +1174,7 @@ mod imp {
         #[target_feature(enable = "avx512f,avx512bw")]
         fn next16(&mut self) -> [__m512i; 4] {
             let top = |n: i32| Self::byte15([n; 4]);
-            let s = if self.public && self.low & 0xff < 0xf0 {
+            let s = if PUBLIC && self.low & 0xff < 0xf0 {
                 let be = self.be;
                 self.be = _mm512_add_epi32(be, top(16));
                 [
@@ -1186,7 +1209,7 @@ mod imp {
         #[inline]
         #[target_feature(enable = "avx512f,avx512bw")]
         fn next16_keyed(&mut self, k0: __m512i) -> [__m512i; 4] {
-            if !self.public || self.low & 0xff >= 0xf0 || self.low & 0xf != 2 {
+            if !PUBLIC || self.low & 0xff >= 0xf0 || self.low & 0xf != 2 {
                 let mut s = self.next16();
                 for x in s.iter_mut() {
                     *x = _mm512_xor_si512(*x, k0);
@@ -1283,10 +1306,11 @@ mod imp {
         const ENCRYPT: bool,
         const REDUCE: bool,
         const KARATSUBA: bool,
+        const P: bool,
     >(
         k: &[__m512i; N],
         (h, hk): (&[__m512i; 4], &[__m512i; 4]),
-        ctr: &mut Counters,
+        ctr: &mut Counters<P>,
         prev: &[__m512i; 4],
         acc: __m128i,
         carry: Wide,
