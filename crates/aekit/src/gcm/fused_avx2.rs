@@ -371,17 +371,7 @@ mod imp {
             let ni = FusedNi::new(keys)?;
             let ghash = ni.ghash();
 
-            // H^1..H^32: clmul's eight, then H^(8+k) = H^8 · H^k, then
-            // H^(16+k) = H^16 · H^k.
-            let p = ghash.powers();
-            let mut all = [0u128; 32];
-            all[..8].copy_from_slice(p);
-            for k in 0..8 {
-                all[8 + k] = ghash.mul(p[7], p[k]);
-            }
-            for k in 0..16 {
-                all[16 + k] = ghash.mul(all[15], all[k]);
-            }
+            let mut all = ghash.powers_to::<32>();
             // Pairs 0..8: (H^16, H^15) … (H^2, H^1); pairs 8..16: (H^32,
             // H^31) … (H^18, H^17).
             let mut powers = Powers([[0; 2]; 16]);

@@ -272,13 +272,7 @@ struct Tables([[u8; 16]; 32]);
 
 impl Tables {
     fn new(ghash: &Clmul) -> Tables {
-        // H^1..H^8 as `clmul` stores them, then H^(8+k) = H^8 · H^k.
-        let p = ghash.powers();
-        let mut all = [0u128; 16];
-        all[..8].copy_from_slice(p);
-        for k in 0..8 {
-            all[8 + k] = ghash.mul(p[7], p[k]);
-        }
+        let mut all = ghash.powers_to::<16>();
         let mut t = Tables([[0; 16]; 32]);
         for (i, pair) in t.0.chunks_exact_mut(2).enumerate() {
             // Entries 0..16: H^8..H^1; 16..32: H^16..H^9.

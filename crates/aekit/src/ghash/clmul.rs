@@ -136,11 +136,20 @@ mod imp {
             &self.powers
         }
 
-        /// The product of two twisted elements, itself twisted: how the
-        /// powers are made, for callers that need more of them.
-        pub(crate) fn mul(&self, a: u128, b: u128) -> u128 {
-            // SAFETY: holding a `Clmul` proves PCLMULQDQ, SSSE3 and SSE2.
-            unsafe { mul_twisted(a, b) }
+        /// The twisted H, H^2, …, H^N (entry k is H^(k+1)): the eight
+        /// stored, then H^(k+1) = H^8 · H^(k−7) with this key's own
+        /// product, for kernels that aggregate more blocks per reduction.
+        /// As secret as H: the caller zeroizes what it keeps no longer.
+        pub(crate) fn powers_to<const N: usize>(&self) -> [u128; N] {
+            let mut all = [0u128; N];
+            for (k, x) in all.iter_mut().enumerate().take(8) {
+                *x = self.powers[k];
+            }
+            for k in 8..N {
+                // SAFETY: holding a `Clmul` proves PCLMULQDQ, SSSE3 and SSE2.
+                all[k] = unsafe { mul_twisted(all[7], all[k - 8]) };
+            }
+            all
         }
     }
 
