@@ -229,9 +229,9 @@ pub(crate) use unsupported::FusedAvx512;
 mod imp {
     use core::arch::x86_64::{
         __m128i, __m512i, __mmask8, _MM_PERM_BADC, _mm_set_epi64x, _mm_setzero_si128,
-        _mm_shuffle_epi8, _mm_storeu_si128, _mm_xor_si128, _mm256_aesenc_epi128,
-        _mm256_aesenclast_epi128, _mm256_castsi128_si256, _mm256_castsi256_si128, _mm256_xor_si256,
-        _mm512_add_epi32, _mm512_aesenc_epi128, _mm512_aesenclast_epi128, _mm512_castsi512_si128,
+        _mm_storeu_si128, _mm_xor_si128, _mm256_aesenc_epi128, _mm256_aesenclast_epi128,
+        _mm256_castsi128_si256, _mm256_castsi256_si128, _mm256_xor_si256, _mm512_add_epi32,
+        _mm512_aesenc_epi128, _mm512_aesenclast_epi128, _mm512_castsi512_si128,
         _mm512_clmulepi64_epi128, _mm512_loadu_si512, _mm512_mask_blend_epi64,
         _mm512_mask_broadcast_i32x4, _mm512_mask_storeu_epi8, _mm512_mask_storeu_epi64,
         _mm512_maskz_loadu_epi8, _mm512_maskz_loadu_epi64, _mm512_maskz_mov_epi8,
@@ -832,15 +832,7 @@ mod imp {
             // SAFETY: entry 31, one lane.
             let h1 = unsafe { load_powers(all, 31, lane_mask(1)) };
             let last = _mm512_zextsi128_si512(_mm_xor_si128(lengths, acc));
-            let ghash = reduce_to_128(mul_wide(last, h1));
-            let tag = _mm_xor_si128(
-                _mm_shuffle_epi8(ghash, _mm512_castsi512_si128(bswap_mask())),
-                mask,
-            );
-            let mut out = [0u8; 16];
-            // SAFETY: `out` is 16 writable bytes; no alignment needed.
-            unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), tag) };
-            return out;
+            return fused_ni::tag(reduce_to_128(mul_wide(last, h1)), mask);
         }
         let rest = Rest {
             iv,
@@ -1061,15 +1053,7 @@ mod imp {
             let hp = unsafe { _mm512_maskz_loadu_epi64(lanes, entry.cast()) };
             sum_ct = sum_ct.xor(mul_wide(d, hp));
         }
-        let ghash = reduce_to_128(sum.xor(sum_ct));
-        let tag = _mm_xor_si128(
-            _mm_shuffle_epi8(ghash, _mm512_castsi512_si128(bswap)),
-            ek_y0,
-        );
-        let mut out = [0u8; 16];
-        // SAFETY: `out` is 16 writable bytes; no alignment needed.
-        unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), tag) };
-        out
+        fused_ni::tag(reduce_to_128(sum.xor(sum_ct)), ek_y0)
     }
 
     /// The powers at entries `start..` of `all`, lane i from entry

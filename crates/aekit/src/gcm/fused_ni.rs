@@ -433,7 +433,7 @@ pub(crate) fn ni_clmul_keys(keys: &KeySchedule) -> Option<(Ni, Clmul)> {
 }
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) use imp::{CONSTS, Kind, Pairing};
+pub(crate) use imp::{CONSTS, Kind, Pairing, tag};
 
 /// The intrinsics, x86-64 only.
 #[cfg(target_arch = "x86_64")]
@@ -616,10 +616,11 @@ mod imp {
         _mm_set_epi64x((aad_len as i64) << 3, (total as i64) << 3)
     }
 
-    /// The full tag from the GHASH value (reflected) and E(K, Y_0).
+    /// The full tag from the GHASH value (reflected) and E(K, Y_0) (here
+    /// and in `vaes-avx512`'s ends).
     #[inline]
     #[target_feature(enable = "ssse3,sse2")]
-    fn tag(acc: __m128i, tag_mask: __m128i) -> Block {
+    pub(crate) fn tag(acc: __m128i, tag_mask: __m128i) -> Block {
         let y = _mm_shuffle_epi8(acc, clmul::byte_reverse_mask());
         let mut tag = [0u8; 16];
         // SAFETY: `tag` is 16 bytes; MOVDQU needs no alignment.
