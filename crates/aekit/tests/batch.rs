@@ -250,6 +250,33 @@ fn gcm_batch_of_shaped_messages_equals_one_message_calls() {
     });
 }
 
+/// Runs of messages of one length (fixed-size records or packets: the
+/// multi-buffer path makes their masks and lengths block once per call),
+/// longer and shorter than one kernel call's run, and the same runs with
+/// one message a byte shorter (same shape, other lengths) somewhere.
+#[test]
+fn gcm_batch_of_equal_length_messages_equals_one_message_calls() {
+    each_relaxed_key(&mut Rng(0xba7c_0006), |gcm, what, rng| {
+        for (aad_len, len) in [(0, 64), (0, 48), (5, 50), (16, 128), (1, 97), (0, 33)] {
+            for n in [4, 8, 12, 31, 32, 33, 36, 100] {
+                let mut plain: Vec<Msg> =
+                    (0..n).map(|_| random_msg(rng, 12, aad_len, len)).collect();
+                for odd in [None, Some(rng.below(n))] {
+                    if let Some(i) = odd {
+                        plain[i] = random_msg(rng, 12, aad_len, len - 1);
+                    }
+                    let mut msgs = plain.clone();
+                    let results = gcm.encrypt_batch(&mut gcm_batch(&mut msgs));
+                    let what = format!("{what} {n} x ({aad_len}, {len}), other length at {odd:?}");
+                    assert_equals_one_message_calls(gcm, &plain, &msgs, &results, &what);
+                    let forged: Vec<bool> = (0..n).map(|_| rng.below(5) == 0).collect();
+                    assert_forged_fail_alone(gcm, rng, &plain, &mut msgs, &forged, &what);
+                }
+            }
+        }
+    });
+}
+
 #[test]
 fn gcm_batch_forged_message_fails_alone_and_is_wiped() {
     let mut rng = Rng(0xba7c_0002);

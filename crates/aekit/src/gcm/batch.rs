@@ -70,7 +70,9 @@
 //!
 //! [`TAG_LENGTHS`]: super::TAG_LENGTHS
 
-use super::kernel::{Kernel, Lane};
+use core::borrow::BorrowMut;
+
+use super::kernel::{Kernel, shape};
 use super::state::Direction;
 use super::{AesGcm, KernelOp, OneShot, copy_tag, verify_or_wipe};
 use crate::Error;
@@ -162,7 +164,7 @@ impl AesGcm {
     ///
     /// [`has_multi_buffer`]: Self::has_multi_buffer
     pub(crate) fn takes_in_lanes(&self, aad_len: usize, len: usize) -> bool {
-        self.has_multi_buffer() && Lane::shape(aad_len, len).is_some()
+        self.has_multi_buffer() && shape(aad_len, len).is_some()
     }
 }
 
@@ -189,11 +191,12 @@ impl KernelOp for Batch<'_, '_, '_> {
             }
             return;
         }
-        // Four consecutive messages of one multi-buffer shape go straight
-        // to the kernel; other messages of such a shape wait in their
-        // shape's bucket until it holds four; the others, and what is left
-        // in the buckets at the end, run one by one. Every message gets its
-        // own result, in its place.
+        // Runs of consecutive messages of one multi-buffer shape go
+        // straight to the kernel, whole groups of four, up to `RUN` at a
+        // time; other messages of such a shape wait in their shape's
+        // bucket until it holds four; the others, and what is left in the
+        // buckets at the end, run one by one. Every message gets its own
+        // result, in its place.
         let messages = self.messages;
         let mut buckets = [([0usize; 4], 0usize); BUCKETS];
         let mut next = 0;
@@ -204,15 +207,21 @@ impl KernelOp for Batch<'_, '_, '_> {
                 results[i] = one(gcm, kernel, &mut messages[i], direction);
                 continue;
             };
-            if buckets[b].1 == 0
-                && let Some(run) = messages.get_mut(i..i + 4)
-                && let Ok(run) = <&mut [BatchMessage<'_>; 4]>::try_from(run)
-                && run[1..].iter().all(|m| bucket(gcm, m) == Some(b))
-            {
-                let index = [i, i + 1, i + 2, i + 3];
-                group(gcm, kernel, run.each_mut(), index, results, direction);
-                next = i + 4;
-                continue;
+            if buckets[b].1 == 0 {
+                let mut end = i + 1;
+                while end < messages.len()
+                    && end - i < RUN
+                    && bucket(gcm, &messages[end]) == Some(b)
+                {
+                    end += 1;
+                }
+                let whole = (end - i) / 4 * 4;
+                if whole > 0 {
+                    let run = &mut messages[i..i + whole];
+                    groups(gcm, kernel, run, |k| i + k, results, direction);
+                    next = i + whole;
+                    continue;
+                }
             }
             let (index, pending) = &mut buckets[b];
             index[*pending] = i;
@@ -220,7 +229,10 @@ impl KernelOp for Batch<'_, '_, '_> {
             if *pending == 4 {
                 *pending = 0;
                 let index = *index;
-                groups(gcm, kernel, messages, index, results, direction);
+                let Ok(mut group) = messages.get_disjoint_mut(index) else {
+                    unreachable!("a bucket holds distinct indices");
+                };
+                groups(gcm, kernel, &mut group, |k| index[k], results, direction);
             }
         }
         for (group, pending) in buckets {
@@ -231,14 +243,20 @@ impl KernelOp for Batch<'_, '_, '_> {
     }
 }
 
+/// The most messages of a batch handed to the kernel's multi-buffer path
+/// in one call: its groups are software-pipelined within a call (one
+/// group's GHASH beside the next one's AES), and their tags come back
+/// through a buffer of this many blocks on the stack.
+const RUN: usize = 32;
+
 /// The bucket of a message that passes the one-message API's checks and
-/// has a multi-buffer shape (a 96-bit IV, [`Lane::shape`]), or `None`.
+/// has a multi-buffer shape (a 96-bit IV, [`shape`]), or `None`.
 /// Of those checks only the tag length's is left to make: a 96-bit IV is
 /// valid, and a shape's lengths (at most 128 bytes of message and 16 of
 /// associated data) are far below GCM's limits.
 #[inline(always)]
 fn bucket(gcm: &AesGcm, m: &BatchMessage<'_>) -> Option<usize> {
-    let (c, a) = Lane::shape(m.aad.len(), m.buf.len())?;
+    let (c, a) = shape(m.aad.len(), m.buf.len())?;
     let ok = m.iv.len() == 12 && gcm.check_tag(m.tag.len(), 12).is_ok();
     debug_assert!(!ok || gcm.check_call(m.iv, m.aad, m.buf, m.tag.len()).is_ok());
     ok.then_some(2 * (c - 3) + a)
@@ -282,66 +300,42 @@ fn deliver(full: &Block, m: &mut BatchMessage<'_>, direction: Direction) -> Resu
     }
 }
 
-/// The messages of a group one by one, should the kernel refuse it.
-#[cold]
-fn one_by_one<K: Kernel + Sync>(
+/// Groups of four messages (checked, one multi-buffer shape, 96-bit IVs;
+/// at most [`RUN`]), message k of `run` at `place(k)` in the batch,
+/// through the kernel's multi-buffer path; their results into `results`.
+fn groups<'a, K: Kernel + Sync, M: BorrowMut<BatchMessage<'a>>>(
     gcm: &AesGcm,
     kernel: &K,
-    ms: [&mut BatchMessage<'_>; 4],
-    group: [usize; 4],
+    run: &mut [M],
+    place: impl Fn(usize) -> usize,
     results: &mut [Result<(), Error>],
     direction: Direction,
 ) {
-    for (m, &i) in ms.into_iter().zip(&group) {
-        results[i] = one(gcm, kernel, m, direction);
-    }
-}
-
-/// Messages `group` of `messages` (checked, one multi-buffer shape, 96-bit
-/// IVs) through the kernel's multi-buffer path, their results into
-/// `results`.
-fn groups<K: Kernel + Sync>(
-    gcm: &AesGcm,
-    kernel: &K,
-    messages: &mut [BatchMessage<'_>],
-    index: [usize; 4],
-    results: &mut [Result<(), Error>],
-    direction: Direction,
-) {
-    let Ok(ms) = messages.get_disjoint_mut(index) else {
-        unreachable!("a bucket holds distinct indices");
-    };
-    group(gcm, kernel, ms, index, results, direction);
-}
-
-/// Four messages (checked, one multi-buffer shape, 96-bit IVs), those at
-/// `index` in the batch, through the kernel's multi-buffer path; their
-/// results into `results`.
-fn group<K: Kernel + Sync>(
-    gcm: &AesGcm,
-    kernel: &K,
-    mut ms: [&mut BatchMessage<'_>; 4],
-    group: [usize; 4],
-    results: &mut [Result<(), Error>],
-    direction: Direction,
-) {
-    let mut tags = [[0u8; 16]; 4];
-    let done = {
-        let mut lanes = ms.each_mut().map(|m| Lane {
-            iv: m.iv.try_into().unwrap_or(&[0; 12]),
-            aad: m.aad,
-            buf: &mut *m.buf,
-        });
-        kernel.crypt_four(&mut lanes, direction, &mut tags)
-    };
-    if !done {
-        // Not taken: the group is of one shape.
-        return one_by_one(gcm, kernel, ms, group, results, direction);
+    let mut tags = [[0u8; 16]; RUN];
+    let tags = &mut tags[..run.len()];
+    if !kernel.crypt_groups(run, direction, tags) {
+        // Not taken: the run is of one shape.
+        return one_by_one(gcm, kernel, run, place, results, direction);
     }
     // The results start as `Ok`: only failures are written.
-    for ((m, &i), tag) in ms.iter_mut().zip(&group).zip(&tags) {
-        if let Err(e) = deliver(tag, m, direction) {
-            results[i] = Err(e);
+    for (k, (m, tag)) in run.iter_mut().zip(&*tags).enumerate() {
+        if let Err(e) = deliver(tag, m.borrow_mut(), direction) {
+            results[place(k)] = Err(e);
         }
+    }
+}
+
+/// The messages of a run one by one, should the kernel refuse it.
+#[cold]
+fn one_by_one<'a, K: Kernel + Sync, M: BorrowMut<BatchMessage<'a>>>(
+    gcm: &AesGcm,
+    kernel: &K,
+    run: &mut [M],
+    place: impl Fn(usize) -> usize,
+    results: &mut [Result<(), Error>],
+    direction: Direction,
+) {
+    for (k, m) in run.iter_mut().enumerate() {
+        results[place(k)] = one(gcm, kernel, m.borrow_mut(), direction);
     }
 }

@@ -240,13 +240,15 @@ mod imp {
         _mm512_zextsi128_si512,
     };
 
+    use core::borrow::BorrowMut;
     use core::mem::MaybeUninit;
 
     use zeroize::{Zeroize, ZeroizeOnDrop};
 
     use super::super::FusedKernel;
-    use super::super::kernel::{Kernel, Lane};
-    use super::super::multi_avx512::crypt_four;
+    use super::super::batch::BatchMessage;
+    use super::super::kernel::{Kernel, groups_of_one_shape};
+    use super::super::multi_avx512::crypt_groups;
     use super::super::state::Direction;
     use super::super::supplied_avx512;
     use crate::aes::ni::Ni;
@@ -440,21 +442,22 @@ mod imp {
 
         const FOUR: bool = true;
 
-        fn crypt_four(
+        fn crypt_groups<'a, M: BorrowMut<BatchMessage<'a>>>(
             &self,
-            lanes: &mut [Lane<'_>; 4],
+            run: &mut [M],
             direction: Direction,
-            tags: &mut [Block; 4],
+            tags: &mut [Block],
         ) -> bool {
-            if !Lane::one_shape(lanes) {
+            if !groups_of_one_shape(run) || tags.len() != run.len() {
                 return false;
             }
             let (rk, rounds) = (self.aes.round_keys(), self.aes.rounds());
             let encrypt = direction == Direction::Encrypt;
             // SAFETY: `self.aes` exists, so VAES and AVX-512F/BW/VL were
-            // detected; `self.ghash` exists, so VPCLMULQDQ was; the lanes
-            // have one shape (checked above).
-            unsafe { crypt_four(rk, rounds, &self.extra.powers, lanes, encrypt, tags) };
+            // detected; `self.ghash` exists, so VPCLMULQDQ was; the run is
+            // groups of four messages with 96-bit IVs and one shape, as
+            // long as `tags` (checked above).
+            unsafe { crypt_groups(rk, rounds, &self.extra.powers, run, encrypt, tags) };
             true
         }
     }

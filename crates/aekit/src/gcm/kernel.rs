@@ -10,8 +10,10 @@
 //! to run counter mode by a FACE variant (`ctr::face`), one engine for the
 //! whole call so that its tables are built once per message.
 
+use core::borrow::{Borrow, BorrowMut};
 use core::mem::MaybeUninit;
 
+use super::batch::BatchMessage;
 use super::state::Direction;
 use crate::aes::{Block, BlockCipher};
 use crate::ctr::face::{Engine, Face, FaceCipher, FaceOp, Variant};
@@ -102,57 +104,60 @@ pub(crate) trait Kernel {
     }
 
     /// Whether the kernel has a multi-buffer path
-    /// ([`crypt_four`](Self::crypt_four)).
+    /// ([`crypt_groups`](Self::crypt_groups)).
     const FOUR: bool = false;
 
-    /// Four whole messages of one shape ([`Lane::shape`]) at once, for
-    /// kernels with a multi-buffer path: encrypts or decrypts them in
-    /// place, writes their full tags into `tags`, in order, and returns
-    /// true; or returns false having touched nothing (no such path, or
-    /// lanes of different shapes). The lengths have been checked. The
-    /// default has none. (The tags go through a reference: returned as
-    /// an `Option` of four blocks they were read back unaligned, behind
-    /// the option's flag byte, from the wider stores that wrote them.)
-    fn crypt_four(
+    /// Groups of four whole messages at once, for kernels with a
+    /// multi-buffer path: `run`'s messages 4g … 4g + 3 are group g, every
+    /// message of the run has a 96-bit IV and one shape ([`shape`]).
+    /// Encrypts or decrypts them in place, writes their full tags into
+    /// `tags` (as long as `run`), in order, and returns true; or returns
+    /// false having touched nothing (no such path, or a run that is not
+    /// such groups). The lengths have been checked. The default has none.
+    /// `M` is a message or a reference to one: a run of a batch's
+    /// consecutive messages is passed as they lie, a group gathered from
+    /// scattered ones as four references. (The tags go through a
+    /// reference: returned as an `Option` of four blocks they were read
+    /// back unaligned, behind the option's flag byte, from the wider
+    /// stores that wrote them.)
+    fn crypt_groups<'a, M: BorrowMut<BatchMessage<'a>>>(
         &self,
-        _lanes: &mut [Lane<'_>; 4],
+        _run: &mut [M],
         _direction: Direction,
-        _tags: &mut [Block; 4],
+        _tags: &mut [Block],
     ) -> bool {
         false
     }
 }
 
-/// One message of [`Kernel::crypt_four`]: a 96-bit IV, associated data
-/// and the message, in place.
-pub(crate) struct Lane<'a> {
-    pub(crate) iv: &'a [u8; 12],
-    pub(crate) aad: &'a [u8],
-    pub(crate) buf: &'a mut [u8],
+/// A message's shape for the multi-buffer path: its message blocks (3 to
+/// 8) and associated-data blocks (0 or 1), or `None`. Four messages of one
+/// shape with 96-bit IVs make a [`Group`]. Below three blocks the
+/// one-message short paths are as fast (on an Intel Xeon with AVX-512,
+/// TSC cycles per message through the batch API against one-message
+/// calls: 16 B 40 against 35, 32 B 41 against 41, 48 B 42 against 47,
+/// 64 B 44 against 54, 128 B 58 against 82).
+pub(crate) fn shape(aad_len: usize, len: usize) -> Option<(usize, usize)> {
+    let shape = (len.div_ceil(16), aad_len.div_ceil(16));
+    ((3..=8).contains(&shape.0) && shape.1 <= 1).then_some(shape)
 }
 
-impl Lane<'_> {
-    /// A message's shape for the multi-buffer path: its message blocks
-    /// (3 to 8) and associated-data blocks (0 or 1), or `None`. Four lanes
-    /// of one shape make a group. Below three blocks the one-message
-    /// short paths are as fast (on an Intel Xeon with AVX-512, TSC cycles
-    /// per message through the batch API against one-message calls: 16 B
-    /// 40 against 35, 32 B 41 against 41, 48 B 42 against 47, 64 B 44
-    /// against 54, 128 B 58 against 82).
-    pub(crate) fn shape(aad_len: usize, len: usize) -> Option<(usize, usize)> {
-        let shape = (len.div_ceil(16), aad_len.div_ceil(16));
-        ((3..=8).contains(&shape.0) && shape.1 <= 1).then_some(shape)
-    }
-
-    /// Whether the four lanes have one shape.
-    #[inline]
-    pub(crate) fn one_shape(lanes: &[Lane<'_>; 4]) -> bool {
-        let first = Lane::shape(lanes[0].aad.len(), lanes[0].buf.len());
-        first.is_some()
-            && lanes[1..]
-                .iter()
-                .all(|l| Lane::shape(l.aad.len(), l.buf.len()) == first)
-    }
+/// Whether `run` is groups of four messages for
+/// [`Kernel::crypt_groups`]: not empty, a multiple of four long, and every
+/// message with a 96-bit IV and the first one's shape.
+#[inline]
+pub(crate) fn groups_of_one_shape<'a, M: Borrow<BatchMessage<'a>>>(run: &[M]) -> bool {
+    let Some(first) = run.first() else {
+        return false;
+    };
+    let first = first.borrow();
+    let first = shape(first.aad.len(), first.buf.len());
+    first.is_some()
+        && run.len().is_multiple_of(4)
+        && run.iter().all(|m| {
+            let m = m.borrow();
+            m.iv.len() == 12 && shape(m.aad.len(), m.buf.len()) == first
+        })
 }
 
 /// The two-pass loop: counter mode (`ctr`) and GHASH over each [`PASS`]
