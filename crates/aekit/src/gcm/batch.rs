@@ -211,7 +211,8 @@ impl KernelOp for Batch<'_, '_, '_> {
                 let mut end = i + 1;
                 while end < messages.len()
                     && end - i < RUN
-                    && bucket(gcm, &messages[end]) == Some(b)
+                    && (same_lengths(&messages[i], &messages[end])
+                        || bucket(gcm, &messages[end]) == Some(b))
                 {
                     end += 1;
                 }
@@ -260,6 +261,21 @@ fn bucket(gcm: &AesGcm, m: &BatchMessage<'_>) -> Option<usize> {
     let ok = m.iv.len() == 12 && gcm.check_tag(m.tag.len(), 12).is_ok();
     debug_assert!(!ok || gcm.check_call(m.iv, m.aad, m.buf, m.tag.len()).is_ok());
     ok.then_some(2 * (c - 3) + a)
+}
+
+/// Whether `m` has `first`'s IV, associated-data, message and tag
+/// lengths: then it passes the checks `first` passed and has its bucket
+/// (three comparisons more than a batch of equal lengths needs, against
+/// working out a shape and the key's tag rules).
+#[inline(always)]
+fn same_lengths(first: &BatchMessage<'_>, m: &BatchMessage<'_>) -> bool {
+    (m.iv.len(), m.aad.len(), m.buf.len(), m.tag.len())
+        == (
+            first.iv.len(),
+            first.aad.len(),
+            first.buf.len(),
+            first.tag.len(),
+        )
 }
 
 /// Multi-buffer shapes: message blocks 3 to 8 times AAD blocks 0 or 1.

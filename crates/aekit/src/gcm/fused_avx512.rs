@@ -247,7 +247,7 @@ mod imp {
 
     use super::super::FusedKernel;
     use super::super::batch::BatchMessage;
-    use super::super::kernel::{Kernel, groups_of_one_shape};
+    use super::super::kernel::{Kernel, Run};
     use super::super::multi_avx512::crypt_groups;
     use super::super::state::Direction;
     use super::super::supplied_avx512;
@@ -448,7 +448,8 @@ mod imp {
             direction: Direction,
             tags: &mut [Block],
         ) -> bool {
-            if !groups_of_one_shape(run) || tags.len() != run.len() {
+            let kind = Run::of(run);
+            if kind == Run::No || tags.len() != run.len() {
                 return false;
             }
             let (rk, rounds) = (self.aes.round_keys(), self.aes.rounds());
@@ -457,7 +458,8 @@ mod imp {
             // detected; `self.ghash` exists, so VPCLMULQDQ was; the run is
             // groups of four messages with 96-bit IVs and one shape, as
             // long as `tags` (checked above).
-            unsafe { crypt_groups(rk, rounds, &self.extra.powers, run, encrypt, tags) };
+            let uniform = kind == Run::Uniform;
+            unsafe { crypt_groups(rk, rounds, &self.extra.powers, run, uniform, encrypt, tags) };
             true
         }
     }

@@ -142,22 +142,49 @@ pub(crate) fn shape(aad_len: usize, len: usize) -> Option<(usize, usize)> {
     ((3..=8).contains(&shape.0) && shape.1 <= 1).then_some(shape)
 }
 
-/// Whether `run` is groups of four messages for
-/// [`Kernel::crypt_groups`]: not empty, a multiple of four long, and every
-/// message with a 96-bit IV and the first one's shape.
-#[inline]
-pub(crate) fn groups_of_one_shape<'a, M: Borrow<BatchMessage<'a>>>(run: &[M]) -> bool {
-    let Some(first) = run.first() else {
-        return false;
-    };
-    let first = first.borrow();
-    let first = shape(first.aad.len(), first.buf.len());
-    first.is_some()
-        && run.len().is_multiple_of(4)
-        && run.iter().all(|m| {
+/// What a run of messages is to [`Kernel::crypt_groups`]: groups of
+/// four, every message with a 96-bit IV and the first one's shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Run {
+    /// Not such groups (empty, not a multiple of four, or another IV
+    /// length or shape in it).
+    No,
+    /// Such groups.
+    Shaped,
+    /// Such groups, every message with the first one's lengths.
+    Uniform,
+}
+
+impl Run {
+    /// What `run` is. Compares each message's lengths with the first
+    /// one's and works out a shape only where they differ: a batch of
+    /// equal lengths costs three comparisons a message.
+    #[inline]
+    pub(crate) fn of<'a, M: Borrow<BatchMessage<'a>>>(run: &[M]) -> Run {
+        let Some(first) = run.first() else {
+            return Run::No;
+        };
+        let first = first.borrow();
+        let (len, aad_len) = (first.buf.len(), first.aad.len());
+        let first_shape = shape(aad_len, len);
+        if first_shape.is_none() || !run.len().is_multiple_of(4) {
+            return Run::No;
+        }
+        let mut uniform = true;
+        for m in run {
             let m = m.borrow();
-            m.iv.len() == 12 && shape(m.aad.len(), m.buf.len()) == first
-        })
+            if m.iv.len() != 12 {
+                return Run::No;
+            }
+            if m.buf.len() != len || m.aad.len() != aad_len {
+                if shape(m.aad.len(), m.buf.len()) != first_shape {
+                    return Run::No;
+                }
+                uniform = false;
+            }
+        }
+        if uniform { Run::Uniform } else { Run::Shaped }
+    }
 }
 
 /// The two-pass loop: counter mode (`ctr`) and GHASH over each [`PASS`]

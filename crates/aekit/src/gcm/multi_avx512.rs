@@ -86,13 +86,15 @@ mod imp {
     /// is 10, 12 or 14 and `rk` holds that many round keys and one; `run`
     /// is not empty, its length a multiple of four and `tags`'s; its
     /// messages have 96-bit IVs and one shape (see
-    /// [`shape`](super::super::kernel::shape)).
+    /// [`shape`](super::super::kernel::shape)), and one length and
+    /// associated-data length if `uniform`.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
     pub(crate) unsafe fn crypt_groups<'a, M: BorrowMut<BatchMessage<'a>>>(
         rk: &RoundKeys,
         rounds: usize,
         powers: &[u128; 32],
         run: &mut [M],
+        uniform: bool,
         encrypt: bool,
         tags: &mut [Block],
     ) {
@@ -100,18 +102,18 @@ mod imp {
         // SAFETY: passed on from the caller.
         unsafe {
             match (rounds, encrypt, registers) {
-                (10, true, 1) => groups::<M, 11, true, 1>(rk, powers, run, tags),
-                (10, true, _) => groups::<M, 11, true, 2>(rk, powers, run, tags),
-                (10, false, 1) => groups::<M, 11, false, 1>(rk, powers, run, tags),
-                (10, false, _) => groups::<M, 11, false, 2>(rk, powers, run, tags),
-                (12, true, 1) => groups::<M, 13, true, 1>(rk, powers, run, tags),
-                (12, true, _) => groups::<M, 13, true, 2>(rk, powers, run, tags),
-                (12, false, 1) => groups::<M, 13, false, 1>(rk, powers, run, tags),
-                (12, false, _) => groups::<M, 13, false, 2>(rk, powers, run, tags),
-                (_, true, 1) => groups::<M, 15, true, 1>(rk, powers, run, tags),
-                (_, true, _) => groups::<M, 15, true, 2>(rk, powers, run, tags),
-                (_, false, 1) => groups::<M, 15, false, 1>(rk, powers, run, tags),
-                (_, false, _) => groups::<M, 15, false, 2>(rk, powers, run, tags),
+                (10, true, 1) => groups::<M, 11, true, 1>(rk, powers, run, uniform, tags),
+                (10, true, _) => groups::<M, 11, true, 2>(rk, powers, run, uniform, tags),
+                (10, false, 1) => groups::<M, 11, false, 1>(rk, powers, run, uniform, tags),
+                (10, false, _) => groups::<M, 11, false, 2>(rk, powers, run, uniform, tags),
+                (12, true, 1) => groups::<M, 13, true, 1>(rk, powers, run, uniform, tags),
+                (12, true, _) => groups::<M, 13, true, 2>(rk, powers, run, uniform, tags),
+                (12, false, 1) => groups::<M, 13, false, 1>(rk, powers, run, uniform, tags),
+                (12, false, _) => groups::<M, 13, false, 2>(rk, powers, run, uniform, tags),
+                (_, true, 1) => groups::<M, 15, true, 1>(rk, powers, run, uniform, tags),
+                (_, true, _) => groups::<M, 15, true, 2>(rk, powers, run, uniform, tags),
+                (_, false, 1) => groups::<M, 15, false, 1>(rk, powers, run, uniform, tags),
+                (_, false, _) => groups::<M, 15, false, 2>(rk, powers, run, uniform, tags),
             }
         }
     }
@@ -155,6 +157,7 @@ mod imp {
         rk: &RoundKeys,
         all: &[u128; 32],
         run: &mut [M],
+        uniform: bool,
         tags: &mut [Block],
     ) {
         let first = run[0].borrow();
@@ -163,7 +166,7 @@ mod imp {
         debug_assert!(run.len().is_multiple_of(4) && run.len() == tags.len());
         let k = broadcast_keys::<N>(rk);
         let keyed = Keyed::<V>::new(k[0]);
-        let uniform = Uniform::<V>::of(all, run);
+        let uniform = uniform.then(|| Uniform::<V>::new(all, first.aad.len(), first.buf.len()));
         let uniform = uniform.as_ref();
         let mut pending: Option<(Sealed<V>, &mut [Block])> = None;
         for (group, out) in run.chunks_exact_mut(4).zip(tags.chunks_exact_mut(4)) {
@@ -195,28 +198,20 @@ mod imp {
     }
 
     impl<const V: usize> Uniform<V> {
-        /// `Some` where every message of `run` has the first one's lengths.
+        /// For messages of `len` bytes and `aad_len` of associated data.
         #[inline]
         #[target_feature(enable = "avx512f,vpclmulqdq")]
-        fn of<'a, M: BorrowMut<BatchMessage<'a>>>(all: &[u128; 32], run: &[M]) -> Option<Self> {
-            let first = run.first()?.borrow();
-            let (len, aad_len) = (first.buf.len(), first.aad.len());
-            if !run.iter().all(|m| {
-                let m = m.borrow();
-                m.buf.len() == len && m.aad.len() == aad_len
-            }) {
-                return None;
-            }
+        fn new(all: &[u128; 32], aad_len: usize, len: usize) -> Self {
             let mut masks = [0; V];
             for (r, mask) in masks.iter_mut().enumerate() {
                 *mask = byte_mask(len - 64 * r);
             }
             let lengths =
                 _mm512_broadcast_i32x4(_mm_set_epi64x((aad_len as i64) << 3, (len as i64) << 3));
-            Some(Uniform {
+            Uniform {
                 masks,
                 lengths_h: mul_wide(lengths, broadcast(all, 31)),
-            })
+            }
         }
     }
 
