@@ -453,12 +453,12 @@ mod imp {
                 return false;
             }
             let (rk, rounds) = (self.aes.round_keys(), self.aes.rounds());
-            let encrypt = direction == Direction::Encrypt;
+            let (encrypt, uniform) = (direction == Direction::Encrypt, kind == Run::Uniform);
             // SAFETY: `self.aes` exists, so VAES and AVX-512F/BW/VL were
             // detected; `self.ghash` exists, so VPCLMULQDQ was; the run is
             // groups of four messages with 96-bit IVs and one shape, as
-            // long as `tags` (checked above).
-            let uniform = kind == Run::Uniform;
+            // long as `tags`, and of one length if `uniform` (checked
+            // above).
             unsafe { crypt_groups(rk, rounds, &self.extra.powers, run, uniform, encrypt, tags) };
             true
         }
