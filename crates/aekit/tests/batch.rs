@@ -210,12 +210,20 @@ fn gcm_batch_of_short_messages_equals_one_message_calls() {
     });
 }
 
-/// Messages of a few shapes around the multi-buffer ones (1 to 8 message blocks, 0 or 1
-/// block of associated data, a 12-byte IV), every length within the
-/// last block and every AAD length 1 to 16, interleaved, with a few that
-/// fit no shape.
+/// Messages of a few shapes around the multi-buffer ones (1 to 8 message
+/// blocks, or 9 to 129, past the longest shape; 0 or 1 block of associated
+/// data, a 12-byte IV), every length within the last block and every AAD
+/// length 1 to 16, interleaved, with a few that fit no shape.
 fn random_shaped_msgs(rng: &mut Rng, n: usize) -> Vec<Msg> {
-    let shapes: Vec<(usize, usize)> = (0..3).map(|_| (1 + rng.below(8), rng.below(2))).collect();
+    let shapes: Vec<(usize, usize)> = (0..3)
+        .map(|_| {
+            let blocks = match rng.below(3) {
+                0 => 9 + rng.below(121),
+                _ => 1 + rng.below(8),
+            };
+            (blocks, rng.below(2))
+        })
+        .collect();
     (0..n)
         .map(|_| {
             if rng.below(8) == 0 {
@@ -257,7 +265,20 @@ fn gcm_batch_of_shaped_messages_equals_one_message_calls() {
 #[test]
 fn gcm_batch_of_equal_length_messages_equals_one_message_calls() {
     each_relaxed_key(&mut Rng(0xba7c_0006), |gcm, what, rng| {
-        for (aad_len, len) in [(0, 64), (0, 48), (5, 50), (16, 128), (1, 97), (0, 33)] {
+        for (aad_len, len) in [
+            (0, 64),
+            (0, 48),
+            (5, 50),
+            (16, 128),
+            (1, 97),
+            (0, 33),
+            (8, 145),
+            (0, 576),
+            (8, 1500),
+            (13, 1024),
+            (0, 2048),
+            (0, 2049),
+        ] {
             for n in [4, 8, 12, 31, 32, 33, 36, 100] {
                 let mut plain: Vec<Msg> =
                     (0..n).map(|_| random_msg(rng, 12, aad_len, len)).collect();

@@ -198,7 +198,7 @@ impl KernelOp for Batch<'_, '_, '_> {
         // buckets at the end, run one by one. Every message gets its own
         // result, in its place.
         let messages = self.messages;
-        let mut buckets = [([0usize; 4], 0usize); BUCKETS];
+        let mut buckets = Buckets::default();
         let mut next = 0;
         while next < messages.len() {
             let i = next;
@@ -207,16 +207,8 @@ impl KernelOp for Batch<'_, '_, '_> {
                 results[i] = one(gcm, kernel, &mut messages[i], direction);
                 continue;
             };
-            if buckets[b].1 == 0 {
-                let mut end = i + 1;
-                while end < messages.len()
-                    && end - i < RUN
-                    && (same_lengths(&messages[i], &messages[end])
-                        || bucket(gcm, &messages[end]) == Some(b))
-                {
-                    end += 1;
-                }
-                let whole = (end - i) / 4 * 4;
+            if !buckets.holds(b) {
+                let whole = run_of(gcm, &messages[i..], b) / 4 * 4;
                 if whole > 0 {
                     let run = &mut messages[i..i + whole];
                     groups(gcm, kernel, run, |k| i + k, results, direction);
@@ -224,23 +216,78 @@ impl KernelOp for Batch<'_, '_, '_> {
                     continue;
                 }
             }
-            let (index, pending) = &mut buckets[b];
-            index[*pending] = i;
-            *pending += 1;
-            if *pending == 4 {
-                *pending = 0;
-                let index = *index;
-                let Ok(mut group) = messages.get_disjoint_mut(index) else {
-                    unreachable!("a bucket holds distinct indices");
-                };
-                groups(gcm, kernel, &mut group, |k| index[k], results, direction);
+            match buckets.add(b, i) {
+                Added::Waiting => {}
+                Added::Group(index) => {
+                    let Ok(mut group) = messages.get_disjoint_mut(index) else {
+                        unreachable!("a bucket holds distinct indices");
+                    };
+                    groups(gcm, kernel, &mut group, |k| index[k], results, direction);
+                }
+                Added::NoRoom => results[i] = one(gcm, kernel, &mut messages[i], direction),
             }
         }
-        for (group, pending) in buckets {
-            for &i in &group[..pending] {
-                results[i] = one(gcm, kernel, &mut messages[i], direction);
-            }
+        for &i in buckets.left() {
+            results[i] = one(gcm, kernel, &mut messages[i], direction);
         }
+    }
+}
+
+/// Messages of multi-buffer shapes waiting for a group, by shape: at most
+/// [`BUCKETS`] shapes at once (a batch mixing more shapes than that runs
+/// the others' messages one by one, as if they had no shape).
+#[derive(Default)]
+struct Buckets {
+    /// The shape of each bucket (see [`bucket`]), where it holds any.
+    shape: [usize; BUCKETS],
+    /// Each bucket's messages, the first `count` of them.
+    index: [[usize; 4]; BUCKETS],
+    count: [usize; BUCKETS],
+}
+
+/// What adding a message to the buckets did.
+enum Added {
+    Waiting,
+    /// Its bucket is full: these four messages make a group.
+    Group([usize; 4]),
+    /// Every bucket holds another shape.
+    NoRoom,
+}
+
+impl Buckets {
+    /// Whether a bucket holds messages of shape `b`.
+    fn holds(&self, b: usize) -> bool {
+        self.slot(b).is_some()
+    }
+
+    fn slot(&self, b: usize) -> Option<usize> {
+        (0..BUCKETS).find(|&s| self.count[s] > 0 && self.shape[s] == b)
+    }
+
+    /// Adds message `i`, of shape `b`.
+    fn add(&mut self, b: usize, i: usize) -> Added {
+        let Some(s) = self
+            .slot(b)
+            .or_else(|| (0..BUCKETS).find(|&s| self.count[s] == 0))
+        else {
+            return Added::NoRoom;
+        };
+        self.shape[s] = b;
+        self.index[s][self.count[s]] = i;
+        self.count[s] += 1;
+        if self.count[s] < 4 {
+            return Added::Waiting;
+        }
+        self.count[s] = 0;
+        Added::Group(self.index[s])
+    }
+
+    /// The messages left waiting.
+    fn left(&self) -> impl Iterator<Item = &usize> {
+        self.index
+            .iter()
+            .zip(&self.count)
+            .flat_map(|(index, &count)| &index[..count])
     }
 }
 
@@ -253,7 +300,7 @@ const RUN: usize = 32;
 /// The bucket of a message that passes the one-message API's checks and
 /// has a multi-buffer shape (a 96-bit IV, [`shape`]), or `None`.
 /// Of those checks only the tag length's is left to make: a 96-bit IV is
-/// valid, and a shape's lengths (at most 128 bytes of message and 16 of
+/// valid, and a shape's lengths (at most 2 KiB of message and 16 bytes of
 /// associated data) are far below GCM's limits.
 #[inline(always)]
 fn bucket(gcm: &AesGcm, m: &BatchMessage<'_>) -> Option<usize> {
@@ -261,6 +308,18 @@ fn bucket(gcm: &AesGcm, m: &BatchMessage<'_>) -> Option<usize> {
     let ok = m.iv.len() == 12 && gcm.check_tag(m.tag.len(), 12).is_ok();
     debug_assert!(!ok || gcm.check_call(m.iv, m.aad, m.buf, m.tag.len()).is_ok());
     ok.then_some(2 * (c - 3) + a)
+}
+
+/// How many messages from the first of `messages` on, at most [`RUN`],
+/// are of its bucket `b`. (Out of line: inlined, the loop kept its
+/// values on the stack, a dozen loads and stores a message more.)
+#[inline(never)]
+fn run_of(gcm: &AesGcm, messages: &[BatchMessage<'_>], b: usize) -> usize {
+    let first = &messages[0];
+    1 + messages[1..messages.len().min(RUN)]
+        .iter()
+        .take_while(|m| same_lengths(first, m) || bucket(gcm, m) == Some(b))
+        .count()
 }
 
 /// Whether `m` has `first`'s IV, associated-data, message and tag
@@ -278,8 +337,8 @@ fn same_lengths(first: &BatchMessage<'_>, m: &BatchMessage<'_>) -> bool {
         )
 }
 
-/// Multi-buffer shapes: message blocks 3 to 8 times AAD blocks 0 or 1.
-const BUCKETS: usize = 12;
+/// Shapes waiting for a group at once.
+const BUCKETS: usize = 8;
 
 /// One message on its own, with the one-message API's checks.
 fn one<K: Kernel + Sync>(

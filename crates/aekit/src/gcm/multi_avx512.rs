@@ -63,15 +63,16 @@ pub(crate) use imp::crypt_groups;
 mod imp {
     use core::arch::x86_64::{
         __m512i, _mm_loadu_si128, _mm_maskz_loadu_epi8, _mm_set_epi32, _mm_set_epi64x,
-        _mm512_aesenc_epi128, _mm512_aesenclast_epi128, _mm512_broadcast_i32x4,
-        _mm512_mask_broadcast_i32x4, _mm512_mask_mov_epi32, _mm512_mask_storeu_epi8,
-        _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8, _mm512_set_epi32, _mm512_set_epi64,
-        _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_shuffle_i64x2, _mm512_storeu_si512,
-        _mm512_xor_si512,
+        _mm512_add_epi32, _mm512_aesenc_epi128, _mm512_aesenclast_epi128, _mm512_broadcast_i32x4,
+        _mm512_loadu_si512, _mm512_mask_broadcast_i32x4, _mm512_mask_mov_epi32,
+        _mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8, _mm512_set_epi32,
+        _mm512_set_epi64, _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_shuffle_i64x2,
+        _mm512_storeu_si512, _mm512_xor_si512,
     };
     use core::borrow::BorrowMut;
 
     use super::super::batch::BatchMessage;
+    use super::super::kernel::LONG;
     use crate::aes::Block;
     use crate::aes::vaes::{RoundKeys, broadcast_keys, byte_mask};
     use crate::ghash::vclmul::{Wide, bswap_mask, mul_wide, reduce};
@@ -103,17 +104,23 @@ mod imp {
         unsafe {
             match (rounds, encrypt, registers) {
                 (10, true, 1) => groups::<M, 11, true, 1>(rk, powers, run, uniform, tags),
-                (10, true, _) => groups::<M, 11, true, 2>(rk, powers, run, uniform, tags),
+                (10, true, 2) => groups::<M, 11, true, 2>(rk, powers, run, uniform, tags),
+                (10, true, _) => long_groups::<M, 11, true>(rk, powers, run, tags),
                 (10, false, 1) => groups::<M, 11, false, 1>(rk, powers, run, uniform, tags),
-                (10, false, _) => groups::<M, 11, false, 2>(rk, powers, run, uniform, tags),
+                (10, false, 2) => groups::<M, 11, false, 2>(rk, powers, run, uniform, tags),
+                (10, false, _) => long_groups::<M, 11, false>(rk, powers, run, tags),
                 (12, true, 1) => groups::<M, 13, true, 1>(rk, powers, run, uniform, tags),
-                (12, true, _) => groups::<M, 13, true, 2>(rk, powers, run, uniform, tags),
+                (12, true, 2) => groups::<M, 13, true, 2>(rk, powers, run, uniform, tags),
+                (12, true, _) => long_groups::<M, 13, true>(rk, powers, run, tags),
                 (12, false, 1) => groups::<M, 13, false, 1>(rk, powers, run, uniform, tags),
-                (12, false, _) => groups::<M, 13, false, 2>(rk, powers, run, uniform, tags),
+                (12, false, 2) => groups::<M, 13, false, 2>(rk, powers, run, uniform, tags),
+                (12, false, _) => long_groups::<M, 13, false>(rk, powers, run, tags),
                 (_, true, 1) => groups::<M, 15, true, 1>(rk, powers, run, uniform, tags),
-                (_, true, _) => groups::<M, 15, true, 2>(rk, powers, run, uniform, tags),
+                (_, true, 2) => groups::<M, 15, true, 2>(rk, powers, run, uniform, tags),
+                (_, true, _) => long_groups::<M, 15, true>(rk, powers, run, tags),
                 (_, false, 1) => groups::<M, 15, false, 1>(rk, powers, run, uniform, tags),
-                (_, false, _) => groups::<M, 15, false, 2>(rk, powers, run, uniform, tags),
+                (_, false, 2) => groups::<M, 15, false, 2>(rk, powers, run, uniform, tags),
+                (_, false, _) => long_groups::<M, 15, false>(rk, powers, run, tags),
             }
         }
     }
@@ -283,110 +290,32 @@ mod imp {
         group: &mut [M],
         a: usize,
     ) -> Sealed<V> {
-        let mask = |m: &BatchMessage<'_>, r: usize| match uniform {
-            Some(u) => u.masks[r],
-            None => byte_mask(m.buf.len() - 64 * r),
-        };
-        let bswap = bswap_mask();
+        let heads = Heads::of(group, a);
         let mut s = [[_mm512_setzero_si512(); V]; 4];
-        let mut x = [[_mm512_setzero_si512(); V]; 4];
-        let mut y0 = _mm512_setzero_si512();
-        let mut aad = _mm512_setzero_si512();
-        for (j, m) in group.iter().enumerate() {
-            let m = m.borrow();
-            // SAFETY: the mask selects the IV's 12 bytes (a group's IVs
-            // are 96 bits).
-            let iv = unsafe { _mm_maskz_loadu_epi8(0x0fff, m.iv.as_ptr().cast()) };
-            let iv = _mm512_broadcast_i32x4(iv);
-            for (s, keyed) in s[j].iter_mut().zip(&keyed.blocks) {
-                *s = _mm512_xor_si512(iv, *keyed);
-            }
-            y0 = if j == 0 {
-                iv
-            } else {
-                _mm512_mask_mov_epi32(y0, 0xf << (4 * j), iv)
-            };
-            let p = m.buf.as_ptr();
-            for (r, x) in x[j].iter_mut().enumerate() {
-                // SAFETY: 64r < len (r < V, len > 64(V − 1)): the mask
-                // selects bytes 64r .. min(64r + 64, len) of the buffer;
-                // masked-off bytes are not accessed.
-                *x = unsafe { _mm512_maskz_loadu_epi8(mask(m, r), p.wrapping_add(64 * r).cast()) };
-            }
-            if a == 1 {
-                // SAFETY: the mask selects the AAD's 1 to 16 bytes.
-                let block = unsafe {
-                    _mm_maskz_loadu_epi8(byte_mask(m.aad.len()) as u16, m.aad.as_ptr().cast())
-                };
-                aad = _mm512_mask_broadcast_i32x4(aad, 0xf << (4 * j), block);
+        for (s, iv) in s.iter_mut().zip(&heads.ivs) {
+            for (s, keyed) in s.iter_mut().zip(&keyed.blocks) {
+                *s = _mm512_xor_si512(*iv, *keyed);
             }
         }
-        let mut y0 = _mm512_xor_si512(y0, keyed.y0);
-
-        // FIPS-197's rounds on the 4·V + 1 registers, round by round.
-        for key in &k[1..N - 1] {
-            for s in s.iter_mut() {
-                for s in s.iter_mut() {
-                    *s = _mm512_aesenc_epi128(*s, *key);
-                }
-            }
-            y0 = _mm512_aesenc_epi128(y0, *key);
-        }
-        let ek_y0 = _mm512_aesenclast_epi128(y0, k[N - 1]);
-
-        // The last round XORs the data in (AESENCLAST(s, k ⊕ x) =
-        // AESENCLAST(s, k) ⊕ x).
-        let mut ct = [[_mm512_setzero_si512(); 4]; V];
-        for (j, m) in group.iter_mut().enumerate() {
-            let m = m.borrow_mut();
-            let p = m.buf.as_mut_ptr();
-            for r in 0..V {
-                let mask = mask(m, r);
-                let out = _mm512_aesenclast_epi128(s[j][r], _mm512_xor_si512(k[N - 1], x[j][r]));
-                // SAFETY: as for the load.
-                unsafe { _mm512_mask_storeu_epi8(p.wrapping_add(64 * r).cast(), mask, out) };
-                // Zero past the end for GHASH, where the end is in this
-                // register (a branch on the length, which is public).
-                let c = if ENCRYPT && m.buf.len() < 64 * (r + 1) {
-                    _mm512_maskz_mov_epi8(mask, out)
-                } else if ENCRYPT {
-                    out
-                } else {
-                    x[j][r]
-                };
-                ct[r][j] = _mm512_shuffle_epi8(c, bswap);
-            }
-        }
+        let mut y0 = _mm512_xor_si512(heads.y0, keyed.y0);
+        let masks = uniform.map(|u| u.masks);
+        // SAFETY: every message is 64·(V − 1) + 1 to 64·V bytes long.
+        let ct = unsafe { crypt::<M, N, ENCRYPT, V, true, true>(k, s, &mut y0, group, 0, masks) };
         // (Indexed, not `array::map`: that stayed a call, its results
         // stored as 8-byte words and read back wider, which the CPU does
         // not forward.)
-        let aad_bits = |j: usize| (group[j].borrow().aad.len() as i64) << 3;
-        let bits = |j: usize| (group[j].borrow().buf.len() as i64) << 3;
         Sealed {
             ct,
-            ek_y0,
-            aad: if a == 1 {
-                _mm512_shuffle_epi8(aad, bswap)
-            } else {
-                aad
-            },
+            ek_y0: y0,
+            aad: heads.aad,
             lengths: match uniform {
                 Some(_) => _mm512_setzero_si512(),
-                None => _mm512_set_epi64(
-                    aad_bits(3),
-                    bits(3),
-                    aad_bits(2),
-                    bits(2),
-                    aad_bits(1),
-                    bits(1),
-                    aad_bits(0),
-                    bits(0),
-                ),
+                None => lengths(group),
             },
         }
     }
 
-    /// One group's GHASH, the four tags into `out`.
+    /// One group's GHASH: its four tags, into `out`.
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,vpclmulqdq")]
     fn finish<const V: usize>(
@@ -397,33 +326,363 @@ mod imp {
         sealed: &Sealed<V>,
         out: &mut [Block],
     ) {
-        // Block i of every message times H^(c + 1 − i), at entry
-        // 31 − c + i; blocks past c are zero in every lane.
-        let mut sum = Wide::zero();
-        for (r, regs) in sealed.ct.iter().enumerate() {
-            let blocks = transpose(*regs);
-            for (l, d) in blocks.iter().enumerate() {
-                let i = 4 * r + l;
-                if i < c {
-                    sum = sum.xor(mul_wide(*d, broadcast(all, 31 - c + i)));
-                }
-            }
-        }
-        // The AAD blocks times H^(c + 2), the lengths blocks times H.
-        if a == 1 {
-            sum = sum.xor(mul_wide(sealed.aad, broadcast(all, 30 - c)));
-        }
-        sum = sum.xor(match uniform {
+        // The AAD blocks times H^(c + 2), block i of every message times
+        // H^(c + 1 − i), the lengths blocks times H.
+        let lengths_h = match uniform {
             Some(u) => u.lengths_h,
-            None => mul_wide(sealed.lengths, broadcast(all, 31)),
-        });
+            None => mul_wide(sealed.lengths, power(all, 1)),
+        };
+        let aad = (a == 1).then_some((sealed.aad, c + 2));
+        let hash = hash::<V>(all, aad, &sealed.ct, c, c + 1, Some(lengths_h));
+        store_tags(hash, sealed.ek_y0, out);
+    }
 
-        let four_tags =
-            _mm512_xor_si512(_mm512_shuffle_epi8(reduce(sum), bswap_mask()), sealed.ek_y0);
+    /// The four tags, lane j message j's, from the reduced GHASH and
+    /// E(K, Y_0), into `out`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn store_tags(hash: __m512i, ek_y0: __m512i, out: &mut [Block]) {
+        let four_tags = _mm512_xor_si512(_mm512_shuffle_epi8(hash, bswap_mask()), ek_y0);
         assert_eq!(out.len(), 4);
         // SAFETY: `out` is four contiguous 16-byte blocks, 64 writable
         // bytes; no alignment needed.
         unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), four_tags) };
+    }
+
+    /// What each message of a group brings before its counter blocks.
+    struct Heads {
+        /// Message j's IV in every lane, bytes 12 to 15 zero.
+        ivs: [__m512i; 4],
+        /// Lane j message j's IV: Y_0 without its count.
+        y0: __m512i,
+        /// The associated-data blocks, zero-padded and byte-reflected,
+        /// lane j message j's (zero where the shape has none).
+        aad: __m512i,
+    }
+
+    impl Heads {
+        /// The heads of `group`'s four messages (96-bit IVs, `a` blocks of
+        /// associated data, 0 or 1, each).
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+        fn of<'a, M: BorrowMut<BatchMessage<'a>>>(group: &[M], a: usize) -> Heads {
+            let mut ivs = [_mm512_setzero_si512(); 4];
+            let mut y0 = _mm512_setzero_si512();
+            let mut aad = _mm512_setzero_si512();
+            for (j, (m, iv)) in group.iter().zip(&mut ivs).enumerate() {
+                let m = m.borrow();
+                // SAFETY: the mask selects the IV's 12 bytes (a group's
+                // IVs are 96 bits).
+                *iv = _mm512_broadcast_i32x4(unsafe {
+                    _mm_maskz_loadu_epi8(0x0fff, m.iv.as_ptr().cast())
+                });
+                y0 = if j == 0 {
+                    *iv
+                } else {
+                    _mm512_mask_mov_epi32(y0, 0xf << (4 * j), *iv)
+                };
+                if a == 1 {
+                    // SAFETY: the mask selects the AAD's 1 to 16 bytes.
+                    let block = unsafe {
+                        _mm_maskz_loadu_epi8(byte_mask(m.aad.len()) as u16, m.aad.as_ptr().cast())
+                    };
+                    aad = _mm512_mask_broadcast_i32x4(aad, 0xf << (4 * j), block);
+                }
+            }
+            if a == 1 {
+                aad = _mm512_shuffle_epi8(aad, bswap_mask());
+            }
+            Heads { ivs, y0, aad }
+        }
+    }
+
+    /// The lengths blocks of a group, len(A) ‖ len(C) in bits as reflected
+    /// integers (len(A) the high qword), lane j message j's.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn lengths<'a, M: BorrowMut<BatchMessage<'a>>>(group: &[M]) -> __m512i {
+        // (Indexed, not `array::map`: that stayed a call, its results
+        // stored as 8-byte words and read back wider, which the CPU does
+        // not forward.)
+        let aad_bits = |j: usize| (group[j].borrow().aad.len() as i64) << 3;
+        let bits = |j: usize| (group[j].borrow().buf.len() as i64) << 3;
+        _mm512_set_epi64(
+            aad_bits(3),
+            bits(3),
+            aad_bits(2),
+            bits(2),
+            aad_bits(1),
+            bits(1),
+            aad_bits(0),
+            bits(0),
+        )
+    }
+
+    /// Counter mode on `V` registers of each of a group's messages, from
+    /// byte `offset` of each: `s[j][r]` holds message j's counter blocks
+    /// for bytes `offset` + 64r … with round 0 applied, and `y0`, if `Y0`,
+    /// is encrypted beside them (E(K, Y_0) left in it). Returns
+    /// the ciphertext, zero past each message's end, byte-reflected:
+    /// `ct[r][j]` is register r of message j. `MASKED`: the registers
+    /// are read and written with byte masks (`masks[r]` for every
+    /// message, or each message's own); otherwise whole.
+    ///
+    /// # Safety
+    /// The CPU must support VAES and AVX-512F/BW; `MASKED`: every message
+    /// is more than `offset` + 64(V − 1) bytes long; otherwise at least
+    /// `offset` + 64V.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes")]
+    unsafe fn crypt<
+        'a,
+        M: BorrowMut<BatchMessage<'a>>,
+        const N: usize,
+        const ENCRYPT: bool,
+        const V: usize,
+        const MASKED: bool,
+        const Y0: bool,
+    >(
+        k: &[__m512i; N],
+        mut s: [[__m512i; V]; 4],
+        y0: &mut __m512i,
+        group: &mut [M],
+        offset: usize,
+        masks: Option<[u64; V]>,
+    ) -> [[__m512i; 4]; V] {
+        let mask = |m: &BatchMessage<'_>, r: usize| match masks {
+            Some(masks) => masks[r],
+            None => byte_mask(m.buf.len() - offset - 64 * r),
+        };
+        let mut x = [[_mm512_setzero_si512(); V]; 4];
+        for (m, x) in group.iter().zip(&mut x) {
+            let m = m.borrow();
+            for (r, x) in x.iter_mut().enumerate() {
+                let p = m.buf.as_ptr().wrapping_add(offset + 64 * r);
+                // SAFETY: masked: offset + 64r < len (see the contract), so
+                // the mask selects bytes offset + 64r .. min(offset + 64r +
+                // 64, len) of the buffer and masked-off bytes are not
+                // accessed; whole: those 64 bytes are in the buffer.
+                *x = unsafe {
+                    if MASKED {
+                        _mm512_maskz_loadu_epi8(mask(m, r), p.cast())
+                    } else {
+                        _mm512_loadu_si512(p.cast())
+                    }
+                };
+            }
+        }
+
+        // FIPS-197's rounds on the 4·V registers (and Y_0's), round by
+        // round.
+        for key in &k[1..N - 1] {
+            for s in s.iter_mut() {
+                for s in s.iter_mut() {
+                    *s = _mm512_aesenc_epi128(*s, *key);
+                }
+            }
+            if Y0 {
+                *y0 = _mm512_aesenc_epi128(*y0, *key);
+            }
+        }
+        if Y0 {
+            *y0 = _mm512_aesenclast_epi128(*y0, k[N - 1]);
+        }
+
+        // The last round XORs the data in (AESENCLAST(s, k ⊕ x) =
+        // AESENCLAST(s, k) ⊕ x).
+        let bswap = bswap_mask();
+        let mut ct = [[_mm512_setzero_si512(); 4]; V];
+        for (j, m) in group.iter_mut().enumerate() {
+            let m = m.borrow_mut();
+            for r in 0..V {
+                let p = m.buf.as_mut_ptr().wrapping_add(offset + 64 * r);
+                let out = _mm512_aesenclast_epi128(s[j][r], _mm512_xor_si512(k[N - 1], x[j][r]));
+                // SAFETY: as for the load.
+                unsafe {
+                    if MASKED {
+                        _mm512_mask_storeu_epi8(p.cast(), mask(m, r), out);
+                    } else {
+                        _mm512_storeu_si512(p.cast(), out);
+                    }
+                }
+                // Zero past the end for GHASH, where the end is in this
+                // register (a branch on the length, which is public).
+                let c = if ENCRYPT && MASKED && m.buf.len() < offset + 64 * (r + 1) {
+                    _mm512_maskz_mov_epi8(mask(m, r), out)
+                } else if ENCRYPT {
+                    out
+                } else {
+                    x[j][r]
+                };
+                ct[r][j] = _mm512_shuffle_epi8(c, bswap);
+            }
+        }
+        ct
+    }
+
+    /// Lane-wise GHASH of blocks appended to `acc`, reduced: `acc` (if
+    /// any) times H^e, block i of every message (`ct` transposed; i < `b`,
+    /// blocks past `b` zero in every lane) times H^(p − i), and `tail`
+    /// (a product already made, not reduced).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,vpclmulqdq")]
+    fn hash<const V: usize>(
+        all: &[u128; 32],
+        acc: Option<(__m512i, usize)>,
+        ct: &[[__m512i; 4]; V],
+        b: usize,
+        p: usize,
+        tail: Option<Wide>,
+    ) -> __m512i {
+        let mut sum = match acc {
+            Some((acc, e)) => mul_wide(acc, power(all, e)),
+            None => Wide::zero(),
+        };
+        for (r, regs) in ct.iter().enumerate() {
+            let blocks = transpose(*regs);
+            for (l, d) in blocks.iter().enumerate() {
+                let i = 4 * r + l;
+                if i < b {
+                    sum = sum.xor(mul_wide(*d, power(all, p - i)));
+                }
+            }
+        }
+        if let Some(tail) = tail {
+            sum = sum.xor(tail);
+        }
+        reduce(sum)
+    }
+
+    /// Messages of 9 to [`LONG`] blocks, four
+    /// at a time: each message's blocks in chunks of eight (two registers
+    /// a message, eight under AES at once, as the main loops of the
+    /// one-message kernels have), and GHASH lane by lane after each chunk,
+    /// Horner's rule over chunks: the running value times H^8 plus the
+    /// chunk's blocks times H^8 … H^1, one reduction per chunk. What a
+    /// one-message call pays once per message (its start, its partial
+    /// batches at the end, its last reductions) is paid once per four.
+    ///
+    /// # Safety
+    /// As [`crypt_groups`]; every message is 9 to `LONG` blocks long.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
+    unsafe fn long_groups<
+        'a,
+        M: BorrowMut<BatchMessage<'a>>,
+        const N: usize,
+        const ENCRYPT: bool,
+    >(
+        rk: &RoundKeys,
+        all: &[u128; 32],
+        run: &mut [M],
+        tags: &mut [Block],
+    ) {
+        let k = broadcast_keys::<N>(rk);
+        let keyed = Keyed::<2>::new(k[0]);
+        for (group, out) in run.chunks_exact_mut(4).zip(tags.chunks_exact_mut(4)) {
+            // SAFETY: passed on from the caller.
+            unsafe { long_group::<M, N, ENCRYPT>(&k, &keyed, all, group, out) };
+        }
+    }
+
+    /// One group of [`long_groups`], its tags into `out`.
+    ///
+    /// # Safety
+    /// As [`long_groups`]; `group` holds four messages.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
+    unsafe fn long_group<
+        'a,
+        M: BorrowMut<BatchMessage<'a>>,
+        const N: usize,
+        const ENCRYPT: bool,
+    >(
+        k: &[__m512i; N],
+        keyed: &Keyed<2>,
+        all: &[u128; 32],
+        group: &mut [M],
+        out: &mut [Block],
+    ) {
+        let first = group[0].borrow();
+        let (c, a) = (first.buf.len().div_ceil(16), first.aad.len().div_ceil(16));
+        debug_assert!(c > 8 && c <= LONG && a <= 1);
+        let heads = Heads::of(group, a);
+        let lengths = lengths(group);
+        // Each message's counter blocks: its IV with round 0 applied,
+        // plus counts that grow by eight a chunk (at most LONG + 1 < 256,
+        // so byte 15 never carries); register r of chunk 0 has counts
+        // 2 + 4r … 5 + 4r.
+        let mut ivs = heads.ivs;
+        for iv in &mut ivs {
+            *iv = _mm512_xor_si512(*iv, k[0]);
+        }
+        let mut counts = [0, 1].map(|r| _mm512_xor_si512(keyed.blocks[r], k[0]));
+        let eight = _mm512_broadcast_i32x4(_mm_set_epi32(8 << 24, 0, 0, 0));
+        // E(K, Y_0) on its own (beside the chunks' registers it would
+        // make `crypt` a second function for the first chunk).
+        let mut y0 = _mm512_xor_si512(heads.y0, keyed.y0);
+        for key in &k[1..N - 1] {
+            y0 = _mm512_aesenc_epi128(y0, *key);
+        }
+        let y0 = _mm512_aesenclast_epi128(y0, k[N - 1]);
+        let mut unused = y0;
+        let chunks = c.div_ceil(8);
+        // The running GHASH: the AAD blocks before the first chunk (then
+        // times H^9), the reduced value after it (times H^8).
+        let mut acc = (a == 1).then_some((heads.aad, 9));
+        for chunk in 0..chunks - 1 {
+            let mut s = [[_mm512_setzero_si512(); 2]; 4];
+            for (s, iv) in s.iter_mut().zip(&ivs) {
+                for (s, count) in s.iter_mut().zip(&counts) {
+                    *s = _mm512_xor_si512(*iv, *count);
+                }
+            }
+            for count in &mut counts {
+                *count = _mm512_add_epi32(*count, eight);
+            }
+            // SAFETY: every message has more than 8(chunk + 1) blocks,
+            // so its bytes 128·chunk .. 128·chunk + 128 are whole.
+            let ct = unsafe {
+                crypt::<M, N, ENCRYPT, 2, false, false>(k, s, &mut unused, group, 128 * chunk, None)
+            };
+            acc = Some((hash::<2>(all, acc, &ct, 8, 8, None), 8));
+        }
+        // The last chunk: b = 1 … 8 blocks, then the lengths blocks.
+        let offset = 128 * (chunks - 1);
+        let b = c - 8 * (chunks - 1);
+        let lengths_h = Some(mul_wide(lengths, power(all, 1)));
+        let acc = acc.map(|(acc, e)| (acc, e + b - 7));
+        let hash = if b > 4 {
+            let mut s = [[_mm512_setzero_si512(); 2]; 4];
+            for (s, iv) in s.iter_mut().zip(&ivs) {
+                for (s, count) in s.iter_mut().zip(&counts) {
+                    *s = _mm512_xor_si512(*iv, *count);
+                }
+            }
+            // SAFETY: every message is offset + 65 to offset + 128 bytes.
+            let ct = unsafe {
+                crypt::<M, N, ENCRYPT, 2, true, false>(k, s, &mut unused, group, offset, None)
+            };
+            hash::<2>(all, acc, &ct, b, b + 1, lengths_h)
+        } else {
+            let mut s = [[_mm512_setzero_si512(); 1]; 4];
+            for (s, iv) in s.iter_mut().zip(&ivs) {
+                s[0] = _mm512_xor_si512(*iv, counts[0]);
+            }
+            // SAFETY: every message is offset + 1 to offset + 64 bytes.
+            let ct = unsafe {
+                crypt::<M, N, ENCRYPT, 1, true, false>(k, s, &mut unused, group, offset, None)
+            };
+            hash::<1>(all, acc, &ct, b, b + 1, lengths_h)
+        };
+        store_tags(hash, y0, out);
+    }
+
+    /// H^e in all four lanes (entry 32 − e of the powers).
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn power(all: &[u128; 32], e: usize) -> __m512i {
+        broadcast(all, 32 - e)
     }
 
     /// Entry `e` of the powers in all four lanes.
