@@ -15,24 +15,27 @@
 //! processed as if it had been called on its own. The results are the
 //! one-message API's, message for message; the tests check exactly that.
 //!
-//! On a `vaes-avx512` key, messages with a 96-bit IV, 3 to 8 blocks and at
-//! most one block of associated data go four at a time through the
+//! On a `vaes-avx512` key, messages with a 96-bit IV, 3 to 128 blocks and
+//! at most one block of associated data go four at a time through the
 //! multi-buffer path (`multi_avx512.rs`): four messages of one shape, one
-//! per 128-bit lane. Four consecutive messages of one shape form a group
-//! at once; others wait in their shape's bucket until it holds four, and
-//! what is left at the end runs one by one. Measured on an Intel Xeon
-//! with AVX-512 (Sapphire Rapids class, 2 vCPUs), TSC cycles per message,
-//! best of 2000 batches of 64, one-message calls of the same messages in
-//! the same process: 64 B 54 → 30, 128 B 83 → 47, 64 B with 8 bytes of
-//! AAD 51 → 34; with only the tag length checked for a message of a
-//! multi-buffer shape ([`bucket`]: its IV and lengths cannot fail the
-//! others), 64 B 30.7 → 27.9 (a batch built once 27.5 → 24.4). The
-//! kernel alone (groups handed to it directly) takes 16 per 64-byte
-//! message where the one-message kernel path takes 43: the rest is the
-//! batch's own bookkeeping (the shapes, the results, the tag slots) and
-//! the caller's `Vec` of messages. Returning
-//! tags by value cost three store-forwarding stalls on the way (see
-//! `Kernel::crypt_four`, [`deliver`] and `multi_avx512`'s lengths).
+//! per 128-bit lane. A run of consecutive messages of one shape goes to
+//! the kernel in whole groups, up to [`RUN`] messages a call; others wait
+//! in their shape's bucket until it holds four, and what is left at the
+//! end runs one by one. Measured on an Intel Xeon with AVX-512 (Sapphire
+//! Rapids class, 2 vCPUs), `aekit bench --suite batch`, GB/s over the
+//! batch against one-message calls of the same messages: 64 B at 16 to
+//! 1024 messages 2.05–2.34×, 576 B 1.60–1.68×, 1500 B 1.21–1.25× (see
+//! `docs/BENCHMARKS.md`). On the way (a scratch program, 1024 messages of
+//! 64 bytes, TSC cycles per message, best of many batches): one group per
+//! kernel call 30.5; a run per call, software-pipelined, round 0 in the
+//! count constants, masks and lengths product made once for equal
+//! lengths 28.5; the run checks as three comparisons a message against
+//! the first 25.8; one-message calls take 54–56. A message's tag is read
+//! from a buffer the kernel filled: written straight into the tag slots
+//! by masked stores, or by lane extracts, the batch was slower (26.4 →
+//! 27.3 and 26.8). Returning tags by value cost three store-forwarding
+//! stalls on the way (see `Kernel::crypt_groups`, [`deliver`] and
+//! `multi_avx512`'s lengths).
 //!
 //! Every other kernel runs each message on the key's own kernel (for
 //! short messages the fused kernels' whole-message paths). What the batch

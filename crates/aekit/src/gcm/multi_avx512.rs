@@ -1,5 +1,5 @@
-//! `vaes-avx512` multi-buffer: four short AES-GCM messages at once, one
-//! message per 128-bit lane, for the batch API ([`super::batch`]).
+//! `vaes-avx512` multi-buffer: four AES-GCM messages at once, one message
+//! per 128-bit lane, for the batch API ([`super::batch`]).
 //!
 //! # Why
 //!
@@ -11,37 +11,51 @@
 //! message's work waits for the call to return. Four messages of one
 //! shape fill the lanes that one leaves empty, and share what is done
 //! once per call (the round keys broadcast, one reduction, one tag
-//! register).
+//! register). A longer message (576 or 1500 bytes) keeps the units busy
+//! in its middle, but pays once per message what a one-message call
+//! costs at its ends (its start, its partial batches, its last
+//! reductions); four at a time pay it once per four.
 //!
 //! # Shape
 //!
 //! The four messages of a group have the same number of message blocks c
-//! (3 to 8: below, the one-message short paths are as fast) and of
-//! associated-data blocks a (0 or 1); each has its own
-//! IV (96 bits), associated data, length within its last block, contents
-//! and tag. The batch API groups the messages of a batch by shape.
+//! (3 to [`LONG`](super::kernel::LONG) = 128: below three the
+//! one-message short paths are as fast) and of associated-data blocks a
+//! (0 or 1); each has its own IV (96 bits), associated data, length within
+//! its last block, contents and tag. The batch API hands the kernel runs
+//! of consecutive messages of one shape, and groups the others by shape.
 //!
 //! # Layout
 //!
 //! AES, message-major: message j's counter blocks IV_j ‖ 2 … IV_j ‖ c + 1
-//! (with c ≤ 8 the count fits its last byte and never carries) fill
-//! ⌈c/4⌉ registers of its own, which meet its buffer as whole 64-byte rows
-//! read and written with byte masks; the four messages' Y_0 = IV_j ‖ 1
-//! share one register, lane j from message j. A group of four 64-byte
-//! messages is then five registers under AES, where four one-message calls
-//! are eight (each Y_0 in a register of its own, or the 128-bit
-//! `ni-clmul` path's twenty blocks one lane each).
+//! (with c ≤ 128 the count fits its last byte and never carries) fill
+//! registers of its own, which meet its buffer as whole 64-byte rows (the
+//! last read and written with byte masks); the four messages' Y_0 =
+//! IV_j ‖ 1 share one register, lane j from message j. A group of four
+//! 64-byte messages is then five registers under AES, where four
+//! one-message calls are eight (each Y_0 in a register of its own, or the
+//! 128-bit `ni-clmul` path's twenty blocks one lane each).
 //!
 //! GHASH, lane-major: the ciphertext registers are transposed (a 4 × 4
 //! transpose of 128-bit lanes, eight `VSHUFI64X2` per four registers), so
 //! that register i holds block i of the four messages, lane j from
 //! message j. The shape is shared, so block i of every message is
-//! multiplied by the same power, H^(c + 1 − i), broadcast; the AAD
-//! blocks (lane j from message j) by H^(c + 2) and the lengths blocks by
-//! H. The products of all four messages are summed lane by lane and
-//! reduced once, and the reduced register XORed with E(K, Y_0)'s is the
-//! four tags, lane j message j's: no horizontal sums, one reduction per
-//! four messages.
+//! multiplied by the same power, broadcast, and the products of all four
+//! messages are summed lane by lane and reduced once: no horizontal sums.
+//! Up to eight blocks (the short path, `groups`) the whole message is one
+//! sum: block i times H^(c + 1 − i), the AAD blocks times H^(c + 2), the
+//! lengths blocks times H, one reduction per four messages. Longer
+//! messages (`long_groups`) go in chunks of eight blocks a message (two
+//! registers, eight under AES at once), Horner's rule over the chunks:
+//! the running value times H^8 plus the chunk's blocks times H^8 … H^1,
+//! one reduction per chunk of 32 blocks. The reduced register XORed with
+//! E(K, Y_0)'s is the four tags, lane j message j's.
+//!
+//! The short path takes a run of groups per call and software-pipelines
+//! them (a group's AES issued before the previous group's GHASH); in a
+//! run of messages of equal lengths (fixed-size records or packets) the
+//! byte masks and the lengths blocks' product are made once per call
+//! (`Uniform`).
 //!
 //! Constant-time as the one-message paths: the branches and masks depend
 //! on lengths only, the products are carry-less multiplications, no table
@@ -144,10 +158,12 @@ mod imp {
     /// [`crypt_groups`] with `N` round keys and `V` = ⌈c/4⌉ registers of
     /// counter blocks per message, software-pipelined: group g's AES is
     /// issued before group g − 1's GHASH, which waits on nothing of it.
-    /// (One group at a time, a group's GHASH products and reduction
-    /// waited on its last AES round, and the next group's rounds could
-    /// not start until the scheduler had room for them: about 100 core
-    /// cycles per group where its AES alone is 5·N.)
+    /// (One group per call, the kernel took about 100 core cycles per
+    /// group of 64-byte messages where its AES alone is 5·N; pipelined,
+    /// its share of a batch went from 15.8 to 14.8 TSC cycles a message.
+    /// What brought it to about 67 core cycles a group was fewer
+    /// operations on the two 512-bit ports: `Uniform`, and round 0 folded
+    /// into the count constants.)
     ///
     /// # Safety
     /// As [`crypt_groups`]; every message is 64·(`V` − 1) + 1 to 64·`V`
