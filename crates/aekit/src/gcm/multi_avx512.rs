@@ -250,30 +250,54 @@ mod imp {
         y0: __m512i,
     }
 
+    /// Counts `first` … `first` + 3 in byte 15 of lanes 0 … 3 (the top
+    /// byte of dword 3), every other byte zero.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn counts(first: i32) -> __m512i {
+        _mm512_set_epi32(
+            (first + 3) << 24,
+            0,
+            0,
+            0,
+            (first + 2) << 24,
+            0,
+            0,
+            0,
+            (first + 1) << 24,
+            0,
+            0,
+            0,
+            first << 24,
+            0,
+            0,
+            0,
+        )
+    }
+
+    /// The counter blocks of a group's messages: `ivs[j]` (message j's IV,
+    /// round 0 applied or not) XOR `counts[r]` in register r of message j.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn counter_blocks<const V: usize>(
+        ivs: &[__m512i; 4],
+        counts: &[__m512i; V],
+    ) -> [[__m512i; V]; 4] {
+        // (Loops, not `array::map`: a closure does not inherit the target
+        // features, and stayed a call.)
+        let mut s = [[_mm512_setzero_si512(); V]; 4];
+        for (s, iv) in s.iter_mut().zip(ivs) {
+            for (s, count) in s.iter_mut().zip(counts) {
+                *s = _mm512_xor_si512(*iv, *count);
+            }
+        }
+        s
+    }
+
     impl<const V: usize> Keyed<V> {
         #[inline]
         #[target_feature(enable = "avx512f")]
         fn new(k0: __m512i) -> Keyed<V> {
-            let counts = |first: i32| {
-                _mm512_set_epi32(
-                    (first + 3) << 24,
-                    0,
-                    0,
-                    0,
-                    (first + 2) << 24,
-                    0,
-                    0,
-                    0,
-                    (first + 1) << 24,
-                    0,
-                    0,
-                    0,
-                    first << 24,
-                    0,
-                    0,
-                    0,
-                )
-            };
             let mut blocks = [k0; V];
             for (r, b) in blocks.iter_mut().enumerate() {
                 *b = _mm512_xor_si512(k0, counts(2 + 4 * r as i32));
@@ -307,12 +331,7 @@ mod imp {
         a: usize,
     ) -> Sealed<V> {
         let heads = Heads::of(group, a);
-        let mut s = [[_mm512_setzero_si512(); V]; 4];
-        for (s, iv) in s.iter_mut().zip(&heads.ivs) {
-            for (s, keyed) in s.iter_mut().zip(&keyed.blocks) {
-                *s = _mm512_xor_si512(*iv, *keyed);
-            }
-        }
+        let s = counter_blocks(&heads.ivs, &keyed.blocks);
         let mut y0 = _mm512_xor_si512(heads.y0, keyed.y0);
         let masks = uniform.map(|u| u.masks);
         // SAFETY: every message is 64·(V − 1) + 1 to 64·V bytes long.
@@ -632,7 +651,7 @@ mod imp {
         for iv in &mut ivs {
             *iv = _mm512_xor_si512(*iv, k[0]);
         }
-        let mut counts = [0, 1].map(|r| _mm512_xor_si512(keyed.blocks[r], k[0]));
+        let mut counts = [counts(2), counts(6)];
         let eight = _mm512_broadcast_i32x4(_mm_set_epi32(8 << 24, 0, 0, 0));
         // E(K, Y_0) on its own (beside the chunks' registers it would
         // make `crypt` a second function for the first chunk).
@@ -647,12 +666,7 @@ mod imp {
         // times H^9), the reduced value after it (times H^8).
         let mut acc = (a == 1).then_some((heads.aad, 9));
         for chunk in 0..chunks - 1 {
-            let mut s = [[_mm512_setzero_si512(); 2]; 4];
-            for (s, iv) in s.iter_mut().zip(&ivs) {
-                for (s, count) in s.iter_mut().zip(&counts) {
-                    *s = _mm512_xor_si512(*iv, *count);
-                }
-            }
+            let s = counter_blocks(&ivs, &counts);
             for count in &mut counts {
                 *count = _mm512_add_epi32(*count, eight);
             }
@@ -669,22 +683,14 @@ mod imp {
         let lengths_h = Some(mul_wide(lengths, power(all, 1)));
         let acc = acc.map(|(acc, e)| (acc, e + b - 7));
         let hash = if b > 4 {
-            let mut s = [[_mm512_setzero_si512(); 2]; 4];
-            for (s, iv) in s.iter_mut().zip(&ivs) {
-                for (s, count) in s.iter_mut().zip(&counts) {
-                    *s = _mm512_xor_si512(*iv, *count);
-                }
-            }
+            let s = counter_blocks(&ivs, &counts);
             // SAFETY: every message is offset + 65 to offset + 128 bytes.
             let ct = unsafe {
                 crypt::<M, N, ENCRYPT, 2, true, false>(k, s, &mut unused, group, offset, None)
             };
             hash::<2>(all, acc, &ct, b, b + 1, lengths_h)
         } else {
-            let mut s = [[_mm512_setzero_si512(); 1]; 4];
-            for (s, iv) in s.iter_mut().zip(&ivs) {
-                s[0] = _mm512_xor_si512(*iv, counts[0]);
-            }
+            let s = counter_blocks(&ivs, &[counts[0]]);
             // SAFETY: every message is offset + 1 to offset + 64 bytes.
             let ct = unsafe {
                 crypt::<M, N, ENCRYPT, 1, true, false>(k, s, &mut unused, group, offset, None)
