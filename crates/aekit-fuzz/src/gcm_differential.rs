@@ -23,13 +23,17 @@
 //! - the out-of-place calls (`encrypt_detached_into`,
 //!   `decrypt_detached_into`), which must equal the one-shot result;
 //! - for the classes, the many-core API on a two-thread pool that splits
-//!   every message of two blocks or more.
+//!   every message of two blocks or more, and the batch API on four
+//!   messages (the input's and three prefixes of it one to three bytes
+//!   shorter, mostly of one shape: `vaes-avx512`'s multi-buffer path takes
+//!   them as a group), each against the oracle, then decrypted with one
+//!   tag forged, which alone must fail and be wiped.
 //!
 //! Any disagreement or panic is a finding.
 
 use std::sync::OnceLock;
 
-use aekit::gcm::{Class, Fused, Pool};
+use aekit::gcm::{BatchMessage, Class, Fused, Pool};
 use aekit::{AesGcm, Error, Tag, aes, ctr::face, ghash};
 
 use crate::input::Input;
@@ -139,7 +143,10 @@ fn check(data: &[u8], choose: impl Fn(&[Implementation], [u8; 2]) -> Vec<Impleme
     let picks = [input.byte(), input.byte()];
     let cuts = Cuts(input.rest());
 
-    let expected = AesGcm::with(key, aes::Strategy::Table, ghash::Strategy::BitSerial)
+    let oracle = AesGcm::with(key, aes::Strategy::Table, ghash::Strategy::BitSerial);
+    let expected = oracle
+        .as_ref()
+        .map_err(|e| e.clone())
         .and_then(|oracle| oracle.encrypt(iv, aad, message, tag_len));
     for imp in choose(Implementation::all(), picks) {
         let gcm = match imp.build(key) {
@@ -178,11 +185,86 @@ fn check(data: &[u8], choose: impl Fn(&[Implementation], [u8; 2]) -> Vec<Impleme
                     gcm.decrypt_in_place_detached_par(pool(), iv, aad, buf, tag)
                 },
             );
+            if let Ok(oracle) = &oracle {
+                check_batch(imp, &gcm, oracle, iv, aad, message, tag_len);
+            }
         }
         if let Ok(sealed) = &sealed {
             check_decryption(imp, &gcm, iv, aad, message, sealed, tag_len, &cuts);
         }
     }
+}
+
+/// The batch API on the message and three prefixes of it, one to three
+/// bytes shorter (as many as the message allows): each result equals the
+/// oracle's one-shot result (or is its very error); then the batch is
+/// decrypted with the third message's tag forged (where it was sealed),
+/// and that message alone fails, wiped.
+fn check_batch(
+    imp: Implementation,
+    gcm: &AesGcm,
+    oracle: &AesGcm,
+    iv: &[u8],
+    aad: &[u8],
+    message: &[u8],
+    tag_len: usize,
+) {
+    let lens: Vec<usize> = (0..4)
+        .filter_map(|k| message.len().checked_sub(k))
+        .collect();
+    let mut bufs: Vec<Vec<u8>> = lens.iter().map(|&n| message[..n].to_vec()).collect();
+    let mut tags = vec![vec![0u8; tag_len]; lens.len()];
+    let results = gcm.encrypt_batch(&mut batch(iv, aad, &mut bufs, &mut tags));
+    let mut sealed = Vec::new();
+    for (k, (&n, result)) in lens.iter().zip(&results).enumerate() {
+        let expected = oracle.encrypt(iv, aad, &message[..n], tag_len);
+        let got = result
+            .clone()
+            .map(|()| [&bufs[k][..], &tags[k][..]].concat());
+        assert_eq!(got, expected, "{imp:?}: batch encryption, message {k}");
+        sealed.push(got.is_ok());
+    }
+    let forged = 2;
+    if sealed.get(forged) == Some(&true) {
+        tags[forged][tag_len - 1] ^= 1;
+    }
+    let results = gcm.decrypt_batch(&mut batch(iv, aad, &mut bufs, &mut tags));
+    for (k, (&n, result)) in lens.iter().zip(&results).enumerate() {
+        if !sealed[k] {
+            continue;
+        }
+        if k == forged {
+            assert_eq!(
+                *result,
+                Err(Error::AuthenticationFailed),
+                "{imp:?}: batch forgery"
+            );
+            assert!(
+                bufs[k].iter().all(|&b| b == 0),
+                "{imp:?}: batch forgery not wiped"
+            );
+        } else {
+            assert_eq!(*result, Ok(()), "{imp:?}: batch decryption, message {k}");
+            assert_eq!(
+                bufs[k],
+                message[..n],
+                "{imp:?}: batch decryption, message {k}"
+            );
+        }
+    }
+}
+
+/// A batch over `bufs` and `tags`, every message with `iv` and `aad`.
+fn batch<'a>(
+    iv: &'a [u8],
+    aad: &'a [u8],
+    bufs: &'a mut [Vec<u8>],
+    tags: &'a mut [Vec<u8>],
+) -> Vec<BatchMessage<'a>> {
+    bufs.iter_mut()
+        .zip(tags.iter_mut())
+        .map(|(buf, tag)| BatchMessage { iv, aad, buf, tag })
+        .collect()
 }
 
 /// The split points: lengths of the successive pieces, cycled.
