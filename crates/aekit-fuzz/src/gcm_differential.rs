@@ -146,7 +146,7 @@ fn check(data: &[u8], choose: impl Fn(&[Implementation], [u8; 2]) -> Vec<Impleme
     let oracle = AesGcm::with(key, aes::Strategy::Table, ghash::Strategy::BitSerial);
     let expected = oracle
         .as_ref()
-        .map_err(|e| e.clone())
+        .map_err(|e| *e)
         .and_then(|oracle| oracle.encrypt(iv, aad, message, tag_len));
     for imp in choose(Implementation::all(), picks) {
         let gcm = match imp.build(key) {
@@ -218,9 +218,7 @@ fn check_batch(
     let mut sealed = Vec::new();
     for (k, (&n, result)) in lens.iter().zip(&results).enumerate() {
         let expected = oracle.encrypt(iv, aad, &message[..n], tag_len);
-        let got = result
-            .clone()
-            .map(|()| [&bufs[k][..], &tags[k][..]].concat());
+        let got = result.map(|()| [&bufs[k][..], &tags[k][..]].concat());
         assert_eq!(got, expected, "{imp:?}: batch encryption, message {k}");
         sealed.push(got.is_ok());
     }
