@@ -414,7 +414,7 @@ fn targets() -> Vec<Target> {
     });
     out.push(gcm_target(
         "batch".into(),
-        "batch API, four messages (multi-buffer on vaes-avx512)".into(),
+        "batch API, four messages (multi-buffer on vaes-avx512 and vaes-avx2)".into(),
         true,
         make,
     ));

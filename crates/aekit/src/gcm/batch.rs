@@ -156,10 +156,20 @@ impl AesGcm {
     }
 
     /// Whether this key's kernel runs short messages of a batch in
-    /// vector lanes (`vaes-avx512`'s multi-buffer path): where a caller
-    /// gains by gathering messages into batches.
+    /// vector lanes (`vaes-avx512`'s and `vaes-avx2`'s multi-buffer
+    /// paths): where a caller gains by gathering messages into batches.
     pub(crate) fn has_multi_buffer(&self) -> bool {
-        self.fused_kernel() == Some(super::Fused::Avx512)
+        self.longest_in_lanes() > 0
+    }
+
+    /// The most blocks of a message this key's multi-buffer path takes
+    /// (`Kernel::LONGEST`), 0 without one.
+    fn longest_in_lanes(&self) -> usize {
+        match self.fused_kernel() {
+            Some(super::Fused::Avx512) => super::kernel::LONG,
+            Some(super::Fused::Avx2) => super::kernel::SHORT,
+            _ => 0,
+        }
     }
 
     /// Whether a batch runs a message with a 12-byte IV and these lengths
@@ -167,7 +177,7 @@ impl AesGcm {
     ///
     /// [`has_multi_buffer`]: Self::has_multi_buffer
     pub(crate) fn takes_in_lanes(&self, aad_len: usize, len: usize) -> bool {
-        self.has_multi_buffer() && shape(aad_len, len).is_some()
+        shape(aad_len, len, self.longest_in_lanes()).is_some()
     }
 }
 
@@ -188,7 +198,7 @@ impl KernelOp for Batch<'_, '_, '_> {
 
     fn run<K: Kernel + Sync>(self, kernel: &K) {
         let (gcm, direction, results) = (self.gcm, self.direction, self.results);
-        if !K::FOUR {
+        if K::LONGEST == 0 {
             for (m, r) in self.messages.iter_mut().zip(results) {
                 *r = one(gcm, kernel, m, direction);
             }
@@ -206,12 +216,12 @@ impl KernelOp for Batch<'_, '_, '_> {
         while next < messages.len() {
             let i = next;
             next += 1;
-            let Some(b) = bucket(gcm, &messages[i]) else {
+            let Some(b) = bucket(gcm, K::LONGEST, &messages[i]) else {
                 results[i] = one(gcm, kernel, &mut messages[i], direction);
                 continue;
             };
             if !buckets.holds(b) {
-                let whole = run_of(gcm, &messages[i..], b) / 4 * 4;
+                let whole = run_of(gcm, K::LONGEST, &messages[i..], b) / 4 * 4;
                 if whole > 0 {
                     let run = &mut messages[i..i + whole];
                     groups(gcm, kernel, run, |k| i + k, results, direction);
@@ -308,8 +318,8 @@ const RUN: usize = 64;
 /// valid, and a shape's lengths (at most 2 KiB of message and 16 bytes of
 /// associated data) are far below GCM's limits.
 #[inline(always)]
-fn bucket(gcm: &AesGcm, m: &BatchMessage<'_>) -> Option<usize> {
-    let (c, a) = shape(m.aad.len(), m.buf.len())?;
+fn bucket(gcm: &AesGcm, longest: usize, m: &BatchMessage<'_>) -> Option<usize> {
+    let (c, a) = shape(m.aad.len(), m.buf.len(), longest)?;
     let ok = m.iv.len() == 12 && gcm.check_tag(m.tag.len(), 12).is_ok();
     debug_assert!(!ok || gcm.check_call(m.iv, m.aad, m.buf, m.tag.len()).is_ok());
     ok.then_some(2 * (c - 3) + a)
@@ -319,11 +329,11 @@ fn bucket(gcm: &AesGcm, m: &BatchMessage<'_>) -> Option<usize> {
 /// are of its bucket `b`. (Out of line: inlined, the loop kept its
 /// values on the stack, a dozen loads and stores a message more.)
 #[inline(never)]
-fn run_of(gcm: &AesGcm, messages: &[BatchMessage<'_>], b: usize) -> usize {
+fn run_of(gcm: &AesGcm, longest: usize, messages: &[BatchMessage<'_>], b: usize) -> usize {
     let first = &messages[0];
     1 + messages[1..messages.len().min(RUN)]
         .iter()
-        .take_while(|m| same_lengths(first, m) || bucket(gcm, m) == Some(b))
+        .take_while(|m| same_lengths(first, m) || bucket(gcm, longest, m) == Some(b))
         .count()
 }
 

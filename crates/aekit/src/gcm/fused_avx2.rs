@@ -231,7 +231,11 @@ mod imp {
     use crate::aes::ni::Ni;
     use crate::aes::{Block, BlockCipher, KeySchedule};
     use crate::gcm::fused_ni::{CONSTS, FusedNi, Kind, Pairing};
-    use crate::gcm::kernel::{Kernel, finish_two_pass};
+    use core::borrow::BorrowMut;
+
+    use crate::gcm::batch::BatchMessage;
+    use crate::gcm::kernel::{Kernel, Run, SHORT, finish_two_pass};
+    use crate::gcm::multi_avx2::crypt_groups;
     use crate::gcm::out_of_place::as_uninit;
     use crate::gcm::state::Direction;
     use crate::gcm::{FusedKernel, supplied_clmul};
@@ -324,6 +328,35 @@ mod imp {
             // SAFETY: `self._cpu` proves AVX2, VAES and VPCLMULQDQ;
             // `self.ni` proves AES-NI and PCLMULQDQ.
             Some(unsafe { self.whole(iv, aad, data, direction) })
+        }
+
+        const LONGEST: usize = SHORT;
+
+        /// Groups of four short messages through the multi-buffer path
+        /// (`multi_avx2.rs`).
+        fn crypt_groups<'a, M: BorrowMut<BatchMessage<'a>>>(
+            &self,
+            run: &mut [M],
+            direction: Direction,
+            tags: &mut [Block],
+        ) -> bool {
+            let kind = Run::of(run, SHORT);
+            if kind == Run::No || tags.len() != run.len() {
+                return false;
+            }
+            let aes = self.ni.aes();
+            let encrypt = direction == Direction::Encrypt;
+            let powers = self.powers.0.as_flattened();
+            let Ok(powers) = <&[u128; 32]>::try_from(powers) else {
+                unreachable!("sixteen pairs of powers");
+            };
+            let (keys, uniform) = (aes.round_keys(), kind == Run::Uniform);
+            // SAFETY: `self._cpu` proves AVX2, VAES and VPCLMULQDQ; the run
+            // is groups of four messages with 96-bit IVs and one shape of
+            // at most `SHORT` blocks, as long as `tags`, and of one length
+            // if `uniform` (checked above).
+            unsafe { crypt_groups(keys, aes.rounds(), powers, run, uniform, encrypt, tags) };
+            true
         }
 
         /// As [`crypt_short`](Self::crypt_short), from `input` into `out`.

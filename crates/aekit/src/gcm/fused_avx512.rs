@@ -247,7 +247,7 @@ mod imp {
 
     use super::super::FusedKernel;
     use super::super::batch::BatchMessage;
-    use super::super::kernel::{Kernel, Run};
+    use super::super::kernel::{Kernel, LONG, Run};
     use super::super::multi_avx512::crypt_groups;
     use super::super::state::Direction;
     use super::super::supplied_avx512;
@@ -440,7 +440,7 @@ mod imp {
             ))
         }
 
-        const FOUR: bool = true;
+        const LONGEST: usize = LONG;
 
         fn crypt_groups<'a, M: BorrowMut<BatchMessage<'a>>>(
             &self,
@@ -448,7 +448,7 @@ mod imp {
             direction: Direction,
             tags: &mut [Block],
         ) -> bool {
-            let kind = Run::of(run);
+            let kind = Run::of(run, LONG);
             if kind == Run::No || tags.len() != run.len() {
                 return false;
             }

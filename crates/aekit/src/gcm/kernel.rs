@@ -103,13 +103,14 @@ pub(crate) trait Kernel {
         None
     }
 
-    /// Whether the kernel has a multi-buffer path
-    /// ([`crypt_groups`](Self::crypt_groups)).
-    const FOUR: bool = false;
+    /// The most message blocks of a shape the kernel's multi-buffer path
+    /// ([`crypt_groups`](Self::crypt_groups)) takes; 0: it has none.
+    const LONGEST: usize = 0;
 
     /// Groups of four whole messages at once, for kernels with a
     /// multi-buffer path: `run`'s messages 4g … 4g + 3 are group g, every
-    /// message of the run has a 96-bit IV and one shape ([`shape`]).
+    /// message of the run has a 96-bit IV and one shape ([`shape`], at
+    /// most [`LONGEST`](Self::LONGEST) blocks).
     /// Encrypts or decrypts them in place, writes their full tags into
     /// `tags` (as long as `run`), in order, and returns true; or returns
     /// false having touched nothing (no such path, or a run that is not
@@ -130,21 +131,25 @@ pub(crate) trait Kernel {
     }
 }
 
-/// A message's shape for the multi-buffer path: its message blocks (3 to
-/// [`LONG`]) and associated-data blocks (0 or 1), or `None`. Four messages
-/// of one shape with 96-bit IVs make a group. Below three blocks the
-/// one-message short paths are as fast (on an Intel Xeon with AVX-512,
-/// TSC cycles per message through the batch API against one-message
-/// calls: 16 B 40 against 35, 32 B 41 against 41, 48 B 42 against 47,
-/// 64 B 44 against 54, 128 B 58 against 82).
-pub(crate) fn shape(aad_len: usize, len: usize) -> Option<(usize, usize)> {
+/// A message's shape for a multi-buffer path taking up to `longest`
+/// blocks: its message blocks (3 to `longest`) and associated-data blocks
+/// (0 or 1), or `None`. Four messages of one shape with 96-bit IVs make a
+/// group. Below three blocks the one-message short paths are as fast (on
+/// an Intel Xeon with AVX-512, TSC cycles per message through the batch
+/// API against one-message calls: 16 B 40 against 35, 32 B 41 against 41,
+/// 48 B 42 against 47, 64 B 44 against 54, 128 B 58 against 82).
+pub(crate) fn shape(aad_len: usize, len: usize, longest: usize) -> Option<(usize, usize)> {
     let shape = (len.div_ceil(16), aad_len.div_ceil(16));
-    ((3..=LONG).contains(&shape.0) && shape.1 <= 1).then_some(shape)
+    ((3..=longest).contains(&shape.0) && shape.1 <= 1).then_some(shape)
 }
 
-/// The most message blocks of a multi-buffer shape (2 KiB): a message's
-/// counts, 2 to `LONG` + 1, stay in its counter block's last byte.
+/// The most message blocks of a multi-buffer shape `vaes-avx512` takes
+/// (2 KiB): a message's counts, 2 to `LONG` + 1, stay in its counter
+/// block's last byte.
 pub(crate) const LONG: usize = 128;
+
+/// The most `vaes-avx2` takes: its multi-buffer path is the short one.
+pub(crate) const SHORT: usize = 8;
 
 /// What a run of messages is to [`Kernel::crypt_groups`]: groups of
 /// four, every message with a 96-bit IV and the first one's shape.
@@ -164,13 +169,13 @@ impl Run {
     /// one's and works out a shape only where they differ: a batch of
     /// equal lengths costs three comparisons a message.
     #[inline]
-    pub(crate) fn of<'a, M: Borrow<BatchMessage<'a>>>(run: &[M]) -> Run {
+    pub(crate) fn of<'a, M: Borrow<BatchMessage<'a>>>(run: &[M], longest: usize) -> Run {
         let Some(first) = run.first() else {
             return Run::No;
         };
         let first = first.borrow();
         let (len, aad_len) = (first.buf.len(), first.aad.len());
-        let first_shape = shape(aad_len, len);
+        let first_shape = shape(aad_len, len, longest);
         if first_shape.is_none() || !run.len().is_multiple_of(4) {
             return Run::No;
         }
@@ -181,7 +186,7 @@ impl Run {
                 return Run::No;
             }
             if m.buf.len() != len || m.aad.len() != aad_len {
-                if shape(m.aad.len(), m.buf.len()) != first_shape {
+                if shape(m.aad.len(), m.buf.len(), longest) != first_shape {
                     return Run::No;
                 }
                 uniform = false;

@@ -17,6 +17,8 @@ mod fused_ni;
 mod incremental;
 mod kernel;
 #[allow(unsafe_code)] // VAES/VPCLMULQDQ intrinsics; every block carries a SAFETY line.
+mod multi_avx2;
+#[allow(unsafe_code)] // VAES/VPCLMULQDQ intrinsics; every block carries a SAFETY line.
 mod multi_avx512;
 mod nonce;
 #[allow(unsafe_code)]

@@ -1,0 +1,398 @@
+//! `vaes-avx2` multi-buffer: short AES-GCM messages two at a time, one
+//! message per 128-bit lane of a 256-bit register, for the batch API
+//! ([`super::batch`]) on CPUs without AVX-512 (AMD Zen 3, Intel client
+//! cores since Alder Lake).
+//!
+//! The same method as `multi_avx512.rs` (read its header) with half the
+//! lanes: a group of four messages of one shape (3 to 8 blocks, 0 or 1
+//! block of associated data, 96-bit IVs) runs as two pairs. In a pair,
+//! message j's counter blocks IV_j ‖ 2 … IV_j ‖ c + 1 fill ⌈c/2⌉ registers
+//! of its own and the two Y_0 share one register; GHASH is lane-major
+//! after a 2 × 2 transpose of 128-bit lanes (`VPERM2I128`), so that block
+//! i of both messages meets one broadcast power, H^(c + 1 − i), the AAD
+//! blocks H^(c + 2) and the lengths blocks H, and one reduction gives both
+//! tags.
+//!
+//! AVX2 has no byte-masked loads and stores: a message's last register,
+//! where it is partial, goes through a 32-byte bounce buffer (zero past
+//! the message's end), and an encryption's ciphertext is zeroed past the
+//! end for GHASH with a mask read from a table of 32 ones and 32 zeros.
+//!
+//! Constant-time as the one-message paths: the branches and copies depend
+//! on lengths only, the products are carry-less multiplications, no table
+//! is indexed by secret data (the mask table by the length).
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) use imp::crypt_groups;
+
+#[cfg(target_arch = "x86_64")]
+mod imp {
+    use core::arch::x86_64::{
+        __m256i, _mm_loadu_si128, _mm_set_epi64x, _mm256_aesenc_epi128, _mm256_aesenclast_epi128,
+        _mm256_and_si256, _mm256_broadcastsi128_si256, _mm256_clmulepi64_epi128,
+        _mm256_loadu_si256, _mm256_permute2x128_si256, _mm256_set_epi32, _mm256_set_epi64x,
+        _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_shuffle_epi32, _mm256_storeu_si256,
+        _mm256_xor_si256,
+    };
+    use core::borrow::BorrowMut;
+
+    use super::super::batch::BatchMessage;
+    use crate::aes::Block;
+
+    /// Encrypts or decrypts the messages of `run` in place, four at a time
+    /// (messages 4g … 4g + 3 are group g, two pairs), and writes their full
+    /// tags into `tags`, in order. `keys` are the round keys; `powers` the
+    /// twisted H^16 … H^1 (entry e is H^(16 − e)).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2, VAES and VPCLMULQDQ; `rounds` is 10, 12
+    /// or 14 and `keys` holds that many round keys and one; `run` is not
+    /// empty, its length a multiple of four and `tags`'s; its messages
+    /// have 96-bit IVs and one shape of at most eight blocks (see
+    /// [`shape`](super::super::kernel::shape)), and one length and
+    /// associated-data length if `uniform`.
+    #[target_feature(enable = "avx2,vaes,vpclmulqdq")]
+    pub(crate) unsafe fn crypt_groups<'a, M: BorrowMut<BatchMessage<'a>>>(
+        keys: &[Block; 15],
+        rounds: usize,
+        powers: &[u128; 32],
+        run: &mut [M],
+        uniform: bool,
+        encrypt: bool,
+        tags: &mut [Block],
+    ) {
+        let registers = run[0].borrow().buf.len().div_ceil(32);
+        // SAFETY: passed on from the caller.
+        unsafe {
+            match (rounds, encrypt, registers) {
+                (10, true, 2) => groups::<M, 11, true, 2>(keys, powers, run, uniform, tags),
+                (10, true, 3) => groups::<M, 11, true, 3>(keys, powers, run, uniform, tags),
+                (10, true, _) => groups::<M, 11, true, 4>(keys, powers, run, uniform, tags),
+                (10, false, 2) => groups::<M, 11, false, 2>(keys, powers, run, uniform, tags),
+                (10, false, 3) => groups::<M, 11, false, 3>(keys, powers, run, uniform, tags),
+                (10, false, _) => groups::<M, 11, false, 4>(keys, powers, run, uniform, tags),
+                (12, true, 2) => groups::<M, 13, true, 2>(keys, powers, run, uniform, tags),
+                (12, true, 3) => groups::<M, 13, true, 3>(keys, powers, run, uniform, tags),
+                (12, true, _) => groups::<M, 13, true, 4>(keys, powers, run, uniform, tags),
+                (12, false, 2) => groups::<M, 13, false, 2>(keys, powers, run, uniform, tags),
+                (12, false, 3) => groups::<M, 13, false, 3>(keys, powers, run, uniform, tags),
+                (12, false, _) => groups::<M, 13, false, 4>(keys, powers, run, uniform, tags),
+                (_, true, 2) => groups::<M, 15, true, 2>(keys, powers, run, uniform, tags),
+                (_, true, 3) => groups::<M, 15, true, 3>(keys, powers, run, uniform, tags),
+                (_, true, _) => groups::<M, 15, true, 4>(keys, powers, run, uniform, tags),
+                (_, false, 2) => groups::<M, 15, false, 2>(keys, powers, run, uniform, tags),
+                (_, false, 3) => groups::<M, 15, false, 3>(keys, powers, run, uniform, tags),
+                (_, false, _) => groups::<M, 15, false, 4>(keys, powers, run, uniform, tags),
+            }
+        }
+    }
+
+    /// [`crypt_groups`] with `N` round keys and `V` = ⌈c/2⌉ registers a
+    /// message.
+    ///
+    /// # Safety
+    /// As [`crypt_groups`]; every message is 32·(`V` − 1) + 1 to 32·`V`
+    /// bytes long (`V` = 2 also takes 33 to 64).
+    #[inline]
+    #[target_feature(enable = "avx2,vaes,vpclmulqdq")]
+    unsafe fn groups<
+        'a,
+        M: BorrowMut<BatchMessage<'a>>,
+        const N: usize,
+        const ENCRYPT: bool,
+        const V: usize,
+    >(
+        keys: &[Block; 15],
+        powers: &[u128; 32],
+        run: &mut [M],
+        uniform: bool,
+        tags: &mut [Block],
+    ) {
+        // A run of equal lengths: the lengths blocks' product with H is
+        // the same for every pair, made once (as in `multi_avx512`).
+        let first = run[0].borrow();
+        let lengths_h = uniform.then(|| {
+            let (aad_bits, bits) = ((first.aad.len() as i64) << 3, (first.buf.len() as i64) << 3);
+            mul_wide(
+                _mm256_set_epi64x(aad_bits, bits, aad_bits, bits),
+                power(powers, 1),
+            )
+        });
+        let mut k = [_mm256_setzero_si256(); N];
+        for (k, key) in k.iter_mut().zip(keys) {
+            // SAFETY: `key` is 16 readable bytes; no alignment needed.
+            *k = _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(key.as_ptr().cast()) });
+        }
+        for (pair, out) in run.chunks_exact_mut(2).zip(tags.chunks_exact_mut(2)) {
+            // SAFETY: passed on from the caller.
+            unsafe { crypt_pair::<M, N, ENCRYPT, V>(&k, powers, lengths_h, pair, out) };
+        }
+    }
+
+    /// Two messages of a group: encrypted or decrypted in place, their
+    /// tags into `out`.
+    ///
+    /// # Safety
+    /// As [`groups`]; `pair` and `out` hold two.
+    #[inline]
+    #[target_feature(enable = "avx2,vaes,vpclmulqdq")]
+    unsafe fn crypt_pair<
+        'a,
+        M: BorrowMut<BatchMessage<'a>>,
+        const N: usize,
+        const ENCRYPT: bool,
+        const V: usize,
+    >(
+        k: &[__m256i; N],
+        powers: &[u128; 32],
+        lengths_h: Option<Wide>,
+        pair: &mut [M],
+        out: &mut [Block],
+    ) {
+        let first = pair[0].borrow();
+        let (c, a) = (first.buf.len().div_ceil(16), first.aad.len().div_ceil(16));
+        debug_assert!(c > 2 * (V - 1) && c <= 2 * V && (3..=8).contains(&c) && a <= 1);
+        let bswap = bswap_mask();
+
+        // Counter blocks: the IV in both lanes, bytes 12 to 15 zero, round 0
+        // applied, XOR the counts in byte 15 (the top byte of dword 3).
+        let mut s = [[_mm256_setzero_si256(); V]; 2];
+        let mut x = [[_mm256_setzero_si256(); V]; 2];
+        let mut y0 = [_mm256_setzero_si256(); 2];
+        let mut aad = [[0u8; 16]; 2];
+        for (j, m) in pair.iter().enumerate() {
+            let m = m.borrow();
+            // Read as two integers: copied into a zeroed block and read
+            // back as one, the two narrower stores did not forward to the
+            // wider load (a stall on every message's first round).
+            let (head, tail) = m.iv[..12].split_at(8);
+            let head = i64::from_le_bytes(head.try_into().unwrap_or_default());
+            let tail = i64::from(u32::from_le_bytes(tail.try_into().unwrap_or_default()));
+            let iv = _mm256_broadcastsi128_si256(_mm_set_epi64x(tail, head));
+            let iv = _mm256_xor_si256(iv, k[0]);
+            for (r, s) in s[j].iter_mut().enumerate() {
+                *s = _mm256_xor_si256(iv, counts(2 + 2 * r as i32));
+            }
+            y0[j] = iv;
+            for (r, x) in x[j].iter_mut().enumerate() {
+                *x = load(m.buf, 32 * r);
+            }
+            if a == 1 {
+                aad[j][..m.aad.len()].copy_from_slice(m.aad);
+            }
+        }
+        // Y_0 = IV_j ‖ 1, lane j from message j.
+        let one = _mm256_set_epi32(1 << 24, 0, 0, 0, 1 << 24, 0, 0, 0);
+        let mut y0 = _mm256_xor_si256(_mm256_permute2x128_si256::<0x30>(y0[0], y0[1]), one);
+
+        // FIPS-197's rounds on the 2·V + 1 registers, round by round.
+        for key in &k[1..N - 1] {
+            for s in s.iter_mut() {
+                for s in s.iter_mut() {
+                    *s = _mm256_aesenc_epi128(*s, *key);
+                }
+            }
+            y0 = _mm256_aesenc_epi128(y0, *key);
+        }
+        let ek_y0 = _mm256_aesenclast_epi128(y0, k[N - 1]);
+
+        // The last round XORs the data in; the ciphertext, zero past each
+        // message's end, byte-reflected: `ct[j][r]`.
+        let mut ct = [[_mm256_setzero_si256(); V]; 2];
+        for (j, m) in pair.iter_mut().enumerate() {
+            let m = m.borrow_mut();
+            for r in 0..V {
+                let o = _mm256_aesenclast_epi128(s[j][r], _mm256_xor_si256(k[N - 1], x[j][r]));
+                store(m.buf, 32 * r, o);
+                let c = if ENCRYPT {
+                    _mm256_and_si256(o, past_end(m.buf.len(), 32 * r))
+                } else {
+                    x[j][r]
+                };
+                ct[j][r] = _mm256_shuffle_epi8(c, bswap);
+            }
+        }
+
+        // Block i of both messages times H^(c + 1 − i): register r holds
+        // blocks 2r and 2r + 1 of a message; the 2 × 2 transpose puts
+        // block 2r of both in one register and 2r + 1 in another.
+        let mut sum = Wide::zero();
+        let [ct0, ct1] = &ct;
+        for (r, (m0, m1)) in ct0.iter().zip(ct1).enumerate() {
+            let even = _mm256_permute2x128_si256::<0x20>(*m0, *m1);
+            let odd = _mm256_permute2x128_si256::<0x31>(*m0, *m1);
+            if 2 * r < c {
+                sum = sum.xor(mul_wide(even, power(powers, c + 1 - 2 * r)));
+            }
+            if 2 * r + 1 < c {
+                sum = sum.xor(mul_wide(odd, power(powers, c - 2 * r)));
+            }
+        }
+        // The AAD blocks times H^(c + 2), the lengths blocks times H.
+        if a == 1 {
+            // SAFETY: `aad` is two contiguous 16-byte blocks, 32 bytes.
+            let d = unsafe { _mm256_loadu_si256(aad.as_ptr().cast()) };
+            sum = sum.xor(mul_wide(
+                _mm256_shuffle_epi8(d, bswap),
+                power(powers, c + 2),
+            ));
+        }
+        sum = sum.xor(match lengths_h {
+            Some(product) => product,
+            None => {
+                let bits = |j: usize| (pair[j].borrow().buf.len() as i64) << 3;
+                let aad_bits = |j: usize| (pair[j].borrow().aad.len() as i64) << 3;
+                let lengths = _mm256_set_epi64x(aad_bits(1), bits(1), aad_bits(0), bits(0));
+                mul_wide(lengths, power(powers, 1))
+            }
+        });
+
+        let two_tags = _mm256_xor_si256(_mm256_shuffle_epi8(reduce(sum), bswap), ek_y0);
+        assert_eq!(out.len(), 2);
+        // SAFETY: `out` is two contiguous 16-byte blocks, 32 writable
+        // bytes; no alignment needed.
+        unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), two_tags) };
+    }
+
+    /// H^e in both lanes (entry 16 − e of the powers), 1 ≤ e ≤ 16.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn power(powers: &[u128; 32], e: usize) -> __m256i {
+        // SAFETY: the entry is 16 readable bytes; no alignment needed.
+        _mm256_broadcastsi128_si256(unsafe {
+            _mm_loadu_si128((&powers[16 - e] as *const u128).cast())
+        })
+    }
+
+    /// Counts `first` and `first` + 1 in byte 15 of lanes 0 and 1.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn counts(first: i32) -> __m256i {
+        _mm256_set_epi32((first + 1) << 24, 0, 0, 0, first << 24, 0, 0, 0)
+    }
+
+    /// Bytes `at` … `at` + 32 of `buf`, zero past its end (at < len).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn load(buf: &[u8], at: usize) -> __m256i {
+        let bytes = &buf[at..];
+        if let Some(whole) = bytes.first_chunk::<32>() {
+            // SAFETY: `whole` is 32 readable bytes; no alignment needed.
+            return unsafe { _mm256_loadu_si256(whole.as_ptr().cast()) };
+        }
+        let mut bounce = [0u8; 32];
+        bounce[..bytes.len()].copy_from_slice(bytes);
+        // SAFETY: `bounce` is 32 readable bytes.
+        unsafe { _mm256_loadu_si256(bounce.as_ptr().cast()) }
+    }
+
+    /// Writes `x` to bytes `at` … `at` + 32 of `buf`, as many as it has.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn store(buf: &mut [u8], at: usize, x: __m256i) {
+        let bytes = &mut buf[at..];
+        if let Some(whole) = bytes.first_chunk_mut::<32>() {
+            // SAFETY: `whole` is 32 writable bytes; no alignment needed.
+            return unsafe { _mm256_storeu_si256(whole.as_mut_ptr().cast(), x) };
+        }
+        let mut bounce = [0u8; 32];
+        // SAFETY: `bounce` is 32 writable bytes.
+        unsafe { _mm256_storeu_si256(bounce.as_mut_ptr().cast(), x) };
+        let n = bytes.len();
+        bytes.copy_from_slice(&bounce[..n]);
+    }
+
+    /// Ones on the bytes of a register at `at` in a message of `len` bytes
+    /// (at < len), zeros past its end.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn past_end(len: usize, at: usize) -> __m256i {
+        /// 32 ones then 32 zeros: 32 bytes read from 32 − n give n ones.
+        static ONES_THEN_ZEROS: [u8; 64] = {
+            let mut t = [0u8; 64];
+            let mut i = 0;
+            while i < 32 {
+                t[i] = 0xff;
+                i += 1;
+            }
+            t
+        };
+        let n = (len - at).min(32);
+        let window = &ONES_THEN_ZEROS[32 - n..64 - n];
+        // SAFETY: `window` is 32 readable bytes.
+        unsafe { _mm256_loadu_si256(window.as_ptr().cast()) }
+    }
+
+    /// `VPSHUFB` mask reversing the 16 bytes of each lane.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn bswap_mask() -> __m256i {
+        _mm256_set_epi64x(
+            0x0001_0203_0405_0607,
+            0x0809_0a0b_0c0d_0e0f,
+            0x0001_0203_0405_0607,
+            0x0809_0a0b_0c0d_0e0f,
+        )
+    }
+
+    /// A lane-wise 256-bit product not yet reduced: LO ⊕ MI·t^64 ⊕ HI·t^128
+    /// in each lane (`vclmul`'s `Wide`, on two lanes).
+    #[derive(Clone, Copy)]
+    struct Wide {
+        lo: __m256i,
+        mi: __m256i,
+        hi: __m256i,
+    }
+
+    impl Wide {
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        fn zero() -> Wide {
+            let z = _mm256_setzero_si256();
+            Wide {
+                lo: z,
+                mi: z,
+                hi: z,
+            }
+        }
+
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        fn xor(self, o: Wide) -> Wide {
+            Wide {
+                lo: _mm256_xor_si256(self.lo, o.lo),
+                mi: _mm256_xor_si256(self.mi, o.mi),
+                hi: _mm256_xor_si256(self.hi, o.hi),
+            }
+        }
+    }
+
+    /// Schoolbook product, lane by lane (`clmul`'s `mul_wide`).
+    #[inline]
+    #[target_feature(enable = "avx2,vpclmulqdq")]
+    fn mul_wide(a: __m256i, b: __m256i) -> Wide {
+        Wide {
+            lo: _mm256_clmulepi64_epi128(a, b, 0x00),
+            mi: _mm256_xor_si256(
+                _mm256_clmulepi64_epi128(a, b, 0x01),
+                _mm256_clmulepi64_epi128(a, b, 0x10),
+            ),
+            hi: _mm256_clmulepi64_epi128(a, b, 0x11),
+        }
+    }
+
+    /// Lane-wise Z · t^−128 mod g̃ by two Montgomery folds with
+    /// C = 0xC2 ≪ 56 (`vclmul`'s `reduce`, on two lanes).
+    #[inline]
+    #[target_feature(enable = "avx2,vpclmulqdq")]
+    fn reduce(z: Wide) -> __m256i {
+        const FOLD: i64 = 0xC200_0000_0000_0000_u64 as i64;
+        let c = _mm256_set_epi64x(FOLD, 0, FOLD, 0);
+        let t = _mm256_clmulepi64_epi128(z.lo, c, 0x10);
+        let lo = _mm256_shuffle_epi32(z.lo, 0x4e);
+        let mi = _mm256_xor_si256(_mm256_xor_si256(z.mi, lo), t);
+        let t = _mm256_clmulepi64_epi128(mi, c, 0x10);
+        let mi = _mm256_shuffle_epi32(mi, 0x4e);
+        _mm256_xor_si256(_mm256_xor_si256(z.hi, mi), t)
+    }
+}
