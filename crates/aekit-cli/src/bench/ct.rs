@@ -50,9 +50,8 @@
 //! (the kernels' counter fast paths are for 96-bit IVs only) shows in the
 //! key test (with `ni-clmul`'s fast path let in for any IV, key |t| = 32
 //! at a million measurements on an Intel Xeon); the batch API on the
-//! default key (four 37-byte messages: `vaes-avx512`'s multi-buffer path);
-//! every
-//! (AES, GHASH) pair of strategies that both call themselves constant
+//! default key (four 37-byte messages: the multi-buffer path of
+//! `vaes-avx512` and `vaes-avx2`); every (AES, GHASH) pair of strategies that both call themselves constant
 //! time, FACE on `fixslice` in each variant, and AETHER's constant-time
 //! strategies. A class or strategy the CPU lacks is reported as not run.
 //! One implementation known **not** to be constant time, `table+table8`
