@@ -340,17 +340,16 @@ mod imp {
             direction: Direction,
             tags: &mut [Block],
         ) -> bool {
-            let kind = Run::of(run, SHORT);
-            if kind == Run::No || tags.len() != run.len() {
+            let Some(uniform) = Run::checked(run, SHORT, tags) else {
                 return false;
-            }
+            };
             let aes = self.ni.aes();
             let encrypt = direction == Direction::Encrypt;
             let powers = self.powers.0.as_flattened();
             let Ok(powers) = <&[u128; 32]>::try_from(powers) else {
                 unreachable!("sixteen pairs of powers");
             };
-            let (keys, uniform) = (aes.round_keys(), kind == Run::Uniform);
+            let keys = aes.round_keys();
             // SAFETY: `self._cpu` proves AVX2, VAES and VPCLMULQDQ; the run
             // is groups of four messages with 96-bit IVs and one shape of
             // at most `SHORT` blocks, as long as `tags`, and of one length

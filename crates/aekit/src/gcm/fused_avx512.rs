@@ -448,12 +448,11 @@ mod imp {
             direction: Direction,
             tags: &mut [Block],
         ) -> bool {
-            let kind = Run::of(run, LONG);
-            if kind == Run::No || tags.len() != run.len() {
+            let Some(uniform) = Run::checked(run, LONG, tags) else {
                 return false;
-            }
+            };
             let (rk, rounds) = (self.aes.round_keys(), self.aes.rounds());
-            let (encrypt, uniform) = (direction == Direction::Encrypt, kind == Run::Uniform);
+            let encrypt = direction == Direction::Encrypt;
             // SAFETY: `self.aes` exists, so VAES and AVX-512F/BW/VL were
             // detected; `self.ghash` exists, so VPCLMULQDQ was; the run is
             // groups of four messages with 96-bit IVs and one shape, as

@@ -194,6 +194,24 @@ impl Run {
         }
         if uniform { Run::Uniform } else { Run::Shaped }
     }
+
+    /// What a kernel's `crypt_groups` checks before it calls its
+    /// multi-buffer path: `Some(uniform)` where `run` is groups of shapes
+    /// of at most `longest` blocks (of one length if `uniform`) and
+    /// `tags` is as long; `None` otherwise.
+    #[inline]
+    pub(crate) fn checked<'a, M: Borrow<BatchMessage<'a>>>(
+        run: &[M],
+        longest: usize,
+        tags: &[Block],
+    ) -> Option<bool> {
+        match Run::of(run, longest) {
+            _ if tags.len() != run.len() => None,
+            Run::No => None,
+            Run::Shaped => Some(false),
+            Run::Uniform => Some(true),
+        }
+    }
 }
 
 /// The two-pass loop: counter mode (`ctr`) and GHASH over each [`PASS`]
