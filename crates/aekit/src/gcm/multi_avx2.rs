@@ -48,6 +48,7 @@ mod imp {
 
     use super::super::batch::BatchMessage;
     use crate::aes::Block;
+    use crate::ghash::clmul::FOLD;
 
     /// Encrypts or decrypts the messages of `run` in place, four at a time
     /// (messages 4g … 4g + 3 are group g, two pairs), and writes their full
@@ -391,13 +392,12 @@ mod imp {
         }
     }
 
-    /// Lane-wise Z · t^−128 mod g̃ by two Montgomery folds with
+    /// Lane-wise Z · t^−128 mod g̃ by two Montgomery folds with `clmul`'s
     /// C = 0xC2 ≪ 56 (`vclmul`'s `reduce`, on two lanes).
     #[inline]
     #[target_feature(enable = "avx2,vpclmulqdq")]
     fn reduce(z: Wide) -> __m256i {
-        const FOLD: i64 = 0xC200_0000_0000_0000_u64 as i64;
-        let c = _mm256_set_epi64x(FOLD, 0, FOLD, 0);
+        let c = _mm256_set_epi64x(FOLD as i64, 0, FOLD as i64, 0);
         let t = _mm256_clmulepi64_epi128(z.lo, c, 0x10);
         let lo = _mm256_shuffle_epi32(z.lo, 0x4e);
         let mi = _mm256_xor_si256(_mm256_xor_si256(z.mi, lo), t);

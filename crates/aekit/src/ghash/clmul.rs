@@ -99,7 +99,7 @@ pub use imp::Clmul;
 /// and for `vclmul`, which keeps its powers in the same twisted form.
 #[cfg(target_arch = "x86_64")]
 pub(crate) use imp::{
-    KaratsubaSum, Wide, byte_reverse_mask, load, mul_wide, reduce, store, to_m128, twist,
+    FOLD, KaratsubaSum, Wide, byte_reverse_mask, load, mul_wide, reduce, store, to_m128, twist,
 };
 #[cfg(not(target_arch = "x86_64"))]
 pub use unsupported::Clmul;
@@ -119,8 +119,9 @@ mod imp {
 
     /// g̃(t) − t^128: the reflected field polynomial without its top term.
     const G_LOW: u128 = 0xC200_0000_0000_0000_0000_0000_0000_0001;
-    /// t^63 + t^62 + t^57: the fold multiplier, (g̃ − 1 − t^128) / t^64.
-    const FOLD: u64 = 0xC200_0000_0000_0000;
+    /// t^63 + t^62 + t^57: the fold multiplier, (g̃ − 1 − t^128) / t^64
+    /// (`vclmul` and the `vaes-avx2` multi-buffer path fold with it too).
+    pub(crate) const FOLD: u64 = 0xC200_0000_0000_0000;
 
     /// GHASH with PCLMULQDQ. Holding one proves the CPU has PCLMULQDQ,
     /// SSSE3 and SSE2.

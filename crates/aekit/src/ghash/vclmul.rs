@@ -134,11 +134,7 @@ mod imp {
 
     use crate::aes::Block;
     use crate::ghash::GhashKey;
-    use crate::ghash::clmul::twist;
-
-    /// t^63 + t^62 + t^57, the fold multiplier (see `clmul`), in the high
-    /// 64 bits of each lane so that `VPCLMULQDQ` 0x10 pairs it with a low half.
-    const FOLD: i64 = 0xC200_0000_0000_0000_u64 as i64;
+    use crate::ghash::clmul::{FOLD, twist};
 
     /// The twisted powers H^16, H^15, …, H^1, each in `clmul`'s integer
     /// form; 64-byte aligned so four of them are one aligned load.
@@ -467,7 +463,9 @@ mod imp {
     #[inline]
     #[target_feature(enable = "avx512f")]
     pub(crate) fn fold_constant() -> __m512i {
-        _mm512_broadcast_i32x4(_mm_set_epi64x(FOLD, 0))
+        // In the high 64 bits of each lane, so that `VPCLMULQDQ` 0x10
+        // pairs it with a low half.
+        _mm512_broadcast_i32x4(_mm_set_epi64x(FOLD as i64, 0))
     }
 
     /// Lane-wise Z · t^−128 mod g̃ by the two folds of the module header.
