@@ -170,13 +170,9 @@ impl AesGcm {
     }
 
     /// The most blocks of a message this key's multi-buffer path takes
-    /// (`Kernel::LONGEST`), 0 without one.
+    /// (its kernel's `Kernel::LONGEST`), 0 without one.
     fn longest_in_lanes(&self) -> usize {
-        match self.fused_kernel() {
-            Some(super::Fused::Avx512) => super::kernel::LONG,
-            Some(super::Fused::Avx2) => super::kernel::SHORT,
-            _ => 0,
-        }
+        self.run(Longest)
     }
 
     /// Whether a batch runs a message with a 12-byte IV and these lengths
@@ -185,6 +181,17 @@ impl AesGcm {
     /// [`has_multi_buffer`]: Self::has_multi_buffer
     pub(crate) fn takes_in_lanes(&self, aad_len: usize, len: usize) -> bool {
         shape(aad_len, len, self.longest_in_lanes()).is_some()
+    }
+}
+
+/// The kernel's `LONGEST`: asked of the kernel, not restated per key kind.
+struct Longest;
+
+impl KernelOp for Longest {
+    type Output = usize;
+
+    fn run<K: Kernel + Sync>(self, _: &K) -> usize {
+        K::LONGEST
     }
 }
 
