@@ -396,9 +396,10 @@ fn amsg(rng: &mut Rng, ad_len: usize, len: usize) -> AMsg {
     }
 }
 
-/// The strategies this CPU runs, each giving its own batch engine
-/// (`reference`: one message at a time; `portable`: 128 lanes; `avx2` and
-/// `avx512`: 256 lanes).
+/// The strategies this CPU runs, each giving its own batch engines
+/// (`reference` and `avx2`: one message at a time; `avx512`: its own
+/// one-message engine or the AVX-512 bitsliced engine, 256 or 512 lanes;
+/// `portable`: the bitsliced engine of the widest instruction set).
 fn strategies() -> Vec<Strategy> {
     Strategy::ALL
         .into_iter()
@@ -495,6 +496,41 @@ fn aether_batch_empty_messages_fill_a_group() {
         let key = rng.bytes(32);
         let plain: Vec<AMsg> = (0..256).map(|_| amsg(&mut rng, 0, 0)).collect();
         check_aether_batch(&key, s, &plain, "empty");
+    }
+}
+
+#[test]
+fn aether_batch_fills_512_lanes() {
+    // 600 messages of 90..=95 bytes (two padded blocks) with 20 bytes of
+    // AD, and a forged one: where AVX-512 runs, a group of 512 lanes
+    // (cheaper per message than the one-message engines at this length)
+    // and a remainder on whatever costs least; one padding-only block
+    // (96 bytes) among them.
+    let mut rng = Rng(0xba7c_0009);
+    for s in strategies() {
+        let key = rng.bytes(32);
+        let mut plain: Vec<AMsg> = (0..600)
+            .map(|_| {
+                let len = 90 + rng.below(6);
+                amsg(&mut rng, 20, len)
+            })
+            .collect();
+        plain[333] = amsg(&mut rng, 20, 95);
+        check_aether_batch(&key, s, &plain, "512 lanes");
+        let a = Aether::with(&key, s).unwrap();
+        let mut msgs = plain.clone();
+        a.encrypt_batch(&mut aether_batch(&mut msgs));
+        msgs[511].buf[89] ^= 0x80;
+        let results = a.decrypt_batch(&mut aether_batch(&mut msgs));
+        for (i, (m, p)) in msgs.iter().zip(&plain).enumerate() {
+            if i == 511 {
+                assert_eq!(results[i], Err(Error::AuthenticationFailed), "{}", s.name());
+                assert!(m.buf.iter().all(|&b| b == 0), "{} not wiped", s.name());
+            } else {
+                assert_eq!(results[i], Ok(()), "{} msg {i}", s.name());
+                assert_eq!(m.buf, p.buf, "{} msg {i}", s.name());
+            }
+        }
     }
 }
 

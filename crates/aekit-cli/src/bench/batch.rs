@@ -8,9 +8,10 @@
 //!   the batch API (`AesGcm::encrypt_batch`), and the peers aws-lc-rs and
 //!   ring called once per message;
 //! - AETHER: aekit's best one-message strategy called once per message, the
-//!   batch API (`Aether::encrypt_batch`) on that key and on a `portable`
-//!   key (the one that runs bitsliced across messages), and AEGIS-256 and
-//!   AEGIS-256X4 (the `aegis` crate, libaegis) once per message.
+//!   batch API (`Aether::encrypt_batch`) on that key (bitsliced across
+//!   messages where that costs less, `aether/batch.rs`) and on a `portable`
+//!   key (bitsliced wherever a group pays), and AEGIS-256 and AEGIS-256X4
+//!   (the `aegis` crate, libaegis) once per message.
 //!
 //! Message lengths: 64 B, 576 B, 1500 B (the classic IMIX sizes) and an
 //! IMIX mix of 7:4:1 of them, repeating `64, 576, 64, 64, 576, 64, 1500,
@@ -166,7 +167,8 @@ fn cases<'a>(lengths: &[usize]) -> Vec<Case<'a>> {
         }),
     }
     // The default key's batch, and a `portable` key's, which runs
-    // bitsliced across messages (`aether/batch.rs`, "Which engine").
+    // bitsliced across messages wherever a group pays (`aether/batch.rs`,
+    // "Which engine").
     for (name, key) in [
         ("AETHER batch", Aether::new(&key)),
         (
@@ -233,9 +235,10 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
     let mut aether_md = format!(
         "## Batches: AETHER beside AEGIS-256\n\n\
          Same bytes, same harness. AETHER per-message: `Aether::new` ({aether_strategy}); \
-         AETHER batch: `Aether::encrypt_batch` on that key (message by message on the `avx2` \
-         and `avx512` engines); bitsliced: the batch of a `portable` key, bitsliced across \
-         messages in groups of 32 or more. AEGIS: the `aegis` crate, one call per message.\n\n\
+         AETHER batch: `Aether::encrypt_batch` on that key (an `avx512` key runs a piece of a \
+         batch bitsliced across messages where that costs less than its one-message calls, \
+         an `avx2` key message by message); bitsliced: the batch of a `portable` key, \
+         bitsliced wherever a group pays. AEGIS: the `aegis` crate, one call per message.\n\n\
          | messages | batch | AETHER per-message | AETHER batch | bitsliced | AEGIS-256 | AEGIS-256X4 | batch / per-message | batch / AEGIS-256 |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
     );

@@ -7,38 +7,47 @@
 //! message. A forged message fails alone and its buffer is wiped; every
 //! other message is processed exactly as the one-message API would.
 //!
-//! How, for a key on the `portable` engine: messages are grouped by their
-//! number of padded associated-data and message blocks (all the states of
-//! a group step together), and each group of enough messages runs on the
-//! bitsliced engine (`bitsliced.rs`, one message per bit lane: 256
-//! messages per group with AVX2, 128 in the SSE2/scalar form). Messages
-//! whose group is too small to fill the lanes run on the one-message
-//! engine, where the bitsliced engine would spend the same time on empty
-//! lanes. Keys on the `avx2` and `avx512` engines run every message on
-//! their own engine, and a key built on the `reference` strategy stays on
-//! the reference: it is the oracle.
+//! How: messages are grouped by their number of padded associated-data
+//! and message blocks (all the states of a group step together), and each
+//! run of one shape is cut into pieces, each run on whichever engine costs
+//! least per message: the key's one-message engine, or a bitsliced engine
+//! (`bitsliced.rs`, one message per bit lane) of 512 lanes (AVX-512,
+//! `bitsliced_avx512.rs`), 256 (AVX-512 on 256-bit registers, or AVX2) or
+//! 128 (SSE2/scalar). A bitsliced group costs the same however few lanes
+//! it fills, so a piece too small for its lanes stays on the one-message
+//! engine. Keys on the `avx512` engine and on the `portable` one choose;
+//! `avx2` keys run every message on their own engine (the AVX2 bitsliced
+//! engine is slower than it, and an `avx2` key is how the AVX2 class is
+//! measured on a bigger CPU), and a key built on the `reference` strategy
+//! stays on the reference: it is the oracle.
 //!
 //! # Which engine
 //!
-//! Measured on Zen 1 (AMD EPYC, family 23 model 1, whose AVX2 splits every
-//! 256-bit operation in two), 1500-byte messages of one shape, GB/s, best
-//! of 6–8 batches (a scratch loop):
+//! Each engine's cost is a fixed part (the 40 rounds of initialization
+//! and finalization, which every lane shares) and a part per block (with
+//! the transposes of the data in and out). Measured on an Intel Xeon with
+//! AVX-512 (Sapphire Rapids class, family 6 model 167), messages of one
+//! shape, best of 30 batches (a scratch loop), GB/s:
 //!
-//! | messages | `avx2` one by one | bitsliced, 256 lanes (AVX2) | `portable` one by one | `portable` key's batch |
-//! |---:|---:|---:|---:|---:|
-//! | 64 | 0.44 | – | 0.044 | 0.10 (128 lanes) |
-//! | 128 | 0.42–0.44 | 0.14 (half the lanes) | 0.043 | 0.20 (128 lanes) |
-//! | 256 | 0.44 | 0.30 | 0.039–0.043 | 0.28–0.29 (256 lanes) |
-//! | 1024 | 0.43 | 0.27 | 0.038–0.043 | 0.28–0.29 (256 lanes) |
+//! | length | `avx512` one by one | bitsliced, 512 lanes (512 messages) | 256 lanes, AVX-512 (256) | 256 lanes, AVX2 (256) | 128 lanes, portable (128) | `portable` one by one |
+//! |---:|---:|---:|---:|---:|---:|---:|
+//! | 64 B | 0.14–0.15 | 0.25–0.26 | 0.23 | 0.11 | 0.05 | 0.009 |
+//! | 576 B | 1.04 | 1.35–1.40 | 1.17–1.18 | 0.55 | 0.31 | 0.061 |
+//! | 1500 B | 1.93–1.95 | 2.08–2.20 | 1.89–1.91 | 0.88–0.93 | 0.49 | 0.11 |
+//! | 4096 B | 2.95 | 2.63 | 2.35–2.37 | 1.13–1.16 | 0.66 | 0.16 |
 //!
-//! The bitsliced engine is 5–7× the `portable` engine, and 0.3–0.7× the
-//! `avx2` one (whose `vpshufb` S-box does a nibble per byte lane; the
-//! bitsliced F costs about 1850 logic operations and as many plane loads
-//! and stores per group, and its transposes a quarter of the time), so
-//! only `portable` keys use it; `avx2` and `avx512` keys (the AVX-512
-//! engine is faster still) batch message by message. Before this choice
-//! an `avx2` key's batch of 128 such messages ran at a third of the
-//! one-message calls.
+//! From these, in nanoseconds for a shape of `k` blocks: the `avx512`
+//! engine 400 + 11k a message, the `portable` one 6 700 + 210k; a group
+//! of 512 lanes 107 000 + 8 000k, of 256 (AVX-512) 70 000 + 4 340k, of 256
+//! (AVX2) 130 000 + 9 260k, of 128 (portable) 145 000 + 7 580k ([`Cost`]).
+//! So an `avx512` key's run of 1500-byte messages goes bitsliced from
+//! about 470 messages a piece, one of 64-byte messages from about 290 (256
+//! lanes from 185), and 4096-byte messages never: the bitsliced F is
+//! cheaper than the one-message engine's (whose `vpshufb` S-box is bound
+//! by the shuffle ports), but the transposes in and out cost about as
+//! much as the rounds of a block, so the longer the message the less the
+//! group gains. Other CPUs would draw these lines elsewhere; the costs are
+//! this machine's.
 //!
 //! The mode on a group is `AETHER.md`'s, lane by lane: the per-message
 //! differences (nonce, data, the short last block) enter through the
@@ -48,8 +57,9 @@
 use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
-use super::bitsliced::{self, Lanes, Planes, Rows, Slicer};
+use super::bitsliced::{self, Aligned, Lanes, Planes, Slicer};
 use super::bitsliced_avx2::Avx2;
+use super::bitsliced_avx512::Avx512;
 use super::{Aether, BLOCK_LEN, Imp, Key, NONCE_LEN, TAG_LEN, Z0, Z1, Z2};
 use crate::Error;
 
@@ -86,15 +96,33 @@ impl Aether {
 
     fn batch(&self, batch: &mut [BatchMessage<'_>], encrypt: bool) -> Vec<Result<(), Error>> {
         let mut results = vec![Ok(()); batch.len()];
-        match self.imp {
-            // The `portable` engine is the one the bitsliced engine beats
-            // (module header, "Which engine").
-            Imp::Portable(_) => self.groups(Avx2::detect(), batch, encrypt, &mut results),
-            Imp::Avx2(_) | Imp::Avx512(_) | Imp::Reference(_) => {
-                for (m, r) in batch.iter_mut().zip(&mut results) {
-                    *r = self.one(m, encrypt);
-                }
+        let (x512, x256) = (Avx512::detect(), Avx2::detect());
+        // The engines a key's batch may use besides its own one-message
+        // engine (module header, "Which engine"). An `avx2` key stays on
+        // its own engine (the bitsliced AVX2 engine is slower, and an
+        // `avx2` key is how the AVX2 class is measured on a bigger CPU);
+        // the reference stays the oracle.
+        let (one, engines): (Cost, Vec<Engine>) = match self.imp {
+            Imp::Avx512(_) => (
+                ONE_AVX512,
+                x512.map_or(vec![], |t| vec![Engine::Avx512x8(t), Engine::Avx512x4(t)]),
+            ),
+            Imp::Portable(_) => (
+                ONE_PORTABLE,
+                match (x512, x256) {
+                    (Some(t), _) => vec![Engine::Avx512x8(t), Engine::Avx512x4(t)],
+                    (None, Some(t)) => vec![Engine::Avx2x4(t), Engine::Portable2],
+                    (None, None) => vec![Engine::Portable2],
+                },
+            ),
+            Imp::Avx2(_) | Imp::Reference(_) => (ONE_AVX512, vec![]),
+        };
+        if engines.is_empty() {
+            for (m, r) in batch.iter_mut().zip(&mut results) {
+                *r = self.one(m, encrypt);
             }
+        } else {
+            self.groups(one, &engines, batch, encrypt, &mut results);
         }
         results
     }
@@ -109,12 +137,13 @@ impl Aether {
         }
     }
 
-    /// Groups the messages by block counts and runs each group on the
-    /// bitsliced engine, 256 lanes wide where `wide` proves AVX2 and 128
-    /// otherwise, or message by message where a group is too small.
+    /// Groups the messages by block counts and runs each run of one shape
+    /// in pieces, each piece on whichever of `engines` or the one-message
+    /// engine (cost `one`) costs least per message.
     fn groups(
         &self,
-        wide: Option<Avx2>,
+        one: Cost,
+        engines: &[Engine],
         batch: &mut [BatchMessage<'_>],
         encrypt: bool,
         results: &mut [Result<(), Error>],
@@ -129,37 +158,124 @@ impl Aether {
             })
             .collect();
         order.sort_by_key(|e| (e.shape, e.index));
-        let (mut work4, mut work2) = (None::<Work<4>>, None::<Work<2>>);
-        let chunk = if wide.is_some() { 256 } else { 128 };
+        let (mut work8, mut work4, mut work2) = (None, None, None);
         for run in order.chunk_by_mut(|a, b| a.shape == b.shape) {
-            for group in run.chunks_mut(chunk) {
-                match (wide, group.len()) {
-                    (Some(t), n) if n > 128 => {
-                        let work = work4.get_or_insert_with(Work::new);
-                        crypt_group(t, work, &self.key, group, encrypt, results);
+            let blocks = run[0].shape.0 + run[0].shape.1;
+            let mut rest = run;
+            while !rest.is_empty() {
+                // Each engine's cost per message on the piece it would take
+                // (picoseconds, so that the division stays exact enough).
+                let piece = |e: &Engine| {
+                    let n = rest.len().min(e.lanes());
+                    (e.cost().of(blocks) * 1000 / n as u64, n)
+                };
+                let best = engines
+                    .iter()
+                    .min_by_key(|e| piece(e).0)
+                    .filter(|e| piece(e).0 < one.of(blocks) * 1000);
+                let Some(&engine) = best else {
+                    for e in rest.iter_mut() {
+                        results[e.index] = self.one(e.m, encrypt);
                     }
-                    (_, n) if n >= MIN_GROUP => {
-                        let work = work2.get_or_insert_with(Work::new);
-                        let sl = bitsliced::Portable;
-                        crypt_group(sl, work, &self.key, group, encrypt, results);
+                    break;
+                };
+                let (group, tail) = rest.split_at_mut(piece(&engine).1);
+                let key = &self.key;
+                match engine {
+                    Engine::Avx512x8(t) => {
+                        let work = work8.get_or_insert_with(Work::<8>::new);
+                        crypt_group(t, work, key, group, encrypt, results);
                     }
-                    _ => {
-                        for e in group.iter_mut() {
-                            results[e.index] = self.one(e.m, encrypt);
-                        }
+                    Engine::Avx512x4(t) => {
+                        let work = work4.get_or_insert_with(Work::<4>::new);
+                        crypt_group(t, work, key, group, encrypt, results);
+                    }
+                    Engine::Avx2x4(t) => {
+                        let work = work4.get_or_insert_with(Work::<4>::new);
+                        crypt_group(t, work, key, group, encrypt, results);
+                    }
+                    Engine::Portable2 => {
+                        let work = work2.get_or_insert_with(Work::<2>::new);
+                        crypt_group(bitsliced::Portable, work, key, group, encrypt, results);
                     }
                 }
+                rest = tail;
             }
         }
     }
 }
 
-/// The fewest messages a group runs on the bitsliced engine with: below
-/// that the one-message `portable` engine is faster. A 128-lane group
-/// costs about as much as 27 one-message calls and a 256-lane group (AVX2)
-/// as 37, whatever their fill (Zen 1, 1500-byte messages); more than 128
-/// messages take a 256-lane group, 32 to 128 a 128-lane one.
-const MIN_GROUP: usize = 32;
+/// What a call costs: nanoseconds, fixed and per 48-byte block (of
+/// associated data and message together), as measured on an Intel Xeon
+/// with AVX-512 (module header, "Which engine").
+#[derive(Clone, Copy, Debug)]
+struct Cost {
+    fixed: u64,
+    per_block: u64,
+}
+
+impl Cost {
+    fn of(self, blocks: usize) -> u64 {
+        self.fixed + self.per_block * blocks as u64
+    }
+}
+
+/// The one-message `avx512` engine, per message.
+const ONE_AVX512: Cost = Cost {
+    fixed: 400,
+    per_block: 11,
+};
+/// The one-message `portable` engine, per message.
+const ONE_PORTABLE: Cost = Cost {
+    fixed: 6_700,
+    per_block: 210,
+};
+
+/// A bitsliced engine for a group.
+#[derive(Clone, Copy, Debug)]
+enum Engine {
+    /// AVX-512, 512 lanes.
+    Avx512x8(Avx512),
+    /// AVX-512 on 256-bit registers, 256 lanes.
+    Avx512x4(Avx512),
+    /// AVX2, 256 lanes.
+    Avx2x4(Avx2),
+    /// The portable form, 128 lanes.
+    Portable2,
+}
+
+impl Engine {
+    /// Messages a group of this engine holds.
+    fn lanes(self) -> usize {
+        match self {
+            Engine::Avx512x8(_) => 512,
+            Engine::Avx512x4(_) | Engine::Avx2x4(_) => 256,
+            Engine::Portable2 => 128,
+        }
+    }
+
+    /// What a group costs, however full (module header, "Which engine").
+    fn cost(self) -> Cost {
+        match self {
+            Engine::Avx512x8(_) => Cost {
+                fixed: 107_000,
+                per_block: 8_000,
+            },
+            Engine::Avx512x4(_) => Cost {
+                fixed: 70_000,
+                per_block: 4_340,
+            },
+            Engine::Avx2x4(_) => Cost {
+                fixed: 130_000,
+                per_block: 9_260,
+            },
+            Engine::Portable2 => Cost {
+                fixed: 145_000,
+                per_block: 7_580,
+            },
+        }
+    }
+}
 
 /// Number of 48-byte blocks in pad(x) for |x| = `len`.
 fn padded_blocks(len: usize) -> usize {
@@ -174,109 +290,106 @@ struct Entry<'b, 'a> {
 }
 
 /// The scratch of a group, reused across groups and wiped on drop: the
-/// states, the input and output planes, the transpose rows, and each
-/// lane's bytes.
+/// states, the input and output planes, and a block per lane for the
+/// lanes whose block is not whole in its message.
 struct Work<const N: usize> {
     st: Lanes<N>,
-    x: Box<[Planes<N>; 3]>,
-    y: Box<[Planes<N>; 3]>,
-    rows: Box<Rows<N>>,
-    bytes: Vec<[u8; BLOCK_LEN]>,
+    x: Box<Aligned<[Planes<N>; 3]>>,
+    y: Box<Aligned<[Planes<N>; 3]>>,
+    spill: Vec<[u8; BLOCK_LEN]>,
 }
 
 impl<const N: usize> Work<N> {
     fn new() -> Work<N> {
         Work {
             st: Lanes::new(),
-            x: Box::new([[[0; N]; 128]; 3]),
-            y: Box::new([[[0; N]; 128]; 3]),
-            rows: Box::new([[0; N]; 64]),
-            bytes: vec![[0; BLOCK_LEN]; 64 * N],
+            x: Box::new(Aligned([[[0; N]; 128]; 3])),
+            y: Box::new(Aligned([[[0; N]; 128]; 3])),
+            spill: vec![[0; BLOCK_LEN]; 64 * N],
         }
     }
 }
 
 impl<const N: usize> Drop for Work<N> {
     fn drop(&mut self) {
-        self.x.zeroize();
-        self.y.zeroize();
-        self.rows.zeroize();
-        self.bytes.zeroize();
+        self.x.0.zeroize();
+        self.y.0.zeroize();
+        self.spill.zeroize();
     }
 }
 
-/// Transposes the first `words` 16-byte words of every lane's bytes into planes.
+/// Block `at..at + 48` of `x` into `out`: the bytes, zeros past the end,
+/// and with `pad` the padding byte 0x80 at `x.len()` (pad(x)'s block).
+fn block_at(x: &[u8], at: usize, pad: bool, out: &mut [u8; BLOCK_LEN]) {
+    out.fill(0);
+    if let Some(rest) = x.get(at..) {
+        let n = rest.len().min(BLOCK_LEN);
+        out[..n].copy_from_slice(&rest[..n]);
+        if pad && n < BLOCK_LEN {
+            out[n] = 0x80;
+        }
+    }
+}
+
+/// A block of zeros, for the lanes past a group's end.
+const ZERO_BLOCK: [u8; BLOCK_LEN] = [0; BLOCK_LEN];
+
+/// Planes of the first `x.len()` words of every lane's block `at..at + 48`
+/// of `src(message)` (see [`block_at`] for `pad`); lanes past the group
+/// read zeros. Whole blocks are read where they lie; when `at + 48` passes
+/// `shortest` (the shortest `src` in the group) some are not, and those
+/// are made in `spill` first.
+#[allow(clippy::too_many_arguments)]
 fn to_planes<const N: usize, S: Slicer<N>>(
     sl: S,
-    rows: &mut Rows<N>,
-    bytes: &[[u8; BLOCK_LEN]],
-    out: &mut [Planes<N>],
-) {
-    for (w, planes) in out.iter_mut().enumerate() {
-        for h in 0..2 {
-            let at = 16 * w + 8 * h;
-            for (m, row) in rows.iter_mut().enumerate() {
-                *row = core::array::from_fn(|g| {
-                    let b = &bytes[64 * g + m][at..at + 8];
-                    u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
-                });
-            }
-            sl.transpose(rows);
-            planes[64 * h..64 * h + 64].copy_from_slice(&rows[..]);
-        }
-    }
-}
-
-/// The inverse of [`to_planes`]: planes back to every lane's bytes.
-fn from_planes<const N: usize, S: Slicer<N>>(
-    sl: S,
-    rows: &mut Rows<N>,
-    planes: &[Planes<N>],
-    bytes: &mut [[u8; BLOCK_LEN]],
-) {
-    for (w, p) in planes.iter().enumerate() {
-        for h in 0..2 {
-            rows.copy_from_slice(&p[64 * h..64 * h + 64]);
-            sl.transpose(rows);
-            let at = 16 * w + 8 * h;
-            for (m, row) in rows.iter().enumerate() {
-                for (g, v) in row.iter().enumerate() {
-                    bytes[64 * g + m][at..at + 8].copy_from_slice(&v.to_le_bytes());
-                }
-            }
-        }
-    }
-}
-
-/// Block `b` of `x` into `out`: for `pad` the block of pad(x) (bytes, 0x80,
-/// zeros), otherwise the bytes followed by zeros.
-fn block_of(x: &[u8], b: usize, pad: bool, out: &mut [u8; BLOCK_LEN]) {
-    out.fill(0);
-    let start = (b * BLOCK_LEN).min(x.len());
-    let end = (start + BLOCK_LEN).min(x.len());
-    out[..end - start].copy_from_slice(&x[start..end]);
-    if pad && end - start < BLOCK_LEN && b * BLOCK_LEN <= x.len() {
-        out[end - start] = 0x80;
-    }
-}
-
-/// Each lane's bytes from its message by `f`; lanes past the group, zeros.
-fn fill(
-    bytes: &mut [[u8; BLOCK_LEN]],
     group: &[Entry<'_, '_>],
-    f: impl Fn(&BatchMessage<'_>, &mut [u8; BLOCK_LEN]),
+    x: &mut [Planes<N>],
+    spill: &mut [[u8; BLOCK_LEN]],
+    at: usize,
+    shortest: usize,
+    pad: bool,
+    src: impl for<'b> Fn(&'b BatchMessage<'_>) -> &'b [u8],
 ) {
-    for (l, lane) in bytes.iter_mut().enumerate() {
-        match group.get(l) {
-            Some(e) => f(e.m, lane),
-            None => lane.fill(0),
+    if at + BLOCK_LEN > shortest {
+        for (e, sp) in group.iter().zip(spill.iter_mut()) {
+            let m = src(e.m);
+            if m.len() < at + BLOCK_LEN {
+                block_at(m, at, pad, sp);
+            }
         }
+    }
+    let spill = &*spill;
+    sl.gather(
+        |l| match group.get(l) {
+            Some(e) => match src(e.m).get(at..at + BLOCK_LEN) {
+                Some(b) => b.try_into().expect("a block"),
+                None => &spill[l],
+            },
+            None => &ZERO_BLOCK,
+        },
+        x,
+    );
+}
+
+/// Writes the part of `block` (bytes `at..at + 48` of the message) that
+/// falls inside `buf`.
+fn put(buf: &mut [u8], at: usize, block: &[u8; BLOCK_LEN]) {
+    match buf.get_mut(at..at + BLOCK_LEN) {
+        // As an array, so that the copy is a few stores and not a call.
+        Some(b) => *<&mut [u8; BLOCK_LEN]>::try_from(b).expect("a block") = *block,
+        None => put_tail(buf, at, block),
     }
 }
 
-/// One lane's bit in a lane value.
-fn lane_bit<const N: usize>(v: &mut [u64; N], lane: usize) {
-    v[lane / 64] |= 1 << (lane % 64);
+/// [`put`] for a message's short last block; apart, so that the compiler
+/// does not merge the two copies into one call of variable length.
+#[cold]
+#[inline(never)]
+fn put_tail(buf: &mut [u8], at: usize, block: &[u8; BLOCK_LEN]) {
+    if let Some(rest) = buf.get_mut(at..) {
+        let n = rest.len().min(BLOCK_LEN);
+        rest[..n].copy_from_slice(&block[..n]);
+    }
 }
 
 /// AETHER on every message of `group` (all of one shape), lane `l` being
@@ -289,95 +402,96 @@ fn crypt_group<const N: usize, S: Slicer<N>>(
     encrypt: bool,
     results: &mut [Result<(), Error>],
 ) {
-    let Work {
-        st,
-        x,
-        y,
-        rows,
-        bytes,
-    } = work;
+    let Work { st, x, y, spill } = work;
     let (ad_blocks, msg_blocks) = group[0].shape;
+    let short_ad = group.iter().map(|e| e.m.ad.len()).min().unwrap_or(0);
+    let short_buf = group.iter().map(|e| e.m.buf.len()).min().unwrap_or(0);
     let k0 = bitsliced::broadcast::<N>(&key.k0);
     let k1 = bitsliced::broadcast::<N>(&key.k1);
     let z = [Z0, Z1, Z2].map(|w| bitsliced::broadcast::<N>(&w));
     let zero: Planes<N> = [[0; N]; 128];
 
     // Spec step 1: S = [Z1, K0, N⊕K0, 0, Z0, 0, N, K1, Z2], 20 rounds, feed-forward.
-    fill(bytes, group, |m, lane| {
-        lane.fill(0);
-        lane[..NONCE_LEN].copy_from_slice(m.nonce);
-    });
-    to_planes(sl, rows, bytes, &mut x[..1]);
+    to_planes(sl, group, &mut x[..1], spill, 0, 0, false, |m| &m.nonce[..]);
     let mut n_k0 = x[0];
     bitsliced::xor_into(&mut n_k0, &k0);
-    *st.s = [z[1], k0, n_k0, zero, z[0], zero, x[0], k1, z[2]];
+    st.set(&[z[1], k0, n_k0, zero, z[0], zero, x[0], k1, z[2]]);
     n_k0.zeroize();
     for _ in 0..20 {
         sl.round(st, &z);
     }
-    for (s, k) in
-        st.s.iter_mut()
-            .zip([&k0, &k0, &k0, &k0, &k1, &k0, &k1, &k1, &k1])
+    for (i, k) in [&k0, &k0, &k0, &k0, &k1, &k0, &k1, &k1, &k1]
+        .into_iter()
+        .enumerate()
     {
-        bitsliced::xor_into(s, k);
+        bitsliced::xor_into(st.word_mut(i), k);
     }
 
     // Step 2: every block of pad(AD).
     for b in 0..ad_blocks {
-        fill(bytes, group, |m, lane| block_of(m.ad, b, true, lane));
-        to_planes(sl, rows, bytes, &mut x[..]);
+        to_planes(
+            sl,
+            group,
+            &mut x[..],
+            spill,
+            b * BLOCK_LEN,
+            short_ad,
+            true,
+            |m| m.ad,
+        );
         sl.round(st, x);
     }
 
     // Step 3 (and DEC's): keystream, output, absorb the plaintext block.
     for b in 0..msg_blocks {
-        let last = b + 1 == msg_blocks;
-        fill(bytes, group, |m, lane| block_of(m.buf, b, encrypt, lane));
-        to_planes(sl, rows, bytes, &mut x[..]);
-        **y = **x;
-        sl.keystream_xor(st, y);
+        let at = b * BLOCK_LEN;
+        to_planes(sl, group, &mut x[..], spill, at, short_buf, encrypt, |m| {
+            &*m.buf
+        });
+        sl.keystream(st, x, y);
         if encrypt {
             sl.round(st, x);
         } else {
-            if last {
+            if b + 1 == msg_blocks {
                 repad(y, group, b);
             }
             sl.round(st, y);
         }
-        from_planes(sl, rows, &y[..], bytes);
-        for (e, lane) in group.iter_mut().zip(bytes.iter()) {
-            let start = b * BLOCK_LEN;
-            let end = (start + BLOCK_LEN).min(e.m.buf.len());
-            if start < end {
-                e.m.buf[start..end].copy_from_slice(&lane[..end - start]);
+        sl.scatter(&mut y[..], |l, block| {
+            if let Some(e) = group.get_mut(l) {
+                put(e.m.buf, at, block);
             }
-        }
+        });
     }
 
     // Step 4: feed-forward, 20 rounds with (K0, Z0, K1), feed-forward, XOR.
-    for (s, k) in
-        st.s.iter_mut()
-            .zip([&k0, &k0, &k1, &k1, &k0, &k0, &k1, &k0, &k1])
+    for (i, k) in [&k0, &k0, &k1, &k1, &k0, &k0, &k1, &k0, &k1]
+        .into_iter()
+        .enumerate()
     {
-        bitsliced::xor_into(s, k);
+        bitsliced::xor_into(st.word_mut(i), k);
     }
     let fin = [k0, z[0], k1];
     for _ in 0..20 {
         sl.round(st, &fin);
     }
-    for (s, k) in
-        st.s.iter_mut()
-            .zip([&k1, &k0, &k0, &k0, &k1, &k0, &k0, &k1, &k1])
+    for (i, k) in [&k1, &k0, &k0, &k0, &k1, &k0, &k0, &k1, &k1]
+        .into_iter()
+        .enumerate()
     {
-        bitsliced::xor_into(s, k);
+        bitsliced::xor_into(st.word_mut(i), k);
     }
     x[0] = zero;
     for s in st.s.iter() {
         bitsliced::xor_into(&mut x[0], s);
     }
-    from_planes(sl, rows, &x[..1], bytes);
-    for (e, lane) in group.iter_mut().zip(bytes.iter()) {
-        let tag = &lane[..TAG_LEN];
+    let mut tags = vec![[0u8; TAG_LEN]; group.len()];
+    sl.scatter(&mut x[..1], |l, block| {
+        if let Some(t) = tags.get_mut(l) {
+            t.copy_from_slice(&block[..TAG_LEN]);
+        }
+    });
+    for (e, tag) in group.iter_mut().zip(&tags) {
         if encrypt {
             e.m.tag.copy_from_slice(tag);
         } else if bool::from(tag.ct_eq(&e.m.tag[..])) {
@@ -387,9 +501,10 @@ fn crypt_group<const N: usize, S: Slicer<N>>(
             results[e.index] = Err(Error::AuthenticationFailed);
         }
     }
+    tags.zeroize();
     let mut k = [k0, k1];
     k.zeroize();
-    st.s.zeroize();
+    st.s.0.zeroize();
 }
 
 /// Decryption's last block: in every lane, bytes at and past the lane's
@@ -401,9 +516,9 @@ fn repad<const N: usize>(y: &mut [Planes<N>; 3], group: &[Entry<'_, '_>], b: usi
     for (l, e) in group.iter().enumerate() {
         let r = e.m.buf.len() - b * BLOCK_LEN;
         for k in keep.iter_mut().take(r) {
-            lane_bit(k, l);
+            bitsliced::lane_bit(k, l);
         }
-        lane_bit(&mut pad[r], l);
+        bitsliced::lane_bit(&mut pad[r], l);
     }
     for k in 0..BLOCK_LEN {
         for t in 0..8 {

@@ -42,10 +42,11 @@
 //! entry points (round, keystream, transpose) are few so that F is emitted
 //! only twice.
 //!
-//! Rejected: AVX-512's `vpternlogd` would fold each MatrixMul output's two
-//! XORs and several S-box gates into one; this machine class has no
-//! AVX-512 to measure it on. A nibble-plane layout (four bits of a nibble in
-//! one register) needs shuffles for the S-box again.
+//! With AVX-512 the engine is `bitsliced_avx512.rs`: the same layout and
+//! lane order, with `vpternlogq` (any function of three registers) for the
+//! S-box and MatrixMul, a state updated in place, and vector transposes.
+//! Rejected: a nibble-plane layout (four bits of a nibble in one register)
+//! needs shuffles for the S-box again.
 //!
 //! Constant-time: yes. Only AND, OR, XOR, NOT and shifts by constants; no
 //! branch or memory index depends on the key, the nonces or the data.
@@ -61,7 +62,7 @@ pub(crate) type Rows<const N: usize> = [Lane<N>; 64];
 
 /// Where the Permutation sends each nibble, in slots: nibble `i` (slot
 /// `i ⊕ 1`) goes to nibble `i/2` if `i` is even, `16 + (i−1)/2` if odd.
-const PERM_SLOT: [usize; 32] = {
+pub(crate) const PERM_SLOT: [usize; 32] = {
     let mut t = [0; 32];
     let mut s = 0;
     while s < 32 {
@@ -196,55 +197,129 @@ fn f<const N: usize>(x: &Planes<N>, out: &mut Planes<N>, tmp: &mut Planes<N>) {
 
 /// Where each word of R's result comes from: `S_i' = F(S_{FROM[i]}) ⊕ ADD[i]`,
 /// `ADD` naming a state word or (as `9 + j`) the input word `X_j`.
-const FROM: [usize; 9] = [8, 0, 1, 2, 3, 4, 5, 6, 7];
-const ADD: [usize; 9] = [9, 3, 6, 10, 4, 11, 8, 2, 0];
+pub(crate) const FROM: [usize; 9] = [8, 0, 1, 2, 3, 4, 5, 6, 7];
+pub(crate) const ADD: [usize; 9] = [9, 3, 6, 10, 4, 11, 8, 2, 0];
 
-/// The states of every message of a group, and the scratch R needs.
+/// Plane arrays on a cache-line boundary: a plane is 16, 32 or 64 bytes,
+/// and one that straddles two lines makes every vector load and store of
+/// it two (the AVX-512 engine's F measured 590 against 485 TSC cycles on
+/// an Intel Xeon with the planes 16 bytes off the line).
+#[repr(C, align(64))]
+pub(crate) struct Aligned<T>(pub(crate) T);
+
+impl<T> core::ops::Deref for Aligned<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T> core::ops::DerefMut for Aligned<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.0
+    }
+}
+
+/// The states of every message of a group.
+///
+/// Word `i` of the state is `s[(i + 9 − rot) mod 9]`: an engine that
+/// updates the state in place writes each new word over the old word F
+/// read it from (new `S_i` over old `S_{i−1}`) and turns `rot` one step;
+/// the generic engine computes into `next` (its scratch, made on first
+/// use), swaps, and keeps `rot` at 0.
 pub(crate) struct Lanes<const N: usize> {
-    pub(crate) s: Box<[Planes<N>; 9]>,
-    next: Box<[Planes<N>; 9]>,
-    tmp: Box<Planes<N>>,
+    pub(crate) s: Box<Aligned<[Planes<N>; 9]>>,
+    pub(crate) rot: usize,
+    scratch: Option<Box<Scratch<N>>>,
+}
+
+/// The generic engine's scratch: the next state and F's middle word.
+struct Scratch<const N: usize> {
+    next: Box<Aligned<[Planes<N>; 9]>>,
+    tmp: Aligned<Planes<N>>,
 }
 
 impl<const N: usize> Lanes<N> {
     pub(crate) fn new() -> Lanes<N> {
         Lanes {
-            s: Box::new([[[0; N]; 128]; 9]),
-            next: Box::new([[[0; N]; 128]; 9]),
-            tmp: Box::new([[0; N]; 128]),
+            s: Box::new(Aligned([[[0; N]; 128]; 9])),
+            rot: 0,
+            scratch: None,
         }
+    }
+
+    /// The generic engine's scratch, made on first use.
+    fn scratch(&mut self) -> &mut Scratch<N> {
+        self.scratch.get_or_insert_with(|| {
+            Box::new(Scratch {
+                next: Box::new(Aligned([[[0; N]; 128]; 9])),
+                tmp: Aligned([[0; N]; 128]),
+            })
+        })
+    }
+
+    /// Where word `i` of the state lies in `s`.
+    pub(crate) fn slot(&self, i: usize) -> usize {
+        (i + 9 - self.rot % 9) % 9
+    }
+
+    /// Word `i` of the state.
+    pub(crate) fn word(&self, i: usize) -> &Planes<N> {
+        &self.s[self.slot(i)]
+    }
+
+    /// Word `i` of the state, to change.
+    pub(crate) fn word_mut(&mut self, i: usize) -> &mut Planes<N> {
+        let at = self.slot(i);
+        &mut self.s[at]
+    }
+
+    /// Sets the state to `words` (word `i` from `words[i]`).
+    pub(crate) fn set(&mut self, words: &[Planes<N>; 9]) {
+        self.rot = 0;
+        **self.s = *words;
     }
 }
 
 impl<const N: usize> Drop for Lanes<N> {
     fn drop(&mut self) {
-        self.s.zeroize();
-        self.next.zeroize();
-        self.tmp.zeroize();
+        self.s.0.zeroize();
+        if let Some(sc) = &mut self.scratch {
+            sc.next.0.zeroize();
+            sc.tmp.0.zeroize();
+        }
     }
 }
 
 /// R(S, X0, X1, X2) on every message.
 #[inline(always)]
 pub(crate) fn round<const N: usize>(st: &mut Lanes<N>, x: &[Planes<N>; 3]) {
+    debug_assert_eq!(st.rot, 0, "the generic engine keeps the words in order");
+    let mut sc = st.scratch.take().unwrap_or_else(|| {
+        st.scratch();
+        st.scratch.take().expect("just made")
+    });
     for i in 0..9 {
-        f(&st.s[FROM[i]], &mut st.next[i], &mut st.tmp);
+        f(&st.s[FROM[i]], &mut sc.next[i], &mut sc.tmp);
         let add = if ADD[i] < 9 {
             &st.s[ADD[i]]
         } else {
             &x[ADD[i] - 9]
         };
-        xor_into(&mut st.next[i], add);
+        xor_into(&mut sc.next[i], add);
     }
-    core::mem::swap(&mut st.s, &mut st.next);
+    core::mem::swap(&mut st.s, &mut sc.next);
+    st.scratch = Some(sc);
 }
 
 /// XORs the keystream `F(S0⊕S1)⊕S4 ‖ F(S2⊕S6)⊕S7 ‖ F(S3⊕S5)⊕S8` into `data`.
 #[inline(always)]
 pub(crate) fn keystream_xor<const N: usize>(st: &mut Lanes<N>, data: &mut [Planes<N>; 3]) {
     const IN: [(usize, usize, usize); 3] = [(0, 1, 4), (2, 6, 7), (3, 5, 8)];
+    st.scratch();
+    let (s, sc) = (&st.s, st.scratch.as_mut().expect("just made"));
     for (d, &(a, b, c)) in data.iter_mut().zip(&IN) {
-        let (s, next, tmp) = (&st.s, &mut st.next, &mut st.tmp);
+        let (next, tmp) = (&mut sc.next, &mut sc.tmp);
         for p in 0..128 {
             next[0][p] = xor(s[a][p], s[b][p]);
         }
@@ -290,8 +365,66 @@ pub(crate) fn broadcast<const N: usize>(w: &[u8; 16]) -> Planes<N> {
 /// operations, each compiled whole for it.
 pub(crate) trait Slicer<const N: usize>: Copy {
     fn round(self, st: &mut Lanes<N>, x: &[Planes<N>; 3]);
-    fn keystream_xor(self, st: &mut Lanes<N>, data: &mut [Planes<N>; 3]);
+    /// `y = x ⊕` the keystream of the current state.
+    fn keystream(self, st: &mut Lanes<N>, x: &[Planes<N>; 3], y: &mut [Planes<N>; 3]);
     fn transpose(self, rows: &mut Rows<N>);
+
+    /// The planes of the first `x.len()` words of every lane's block,
+    /// lane `l` reading `block(l)` (for `l` below `64·N`): word `w`'s
+    /// 8-byte half `h` of lane `l` becomes row `l / N`, element `l mod N`,
+    /// of the rows `x[w][64h..64h + 64]`, which are then transposed, so
+    /// the lane's bits land where [`lane_bit`] says.
+    fn gather<'b>(self, block: impl Fn(usize) -> &'b [u8; 48], x: &mut [Planes<N>]) {
+        for l in 0..64 * N {
+            let block = block(l);
+            for (w, planes) in x.iter_mut().enumerate() {
+                for h in 0..2 {
+                    let i = 16 * w + 8 * h;
+                    let v = u64::from_le_bytes(block[i..i + 8].try_into().expect("eight bytes"));
+                    planes[64 * h + l / N][l % N] = v;
+                }
+            }
+        }
+        for planes in x.iter_mut() {
+            for rows in halves(planes) {
+                self.transpose(rows);
+            }
+        }
+    }
+
+    /// The inverse of [`Slicer::gather`], destroying `x`: each lane's
+    /// first `16·x.len()` bytes given to `put(l, block)` (the rest of the
+    /// block unspecified).
+    fn scatter(self, x: &mut [Planes<N>], mut put: impl FnMut(usize, &[u8; 48])) {
+        for planes in x.iter_mut() {
+            for rows in halves(planes) {
+                self.transpose(rows);
+            }
+        }
+        let mut block = [0u8; 48];
+        for l in 0..64 * N {
+            for (w, planes) in x.iter().enumerate() {
+                for h in 0..2 {
+                    let i = 16 * w + 8 * h;
+                    block[i..i + 8].copy_from_slice(&planes[64 * h + l / N][l % N].to_le_bytes());
+                }
+            }
+            put(l, &block);
+        }
+        block.zeroize();
+    }
+}
+
+/// Sets lane `l`'s bit in a lane value (the lane order of
+/// [`Slicer::gather`]: bit `l / N` of element `l mod N`).
+pub(crate) fn lane_bit<const N: usize>(v: &mut Lane<N>, l: usize) {
+    v[l % N] |= 1 << (l / N);
+}
+
+/// The two halves of a word's planes as transpose rows.
+pub(crate) fn halves<const N: usize>(planes: &mut Planes<N>) -> [&mut Rows<N>; 2] {
+    let (lo, hi) = planes.split_at_mut(64);
+    [lo, hi].map(|h| <&mut Rows<N>>::try_from(h).expect("64 rows"))
 }
 
 /// The portable form: 128 messages per group (two `u64` per lane value,
@@ -303,8 +436,9 @@ impl Slicer<2> for Portable {
     fn round(self, st: &mut Lanes<2>, x: &[Planes<2>; 3]) {
         round(st, x);
     }
-    fn keystream_xor(self, st: &mut Lanes<2>, data: &mut [Planes<2>; 3]) {
-        keystream_xor(st, data);
+    fn keystream(self, st: &mut Lanes<2>, x: &[Planes<2>; 3], y: &mut [Planes<2>; 3]) {
+        *y = *x;
+        keystream_xor(st, y);
     }
     fn transpose(self, rows: &mut Rows<2>) {
         transpose(rows);

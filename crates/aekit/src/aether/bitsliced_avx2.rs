@@ -35,9 +35,10 @@ impl Slicer<4> for Avx2 {
         // SAFETY: `self` exists only if `detect` found AVX2.
         unsafe { round_tf(st, x) }
     }
-    fn keystream_xor(self, st: &mut Lanes<4>, data: &mut [Planes<4>; 3]) {
+    fn keystream(self, st: &mut Lanes<4>, x: &[Planes<4>; 3], y: &mut [Planes<4>; 3]) {
+        *y = *x;
         // SAFETY: as above, the token proves the feature.
-        unsafe { keystream_xor_tf(st, data) }
+        unsafe { keystream_xor_tf(st, y) }
     }
     fn transpose(self, rows: &mut Rows<4>) {
         // SAFETY: as above, the token proves the feature.
@@ -52,8 +53,9 @@ impl Slicer<4> for Avx2 {
     fn round(self, st: &mut Lanes<4>, x: &[Planes<4>; 3]) {
         bitsliced::round(st, x);
     }
-    fn keystream_xor(self, st: &mut Lanes<4>, data: &mut [Planes<4>; 3]) {
-        bitsliced::keystream_xor(st, data);
+    fn keystream(self, st: &mut Lanes<4>, x: &[Planes<4>; 3], y: &mut [Planes<4>; 3]) {
+        *y = *x;
+        bitsliced::keystream_xor(st, y);
     }
     fn transpose(self, rows: &mut Rows<4>) {
         bitsliced::transpose(rows);

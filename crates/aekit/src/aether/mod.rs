@@ -59,6 +59,8 @@ mod bitsliced;
 #[allow(unsafe_code)]
 // calls into AVX2-enabled functions; every unsafe block carries a SAFETY line.
 mod bitsliced_avx2;
+#[allow(unsafe_code)]
+mod bitsliced_avx512;
 mod portable;
 mod reference;
 
