@@ -117,7 +117,11 @@ impl Aether {
             ),
             Imp::Avx2(_) | Imp::Reference(_) => (ONE_AVX512, vec![]),
         };
-        if engines.is_empty() {
+        // A group pays best on the shortest messages (two blocks: its
+        // fixed part is the larger share there); a batch too small for any
+        // engine to pay there is not grouped at all.
+        let pays = |e: &Engine| e.cost().of(2) < one.of(2) * batch.len().min(e.lanes()) as u64;
+        if !engines.iter().any(pays) {
             for (m, r) in batch.iter_mut().zip(&mut results) {
                 *r = self.one(m, encrypt);
             }
