@@ -51,7 +51,9 @@
 //! key test (with `ni-clmul`'s fast path let in for any IV, key |t| = 32
 //! at a million measurements on an Intel Xeon); the batch API on the
 //! default key (four 37-byte messages: the multi-buffer path of
-//! `vaes-avx512` and `vaes-avx2`); every (AES, GHASH) pair of strategies that both call themselves constant
+//! `vaes-avx512` and `vaes-avx2`) and AETHER's batch API on the default
+//! key (512 such messages: one group of the bitsliced engine on AVX-512);
+//! every (AES, GHASH) pair of strategies that both call themselves constant
 //! time, FACE on `fixslice` in each variant, and AETHER's constant-time
 //! strategies. A class or strategy the CPU lacks is reported as not run.
 //! One implementation known **not** to be constant time, `table+table8`
@@ -282,7 +284,16 @@ enum Cipher {
     /// key): the buffers of the four, kept between calls.
     GcmBatch(AesGcm, RefCell<[[u8; BATCH_MESSAGE]; 4]>),
     Aether(Aether),
+    /// AETHER's batch API on [`AETHER_BATCH`] copies of the message's first
+    /// [`BATCH_MESSAGE`] bytes (a group on the bitsliced engine where the
+    /// key's batch runs one): the buffers, kept between calls.
+    AetherBatch(Aether, RefCell<Vec<[u8; BATCH_MESSAGE]>>),
 }
+
+/// Messages in an AETHER batch target: enough that a batch of short
+/// messages runs as one group of 512 lanes on AVX-512 (`aether/batch.rs`,
+/// "Which engine").
+const AETHER_BATCH: usize = 512;
 
 /// The length of each of a batch target's four messages: three blocks,
 /// the last partial (a multi-buffer shape).
@@ -313,6 +324,18 @@ impl Cipher {
                 out = tags[0];
             }
             Cipher::Aether(a) => out = a.encrypt_in_place_detached(&IV, &[], buf)?,
+            Cipher::AetherBatch(a, messages) => {
+                let mut messages = messages.borrow_mut();
+                let mut tags = vec![[0u8; 16]; AETHER_BATCH];
+                let results = a.encrypt_batch(&mut aether_batch(
+                    &mut messages,
+                    &mut tags,
+                    &buf[..BATCH_MESSAGE],
+                ));
+                results.into_iter().try_for_each(|r| r)?;
+                buf[..BATCH_MESSAGE].copy_from_slice(&messages[0]);
+                out = tags[0];
+            }
         }
         Ok(out)
     }
@@ -332,6 +355,19 @@ impl Cipher {
                 results.into_iter().try_for_each(|r| r)
             }
             Cipher::Aether(a) => a.decrypt_in_place_detached(&IV, &[], buf, tag),
+            Cipher::AetherBatch(a, messages) => {
+                let mut messages = messages.borrow_mut();
+                let mut tags = vec![[0u8; 16]; AETHER_BATCH];
+                for t in &mut tags {
+                    t.copy_from_slice(tag);
+                }
+                let results = a.decrypt_batch(&mut aether_batch(
+                    &mut messages,
+                    &mut tags,
+                    &buf[..BATCH_MESSAGE],
+                ));
+                results.into_iter().try_for_each(|r| r)
+            }
         }
         .is_ok()
     }
@@ -354,6 +390,28 @@ fn batch<'a>(
         }
     });
     core::array::from_fn(|_| slots.next().expect("four slots"))
+}
+
+/// AETHER's batch of copies of `message`, each with the nonce `IV` and
+/// its tag slot in `tags`.
+fn aether_batch<'a>(
+    messages: &'a mut [[u8; BATCH_MESSAGE]],
+    tags: &'a mut [[u8; 16]],
+    message: &[u8],
+) -> Vec<aether::BatchMessage<'a>> {
+    messages
+        .iter_mut()
+        .zip(tags.iter_mut())
+        .map(|(m, tag)| {
+            m.copy_from_slice(message);
+            aether::BatchMessage {
+                nonce: &IV,
+                ad: &[],
+                buf: m,
+                tag,
+            }
+        })
+        .collect()
 }
 
 type Build = Box<dyn Fn(&[u8]) -> Result<Cipher, aekit::Error>>;
@@ -473,6 +531,22 @@ fn targets() -> Vec<Target> {
             },
         });
     }
+    out.push(Target {
+        name: "aether batch".into(),
+        what: format!(
+            "AETHER batch API, {AETHER_BATCH} messages (bitsliced on AVX-512 and `portable` keys)"
+        ),
+        constant_time: true,
+        key_len: 32,
+        build: match Aether::new(&[0u8; 32]) {
+            Ok(_) => Ok(Box::new(|k| {
+                Aether::new(k).map(|a| {
+                    Cipher::AetherBatch(a, RefCell::new(vec![[0; BATCH_MESSAGE]; AETHER_BATCH]))
+                })
+            })),
+            Err(e) => Err(e.to_string()),
+        },
+    });
     let (a, g) = (aes::Strategy::Table, ghash::Strategy::Table8);
     let make: Build = Box::new(move |k| AesGcm::with(k, a, g).map(Cipher::Gcm));
     out.push(gcm_target(
