@@ -8,10 +8,13 @@
 //! the plaintext or the error, that a failure leaves only zeros in the
 //! in-place buffer, that a success gives a plaintext that encrypts back to
 //! exactly the bytes given, and that an edited ciphertext fails while an
-//! unedited one opens to the message.
+//! unedited one opens to the message. A sealed message with a 32-byte key
+//! and a 16-byte nonce also goes through the batch API on a `portable` key
+//! ([`check_batch`]), which runs a group of enough messages of one shape
+//! bitsliced across messages.
 
 use aekit::Error;
-use aekit::aether::{Aether, Strategy, TAG_LEN};
+use aekit::aether::{Aether, BatchMessage, NONCE_LEN, Strategy, TAG_LEN};
 
 use crate::input::Input;
 use crate::tamper;
@@ -45,6 +48,12 @@ pub fn run(data: &[u8]) {
         let Ok(mut sealed) = reference.encrypt(nonce, ad, message) else {
             return; // a wrong nonce length: the raw mode covers it
         };
+        // Half of the sealed inputs (a batch costs ten single messages).
+        if let Ok(nonce) = <&[u8; NONCE_LEN]>::try_from(nonce)
+            && mode % 4 == 1
+        {
+            check_batch(key, nonce, ad, message);
+        }
         let edited = tamper::apply(&mut sealed, &mut input);
         (sealed, (!edited).then_some(message))
     };
@@ -67,6 +76,82 @@ pub fn run(data: &[u8]) {
         None if !mode.is_multiple_of(2) => assert!(opened.is_err(), "an edited ciphertext opened"),
         None => {}
     }
+}
+
+/// Messages in [`check_batch`]'s batch: enough of one shape that a
+/// `portable` key runs them as a bitsliced group (with AVX-512 from about
+/// a dozen, `aether/batch.rs`, "Which engine"), few enough to stay fast.
+const BATCH: usize = 40;
+
+/// The batch API on a `portable` key: `BATCH` messages of `message`'s
+/// length (it and copies with one byte changed each, each with its own
+/// nonce) must equal the one-message output of the fastest strategy (the
+/// decryptions above check every strategy against the reference);
+/// decrypted back with one tag changed, that message fails alone and is
+/// wiped.
+fn check_batch(key: &[u8], nonce: &[u8; NONCE_LEN], ad: &[u8], message: &[u8]) {
+    let batched = Aether::with(key, Strategy::Portable).expect("the key was taken");
+    let oracle = Aether::new(key).expect("the key was taken");
+    let nonces: Vec<[u8; NONCE_LEN]> = (0..BATCH)
+        .map(|i| {
+            let mut n = *nonce;
+            n[i % NONCE_LEN] ^= (i / NONCE_LEN) as u8;
+            n
+        })
+        .collect();
+    let plain: Vec<Vec<u8>> = (0..BATCH)
+        .map(|i| {
+            let mut m = message.to_vec();
+            if let Some(b) = m.get_mut((i * 37) % message.len().max(1)) {
+                *b ^= i as u8;
+            }
+            m
+        })
+        .collect();
+    let mut bufs = plain.clone();
+    let mut tags = vec![[0u8; TAG_LEN]; BATCH];
+    let results = batched.encrypt_batch(&mut batch_of(&mut bufs, &mut tags, &nonces, ad));
+    assert!(results.iter().all(|r| r.is_ok()));
+    for (i, ((buf, tag), p)) in bufs.iter().zip(&tags).zip(&plain).enumerate() {
+        let mut want = p.clone();
+        let t = oracle
+            .encrypt_in_place_detached(&nonces[i], ad, &mut want)
+            .expect("a valid nonce");
+        assert_eq!((buf, tag), (&want, &t), "batch message {i}");
+    }
+    let forged = message.len() % BATCH;
+    tags[forged][0] ^= 1;
+    let results = batched.decrypt_batch(&mut batch_of(&mut bufs, &mut tags, &nonces, ad));
+    for (i, ((r, buf), p)) in results.iter().zip(&bufs).zip(&plain).enumerate() {
+        if i == forged {
+            assert_eq!(*r, Err(Error::AuthenticationFailed), "forged batch message");
+            assert!(
+                buf.iter().all(|&x| x == 0),
+                "forged batch message not wiped"
+            );
+        } else {
+            assert_eq!((r, buf), (&Ok(()), p), "batch message {i} decrypted");
+        }
+    }
+}
+
+/// The batch of `bufs`, each with its tag slot and nonce and `ad`.
+fn batch_of<'a>(
+    bufs: &'a mut [Vec<u8>],
+    tags: &'a mut [[u8; TAG_LEN]],
+    nonces: &'a [[u8; NONCE_LEN]],
+    ad: &'a [u8],
+) -> Vec<BatchMessage<'a>> {
+    bufs.iter_mut()
+        .zip(tags.iter_mut())
+        .zip(nonces)
+        .map(|((buf, tag), nonce)| BatchMessage {
+            nonce,
+            ad,
+            buf,
+            tag,
+        })
+        .collect()
 }
 
 /// The implementations this CPU runs, besides the reference.
