@@ -225,6 +225,8 @@ macro_rules! engine {
         mod $name {
             use core::arch::x86_64::*;
 
+            use zeroize::Zeroize;
+
             use super::super::BLOCK_LEN;
             use super::super::bitsliced::{ADD, FROM, Lanes, PERM_SLOT, Planes, Rows, halves};
             use super::transpose_qwords;
@@ -321,6 +323,15 @@ macro_rules! engine {
                 }
             }
 
+            /// Zeros over F's scratch (S-box outputs of the state), kept
+            /// from being dropped as dead stores.
+            #[inline]
+            #[target_feature(enable = "avx512f,avx512vl")]
+            fn wipe(u: &mut [[V; 4]; 32]) {
+                *u = [[splat(0); 4]; 32];
+                core::hint::black_box(u);
+            }
+
             /// The order R's words are made in place: new `S_i` goes over
             /// old `S_{i−1}`, so each old word that R adds (`S3` to `S1`,
             /// `S6` to `S2`, `S4` to `S4`, `S8` to `S6`, `S2` to `S7`, `S0`
@@ -346,6 +357,7 @@ macro_rules! engine {
                     }
                 }
                 st.rot += 1;
+                wipe(&mut u);
             }
 
             /// `y = x ⊕` the keystream `F(S0⊕S1)⊕S4 ‖ F(S2⊕S6)⊕S7 ‖ F(S3⊕S5)⊕S8`.
@@ -357,6 +369,7 @@ macro_rules! engine {
                     f_sbox::<true>(st.word(a), st.word(b), &mut u);
                     f_rest::<true>(&u, st.word(c), x, y);
                 }
+                wipe(&mut u);
             }
 
             /// One step of the 64×64 transpose on eight rows held in
@@ -481,8 +494,7 @@ macro_rules! engine {
                         put(N * m + g, b[..BLOCK_LEN].try_into().expect("a block"));
                     }
                 }
-                blocks = [[0; 64]; 8];
-                let _ = blocks;
+                blocks.zeroize();
             }
         }
     };
