@@ -36,18 +36,20 @@
 //! | 1500 B | 1.93–1.95 | 2.08–2.20 | 1.89–1.91 | 0.88–0.93 | 0.49 | 0.11 |
 //! | 4096 B | 2.95 | 2.63 | 2.35–2.37 | 1.13–1.16 | 0.66 | 0.16 |
 //!
-//! From these, in nanoseconds for a shape of `k` blocks: the `avx512`
-//! engine 400 + 11k a message, the `portable` one 6 700 + 210k; a group
-//! of 512 lanes 107 000 + 8 000k, of 256 (AVX-512) 70 000 + 4 340k, of 256
-//! (AVX2) 130 000 + 9 260k, of 128 (portable) 145 000 + 7 580k ([`Cost`]).
-//! So an `avx512` key's run of 1500-byte messages goes bitsliced from
-//! about 470 messages a piece, one of 64-byte messages from about 290 (256
-//! lanes from 185), and 4096-byte messages never: the bitsliced F is
-//! cheaper than the one-message engine's (whose `vpshufb` S-box is bound
-//! by the shuffle ports), but the transposes in and out cost about as
-//! much as the rounds of a block, so the longer the message the less the
-//! group gains. Other CPUs would draw these lines elsewhere; the costs are
-//! this machine's.
+//! The costs the choice uses ([`Cost`]), in nanoseconds for a shape of
+//! `k` blocks, are fitted to `aekit bench --suite batch` on the same
+//! machine (its messages lie in one buffer, where the scratch loop's were
+//! apart; the groups ran 5–10 % slower there): the `avx512` engine
+//! 420 + 12k a message, the `portable` one 6 700 + 210k; a group of 512
+//! lanes 118 000 + 9 140k, of 256 (AVX-512) 74 700 + 4 670k, of 256 (AVX2)
+//! 130 000 + 9 260k, of 128 (portable) 145 000 + 7 580k. So an `avx512`
+//! key's run of 64-byte messages goes bitsliced from about 190 messages,
+//! one of 576-byte messages from about 240 (256 lanes; 512 from about
+//! 420), and messages of 33 blocks (1500 bytes) or more never: the bitsliced F is cheaper than the
+//! one-message engine's (whose `vpshufb` S-box is bound by the shuffle
+//! ports), but the transposes in and out cost about as much as the rounds
+//! of a block, so the longer the message the less a group gains. Other
+//! CPUs would draw these lines elsewhere; the costs are this machine's.
 //!
 //! The mode on a group is `AETHER.md`'s, lane by lane: the per-message
 //! differences (nonce, data, the short last block) enter through the
@@ -246,8 +248,8 @@ impl Cost {
 
 /// The one-message `avx512` engine, per message.
 const ONE_AVX512: Cost = Cost {
-    fixed: 400,
-    per_block: 11,
+    fixed: 420,
+    per_block: 12,
 };
 /// The one-message `portable` engine, per message.
 const ONE_PORTABLE: Cost = Cost {
@@ -282,12 +284,12 @@ impl Engine {
     fn cost(self) -> Cost {
         match self {
             Engine::Avx512x8(_) => Cost {
-                fixed: 107_000,
-                per_block: 8_000,
+                fixed: 118_000,
+                per_block: 9_140,
             },
             Engine::Avx512x4(_) => Cost {
-                fixed: 70_000,
-                per_block: 4_340,
+                fixed: 74_700,
+                per_block: 4_670,
             },
             Engine::Avx2x4(_) => Cost {
                 fixed: 130_000,
