@@ -45,10 +45,11 @@
 //! 130 000 + 9 260k, of 128 (portable) 145 000 + 7 580k. So an `avx512`
 //! key's run of 64-byte messages goes bitsliced from about 190 messages,
 //! one of 576-byte messages from about 240 (256 lanes; 512 from about
-//! 420), and messages of 33 blocks (1500 bytes) or more never: the bitsliced F is cheaper than the
-//! one-message engine's (whose `vpshufb` S-box is bound by the shuffle
-//! ports), but the transposes in and out cost about as much as the rounds
-//! of a block, so the longer the message the less a group gains. Other
+//! 420), and messages of 33 blocks (1500 bytes) or more never: the
+//! bitsliced F is cheaper than the one-message engine's (whose `vpshufb`
+//! S-box is bound by the shuffle ports), but the transposes in and out
+//! cost about as much as the rounds of a block, so the longer the message
+//! the less a group gains. Other
 //! CPUs would draw these lines elsewhere; the costs are this machine's.
 //!
 //! The mode on a group is `AETHER.md`'s, lane by lane: the per-message
