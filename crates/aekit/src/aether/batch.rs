@@ -119,36 +119,35 @@ impl Aether {
             Imp::Avx2(_) | Imp::Reference(_) => (ONE_AVX512, [none, none], 0),
         };
         let engines = &list[..n];
-        // A batch with no shape of enough messages for a group to pay is
-        // not grouped at all (sorting it cost 4 % of a batch of 256 mixed
-        // lengths). The shapes are few: a list does.
-        let mut shapes: Vec<((usize, usize), usize)> = Vec::new();
-        // At two blocks (the fewest) a group's fixed part weighs most: a
-        // batch too small to pay there needs no count.
-        let few = |e: &Engine| e.cost().of(2) >= one.of(2) * batch.len().min(e.lanes()) as u64;
-        for m in batch.iter().take(if engines.iter().all(few) {
-            0
-        } else {
-            usize::MAX
-        }) {
-            let shape = (padded_blocks(m.ad.len()), padded_blocks(m.buf.len()));
-            match shapes.iter_mut().find(|(s, _)| *s == shape) {
-                Some((_, n)) => *n += 1,
-                None => shapes.push((shape, 1)),
-            }
-        }
-        let pays = |&((a, b), n): &((usize, usize), usize)| {
-            let k = a + b;
+        // Whether a group of `n` messages of `k` blocks on some engine
+        // costs less than their one-message calls.
+        let pays = |k: usize, n: usize| {
             engines
                 .iter()
                 .any(|e| e.cost().of(k) < one.of(k) * n.min(e.lanes()) as u64)
         };
-        if !shapes.iter().any(pays) {
+        // A batch with no shape of enough messages for a group to pay is
+        // not grouped at all (sorting it cost 4 % of a batch of 256 mixed
+        // lengths). At two blocks (the fewest) a group's fixed part weighs
+        // most: a batch too small to pay there needs no count. The shapes
+        // are few: a list does.
+        let grouped = pays(2, batch.len()) && {
+            let mut shapes: Vec<((usize, usize), usize)> = Vec::new();
+            for m in batch.iter() {
+                let shape = shape(m);
+                match shapes.iter_mut().find(|(s, _)| *s == shape) {
+                    Some((_, n)) => *n += 1,
+                    None => shapes.push((shape, 1)),
+                }
+            }
+            shapes.iter().any(|&((a, b), n)| pays(a + b, n))
+        };
+        if grouped {
+            self.groups(one, engines, batch, encrypt, &mut results);
+        } else {
             for (m, r) in batch.iter_mut().zip(&mut results) {
                 *r = self.one(m, encrypt);
             }
-        } else {
-            self.groups(one, engines, batch, encrypt, &mut results);
         }
         results
     }
@@ -178,7 +177,7 @@ impl Aether {
             .iter_mut()
             .enumerate()
             .map(|(index, m)| Entry {
-                shape: (padded_blocks(m.ad.len()), padded_blocks(m.buf.len())),
+                shape: shape(m),
                 index,
                 m,
             })
@@ -302,6 +301,12 @@ impl Engine {
             },
         }
     }
+}
+
+/// A message's numbers of padded associated-data and message blocks: the
+/// messages of a group share them.
+fn shape(m: &BatchMessage<'_>) -> (usize, usize) {
+    (padded_blocks(m.ad.len()), padded_blocks(m.buf.len()))
 }
 
 /// Number of 48-byte blocks in pad(x) for |x| = `len`.

@@ -248,14 +248,15 @@ impl<const N: usize> Lanes<N> {
         }
     }
 
-    /// The generic engine's scratch, made on first use.
-    fn scratch(&mut self) -> &mut Scratch<N> {
-        self.scratch.get_or_insert_with(|| {
+    /// The words and the generic engine's scratch (made on first use).
+    fn parts(&mut self) -> (&mut Box<Aligned<[Planes<N>; 9]>>, &mut Scratch<N>) {
+        let scratch = self.scratch.get_or_insert_with(|| {
             Box::new(Scratch {
                 next: Box::new(Aligned([[[0; N]; 128]; 9])),
                 tmp: Aligned([[0; N]; 128]),
             })
-        })
+        });
+        (&mut self.s, scratch)
     }
 
     /// Where word `i` of the state lies in `s`.
@@ -295,29 +296,24 @@ impl<const N: usize> Drop for Lanes<N> {
 #[inline(always)]
 pub(crate) fn round<const N: usize>(st: &mut Lanes<N>, x: &[Planes<N>; 3]) {
     debug_assert_eq!(st.rot, 0, "the generic engine keeps the words in order");
-    let mut sc = st.scratch.take().unwrap_or_else(|| {
-        st.scratch();
-        st.scratch.take().expect("just made")
-    });
+    let (s, sc) = st.parts();
     for i in 0..9 {
-        f(&st.s[FROM[i]], &mut sc.next[i], &mut sc.tmp);
+        f(&s[FROM[i]], &mut sc.next[i], &mut sc.tmp);
         let add = if ADD[i] < 9 {
-            &st.s[ADD[i]]
+            &s[ADD[i]]
         } else {
             &x[ADD[i] - 9]
         };
         xor_into(&mut sc.next[i], add);
     }
-    core::mem::swap(&mut st.s, &mut sc.next);
-    st.scratch = Some(sc);
+    core::mem::swap(s, &mut sc.next);
 }
 
 /// XORs the keystream `F(S0⊕S1)⊕S4 ‖ F(S2⊕S6)⊕S7 ‖ F(S3⊕S5)⊕S8` into `data`.
 #[inline(always)]
 pub(crate) fn keystream_xor<const N: usize>(st: &mut Lanes<N>, data: &mut [Planes<N>; 3]) {
     const IN: [(usize, usize, usize); 3] = [(0, 1, 4), (2, 6, 7), (3, 5, 8)];
-    st.scratch();
-    let (s, sc) = (&st.s, st.scratch.as_mut().expect("just made"));
+    let (s, sc) = st.parts();
     for (d, &(a, b, c)) in data.iter_mut().zip(&IN) {
         let (next, tmp) = (&mut sc.next, &mut sc.tmp);
         for p in 0..128 {
