@@ -381,22 +381,14 @@ pub(crate) trait Slicer<const N: usize>: Copy {
                 }
             }
         }
-        for planes in x.iter_mut() {
-            for rows in halves(planes) {
-                self.transpose(rows);
-            }
-        }
+        each_half(x, |rows| self.transpose(rows));
     }
 
     /// The inverse of [`Slicer::gather`], destroying `x`: each lane's
     /// first `16·x.len()` bytes given to `put(l, block)` (the rest of the
     /// block unspecified).
     fn scatter(self, x: &mut [Planes<N>], mut put: impl FnMut(usize, &[u8; 48])) {
-        for planes in x.iter_mut() {
-            for rows in halves(planes) {
-                self.transpose(rows);
-            }
-        }
+        each_half(x, |rows| self.transpose(rows));
         let mut block = [0u8; 48];
         for l in 0..64 * N {
             for (w, planes) in x.iter().enumerate() {
@@ -417,10 +409,14 @@ pub(crate) fn lane_bit<const N: usize>(v: &mut Lane<N>, l: usize) {
     v[l % N] |= 1 << (l / N);
 }
 
-/// The two halves of a word's planes as transpose rows.
-pub(crate) fn halves<const N: usize>(planes: &mut Planes<N>) -> [&mut Rows<N>; 2] {
-    let (lo, hi) = planes.split_at_mut(64);
-    [lo, hi].map(|h| <&mut Rows<N>>::try_from(h).expect("64 rows"))
+/// `f` on the two halves of every word's planes, each as transpose rows.
+pub(crate) fn each_half<const N: usize>(x: &mut [Planes<N>], mut f: impl FnMut(&mut Rows<N>)) {
+    for planes in x.iter_mut() {
+        let (lo, hi) = planes.split_at_mut(64);
+        for half in [lo, hi] {
+            f(<&mut Rows<N>>::try_from(half).expect("64 rows"));
+        }
+    }
 }
 
 /// The portable form: 128 messages per group (two `u64` per lane value,

@@ -228,7 +228,7 @@ macro_rules! engine {
             use zeroize::Zeroize;
 
             use super::super::BLOCK_LEN;
-            use super::super::bitsliced::{ADD, FROM, Lanes, PERM_SLOT, Planes, Rows, halves};
+            use super::super::bitsliced::{ADD, FROM, Lanes, PERM_SLOT, Planes, Rows, each_half};
             use super::transpose_qwords;
             use super::$w::{N, V, load, narrow, sll, splat, srl, store, tern, widen, xor};
 
@@ -455,11 +455,7 @@ macro_rules! engine {
                         }
                     }
                 }
-                for planes in x.iter_mut() {
-                    for rows in halves(planes) {
-                        transpose(rows);
-                    }
-                }
+                each_half(x, |rows| transpose(rows));
             }
 
             /// `Slicer::scatter`: `gather` backwards, each lane's block
@@ -469,11 +465,7 @@ macro_rules! engine {
                 x: &mut [Planes<N>],
                 mut put: impl FnMut(usize, &[u8; BLOCK_LEN]),
             ) {
-                for planes in x.iter_mut() {
-                    for rows in halves(planes) {
-                        transpose(rows);
-                    }
-                }
+                each_half(x, |rows| transpose(rows));
                 // Whole 64-byte stores, read back by `put`: a masked store
                 // does not forward to the loads after it (measured: the
                 // scatter took twice as long).
