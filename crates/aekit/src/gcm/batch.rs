@@ -235,11 +235,10 @@ impl KernelOp for Batch<'_, '_, '_> {
                 continue;
             };
             if !buckets.holds(b) {
-                let whole = run_of(gcm, K::LONGEST, &messages[i..], b) / 4 * 4;
-                if whole > 0 {
-                    let run = &mut messages[i..i + whole];
-                    groups(gcm, kernel, run, |k| i + k, results, direction);
-                    next = i + whole;
+                let run = &mut messages[i..];
+                let took = groups(gcm, kernel, run, |k| i + k, results, direction);
+                if took > 0 {
+                    next = i + took;
                     continue;
                 }
             }
@@ -249,7 +248,11 @@ impl KernelOp for Batch<'_, '_, '_> {
                     let Ok(mut group) = messages.get_disjoint_mut(index) else {
                         unreachable!("a bucket holds distinct indices");
                     };
-                    groups(gcm, kernel, &mut group, |k| index[k], results, direction);
+                    let place = |k: usize| index[k];
+                    if groups(gcm, kernel, &mut group, place, results, direction) == 0 {
+                        // Not taken: the group is of one shape.
+                        one_by_one(gcm, kernel, &mut group, place, results, direction);
+                    }
                 }
                 Added::NoRoom => results[i] = one(gcm, kernel, &mut messages[i], direction),
             }
@@ -339,33 +342,6 @@ fn bucket(gcm: &AesGcm, longest: usize, m: &BatchMessage<'_>) -> Option<usize> {
     ok.then_some(2 * (c - 3) + a)
 }
 
-/// How many messages from the first of `messages` on, at most [`RUN`],
-/// are of its bucket `b`. (Out of line: inlined, the loop kept its
-/// values on the stack, a dozen loads and stores a message more.)
-#[inline(never)]
-fn run_of(gcm: &AesGcm, longest: usize, messages: &[BatchMessage<'_>], b: usize) -> usize {
-    let first = &messages[0];
-    1 + messages[1..messages.len().min(RUN)]
-        .iter()
-        .take_while(|m| same_lengths(first, m) || bucket(gcm, longest, m) == Some(b))
-        .count()
-}
-
-/// Whether `m` has `first`'s IV, associated-data, message and tag
-/// lengths: then it passes the checks `first` passed and has its bucket
-/// (three comparisons more than a batch of equal lengths needs, against
-/// working out a shape and the key's tag rules).
-#[inline(always)]
-fn same_lengths(first: &BatchMessage<'_>, m: &BatchMessage<'_>) -> bool {
-    (m.iv.len(), m.aad.len(), m.buf.len(), m.tag.len())
-        == (
-            first.iv.len(),
-            first.aad.len(),
-            first.buf.len(),
-            first.tag.len(),
-        )
-}
-
 /// Shapes waiting for a group at once.
 const BUCKETS: usize = 8;
 
@@ -404,9 +380,10 @@ fn deliver(full: &Block, m: &mut BatchMessage<'_>, direction: Direction) -> Resu
     }
 }
 
-/// Groups of four messages (checked, one multi-buffer shape, 96-bit IVs;
-/// at most [`RUN`]), message k of `run` at `place(k)` in the batch,
-/// through the kernel's multi-buffer path; their results into `results`.
+/// The whole groups of four messages at the start of `run` that the
+/// kernel's multi-buffer path takes (one shape, 96-bit IVs, tag slots the
+/// key takes; at most [`RUN`]), message k of `run` at `place(k)` in the
+/// batch; their results into `results`. Returns how many it took.
 fn groups<'a, K: Kernel + Sync, M: BorrowMut<BatchMessage<'a>>>(
     gcm: &AesGcm,
     kernel: &K,
@@ -414,19 +391,17 @@ fn groups<'a, K: Kernel + Sync, M: BorrowMut<BatchMessage<'a>>>(
     place: impl Fn(usize) -> usize,
     results: &mut [Result<(), Error>],
     direction: Direction,
-) {
+) -> usize {
     let mut tags = [[0u8; 16]; RUN];
-    let tags = &mut tags[..run.len()];
-    if !kernel.crypt_groups(run, direction, tags) {
-        // Not taken: the run is of one shape.
-        return one_by_one(gcm, kernel, run, place, results, direction);
-    }
+    let tag_ok = |len: usize| gcm.check_tag(len, 12).is_ok();
+    let took = kernel.crypt_groups(run, direction, &mut tags, tag_ok);
     // The results start as `Ok`: only failures are written.
-    for (k, (m, tag)) in run.iter_mut().zip(&*tags).enumerate() {
+    for (k, (m, tag)) in run[..took].iter_mut().zip(&tags).enumerate() {
         if let Err(e) = deliver(tag, m.borrow_mut(), direction) {
             results[place(k)] = Err(e);
         }
     }
+    took
 }
 
 /// The messages of a run one by one, should the kernel refuse it.

@@ -234,7 +234,7 @@ mod imp {
     use core::borrow::BorrowMut;
 
     use crate::gcm::batch::BatchMessage;
-    use crate::gcm::kernel::{Kernel, Run, SHORT, finish_two_pass};
+    use crate::gcm::kernel::{Kernel, SHORT, finish_two_pass, taken};
     use crate::gcm::multi_avx2::crypt_groups;
     use crate::gcm::out_of_place::as_uninit;
     use crate::gcm::state::Direction;
@@ -339,10 +339,13 @@ mod imp {
             run: &mut [M],
             direction: Direction,
             tags: &mut [Block],
-        ) -> bool {
-            let Some(uniform) = Run::checked(run, SHORT, tags) else {
-                return false;
-            };
+            tag_ok: impl Fn(usize) -> bool,
+        ) -> usize {
+            let (n, uniform) = taken(run, SHORT, tags.len(), tag_ok);
+            if n == 0 {
+                return 0;
+            }
+            let (run, tags) = (&mut run[..n], &mut tags[..n]);
             let aes = self.ni.aes();
             let encrypt = direction == Direction::Encrypt;
             let powers = self.powers.0.as_flattened();
@@ -355,7 +358,7 @@ mod imp {
             // at most `SHORT` blocks, as long as `tags`, and of one length
             // if `uniform` (checked above).
             unsafe { crypt_groups(keys, aes.rounds(), powers, run, uniform, encrypt, tags) };
-            true
+            n
         }
 
         /// As [`crypt_short`](Self::crypt_short), from `input` into `out`.

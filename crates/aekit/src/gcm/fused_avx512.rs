@@ -247,7 +247,7 @@ mod imp {
 
     use super::super::FusedKernel;
     use super::super::batch::BatchMessage;
-    use super::super::kernel::{Kernel, LONG, Run};
+    use super::super::kernel::{Kernel, LONG, taken};
     use super::super::multi_avx512::crypt_groups;
     use super::super::state::Direction;
     use super::super::supplied_avx512;
@@ -447,10 +447,13 @@ mod imp {
             run: &mut [M],
             direction: Direction,
             tags: &mut [Block],
-        ) -> bool {
-            let Some(uniform) = Run::checked(run, LONG, tags) else {
-                return false;
-            };
+            tag_ok: impl Fn(usize) -> bool,
+        ) -> usize {
+            let (n, uniform) = taken(run, LONG, tags.len(), tag_ok);
+            if n == 0 {
+                return 0;
+            }
+            let (run, tags) = (&mut run[..n], &mut tags[..n]);
             let (rk, rounds) = (self.aes.round_keys(), self.aes.rounds());
             let encrypt = direction == Direction::Encrypt;
             // SAFETY: `self.aes` exists, so VAES and AVX-512F/BW/VL were
@@ -459,7 +462,7 @@ mod imp {
             // long as `tags`, and of one length if `uniform` (checked
             // above).
             unsafe { crypt_groups(rk, rounds, &self.extra.powers, run, uniform, encrypt, tags) };
-            true
+            n
         }
     }
 

@@ -108,13 +108,16 @@ pub(crate) trait Kernel {
     const LONGEST: usize = 0;
 
     /// Groups of four whole messages at once, for kernels with a
-    /// multi-buffer path: `run`'s messages 4g … 4g + 3 are group g, every
-    /// message of the run has a 96-bit IV and one shape ([`shape`], at
-    /// most [`LONGEST`](Self::LONGEST) blocks).
-    /// Encrypts or decrypts them in place, writes their full tags into
-    /// `tags` (as long as `run`), in order, and returns true; or returns
-    /// false having touched nothing (no such path, or a run that is not
-    /// such groups). The lengths have been checked. The default has none.
+    /// multi-buffer path: takes the messages at the start of `run` that
+    /// [`taken`] finds (messages 4g … 4g + 3 are group g; every one has a
+    /// 96-bit IV, the first one's shape, [`shape`], at most
+    /// [`LONGEST`](Self::LONGEST) blocks, and a tag slot `tag_ok`
+    /// accepts; at most as many as `tags` holds), encrypts or decrypts
+    /// them in place, writes their full tags into `tags`, in order, and
+    /// returns how many it took: 0, having touched nothing, where it has
+    /// no such path or the run starts with no such group. The other
+    /// checks of the one-message API are met by any message of a shape.
+    /// The default has none.
     /// `M` is a message or a reference to one: a run of a batch's
     /// consecutive messages is passed as they lie, a group gathered from
     /// scattered ones as four references. (The tags go through a
@@ -126,8 +129,9 @@ pub(crate) trait Kernel {
         _run: &mut [M],
         _direction: Direction,
         _tags: &mut [Block],
-    ) -> bool {
-        false
+        _tag_ok: impl Fn(usize) -> bool,
+    ) -> usize {
+        0
     }
 }
 
@@ -151,67 +155,47 @@ pub(crate) const LONG: usize = 128;
 /// The most `vaes-avx2` takes: its multi-buffer path is the short one.
 pub(crate) const SHORT: usize = 8;
 
-/// What a run of messages is to [`Kernel::crypt_groups`]: groups of
-/// four, every message with a 96-bit IV and the first one's shape.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Run {
-    /// Not such groups (empty, not a multiple of four, or another IV
-    /// length or shape in it).
-    No,
-    /// Such groups.
-    Shaped,
-    /// Such groups, every message with the first one's lengths.
-    Uniform,
-}
-
-impl Run {
-    /// What `run` is. Compares each message's lengths with the first
-    /// one's and works out a shape only where they differ: a batch of
-    /// equal lengths costs three comparisons a message.
-    #[inline]
-    pub(crate) fn of<'a, M: Borrow<BatchMessage<'a>>>(run: &[M], longest: usize) -> Run {
-        let Some(first) = run.first() else {
-            return Run::No;
-        };
-        let first = first.borrow();
-        let (len, aad_len) = (first.buf.len(), first.aad.len());
-        let first_shape = shape(aad_len, len, longest);
-        if first_shape.is_none() || !run.len().is_multiple_of(4) {
-            return Run::No;
-        }
-        let mut uniform = true;
-        for m in run {
-            let m = m.borrow();
-            if m.iv.len() != 12 {
-                return Run::No;
-            }
-            if m.buf.len() != len || m.aad.len() != aad_len {
-                if shape(m.aad.len(), m.buf.len(), longest) != first_shape {
-                    return Run::No;
-                }
-                uniform = false;
-            }
-        }
-        if uniform { Run::Uniform } else { Run::Shaped }
+/// The messages a kernel's multi-buffer path takes from the start of
+/// `run`: the longest run of whole groups of four, at most `most`
+/// messages, in which every message has a 96-bit IV, the first one's shape
+/// (of at most `longest` blocks) and a tag slot the key takes (`tag_ok`,
+/// asked of the first message and of those whose lengths differ from
+/// its own); and whether they all have the first one's lengths. One pass
+/// over the messages, the only one before the kernel's: three
+/// comparisons a message of a run of equal lengths.
+#[inline]
+pub(crate) fn taken<'a, M: Borrow<BatchMessage<'a>>>(
+    run: &[M],
+    longest: usize,
+    most: usize,
+    tag_ok: impl Fn(usize) -> bool,
+) -> (usize, bool) {
+    let Some(first) = run.first() else {
+        return (0, false);
+    };
+    let first = first.borrow();
+    let lengths = (first.buf.len(), first.aad.len(), first.tag.len());
+    let first_shape = shape(lengths.1, lengths.0, longest);
+    if first_shape.is_none() || first.iv.len() != 12 || !tag_ok(lengths.2) {
+        return (0, false);
     }
-
-    /// What a kernel's `crypt_groups` checks before it calls its
-    /// multi-buffer path: `Some(uniform)` where `run` is groups of shapes
-    /// of at most `longest` blocks (of one length if `uniform`) and
-    /// `tags` is as long; `None` otherwise.
-    #[inline]
-    pub(crate) fn checked<'a, M: Borrow<BatchMessage<'a>>>(
-        run: &[M],
-        longest: usize,
-        tags: &[Block],
-    ) -> Option<bool> {
-        match Run::of(run, longest) {
-            _ if tags.len() != run.len() => None,
-            Run::No => None,
-            Run::Shaped => Some(false),
-            Run::Uniform => Some(true),
+    let mut uniform = true;
+    let mut n = 1;
+    for m in run[1..run.len().min(most)].iter().map(Borrow::borrow) {
+        if m.iv.len() != 12 {
+            break;
         }
+        if (m.buf.len(), m.aad.len(), m.tag.len()) != lengths {
+            if shape(m.aad.len(), m.buf.len(), longest) != first_shape || !tag_ok(m.tag.len()) {
+                break;
+            }
+            // (Also where the message falls past the last whole group:
+            // `uniform` false is only slower.)
+            uniform = false;
+        }
+        n += 1;
     }
+    (n / 4 * 4, uniform)
 }
 
 /// The two-pass loop: counter mode (`ctr`) and GHASH over each [`PASS`]

@@ -48,10 +48,10 @@ pub(crate) use imp::crypt_groups;
 #[cfg(target_arch = "x86_64")]
 mod imp {
     use core::arch::x86_64::{
-        __m128i, __m256i, _mm_loadu_si128, _mm_set_epi64x, _mm256_aesenc_epi128,
+        __m128i, __m256i, _mm_loadu_si128, _mm_set_epi64x, _mm_storeu_si128, _mm256_aesenc_epi128,
         _mm256_aesenclast_epi128, _mm256_and_si256, _mm256_blendv_epi8,
-        _mm256_broadcastsi128_si256, _mm256_clmulepi64_epi128, _mm256_loadu_si256, _mm256_or_si256,
-        _mm256_permute2x128_si256, _mm256_set_epi32, _mm256_set_epi64x, _mm256_set_m128i,
+        _mm256_broadcastsi128_si256, _mm256_castsi256_si128, _mm256_clmulepi64_epi128,
+        _mm256_extracti128_si256, _mm256_set_epi32, _mm256_set_epi64x, _mm256_set_m128i,
         _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_shuffle_epi32, _mm256_storeu_si256,
         _mm256_xor_si256,
     };
@@ -84,18 +84,17 @@ mod imp {
         tags: &mut [Block],
     ) {
         let blocks = run[0].borrow().buf.len().div_ceil(16);
-        // One instance per key size, direction and number of blocks c (3
-        // to 8), with V = ⌈c/2⌉ registers a message: every index into the
-        // powers and every register count is then a constant.
+        // One instance per key size, direction and number of blocks (3 to
+        // 8): every register count and index into the powers a constant.
         macro_rules! by_blocks {
             ($n:literal, $enc:literal) => {
                 match blocks {
-                    3 => groups::<M, $n, $enc, 2, 3>(keys, powers, run, uniform, tags),
-                    4 => groups::<M, $n, $enc, 2, 4>(keys, powers, run, uniform, tags),
-                    5 => groups::<M, $n, $enc, 3, 5>(keys, powers, run, uniform, tags),
-                    6 => groups::<M, $n, $enc, 3, 6>(keys, powers, run, uniform, tags),
-                    7 => groups::<M, $n, $enc, 4, 7>(keys, powers, run, uniform, tags),
-                    _ => groups::<M, $n, $enc, 4, 8>(keys, powers, run, uniform, tags),
+                    3 => groups::<M, $n, $enc, 3>(keys, powers, run, uniform, tags),
+                    4 => groups::<M, $n, $enc, 4>(keys, powers, run, uniform, tags),
+                    5 => groups::<M, $n, $enc, 5>(keys, powers, run, uniform, tags),
+                    6 => groups::<M, $n, $enc, 6>(keys, powers, run, uniform, tags),
+                    7 => groups::<M, $n, $enc, 7>(keys, powers, run, uniform, tags),
+                    _ => groups::<M, $n, $enc, 8>(keys, powers, run, uniform, tags),
                 }
             };
         }
@@ -112,12 +111,11 @@ mod imp {
         }
     }
 
-    /// [`crypt_groups`] with `N` round keys, `C` blocks and `V` = ⌈C/2⌉
-    /// registers a message.
+    /// [`crypt_groups`] with `N` round keys and `C` blocks a message.
     ///
     /// # Safety
     /// As [`crypt_groups`]; every message is 16·(`C` − 1) + 1 to 16·`C`
-    /// bytes long.
+    /// bytes long, `C` 3 to 8.
     #[inline]
     #[target_feature(enable = "avx2,vaes,vpclmulqdq")]
     unsafe fn groups<
@@ -125,7 +123,6 @@ mod imp {
         M: BorrowMut<BatchMessage<'a>>,
         const N: usize,
         const ENCRYPT: bool,
-        const V: usize,
         const C: usize,
     >(
         keys: &[Block; 15],
@@ -134,7 +131,7 @@ mod imp {
         uniform: bool,
         tags: &mut [Block],
     ) {
-        debug_assert!(V == C.div_ceil(2) && (3..=8).contains(&C));
+        debug_assert!((3..=8).contains(&C));
         // A run of equal lengths: the lengths blocks' product with H is
         // the same for every pair, made once (as in `multi_avx512`).
         let first = run[0].borrow();
@@ -151,20 +148,21 @@ mod imp {
             *k = _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(key.as_ptr().cast()) });
         }
         for (pair, out) in run.chunks_exact_mut(2).zip(tags.chunks_exact_mut(2)) {
-            crypt_pair::<M, N, ENCRYPT, V, C>(&k, powers, lengths_h, pair, out);
+            crypt_pair::<M, N, ENCRYPT, C>(&k, powers, lengths_h, pair, out);
         }
     }
 
-    /// Two messages of a group: encrypted or decrypted in place, their
-    /// tags into `out`.
+    /// Two messages of a group, lane j message j: encrypted or decrypted
+    /// in place, their tags into `out`.
     ///
-    /// A message's last register, where the message ends inside it, is
-    /// read as the 32 bytes that end where the message ends (a message
-    /// of three blocks or more is longer than 32 bytes, so they are in
-    /// it) shifted down to the register's first byte, and written back as
-    /// those 32 bytes with the register's bytes shifted up into place,
-    /// before the whole registers below it are written (they overwrite
-    /// what the window held of theirs): no bounce buffer, no copy.
+    /// A message's last block is read as the 16 bytes that end where the
+    /// message ends (a message of three blocks or more has them) shifted
+    /// down to the block's first byte, and written back as those 16 bytes
+    /// with the block's bytes shifted up into place (one `VPSHUFB` each
+    /// way, the index windows from one table), before the block below it
+    /// is written (which overwrites what the window held of it): no
+    /// bounce buffer, no copy, and no branch on whether the block is
+    /// whole (then the shift is 0).
     #[inline]
     #[target_feature(enable = "avx2,vaes,vpclmulqdq")]
     fn crypt_pair<
@@ -172,7 +170,6 @@ mod imp {
         M: BorrowMut<BatchMessage<'a>>,
         const N: usize,
         const ENCRYPT: bool,
-        const V: usize,
         const C: usize,
     >(
         k: &[__m256i; N],
@@ -181,109 +178,112 @@ mod imp {
         pair: &mut [M],
         out: &mut [Block],
     ) {
-        let bswap = bswap_mask();
         let [m0, m1] = pair else {
             unreachable!("a pair");
         };
-        let mut msgs = [m0.borrow_mut(), m1.borrow_mut()];
-        let aad_blocks = msgs[0].aad.len().div_ceil(16);
-        debug_assert!(aad_blocks <= 1);
+        let (m0, m1) = (m0.borrow_mut(), m1.borrow_mut());
+        let bswap = bswap_mask();
 
-        // Counter blocks: the IV in both lanes, bytes 12 to 15 zero, round
-        // 0 applied, XOR the counts in byte 15 (the top byte of dword 3).
-        // The message, register by register (the last one zero past the
-        // message's end), and where the last one is partial, the window
-        // it is read from and its shift.
-        let mut s = [[_mm256_setzero_si256(); V]; 2];
-        let mut x = [[_mm256_setzero_si256(); V]; 2];
-        let mut window = [None; 2];
-        let mut y0 = [_mm256_setzero_si256(); 2];
-        for (j, m) in msgs.iter().enumerate() {
-            // Read as two integers: copied into a zeroed block and read
-            // back as one, the two narrower stores did not forward to the
-            // wider load (a stall on every message's first round).
-            let (head, tail) = m.iv[..12].split_at(8);
-            let head = i64::from_le_bytes(head.try_into().unwrap_or_default());
-            let tail = i64::from(u32::from_le_bytes(tail.try_into().unwrap_or_default()));
-            let iv = _mm256_broadcastsi128_si256(_mm_set_epi64x(tail, head));
-            let iv = _mm256_xor_si256(iv, k[0]);
-            for (r, s) in s[j].iter_mut().enumerate() {
-                *s = _mm256_xor_si256(iv, counts(2 + 2 * r as i32));
-            }
-            y0[j] = iv;
-            for (r, x) in x[j].iter_mut().enumerate().take(V - 1) {
-                *x = load(m.buf, 32 * r);
-            }
-            let len = m.buf.len();
-            let last = 32 * (V - 1);
-            x[j][V - 1] = if len - last == 32 {
-                load(m.buf, last)
-            } else {
-                let w = load(m.buf, len - 32);
-                let shift = 32 - (len - last);
-                window[j] = Some((w, shift));
-                shift_down(w, shift)
-            };
+        // Counter blocks IV_j ‖ count, round 0 applied: the IVs (bytes 12
+        // to 15 zero) XOR round key 0 once, then the count in byte 15
+        // (the top byte of dword 3), the same in both lanes. Y_0 has
+        // count 1, block i count i + 2.
+        let ivs = _mm256_xor_si256(lanes(iv(m0.iv), iv(m1.iv)), k[0]);
+        let mut y0 = _mm256_xor_si256(ivs, count(1));
+        let mut s: [__m256i; C] = core::array::from_fn(|_| ivs);
+        for (i, s) in s.iter_mut().enumerate() {
+            *s = _mm256_xor_si256(*s, count(2 + i as i32));
         }
-        // Y_0 = IV_j ‖ 1, lane j from message j.
-        let one = _mm256_set_epi32(1 << 24, 0, 0, 0, 1 << 24, 0, 0, 0);
-        let mut y0 = _mm256_xor_si256(_mm256_permute2x128_si256::<0x30>(y0[0], y0[1]), one);
 
-        // FIPS-197's rounds on the 2·V + 1 registers, round by round.
+        // The message, block i of both in register i; the last block as
+        // its window (16 bytes ending at the message's end) shifted down
+        // by `shift` bytes in its lane, zero past the end.
+        let (len0, len1) = (m0.buf.len(), m1.buf.len());
+        let last = 16 * (C - 1);
+        let shift = (16 - (len0 - last), 16 - (len1 - last));
+        // (Where both last blocks are whole, the shifts are skipped: one
+        // branch, the same way for every pair of a run of equal lengths.)
+        let partial = shift != (0, 0);
+        // Every message is longer than `last` bytes (its shape): one
+        // check here, and none at each block below.
+        let ((body0, _), (body1, _)) = (m0.buf.as_chunks::<16>(), m1.buf.as_chunks::<16>());
+        let (Some(body0), Some(body1)) = (body0.get(..C - 1), body1.get(..C - 1)) else {
+            unreachable!("C − 1 whole blocks");
+        };
+        let mut x = [_mm256_setzero_si256(); C];
+        for (x, (b0, b1)) in x.iter_mut().zip(body0.iter().zip(body1)) {
+            *x = lanes(load(b0), load(b1));
+        }
+        let (Some(w0), Some(w1)) = (
+            m0.buf[len0 - 16..].first_chunk(),
+            m1.buf[len1 - 16..].first_chunk(),
+        ) else {
+            unreachable!("a block of the window");
+        };
+        let window = lanes(load(w0), load(w1));
+        x[C - 1] = if partial {
+            let down = lanes(shift_index(32 + shift.0), shift_index(32 + shift.1));
+            _mm256_shuffle_epi8(window, down)
+        } else {
+            window
+        };
+
+        // FIPS-197's rounds on the C + 1 registers, round by round.
         for key in &k[1..N - 1] {
             for s in s.iter_mut() {
-                for s in s.iter_mut() {
-                    *s = _mm256_aesenc_epi128(*s, *key);
-                }
+                *s = _mm256_aesenc_epi128(*s, *key);
             }
             y0 = _mm256_aesenc_epi128(y0, *key);
         }
         let ek_y0 = _mm256_aesenclast_epi128(y0, k[N - 1]);
 
         // The last round XORs the data in; the ciphertext, zero past each
-        // message's end, byte-reflected: `ct[j][r]`. The partial register
-        // first (its window also holds bytes of the register below it).
-        let mut ct = [[_mm256_setzero_si256(); V]; 2];
-        for (j, m) in msgs.iter_mut().enumerate() {
-            for r in (0..V).rev() {
-                let o = _mm256_aesenclast_epi128(s[j][r], _mm256_xor_si256(k[N - 1], x[j][r]));
-                let c = match window[j] {
-                    Some((w, shift)) if r == V - 1 => {
-                        // Bytes below `shift` keep the window's contents.
-                        let kept = ones_below(shift);
-                        let w = _mm256_blendv_epi8(shift_up(o, shift), w, kept);
-                        store(m.buf, m.buf.len() - 32, w);
-                        if ENCRYPT {
-                            _mm256_and_si256(ones_below(32 - shift), o)
-                        } else {
-                            x[j][r]
-                        }
-                    }
-                    _ => {
-                        store(m.buf, 32 * r, o);
-                        if ENCRYPT { o } else { x[j][r] }
-                    }
-                };
-                ct[j][r] = _mm256_shuffle_epi8(c, bswap);
-            }
+        // message's end, byte-reflected, for GHASH.
+        let mut o = [_mm256_setzero_si256(); C];
+        let mut ct = [_mm256_setzero_si256(); C];
+        for i in 0..C {
+            o[i] = _mm256_aesenclast_epi128(s[i], _mm256_xor_si256(k[N - 1], x[i]));
+            let c = match (ENCRYPT, partial && i == C - 1) {
+                (true, true) => {
+                    let valid = lanes(ones_below(16 - shift.0), ones_below(16 - shift.1));
+                    _mm256_and_si256(o[i], valid)
+                }
+                (true, false) => o[i],
+                (false, _) => x[i],
+            };
+            ct[i] = _mm256_shuffle_epi8(c, bswap);
+        }
+        // The last block first: its window holds bytes of the block below
+        // it, written after. Bytes below `shift` keep the window's contents.
+        let written = if partial {
+            let up = lanes(shift_index(32 - shift.0), shift_index(32 - shift.1));
+            let kept = lanes(ones_below(shift.0), ones_below(shift.1));
+            _mm256_blendv_epi8(_mm256_shuffle_epi8(o[C - 1], up), window, kept)
+        } else {
+            o[C - 1]
+        };
+        let (Some(w0), Some(w1)) = (
+            m0.buf[len0 - 16..].first_chunk_mut(),
+            m1.buf[len1 - 16..].first_chunk_mut(),
+        ) else {
+            unreachable!("a block of the window");
+        };
+        store(w0, _mm256_castsi256_si128(written));
+        store(w1, _mm256_extracti128_si256::<1>(written));
+        let ((body0, _), (body1, _)) = (m0.buf.as_chunks_mut::<16>(), m1.buf.as_chunks_mut::<16>());
+        for (o, (b0, b1)) in o.iter().zip(body0.iter_mut().zip(body1)).take(C - 1) {
+            store(b0, _mm256_castsi256_si128(*o));
+            store(b1, _mm256_extracti128_si256::<1>(*o));
         }
 
-        // Block i of both messages times H^(C + 1 − i): register r holds
-        // blocks 2r and 2r + 1 of a message; the 2 × 2 transpose puts
-        // block 2r of both in one register and 2r + 1 in another.
+        // Block i of both messages times H^(C + 1 − i), the AAD blocks
+        // times H^(C + 2), the lengths blocks times H.
         let mut sum = Wide::zero();
-        let [ct0, ct1] = &ct;
-        for (r, (m0, m1)) in ct0.iter().zip(ct1).enumerate() {
-            let even = _mm256_permute2x128_si256::<0x20>(*m0, *m1);
-            sum = sum.xor(mul_wide(even, power(powers, C + 1 - 2 * r)));
-            if 2 * r + 1 < C {
-                let odd = _mm256_permute2x128_si256::<0x31>(*m0, *m1);
-                sum = sum.xor(mul_wide(odd, power(powers, C - 2 * r)));
-            }
+        for (i, ct) in ct.iter().enumerate() {
+            sum = sum.xor(mul_wide(*ct, power(powers, C + 1 - i)));
         }
-        // The AAD blocks times H^(C + 2), the lengths blocks times H.
-        if aad_blocks == 1 {
-            let d = _mm256_set_m128i(aad_block(msgs[1].aad), aad_block(msgs[0].aad));
+        if m0.aad.len().div_ceil(16) == 1 {
+            let d = lanes(aad_block(m0.aad), aad_block(m1.aad));
             sum = sum.xor(mul_wide(
                 _mm256_shuffle_epi8(d, bswap),
                 power(powers, C + 2),
@@ -292,10 +292,10 @@ mod imp {
         sum = sum.xor(match lengths_h {
             Some(product) => product,
             None => {
-                let bits = |j: usize| (msgs[j].buf.len() as i64) << 3;
-                let aad_bits = |j: usize| (msgs[j].aad.len() as i64) << 3;
-                let lengths = _mm256_set_epi64x(aad_bits(1), bits(1), aad_bits(0), bits(0));
-                mul_wide(lengths, power(powers, 1))
+                let bits =
+                    |m: &BatchMessage<'_>| ((m.aad.len() as i64) << 3, (m.buf.len() as i64) << 3);
+                let ((a0, b0), (a1, b1)) = (bits(m0), bits(m1));
+                mul_wide(_mm256_set_epi64x(a1, b1, a0, b0), power(powers, 1))
             }
         });
 
@@ -305,6 +305,25 @@ mod imp {
         };
         // SAFETY: `out` is 32 writable bytes; no alignment needed.
         unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), two_tags) };
+    }
+
+    /// A register of two blocks: `lo` in lane 0, `hi` in lane 1.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn lanes(lo: __m128i, hi: __m128i) -> __m256i {
+        _mm256_set_m128i(hi, lo)
+    }
+
+    /// A 96-bit IV in bytes 0 to 11, zeros after: read as two integers
+    /// (copied into a zeroed block and read back as one, the two narrower
+    /// stores did not forward to the wider load: a stall a message).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn iv(iv: &[u8]) -> __m128i {
+        let (head, tail) = iv[..12].split_at(8);
+        let head = i64::from_le_bytes(head.try_into().unwrap_or_default());
+        let tail = i64::from(u32::from_le_bytes(tail.try_into().unwrap_or_default()));
+        _mm_set_epi64x(tail, head)
     }
 
     /// One block of associated data, 1 to 16 bytes (`b`), zero past its
@@ -335,11 +354,10 @@ mod imp {
     }
 
     /// The shifts' index windows: 0x80 (a zero byte to `VPSHUFB`) on both
-    /// sides of 0, 1, …, 15. A window of 16 read from 32 + d holds
-    /// byte d + i for i < 16 − d; from 16 + d, byte d + i − 16 for i
-    /// ≥ 16 − d; from 32 − d, byte i − d for i ≥ d.
-    static SHIFT_INDEX: [u8; 80] = {
-        let mut t = [0x80u8; 80];
+    /// sides of 0, 1, …, 15. The 16 bytes from 32 + d hold d + i for i <
+    /// 16 − d (a shift down by d); from 32 − d, i − d for i ≥ d (up).
+    static SHIFT_INDEX: [u8; 64] = {
+        let mut t = [0x80u8; 64];
         let mut i = 0;
         while i < 16 {
             t[32 + i] = i as u8;
@@ -348,40 +366,15 @@ mod imp {
         t
     };
 
-    /// A 16-byte window of [`SHIFT_INDEX`] at `at` (at most 64), in both
-    /// lanes.
+    /// The 16 bytes of [`SHIFT_INDEX`] from `at` (at most 48).
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn shift_index(at: usize) -> __m256i {
-        let window = &SHIFT_INDEX[at..at + 16];
+    fn shift_index(at: usize) -> __m128i {
+        let Some(window) = SHIFT_INDEX[at..].first_chunk::<16>() else {
+            unreachable!("a window of the table");
+        };
         // SAFETY: `window` is 16 readable bytes; no alignment needed.
-        _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(window.as_ptr().cast()) })
-    }
-
-    /// Byte i of the result is byte i + `d` of `w`, zero past 32 − `d`
-    /// (d < 32): AVX2 shifts bytes only within a lane, so each lane takes
-    /// what it has from itself and the rest from a copy of the upper lane
-    /// moved down.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn shift_down(w: __m256i, d: usize) -> __m256i {
-        let upper = _mm256_permute2x128_si256::<0x81>(w, w);
-        _mm256_or_si256(
-            _mm256_shuffle_epi8(w, shift_index(32 + d)),
-            _mm256_shuffle_epi8(upper, shift_index(16 + d)),
-        )
-    }
-
-    /// Byte i ≥ `d` of the result is byte i − `d` of `x` (d < 32; the
-    /// bytes below `d` are not defined): [`shift_down`] the other way.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn shift_up(x: __m256i, d: usize) -> __m256i {
-        let lower = _mm256_permute2x128_si256::<0x08>(x, x);
-        _mm256_or_si256(
-            _mm256_shuffle_epi8(x, shift_index(32 - d)),
-            _mm256_shuffle_epi8(lower, shift_index(32 - d + 16)),
-        )
+        unsafe { _mm_loadu_si128(window.as_ptr().cast()) }
     }
 
     /// H^e in both lanes (entry 16 − e of the powers), 1 ≤ e ≤ 16.
@@ -394,52 +387,48 @@ mod imp {
         })
     }
 
-    /// Counts `first` and `first` + 1 in byte 15 of lanes 0 and 1.
+    /// Count `n` in byte 15 of both lanes.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn counts(first: i32) -> __m256i {
-        _mm256_set_epi32((first + 1) << 24, 0, 0, 0, first << 24, 0, 0, 0)
+    fn count(n: i32) -> __m256i {
+        _mm256_set_epi32(n << 24, 0, 0, 0, n << 24, 0, 0, 0)
     }
 
-    /// Bytes `at` … `at` + 32 of `buf`.
+    /// A block from memory.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn load(buf: &[u8], at: usize) -> __m256i {
-        let Some(bytes) = buf[at..].first_chunk::<32>() else {
-            unreachable!("a whole register");
-        };
-        // SAFETY: `bytes` is 32 readable bytes; no alignment needed.
-        unsafe { _mm256_loadu_si256(bytes.as_ptr().cast()) }
+    fn load(b: &[u8; 16]) -> __m128i {
+        // SAFETY: `b` is 16 readable bytes; no alignment needed.
+        unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
     }
 
-    /// Writes `x` to bytes `at` … `at` + 32 of `buf`.
+    /// A block to memory.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn store(buf: &mut [u8], at: usize, x: __m256i) {
-        let Some(bytes) = buf[at..].first_chunk_mut::<32>() else {
-            unreachable!("a whole register");
-        };
-        // SAFETY: `bytes` is 32 writable bytes; no alignment needed.
-        unsafe { _mm256_storeu_si256(bytes.as_mut_ptr().cast(), x) }
+    fn store(b: &mut [u8; 16], x: __m128i) {
+        // SAFETY: `b` is 16 writable bytes; no alignment needed.
+        unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), x) }
     }
 
-    /// Ones on the first `n` bytes of a register (n ≤ 32), zeros after.
+    /// Ones on the first `n` bytes of a block (n ≤ 16), zeros after.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn ones_below(n: usize) -> __m256i {
-        /// 32 ones then 32 zeros: 32 bytes read from 32 − n give n ones.
-        static ONES_THEN_ZEROS: [u8; 64] = {
-            let mut t = [0u8; 64];
+    fn ones_below(n: usize) -> __m128i {
+        /// 16 ones then 16 zeros: 16 bytes read from 16 − n give n ones.
+        static ONES_THEN_ZEROS: [u8; 32] = {
+            let mut t = [0u8; 32];
             let mut i = 0;
-            while i < 32 {
+            while i < 16 {
                 t[i] = 0xff;
                 i += 1;
             }
             t
         };
-        let window = &ONES_THEN_ZEROS[32 - n..64 - n];
-        // SAFETY: `window` is 32 readable bytes.
-        unsafe { _mm256_loadu_si256(window.as_ptr().cast()) }
+        let Some(window) = ONES_THEN_ZEROS[16 - n..].first_chunk::<16>() else {
+            unreachable!("a window of the table");
+        };
+        // SAFETY: `window` is 16 readable bytes.
+        unsafe { _mm_loadu_si128(window.as_ptr().cast()) }
     }
 
     /// `VPSHUFB` mask reversing the 16 bytes of each lane.
