@@ -226,6 +226,10 @@ impl KernelOp for Batch<'_, '_, '_> {
         // result, in its place.
         let messages = self.messages;
         let mut buckets = Buckets::default();
+        // The kernel's tags, one buffer for the batch (zeroed once: a
+        // buffer per kernel call cost a 1 KiB `memset` each, also for a
+        // message that found no group).
+        let mut tags = [[0u8; 16]; RUN];
         let mut next = 0;
         while next < messages.len() {
             let i = next;
@@ -236,7 +240,7 @@ impl KernelOp for Batch<'_, '_, '_> {
             };
             if !buckets.holds(b) {
                 let run = &mut messages[i..];
-                let took = groups(gcm, kernel, run, |k| i + k, results, direction);
+                let took = groups(gcm, kernel, run, &mut tags, |k| i + k, results, direction);
                 if took > 0 {
                     next = i + took;
                     continue;
@@ -249,7 +253,10 @@ impl KernelOp for Batch<'_, '_, '_> {
                         unreachable!("a bucket holds distinct indices");
                     };
                     let place = |k: usize| index[k];
-                    if groups(gcm, kernel, &mut group, place, results, direction) == 0 {
+                    if groups(
+                        gcm, kernel, &mut group, &mut tags, place, results, direction,
+                    ) == 0
+                    {
                         // Not taken: the group is of one shape.
                         one_by_one(gcm, kernel, &mut group, place, results, direction);
                     }
@@ -388,15 +395,15 @@ fn groups<'a, K: Kernel + Sync, M: BorrowMut<BatchMessage<'a>>>(
     gcm: &AesGcm,
     kernel: &K,
     run: &mut [M],
+    tags: &mut [Block; RUN],
     place: impl Fn(usize) -> usize,
     results: &mut [Result<(), Error>],
     direction: Direction,
 ) -> usize {
-    let mut tags = [[0u8; 16]; RUN];
     let tag_ok = |len: usize| gcm.check_tag(len, 12).is_ok();
-    let took = kernel.crypt_groups(run, direction, &mut tags, tag_ok);
+    let took = kernel.crypt_groups(run, direction, tags, tag_ok);
     // The results start as `Ok`: only failures are written.
-    for (k, (m, tag)) in run[..took].iter_mut().zip(&tags).enumerate() {
+    for (k, (m, tag)) in run[..took].iter_mut().zip(&*tags).enumerate() {
         if let Err(e) = deliver(tag, m.borrow_mut(), direction) {
             results[place(k)] = Err(e);
         }
