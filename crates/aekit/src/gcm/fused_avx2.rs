@@ -234,7 +234,7 @@ mod imp {
     use core::borrow::BorrowMut;
 
     use crate::gcm::batch::BatchMessage;
-    use crate::gcm::kernel::{Kernel, SHORT, finish_two_pass, taken};
+    use crate::gcm::kernel::{Kernel, LONG, finish_two_pass, taken};
     use crate::gcm::multi_avx2::crypt_groups;
     use crate::gcm::out_of_place::as_uninit;
     use crate::gcm::state::Direction;
@@ -330,9 +330,9 @@ mod imp {
             Some(unsafe { self.whole(iv, aad, data, direction) })
         }
 
-        const LONGEST: usize = SHORT;
+        const LONGEST: usize = LONG;
 
-        /// Groups of four short messages through the multi-buffer path
+        /// Groups of four messages of up to 2 KiB through the multi-buffer path
         /// (`multi_avx2.rs`).
         fn crypt_groups<'a, M: BorrowMut<BatchMessage<'a>>>(
             &self,
@@ -341,7 +341,7 @@ mod imp {
             tags: &mut [Block],
             tag_ok: impl Fn(usize) -> bool,
         ) -> usize {
-            let (n, uniform) = taken(run, SHORT, tags.len(), tag_ok);
+            let (n, uniform) = taken(run, LONG, tags.len(), tag_ok);
             if n == 0 {
                 return 0;
             }
@@ -355,7 +355,7 @@ mod imp {
             let keys = aes.round_keys();
             // SAFETY: `self._cpu` proves AVX2, VAES and VPCLMULQDQ; the run
             // is groups of four messages with 96-bit IVs and one shape of
-            // at most `SHORT` blocks, as long as `tags`, and of one length
+            // at most `LONG` blocks, as long as `tags`, and of one length
             // if `uniform` (checked above).
             unsafe { crypt_groups(keys, aes.rounds(), powers, run, uniform, encrypt, tags) };
             n

@@ -147,13 +147,10 @@ pub(crate) fn shape(aad_len: usize, len: usize, longest: usize) -> Option<(usize
     ((3..=longest).contains(&shape.0) && shape.1 <= 1).then_some(shape)
 }
 
-/// The most message blocks of a multi-buffer shape `vaes-avx512` takes
-/// (2 KiB): a message's counts, 2 to `LONG` + 1, stay in its counter
-/// block's last byte.
+/// The most message blocks of a multi-buffer shape `vaes-avx512` and
+/// `vaes-avx2` take (2 KiB): a message's counts, 2 to `LONG` + 1, stay in
+/// its counter block's last byte.
 pub(crate) const LONG: usize = 128;
-
-/// The most `vaes-avx2` takes: its multi-buffer path is the short one.
-pub(crate) const SHORT: usize = 8;
 
 /// The messages a kernel's multi-buffer path takes from the start of
 /// `run`: the longest run of whole groups of four, at most `most`

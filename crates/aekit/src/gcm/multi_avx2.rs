@@ -1,42 +1,53 @@
-//! `vaes-avx2` multi-buffer: short AES-GCM messages two at a time, one
-//! message per 128-bit lane of a 256-bit register, for the batch API
+//! `vaes-avx2` multi-buffer: AES-GCM messages two at a time, one message
+//! per 128-bit lane of a 256-bit register, for the batch API
 //! ([`super::batch`]) on CPUs without AVX-512 (AMD Zen 3, Intel client
 //! cores since Alder Lake).
 //!
 //! The same method as `multi_avx512.rs` (read its header) with half the
-//! lanes: a group of four messages of one shape (3 to 8 blocks, 0 or 1
-//! block of associated data, 96-bit IVs) runs as two pairs. In a pair,
-//! message j's counter blocks IV_j ‖ 2 … IV_j ‖ c + 1 fill ⌈c/2⌉ registers
-//! of its own and the two Y_0 share one register; GHASH is lane-major
-//! after a 2 × 2 transpose of 128-bit lanes (`VPERM2I128`), so that block
-//! i of both messages meets one broadcast power, H^(c + 1 − i), the AAD
-//! blocks H^(c + 2) and the lengths blocks H, and one reduction gives both
-//! tags.
+//! lanes: a group of four messages of one shape (3 to [`LONG`] blocks,
+//! 0 or 1 block of associated data, 96-bit IVs) runs as two pairs.
 //!
-//! AVX2 has no byte-masked loads and stores. A message's last register,
-//! where the message ends inside it, is read as the 32 bytes that end
+//! # Layout: lane-major throughout
+//!
+//! Register i of a pair holds block i of both messages, lane j from
+//! message j: counter blocks IV_0 ‖ i + 2 and IV_1 ‖ i + 2 (one XOR of
+//! the pair's keyed IVs with a count in byte 15), the data read and
+//! written as two 16-byte halves (`VINSERTI128` from memory,
+//! `VEXTRACTI128` to it: no shuffle port), and the ciphertext register
+//! goes to GHASH as it is: block i of both messages meets one broadcast
+//! power, each lane sums its own message's products, and one reduction
+//! gives both tags. A first version kept each message's blocks in
+//! registers of its own (blocks 2r and 2r + 1 in register r) and
+//! transposed them for GHASH (`VPERM2I128`, the one shuffle port of an
+//! Intel core): lane-major drops the transposes and fills odd block
+//! counts (forced on an Intel Xeon with AVX-512, 64 messages: 48 B 27.8 →
+//! 20.8 TSC cycles a message, 128 B 42.5 → 40.9, 100 B with 8 bytes of
+//! associated data 45.8 → 39.6, 64 B even).
+//!
+//! Short messages (3 to 8 blocks, `crypt_pair`, the number of blocks a
+//! constant of each instance): the whole message is one sum, block i times
+//! H^(c + 1 − i), the AAD blocks H^(c + 2), the lengths blocks H. Longer
+//! ones (9 to [`LONG`], `long_pair`): chunks of eight blocks a message,
+//! eight registers under AES (sixteen blocks, as the one-message loop),
+//! Horner's rule over the chunks in each lane (the value so far added to
+//! the chunk's first block, the chunk times H^8 … H^1, one reduction: 34
+//! products per sixteen blocks, as the one-message loop's 33); the last
+//! chunk, one to eight blocks, ends in H^2 and the lengths blocks times H.
+//! A first long path, message-major (chunks of four blocks, transposes,
+//! 44 products per sixteen blocks), ran 1500-byte batches at 0.76–0.78×
+//! the one-message calls; this one at 1.26× (below).
+//!
+//! AVX2 has no byte-masked loads and stores. A message's last block,
+//! where the message ends inside it, is read as the 16 bytes that end
 //! where the message ends (a message of three blocks or more has them)
-//! moved down by a byte shift across the two lanes (`VPERM2I128` and two
-//! `VPSHUFB` with index windows from one table), and written back the
-//! same way, blended into those 32 bytes, before the whole registers
-//! below it; an encryption's ciphertext is zeroed past the end for GHASH
-//! with a mask read from a table of 32 ones and 32 zeros. One block of
-//! associated data is read as two overlapping integers. (A 32-byte bounce
-//! buffer filled by `memcpy` cost a call and a store-forwarding stall a
-//! message: forced on an Intel Xeon with AVX-512, 1024 × 64 B with 8 bytes
-//! of associated data 34.6 → 28.4 TSC cycles a message, 100 B 52.8 → 45.8.)
-//! The number of blocks is a constant of each instance, so the powers are
-//! read at fixed offsets (64 B without associated data 28.1 → 25.0).
-//!
-//! Longer messages stay on the one-message path. A long path was written
-//! and measured (chunks of four blocks a message, eight registers under
-//! AES, Horner's rule per pair, one reduction per pair and chunk) and not
-//! kept: forced on an Intel Xeon with AVX-512 (Sapphire Rapids class),
-//! 1500-byte batches 0.76–0.78× the one-message calls, 576 bytes
-//! 1.01–1.03× (`aekit bench --suite batch --quick`). Per sixteen blocks
-//! it makes 44 carry-less products and eight transposes where the
-//! one-message loop makes about 34 products, and sixteen 256-bit
-//! registers do not hold its eight states, keys and sums.
+//! moved down in its lane by one `VPSHUFB` (index windows from one
+//! table), and written back the other way, blended into those 16 bytes,
+//! after the block below it; an encryption's ciphertext is zeroed past
+//! the end for GHASH with a mask read from a table of ones and zeros. One
+//! block of associated data is read as two overlapping integers. (A
+//! bounce buffer filled by `memcpy` cost a call and a store-forwarding
+//! stall a message: 1024 × 64 B with 8 bytes of associated data 34.6 →
+//! 28.4 TSC cycles a message, 100 B 52.8 → 45.8.)
 //!
 //! Constant-time as the one-message paths: the branches and copies depend
 //! on lengths only, the products are carry-less multiplications, no table
@@ -48,8 +59,8 @@ pub(crate) use imp::crypt_groups;
 #[cfg(target_arch = "x86_64")]
 mod imp {
     use core::arch::x86_64::{
-        __m128i, __m256i, _mm_loadu_si128, _mm_set_epi64x, _mm_storeu_si128, _mm256_aesenc_epi128,
-        _mm256_aesenclast_epi128, _mm256_and_si256, _mm256_blendv_epi8,
+        __m128i, __m256i, _mm_loadu_si128, _mm_set_epi64x, _mm_storeu_si128, _mm256_add_epi32,
+        _mm256_aesenc_epi128, _mm256_aesenclast_epi128, _mm256_and_si256, _mm256_blendv_epi8,
         _mm256_broadcastsi128_si256, _mm256_castsi256_si128, _mm256_clmulepi64_epi128,
         _mm256_extracti128_si256, _mm256_set_epi32, _mm256_set_epi64x, _mm256_set_m128i,
         _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_shuffle_epi32, _mm256_storeu_si256,
@@ -58,6 +69,7 @@ mod imp {
     use core::borrow::BorrowMut;
 
     use super::super::batch::BatchMessage;
+    use super::super::kernel::LONG;
     use crate::aes::Block;
     use crate::ghash::clmul::FOLD;
 
@@ -94,7 +106,8 @@ mod imp {
                     5 => groups::<M, $n, $enc, 5>(keys, powers, run, uniform, tags),
                     6 => groups::<M, $n, $enc, 6>(keys, powers, run, uniform, tags),
                     7 => groups::<M, $n, $enc, 7>(keys, powers, run, uniform, tags),
-                    _ => groups::<M, $n, $enc, 8>(keys, powers, run, uniform, tags),
+                    8 => groups::<M, $n, $enc, 8>(keys, powers, run, uniform, tags),
+                    _ => long_groups::<M, $n, $enc>(keys, powers, run, uniform, tags),
                 }
             };
         }
@@ -150,6 +163,223 @@ mod imp {
         for (pair, out) in run.chunks_exact_mut(2).zip(tags.chunks_exact_mut(2)) {
             crypt_pair::<M, N, ENCRYPT, C>(&k, powers, lengths_h, pair, out);
         }
+    }
+
+    /// [`crypt_groups`] for messages of 9 to [`LONG`] blocks, with `N`
+    /// round keys.
+    ///
+    /// # Safety
+    /// As [`crypt_groups`]; every message is 129 to 16·[`LONG`] bytes
+    /// long, the two of a pair the same number of blocks.
+    #[inline]
+    #[target_feature(enable = "avx2,vaes,vpclmulqdq")]
+    unsafe fn long_groups<
+        'a,
+        M: BorrowMut<BatchMessage<'a>>,
+        const N: usize,
+        const ENCRYPT: bool,
+    >(
+        keys: &[Block; 15],
+        powers: &[u128; 32],
+        run: &mut [M],
+        uniform: bool,
+        tags: &mut [Block],
+    ) {
+        let first = run[0].borrow();
+        let lengths_h = uniform.then(|| {
+            let (aad_bits, bits) = ((first.aad.len() as i64) << 3, (first.buf.len() as i64) << 3);
+            mul_wide(
+                _mm256_set_epi64x(aad_bits, bits, aad_bits, bits),
+                power(powers, 1),
+            )
+        });
+        let mut k = [_mm256_setzero_si256(); N];
+        for (k, key) in k.iter_mut().zip(keys) {
+            // SAFETY: `key` is 16 readable bytes; no alignment needed.
+            *k = _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(key.as_ptr().cast()) });
+        }
+        for (pair, out) in run.chunks_exact_mut(2).zip(tags.chunks_exact_mut(2)) {
+            long_pair::<M, N, ENCRYPT>(&k, powers, lengths_h, pair, out);
+        }
+    }
+
+    /// Two messages of 9 to [`LONG`] blocks, lane j message j, in chunks
+    /// of eight blocks a message: eight registers under AES (sixteen
+    /// blocks, as the one-message loop), and GHASH by Horner's rule over
+    /// the chunks, each lane its own message's: the value so far added to
+    /// the chunk's first block, the chunk times H^8 … H^1, one reduction
+    /// (the AAD blocks join the first chunk times H^9). The last chunk, of
+    /// one to eight blocks, ends in H^2 and the lengths blocks times H.
+    /// The last block as in [`crypt_pair`].
+    ///
+    /// Forced on an Intel Xeon with AVX-512, 256 messages, TSC cycles a
+    /// message against one-message calls: 1500 B 311 against 401, 576 B
+    /// 134 against 204, 256 B 76 against 100. (With the chunks' blocks in
+    /// runtime-indexed arrays, as the last chunk has them, 1500 B took
+    /// 489: every chunk a constant eight blocks now.)
+    #[inline]
+    #[target_feature(enable = "avx2,vaes,vpclmulqdq")]
+    fn long_pair<'a, M: BorrowMut<BatchMessage<'a>>, const N: usize, const ENCRYPT: bool>(
+        k: &[__m256i; N],
+        powers: &[u128; 32],
+        lengths_h: Option<Wide>,
+        pair: &mut [M],
+        out: &mut [Block],
+    ) {
+        let [m0, m1] = pair else {
+            unreachable!("a pair");
+        };
+        let (m0, m1) = (m0.borrow_mut(), m1.borrow_mut());
+        let bswap = bswap_mask();
+        let (len0, len1) = (m0.buf.len(), m1.buf.len());
+        let c = len0.div_ceil(16);
+        debug_assert!(c == len1.div_ceil(16) && (9..=LONG).contains(&c));
+        let last = 16 * (c - 1);
+        let shift = (16 - (len0 - last), 16 - (len1 - last));
+        let partial = shift != (0, 0);
+
+        // Counter blocks as in `crypt_pair`; the count (at most LONG + 1)
+        // stays in byte 15, so it steps by an addition there.
+        let ivs = _mm256_xor_si256(lanes(iv(m0.iv), iv(m1.iv)), k[0]);
+        let mut ctr = count(2);
+        let step = count(1);
+        let mut y0 = _mm256_xor_si256(ivs, step);
+        for key in &k[1..N - 1] {
+            y0 = _mm256_aesenc_epi128(y0, *key);
+        }
+        let ek_y0 = _mm256_aesenclast_epi128(y0, k[N - 1]);
+
+        // The GHASH value of each lane, reduced, and the AAD blocks' product
+        // (H^9 in the first chunk).
+        let mut acc = _mm256_setzero_si256();
+        let mut aad_h = (!m0.aad.is_empty()).then(|| {
+            let d = lanes(aad_block(m0.aad), aad_block(m1.aad));
+            mul_wide(_mm256_shuffle_epi8(d, bswap), power(powers, 9))
+        });
+        // Chunks of eight blocks; the last one holds the rest, 1 to 8.
+        let full = (c - 1) / 8;
+        for chunk in 0..full {
+            let mut s = [_mm256_setzero_si256(); 8];
+            for s in &mut s {
+                *s = _mm256_xor_si256(ivs, ctr);
+                ctr = _mm256_add_epi32(ctr, step);
+            }
+            for key in &k[1..N - 1] {
+                for s in &mut s {
+                    *s = _mm256_aesenc_epi128(*s, *key);
+                }
+            }
+            let at = 128 * chunk;
+            let (Some(b0), Some(b1)) = (
+                m0.buf[at..].first_chunk_mut::<128>(),
+                m1.buf[at..].first_chunk_mut::<128>(),
+            ) else {
+                unreachable!("a whole chunk");
+            };
+            let ((b0, _), (b1, _)) = (b0.as_chunks_mut::<16>(), b1.as_chunks_mut::<16>());
+            let mut sum = Wide::zero();
+            for (i, (s, (b0, b1))) in s.iter().zip(b0.iter_mut().zip(b1)).enumerate() {
+                let x = lanes(load(b0), load(b1));
+                let o = _mm256_aesenclast_epi128(*s, _mm256_xor_si256(k[N - 1], x));
+                store(b0, _mm256_castsi256_si128(o));
+                store(b1, _mm256_extracti128_si256::<1>(o));
+                let mut ct = _mm256_shuffle_epi8(if ENCRYPT { o } else { x }, bswap);
+                if i == 0 {
+                    // Horner: the value so far joins the chunk's first
+                    // block (and the AAD blocks the first chunk).
+                    ct = _mm256_xor_si256(ct, acc);
+                    sum = aad_h.take().unwrap_or(Wide::zero());
+                }
+                sum = sum.xor(mul_wide(ct, power(powers, 8 - i)));
+            }
+            acc = reduce(sum);
+        }
+        // (The AAD blocks went with the first chunk: there is one, c ≥ 9.)
+        let mut sum = Wide::zero();
+        let first = 8 * full;
+        let blocks = c - first;
+        let mut s = [_mm256_setzero_si256(); 8];
+        for s in &mut s {
+            *s = _mm256_xor_si256(ivs, ctr);
+            ctr = _mm256_add_epi32(ctr, step);
+        }
+        for key in &k[1..N - 1] {
+            for s in &mut s {
+                *s = _mm256_aesenc_epi128(*s, *key);
+            }
+        }
+        for (i, s) in s.iter().enumerate().take(blocks) {
+            let at = 16 * (first + i);
+            let window = at == last && partial;
+            let x = if window {
+                let w = lanes(load_at(m0.buf, len0 - 16), load_at(m1.buf, len1 - 16));
+                let down = lanes(shift_index(32 + shift.0), shift_index(32 + shift.1));
+                _mm256_shuffle_epi8(w, down)
+            } else {
+                lanes(load_at(m0.buf, at), load_at(m1.buf, at))
+            };
+            let o = _mm256_aesenclast_epi128(*s, _mm256_xor_si256(k[N - 1], x));
+            let c = if window {
+                // Written into its window, bytes below `shift` kept;
+                // the block below was written already, in order.
+                let w = lanes(load_at(m0.buf, len0 - 16), load_at(m1.buf, len1 - 16));
+                let up = lanes(shift_index(32 - shift.0), shift_index(32 - shift.1));
+                let kept = lanes(ones_below(shift.0), ones_below(shift.1));
+                let w = _mm256_blendv_epi8(_mm256_shuffle_epi8(o, up), w, kept);
+                store_at(m0.buf, len0 - 16, _mm256_castsi256_si128(w));
+                store_at(m1.buf, len1 - 16, _mm256_extracti128_si256::<1>(w));
+                let valid = lanes(ones_below(16 - shift.0), ones_below(16 - shift.1));
+                if ENCRYPT {
+                    _mm256_and_si256(o, valid)
+                } else {
+                    x
+                }
+            } else {
+                store_at(m0.buf, at, _mm256_castsi256_si128(o));
+                store_at(m1.buf, at, _mm256_extracti128_si256::<1>(o));
+                if ENCRYPT { o } else { x }
+            };
+            let mut ct = _mm256_shuffle_epi8(c, bswap);
+            if i == 0 {
+                ct = _mm256_xor_si256(ct, acc);
+            }
+            sum = sum.xor(mul_wide(ct, power(powers, blocks + 1 - i)));
+        }
+        sum = sum.xor(match lengths_h {
+            Some(product) => product,
+            None => {
+                let bits =
+                    |m: &BatchMessage<'_>| ((m.aad.len() as i64) << 3, (m.buf.len() as i64) << 3);
+                let ((a0, b0), (a1, b1)) = (bits(m0), bits(m1));
+                mul_wide(_mm256_set_epi64x(a1, b1, a0, b0), power(powers, 1))
+            }
+        });
+        let two_tags = _mm256_xor_si256(_mm256_shuffle_epi8(reduce(sum), bswap), ek_y0);
+        let Some(out) = out.as_flattened_mut().first_chunk_mut::<32>() else {
+            unreachable!("two tags");
+        };
+        // SAFETY: `out` is 32 writable bytes; no alignment needed.
+        unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), two_tags) };
+    }
+
+    /// The block at `at` of `buf` (at + 16 ≤ len).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn load_at(buf: &[u8], at: usize) -> __m128i {
+        let Some(b) = buf[at..].first_chunk() else {
+            unreachable!("a whole block");
+        };
+        load(b)
+    }
+
+    /// Writes the block at `at` of `buf` (at + 16 ≤ len).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn store_at(buf: &mut [u8], at: usize, x: __m128i) {
+        let Some(b) = buf[at..].first_chunk_mut() else {
+            unreachable!("a whole block");
+        };
+        store(b, x)
     }
 
     /// Two messages of a group, lane j message j: encrypted or decrypted
