@@ -59,12 +59,12 @@ pub(crate) use imp::crypt_groups;
 #[cfg(target_arch = "x86_64")]
 mod imp {
     use core::arch::x86_64::{
-        __m128i, __m256i, _mm_loadu_si128, _mm_set_epi64x, _mm_storeu_si128, _mm256_add_epi32,
-        _mm256_aesenc_epi128, _mm256_aesenclast_epi128, _mm256_and_si256, _mm256_blendv_epi8,
-        _mm256_broadcastsi128_si256, _mm256_castsi256_si128, _mm256_clmulepi64_epi128,
-        _mm256_extracti128_si256, _mm256_set_epi32, _mm256_set_epi64x, _mm256_set_m128i,
-        _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_shuffle_epi32, _mm256_storeu_si256,
-        _mm256_xor_si256,
+        __m128i, __m256i, _mm_insert_epi32, _mm_loadl_epi64, _mm_loadu_si128, _mm_set_epi64x,
+        _mm_storeu_si128, _mm256_add_epi32, _mm256_aesenc_epi128, _mm256_aesenclast_epi128,
+        _mm256_and_si256, _mm256_blendv_epi8, _mm256_broadcastsi128_si256, _mm256_castsi256_si128,
+        _mm256_clmulepi64_epi128, _mm256_extracti128_si256, _mm256_set_epi32, _mm256_set_epi64x,
+        _mm256_set_m128i, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_shuffle_epi32,
+        _mm256_storeu_si256, _mm256_xor_si256,
     };
     use core::borrow::BorrowMut;
 
@@ -544,16 +544,21 @@ mod imp {
         _mm256_set_m128i(hi, lo)
     }
 
-    /// A 96-bit IV in bytes 0 to 11, zeros after: read as two integers
-    /// (copied into a zeroed block and read back as one, the two narrower
-    /// stores did not forward to the wider load: a stall a message).
+    /// A 96-bit IV in bytes 0 to 11, zeros after: bytes 0 to 7 loaded
+    /// into the register's low half (`VMOVQ`) and bytes 8 to 11 inserted
+    /// as its third dword (`VPINSRD` from memory). (Copied into a zeroed
+    /// block and read back as one, the two narrower stores did not
+    /// forward to the wider load: a stall a message.)
     #[inline]
     #[target_feature(enable = "avx2")]
     fn iv(iv: &[u8]) -> __m128i {
-        let (head, tail) = iv[..12].split_at(8);
-        let head = i64::from_le_bytes(head.try_into().unwrap_or_default());
-        let tail = i64::from(u32::from_le_bytes(tail.try_into().unwrap_or_default()));
-        _mm_set_epi64x(tail, head)
+        let Some((head, tail)) = iv.first_chunk::<12>().map(|iv| iv.split_at(8)) else {
+            unreachable!("a 96-bit IV");
+        };
+        // SAFETY: `head` is 8 readable bytes; no alignment needed.
+        let head = unsafe { _mm_loadl_epi64(head.as_ptr().cast()) };
+        let tail = i32::from_le_bytes(tail.try_into().unwrap_or_default());
+        _mm_insert_epi32::<2>(head, tail)
     }
 
     /// One block of associated data, 1 to 16 bytes (`b`), zero past its
