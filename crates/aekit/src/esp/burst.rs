@@ -15,11 +15,12 @@
 //! NIC's receive-side scaling steers flows to queues. One set per worker
 //! thread, each owning its SAs, keeps the hot path free of locks.
 //!
-//! Outbound, on a key whose kernel runs short messages in vector lanes
-//! (`vaes-avx512`'s multi-buffer path) with inline keystream and RFC 4106
-//! nonces, a burst is sealed in two steps per [`GATHER`] packets: each
-//! packet short enough for the multi-buffer path (a body of 33 to 128
-//! bytes) is framed in order (room checked, sequence number and IV taken
+//! Outbound, on a key whose kernel runs messages in vector lanes
+//! (`vaes-avx512`'s and `vaes-avx2`'s multi-buffer paths) with inline
+//! keystream and RFC 4106 nonces, a burst is sealed in two steps per
+//! [`GATHER`] packets: each packet the multi-buffer path takes (an
+//! encrypted body of 33 bytes to 2 KiB, `AesGcm::takes_in_lanes`) is
+//! framed in order (room checked, sequence number and IV taken
 //! and spent, padding, trailer and header written) exactly as
 //! one-at-a-time sealing frames it, and every other packet is sealed at
 //! once, in its turn; then the framed packets are encrypted by one call

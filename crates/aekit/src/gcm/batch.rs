@@ -38,11 +38,18 @@
 //! `multi_avx512`'s lengths).
 //!
 //! On a `vaes-avx2` key (AVX2 without AVX-512: AMD Zen 3, Intel client
-//! cores), messages of 3 to 8 blocks go the same way through its
-//! multi-buffer path (`multi_avx2.rs`, two messages per 256-bit
-//! register): forced on the same Xeon, 64 B batches 1.54–1.71× the
-//! one-message calls (they were 0.86–0.93×, the batch's bookkeeping on top
-//! of the same calls).
+//! cores), the same messages go the same way through its multi-buffer
+//! path (`multi_avx2.rs`, two messages per 256-bit register, block i of
+//! both in register i): forced on the same Xeon, 64 B batches 1.9× the
+//! one-message calls at 256 and more (1.6–1.7× at 16 and 64), 576 B
+//! 1.5×, 1500 B 1.23–1.26× (they were 0.86–0.93×, the batch's bookkeeping
+//! on top of the same calls, before that kernel).
+//!
+//! The kernel finds its run itself (`kernel::taken`: IVs, shapes and tag
+//! slots, in one pass that serves both the batch and the kernel's safety)
+//! and returns how many messages it took; the tags come back through one
+//! buffer for the whole batch (one per kernel call was a 1 KiB `memset`
+//! each time, also where no group formed).
 //!
 //! Every other kernel runs each message on the key's own kernel (for
 //! short messages the fused kernels' whole-message paths). What the batch
