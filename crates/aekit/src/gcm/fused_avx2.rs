@@ -341,11 +341,9 @@ mod imp {
             tags: &mut [Block],
             tag_ok: impl Fn(usize) -> bool,
         ) -> usize {
-            let (n, uniform) = taken(run, LONG, tags.len(), tag_ok);
-            if n == 0 {
+            let Some((run, tags, uniform)) = taken(run, LONG, tags, tag_ok) else {
                 return 0;
-            }
-            let (run, tags) = (&mut run[..n], &mut tags[..n]);
+            };
             let aes = self.ni.aes();
             let encrypt = direction == Direction::Encrypt;
             let powers = self.powers.0.as_flattened();
@@ -358,7 +356,7 @@ mod imp {
             // at most `LONG` blocks, as long as `tags`, and of one length
             // if `uniform` (checked above).
             unsafe { crypt_groups(keys, aes.rounds(), powers, run, uniform, encrypt, tags) };
-            n
+            run.len()
         }
 
         /// As [`crypt_short`](Self::crypt_short), from `input` into `out`.

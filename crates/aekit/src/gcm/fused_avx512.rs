@@ -449,11 +449,9 @@ mod imp {
             tags: &mut [Block],
             tag_ok: impl Fn(usize) -> bool,
         ) -> usize {
-            let (n, uniform) = taken(run, LONG, tags.len(), tag_ok);
-            if n == 0 {
+            let Some((run, tags, uniform)) = taken(run, LONG, tags, tag_ok) else {
                 return 0;
-            }
-            let (run, tags) = (&mut run[..n], &mut tags[..n]);
+            };
             let (rk, rounds) = (self.aes.round_keys(), self.aes.rounds());
             let encrypt = direction == Direction::Encrypt;
             // SAFETY: `self.aes` exists, so VAES and AVX-512F/BW/VL were
@@ -462,7 +460,7 @@ mod imp {
             // long as `tags`, and of one length if `uniform` (checked
             // above).
             unsafe { crypt_groups(rk, rounds, &self.extra.powers, run, uniform, encrypt, tags) };
-            n
+            run.len()
         }
     }
 

@@ -153,32 +153,31 @@ pub(crate) fn shape(aad_len: usize, len: usize, longest: usize) -> Option<(usize
 pub(crate) const LONG: usize = 128;
 
 /// The messages a kernel's multi-buffer path takes from the start of
-/// `run`: the longest run of whole groups of four, at most `most`
-/// messages, in which every message has a 96-bit IV, the first one's shape
-/// (of at most `longest` blocks) and a tag slot the key takes (`tag_ok`,
-/// asked of the first message and of those whose lengths differ from
-/// its own); and whether they all have the first one's lengths. One pass
-/// over the messages, the only one before the kernel's: three
+/// `run`: the longest run of whole groups of four, at most as many as
+/// `tags` holds, in which every message has a 96-bit IV, the first one's
+/// shape (of at most `longest` blocks) and a tag slot the key takes
+/// (`tag_ok`, asked of the first message and of those whose lengths
+/// differ from its own). Returns them, as many tags, and whether they all
+/// have the first one's lengths; `None` where there is no such group.
+/// One pass over the messages, the only one before the kernel's: three
 /// comparisons a message of a run of equal lengths.
 #[inline]
-pub(crate) fn taken<'a, M: Borrow<BatchMessage<'a>>>(
-    run: &[M],
+#[allow(clippy::type_complexity)]
+pub(crate) fn taken<'r, 'a, M: Borrow<BatchMessage<'a>>>(
+    run: &'r mut [M],
     longest: usize,
-    most: usize,
+    tags: &'r mut [Block],
     tag_ok: impl Fn(usize) -> bool,
-) -> (usize, bool) {
-    let Some(first) = run.first() else {
-        return (0, false);
-    };
-    let first = first.borrow();
+) -> Option<(&'r mut [M], &'r mut [Block], bool)> {
+    let first = run.first()?.borrow();
     let lengths = (first.buf.len(), first.aad.len(), first.tag.len());
     let first_shape = shape(lengths.1, lengths.0, longest);
     if first_shape.is_none() || first.iv.len() != 12 || !tag_ok(lengths.2) {
-        return (0, false);
+        return None;
     }
     let mut uniform = true;
     let mut n = 1;
-    for m in run[1..run.len().min(most)].iter().map(Borrow::borrow) {
+    for m in run[1..run.len().min(tags.len())].iter().map(Borrow::borrow) {
         if m.iv.len() != 12 {
             break;
         }
@@ -192,7 +191,8 @@ pub(crate) fn taken<'a, M: Borrow<BatchMessage<'a>>>(
         }
         n += 1;
     }
-    (n / 4 * 4, uniform)
+    let n = n / 4 * 4;
+    (n > 0).then(|| (&mut run[..n], &mut tags[..n], uniform))
 }
 
 /// The two-pass loop: counter mode (`ctr`) and GHASH over each [`PASS`]

@@ -107,7 +107,7 @@ mod imp {
                     6 => groups::<M, $n, $enc, 6>(keys, powers, run, uniform, tags),
                     7 => groups::<M, $n, $enc, 7>(keys, powers, run, uniform, tags),
                     8 => groups::<M, $n, $enc, 8>(keys, powers, run, uniform, tags),
-                    _ => long_groups::<M, $n, $enc>(keys, powers, run, uniform, tags),
+                    _ => groups::<M, $n, $enc, 0>(keys, powers, run, uniform, tags),
                 }
             };
         }
@@ -124,11 +124,13 @@ mod imp {
         }
     }
 
-    /// [`crypt_groups`] with `N` round keys and `C` blocks a message.
+    /// [`crypt_groups`] with `N` round keys and `C` blocks a message, or
+    /// for `C` = 0 9 to [`LONG`] blocks ([`long_pair`]).
     ///
     /// # Safety
     /// As [`crypt_groups`]; every message is 16·(`C` − 1) + 1 to 16·`C`
-    /// bytes long, `C` 3 to 8.
+    /// bytes long, `C` 3 to 8; or 129 to 16·[`LONG`], the two of a pair
+    /// the same number of blocks, for `C` = 0.
     #[inline]
     #[target_feature(enable = "avx2,vaes,vpclmulqdq")]
     unsafe fn groups<
@@ -144,7 +146,7 @@ mod imp {
         uniform: bool,
         tags: &mut [Block],
     ) {
-        debug_assert!((3..=8).contains(&C));
+        debug_assert!(C == 0 || (3..=8).contains(&C));
         // A run of equal lengths: the lengths blocks' product with H is
         // the same for every pair, made once (as in `multi_avx512`).
         let first = run[0].borrow();
@@ -161,45 +163,11 @@ mod imp {
             *k = _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(key.as_ptr().cast()) });
         }
         for (pair, out) in run.chunks_exact_mut(2).zip(tags.chunks_exact_mut(2)) {
-            crypt_pair::<M, N, ENCRYPT, C>(&k, powers, lengths_h, pair, out);
-        }
-    }
-
-    /// [`crypt_groups`] for messages of 9 to [`LONG`] blocks, with `N`
-    /// round keys.
-    ///
-    /// # Safety
-    /// As [`crypt_groups`]; every message is 129 to 16·[`LONG`] bytes
-    /// long, the two of a pair the same number of blocks.
-    #[inline]
-    #[target_feature(enable = "avx2,vaes,vpclmulqdq")]
-    unsafe fn long_groups<
-        'a,
-        M: BorrowMut<BatchMessage<'a>>,
-        const N: usize,
-        const ENCRYPT: bool,
-    >(
-        keys: &[Block; 15],
-        powers: &[u128; 32],
-        run: &mut [M],
-        uniform: bool,
-        tags: &mut [Block],
-    ) {
-        let first = run[0].borrow();
-        let lengths_h = uniform.then(|| {
-            let (aad_bits, bits) = ((first.aad.len() as i64) << 3, (first.buf.len() as i64) << 3);
-            mul_wide(
-                _mm256_set_epi64x(aad_bits, bits, aad_bits, bits),
-                power(powers, 1),
-            )
-        });
-        let mut k = [_mm256_setzero_si256(); N];
-        for (k, key) in k.iter_mut().zip(keys) {
-            // SAFETY: `key` is 16 readable bytes; no alignment needed.
-            *k = _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(key.as_ptr().cast()) });
-        }
-        for (pair, out) in run.chunks_exact_mut(2).zip(tags.chunks_exact_mut(2)) {
-            long_pair::<M, N, ENCRYPT>(&k, powers, lengths_h, pair, out);
+            if C == 0 {
+                long_pair::<M, N, ENCRYPT>(&k, powers, lengths_h, pair, out);
+            } else {
+                crypt_pair::<M, N, ENCRYPT, C>(&k, powers, lengths_h, pair, out);
+            }
         }
     }
 
@@ -231,12 +199,8 @@ mod imp {
         };
         let (m0, m1) = (m0.borrow_mut(), m1.borrow_mut());
         let bswap = bswap_mask();
-        let (len0, len1) = (m0.buf.len(), m1.buf.len());
-        let c = len0.div_ceil(16);
-        debug_assert!(c == len1.div_ceil(16) && (9..=LONG).contains(&c));
-        let last = 16 * (c - 1);
-        let shift = (16 - (len0 - last), 16 - (len1 - last));
-        let partial = shift != (0, 0);
+        let c = m0.buf.len().div_ceil(16);
+        debug_assert!(c == m1.buf.len().div_ceil(16) && (9..=LONG).contains(&c));
 
         // Counter blocks as in `crypt_pair`; the count (at most LONG + 1)
         // stays in byte 15, so it steps by an addition there.
@@ -310,34 +274,25 @@ mod imp {
         }
         for (i, s) in s.iter().enumerate().take(blocks) {
             let at = 16 * (first + i);
-            let window = at == last && partial;
-            let x = if window {
-                let w = lanes(load_at(m0.buf, len0 - 16), load_at(m1.buf, len1 - 16));
-                let down = lanes(shift_index(32 + shift.0), shift_index(32 + shift.1));
-                _mm256_shuffle_epi8(w, down)
+            // The last block through its window (`Last`), after the block
+            // below it, in order.
+            let (x, last) = if i + 1 < blocks {
+                (lanes(load_at(m0.buf, at), load_at(m1.buf, at)), None)
             } else {
-                lanes(load_at(m0.buf, at), load_at(m1.buf, at))
+                let (last, x) = Last::read(m0.buf, m1.buf, c);
+                (x, Some(last))
             };
             let o = _mm256_aesenclast_epi128(*s, _mm256_xor_si256(k[N - 1], x));
-            let c = if window {
-                // Written into its window, bytes below `shift` kept;
-                // the block below was written already, in order.
-                let w = lanes(load_at(m0.buf, len0 - 16), load_at(m1.buf, len1 - 16));
-                let up = lanes(shift_index(32 - shift.0), shift_index(32 - shift.1));
-                let kept = lanes(ones_below(shift.0), ones_below(shift.1));
-                let w = _mm256_blendv_epi8(_mm256_shuffle_epi8(o, up), w, kept);
-                store_at(m0.buf, len0 - 16, _mm256_castsi256_si128(w));
-                store_at(m1.buf, len1 - 16, _mm256_extracti128_si256::<1>(w));
-                let valid = lanes(ones_below(16 - shift.0), ones_below(16 - shift.1));
-                if ENCRYPT {
-                    _mm256_and_si256(o, valid)
-                } else {
-                    x
+            let c = match &last {
+                Some(last) => {
+                    last.write(m0.buf, m1.buf, o);
+                    if ENCRYPT { last.valid(o) } else { x }
                 }
-            } else {
-                store_at(m0.buf, at, _mm256_castsi256_si128(o));
-                store_at(m1.buf, at, _mm256_extracti128_si256::<1>(o));
-                if ENCRYPT { o } else { x }
+                None => {
+                    store_at(m0.buf, at, _mm256_castsi256_si128(o));
+                    store_at(m1.buf, at, _mm256_extracti128_si256::<1>(o));
+                    if ENCRYPT { o } else { x }
+                }
             };
             let mut ct = _mm256_shuffle_epi8(c, bswap);
             if i == 0 {
@@ -345,21 +300,7 @@ mod imp {
             }
             sum = sum.xor(mul_wide(ct, power(powers, blocks + 1 - i)));
         }
-        sum = sum.xor(match lengths_h {
-            Some(product) => product,
-            None => {
-                let bits =
-                    |m: &BatchMessage<'_>| ((m.aad.len() as i64) << 3, (m.buf.len() as i64) << 3);
-                let ((a0, b0), (a1, b1)) = (bits(m0), bits(m1));
-                mul_wide(_mm256_set_epi64x(a1, b1, a0, b0), power(powers, 1))
-            }
-        });
-        let two_tags = _mm256_xor_si256(_mm256_shuffle_epi8(reduce(sum), bswap), ek_y0);
-        let Some(out) = out.as_flattened_mut().first_chunk_mut::<32>() else {
-            unreachable!("two tags");
-        };
-        // SAFETY: `out` is 32 writable bytes; no alignment needed.
-        unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), two_tags) };
+        two_tags(sum, lengths_h, (m0, m1), powers, ek_y0, out);
     }
 
     /// The block at `at` of `buf` (at + 16 ≤ len).
@@ -425,17 +366,10 @@ mod imp {
             *s = _mm256_xor_si256(*s, count(2 + i as i32));
         }
 
-        // The message, block i of both in register i; the last block as
-        // its window (16 bytes ending at the message's end) shifted down
-        // by `shift` bytes in its lane, zero past the end.
-        let (len0, len1) = (m0.buf.len(), m1.buf.len());
-        let last = 16 * (C - 1);
-        let shift = (16 - (len0 - last), 16 - (len1 - last));
-        // (Where both last blocks are whole, the shifts are skipped: one
-        // branch, the same way for every pair of a run of equal lengths.)
-        let partial = shift != (0, 0);
-        // Every message is longer than `last` bytes (its shape): one
-        // check here, and none at each block below.
+        // The message, block i of both in register i; the last block
+        // through its window (`Last`). Every message is longer than 16·(C
+        // − 1) bytes (its shape): one check here, and none at each block
+        // below.
         let ((body0, _), (body1, _)) = (m0.buf.as_chunks::<16>(), m1.buf.as_chunks::<16>());
         let (Some(body0), Some(body1)) = (body0.get(..C - 1), body1.get(..C - 1)) else {
             unreachable!("C − 1 whole blocks");
@@ -444,19 +378,8 @@ mod imp {
         for (x, (b0, b1)) in x.iter_mut().zip(body0.iter().zip(body1)) {
             *x = lanes(load(b0), load(b1));
         }
-        let (Some(w0), Some(w1)) = (
-            m0.buf[len0 - 16..].first_chunk(),
-            m1.buf[len1 - 16..].first_chunk(),
-        ) else {
-            unreachable!("a block of the window");
-        };
-        let window = lanes(load(w0), load(w1));
-        x[C - 1] = if partial {
-            let down = lanes(shift_index(32 + shift.0), shift_index(32 + shift.1));
-            _mm256_shuffle_epi8(window, down)
-        } else {
-            window
-        };
+        let (last, x_last) = Last::read(m0.buf, m1.buf, C);
+        x[C - 1] = x_last;
 
         // FIPS-197's rounds on the C + 1 registers, round by round.
         for key in &k[1..N - 1] {
@@ -473,33 +396,16 @@ mod imp {
         let mut ct = [_mm256_setzero_si256(); C];
         for i in 0..C {
             o[i] = _mm256_aesenclast_epi128(s[i], _mm256_xor_si256(k[N - 1], x[i]));
-            let c = match (ENCRYPT, partial && i == C - 1) {
-                (true, true) => {
-                    let valid = lanes(ones_below(16 - shift.0), ones_below(16 - shift.1));
-                    _mm256_and_si256(o[i], valid)
-                }
+            let c = match (ENCRYPT, i == C - 1) {
+                (true, true) => last.valid(o[i]),
                 (true, false) => o[i],
                 (false, _) => x[i],
             };
             ct[i] = _mm256_shuffle_epi8(c, bswap);
         }
         // The last block first: its window holds bytes of the block below
-        // it, written after. Bytes below `shift` keep the window's contents.
-        let written = if partial {
-            let up = lanes(shift_index(32 - shift.0), shift_index(32 - shift.1));
-            let kept = lanes(ones_below(shift.0), ones_below(shift.1));
-            _mm256_blendv_epi8(_mm256_shuffle_epi8(o[C - 1], up), window, kept)
-        } else {
-            o[C - 1]
-        };
-        let (Some(w0), Some(w1)) = (
-            m0.buf[len0 - 16..].first_chunk_mut(),
-            m1.buf[len1 - 16..].first_chunk_mut(),
-        ) else {
-            unreachable!("a block of the window");
-        };
-        store(w0, _mm256_castsi256_si128(written));
-        store(w1, _mm256_extracti128_si256::<1>(written));
+        // it, written after.
+        last.write(m0.buf, m1.buf, o[C - 1]);
         let ((body0, _), (body1, _)) = (m0.buf.as_chunks_mut::<16>(), m1.buf.as_chunks_mut::<16>());
         for (o, (b0, b1)) in o.iter().zip(body0.iter_mut().zip(body1)).take(C - 1) {
             store(b0, _mm256_castsi256_si128(*o));
@@ -519,7 +425,88 @@ mod imp {
                 power(powers, C + 2),
             ));
         }
-        sum = sum.xor(match lengths_h {
+        two_tags(sum, lengths_h, (m0, m1), powers, ek_y0, out);
+    }
+
+    /// The last block of both messages of a pair, where a message may end
+    /// inside it: AVX2 has no byte-masked loads and stores, so it is read
+    /// and written as the 16 bytes that end where the message ends (its
+    /// window: a message of three blocks or more has them), the block
+    /// `shift` bytes up in it, moved by one `VPSHUFB` each way.
+    struct Last {
+        window: __m256i,
+        shift: (usize, usize),
+    }
+
+    impl Last {
+        /// Reads the windows of a pair of messages of `c` blocks; returns
+        /// them and the last blocks, shifted down, zero past the ends.
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        fn read(m0: &[u8], m1: &[u8], c: usize) -> (Last, __m256i) {
+            let at = 16 * (c - 1);
+            let (len0, len1) = (m0.len(), m1.len());
+            let shift = (16 - (len0 - at), 16 - (len1 - at));
+            let window = lanes(load_at(m0, len0 - 16), load_at(m1, len1 - 16));
+            // (Where both blocks are whole, no shift: one branch, the same
+            // way for every pair of a run of equal lengths.)
+            let x = if shift == (0, 0) {
+                window
+            } else {
+                let down = lanes(shift_index(32 + shift.0), shift_index(32 + shift.1));
+                _mm256_shuffle_epi8(window, down)
+            };
+            (Last { window, shift }, x)
+        }
+
+        /// Writes `o`, the last blocks' output, into the windows: the
+        /// bytes below the shift keep what the window held (of the block
+        /// below, written by then or after).
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        fn write(&self, m0: &mut [u8], m1: &mut [u8], o: __m256i) {
+            let shift = self.shift;
+            let w = if shift == (0, 0) {
+                o
+            } else {
+                let up = lanes(shift_index(32 - shift.0), shift_index(32 - shift.1));
+                let kept = lanes(ones_below(shift.0), ones_below(shift.1));
+                _mm256_blendv_epi8(_mm256_shuffle_epi8(o, up), self.window, kept)
+            };
+            let (len0, len1) = (m0.len(), m1.len());
+            store_at(m0, len0 - 16, _mm256_castsi256_si128(w));
+            store_at(m1, len1 - 16, _mm256_extracti128_si256::<1>(w));
+        }
+
+        /// `o` zero past each message's end (an encryption's last
+        /// ciphertext block, for GHASH).
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        fn valid(&self, o: __m256i) -> __m256i {
+            let shift = self.shift;
+            if shift == (0, 0) {
+                return o;
+            }
+            let valid = lanes(ones_below(16 - shift.0), ones_below(16 - shift.1));
+            _mm256_and_si256(o, valid)
+        }
+    }
+
+    /// The end of a pair: `sum` (both messages' products so far) plus the
+    /// lengths blocks times H (`lengths_h` where the pair has the run's
+    /// lengths), reduced, byte-reflected, E(K, Y_0) added: the two tags,
+    /// into `out`.
+    #[inline]
+    #[target_feature(enable = "avx2,vpclmulqdq")]
+    fn two_tags(
+        sum: Wide,
+        lengths_h: Option<Wide>,
+        (m0, m1): (&BatchMessage<'_>, &BatchMessage<'_>),
+        powers: &[u128; 32],
+        ek_y0: __m256i,
+        out: &mut [Block],
+    ) {
+        let sum = sum.xor(match lengths_h {
             Some(product) => product,
             None => {
                 let bits =
@@ -528,13 +515,12 @@ mod imp {
                 mul_wide(_mm256_set_epi64x(a1, b1, a0, b0), power(powers, 1))
             }
         });
-
-        let two_tags = _mm256_xor_si256(_mm256_shuffle_epi8(reduce(sum), bswap), ek_y0);
+        let tags = _mm256_xor_si256(_mm256_shuffle_epi8(reduce(sum), bswap_mask()), ek_y0);
         let Some(out) = out.as_flattened_mut().first_chunk_mut::<32>() else {
             unreachable!("two tags");
         };
         // SAFETY: `out` is 32 writable bytes; no alignment needed.
-        unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), two_tags) };
+        unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), tags) };
     }
 
     /// A register of two blocks: `lo` in lane 0, `hi` in lane 1.
