@@ -73,6 +73,86 @@ mod imp {
     use crate::aes::Block;
     use crate::ghash::clmul::FOLD;
 
+    /// The last block of both messages of a pair, where a message may end
+    /// inside it: AVX2 has no byte-masked loads and stores, so it is read
+    /// and written as the 16 bytes that end where the message ends (its
+    /// window: a message of three blocks or more has them), the block
+    /// shifted up in it, moved by one `VPSHUFB` each way.
+    struct Last {
+        /// The windows as read.
+        window: __m256i,
+        /// Whether either block is partial (else the window is the block,
+        /// and the rest is not needed: one branch, the same way for every
+        /// pair of a run of equal lengths).
+        partial: bool,
+        /// `VPSHUFB` indexes that move a block up into its window.
+        up: __m256i,
+        /// Ones on the window's bytes below the block.
+        kept: __m256i,
+        /// Ones on the block's bytes inside the message.
+        valid: __m256i,
+    }
+
+    /// Reads the windows of a pair of messages of `c` blocks (`&[u8]`
+    /// each); gives the [`Last`] and the last blocks, shifted down, zero
+    /// past the ends. A macro, as [`write_last`] is (as a function, LLVM
+    /// left this one a call in every pair too).
+    macro_rules! read_last {
+        ($m0:expr, $m1:expr, $c:expr) => {{
+            let (m0, m1, c): (&[u8], &[u8], usize) = ($m0, $m1, $c);
+            let at = 16 * (c - 1);
+            let (len0, len1) = (m0.len(), m1.len());
+            let shift = (16 - (len0 - at), 16 - (len1 - at));
+            let window = lanes(load_at(m0, len0 - 16), load_at(m1, len1 - 16));
+            if shift == (0, 0) {
+                let zero = _mm256_setzero_si256();
+                let last = Last {
+                    window,
+                    partial: false,
+                    up: zero,
+                    kept: zero,
+                    valid: zero,
+                };
+                (last, window)
+            } else {
+                let down = lanes(shift_index(32 + shift.0), shift_index(32 + shift.1));
+                let last = Last {
+                    window,
+                    partial: true,
+                    up: lanes(shift_index(32 - shift.0), shift_index(32 - shift.1)),
+                    kept: lanes(ones_below(shift.0), ones_below(shift.1)),
+                    valid: lanes(ones_below(16 - shift.0), ones_below(16 - shift.1)),
+                };
+                (last, _mm256_shuffle_epi8(window, down))
+            }
+        }};
+    }
+
+    /// The windows of `last` with `o`, the last blocks' output, in place
+    /// (the bytes below the block keep what the window held: of the block
+    /// below, written by then or after), written back where they were
+    /// read; and `o` zero past each message's end (an encryption's last
+    /// ciphertext block, for GHASH). A macro: as a function (with AVX2
+    /// enabled, so not `#[inline(always)]`) LLVM left it a call, with a
+    /// `VZEROUPPER` and the registers through the stack, in every pair:
+    /// 1.3 TSC cycles a 64-byte message.
+    macro_rules! write_last {
+        ($last:expr, $m0:expr, $m1:expr, $o:expr) => {{
+            let (last, o): (&Last, __m256i) = (&$last, $o);
+            let w = if last.partial {
+                _mm256_blendv_epi8(_mm256_shuffle_epi8(o, last.up), last.window, last.kept)
+            } else {
+                o
+            };
+            store_ends($m0, $m1, w);
+            if last.partial {
+                _mm256_and_si256(o, last.valid)
+            } else {
+                o
+            }
+        }};
+    }
+
     /// Encrypts or decrypts the messages of `run` in place, four at a time
     /// (messages 4g … 4g + 3 are group g, two pairs), and writes their full
     /// tags into `tags`, in order. `keys` are the round keys; `powers` the
@@ -131,7 +211,11 @@ mod imp {
     /// As [`crypt_groups`]; every message is 16·(`C` − 1) + 1 to 16·`C`
     /// bytes long, `C` 3 to 8; or 129 to 16·[`LONG`], the two of a pair
     /// the same number of blocks, for `C` = 0.
-    #[inline]
+    ///
+    /// Out of line: each instance a function of its own (inlined into
+    /// the dispatch, the 42 of them made one function so large that LLVM
+    /// stopped inlining the helpers into it).
+    #[inline(never)]
     #[target_feature(enable = "avx2,vaes,vpclmulqdq")]
     unsafe fn groups<
         'a,
@@ -279,14 +363,14 @@ mod imp {
             let (x, last) = if i + 1 < blocks {
                 (lanes(load_at(m0.buf, at), load_at(m1.buf, at)), None)
             } else {
-                let (last, x) = Last::read(m0.buf, m1.buf, c);
+                let (last, x) = read_last!(m0.buf, m1.buf, c);
                 (x, Some(last))
             };
             let o = _mm256_aesenclast_epi128(*s, _mm256_xor_si256(k[N - 1], x));
             let c = match &last {
                 Some(last) => {
-                    last.write(m0.buf, m1.buf, o);
-                    if ENCRYPT { last.valid(o) } else { x }
+                    let valid = write_last!(last, m0.buf, m1.buf, o);
+                    if ENCRYPT { valid } else { x }
                 }
                 None => {
                     store_at(m0.buf, at, _mm256_castsi256_si128(o));
@@ -378,7 +462,7 @@ mod imp {
         for (x, (b0, b1)) in x.iter_mut().zip(body0.iter().zip(body1)) {
             *x = lanes(load(b0), load(b1));
         }
-        let (last, x_last) = Last::read(m0.buf, m1.buf, C);
+        let (last, x_last) = read_last!(m0.buf, m1.buf, C);
         x[C - 1] = x_last;
 
         // FIPS-197's rounds on the C + 1 registers, round by round.
@@ -396,16 +480,18 @@ mod imp {
         let mut ct = [_mm256_setzero_si256(); C];
         for i in 0..C {
             o[i] = _mm256_aesenclast_epi128(s[i], _mm256_xor_si256(k[N - 1], x[i]));
+        }
+        // The last block first: its window holds bytes of the block below
+        // it, written after.
+        let valid = write_last!(last, m0.buf, m1.buf, o[C - 1]);
+        for i in 0..C {
             let c = match (ENCRYPT, i == C - 1) {
-                (true, true) => last.valid(o[i]),
+                (true, true) => valid,
                 (true, false) => o[i],
                 (false, _) => x[i],
             };
             ct[i] = _mm256_shuffle_epi8(c, bswap);
         }
-        // The last block first: its window holds bytes of the block below
-        // it, written after.
-        last.write(m0.buf, m1.buf, o[C - 1]);
         let ((body0, _), (body1, _)) = (m0.buf.as_chunks_mut::<16>(), m1.buf.as_chunks_mut::<16>());
         for (o, (b0, b1)) in o.iter().zip(body0.iter_mut().zip(body1)).take(C - 1) {
             store(b0, _mm256_castsi256_si128(*o));
@@ -428,68 +514,13 @@ mod imp {
         two_tags(sum, lengths_h, (m0, m1), powers, ek_y0, out);
     }
 
-    /// The last block of both messages of a pair, where a message may end
-    /// inside it: AVX2 has no byte-masked loads and stores, so it is read
-    /// and written as the 16 bytes that end where the message ends (its
-    /// window: a message of three blocks or more has them), the block
-    /// `shift` bytes up in it, moved by one `VPSHUFB` each way.
-    struct Last {
-        window: __m256i,
-        shift: (usize, usize),
-    }
-
-    impl Last {
-        /// Reads the windows of a pair of messages of `c` blocks; returns
-        /// them and the last blocks, shifted down, zero past the ends.
-        #[inline]
-        #[target_feature(enable = "avx2")]
-        fn read(m0: &[u8], m1: &[u8], c: usize) -> (Last, __m256i) {
-            let at = 16 * (c - 1);
-            let (len0, len1) = (m0.len(), m1.len());
-            let shift = (16 - (len0 - at), 16 - (len1 - at));
-            let window = lanes(load_at(m0, len0 - 16), load_at(m1, len1 - 16));
-            // (Where both blocks are whole, no shift: one branch, the same
-            // way for every pair of a run of equal lengths.)
-            let x = if shift == (0, 0) {
-                window
-            } else {
-                let down = lanes(shift_index(32 + shift.0), shift_index(32 + shift.1));
-                _mm256_shuffle_epi8(window, down)
-            };
-            (Last { window, shift }, x)
-        }
-
-        /// Writes `o`, the last blocks' output, into the windows: the
-        /// bytes below the shift keep what the window held (of the block
-        /// below, written by then or after).
-        #[inline]
-        #[target_feature(enable = "avx2")]
-        fn write(&self, m0: &mut [u8], m1: &mut [u8], o: __m256i) {
-            let shift = self.shift;
-            let w = if shift == (0, 0) {
-                o
-            } else {
-                let up = lanes(shift_index(32 - shift.0), shift_index(32 - shift.1));
-                let kept = lanes(ones_below(shift.0), ones_below(shift.1));
-                _mm256_blendv_epi8(_mm256_shuffle_epi8(o, up), self.window, kept)
-            };
-            let (len0, len1) = (m0.len(), m1.len());
-            store_at(m0, len0 - 16, _mm256_castsi256_si128(w));
-            store_at(m1, len1 - 16, _mm256_extracti128_si256::<1>(w));
-        }
-
-        /// `o` zero past each message's end (an encryption's last
-        /// ciphertext block, for GHASH).
-        #[inline]
-        #[target_feature(enable = "avx2")]
-        fn valid(&self, o: __m256i) -> __m256i {
-            let shift = self.shift;
-            if shift == (0, 0) {
-                return o;
-            }
-            let valid = lanes(ones_below(16 - shift.0), ones_below(16 - shift.1));
-            _mm256_and_si256(o, valid)
-        }
+    /// Writes `w` over the last 16 bytes of each message, lane j message j.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn store_ends(m0: &mut [u8], m1: &mut [u8], w: __m256i) {
+        let (len0, len1) = (m0.len(), m1.len());
+        store_at(m0, len0 - 16, _mm256_castsi256_si128(w));
+        store_at(m1, len1 - 16, _mm256_extracti128_si256::<1>(w));
     }
 
     /// The end of a pair: `sum` (both messages' products so far) plus the
