@@ -40,9 +40,9 @@
 //! On a `vaes-avx2` key (AVX2 without AVX-512: AMD Zen 3, Intel client
 //! cores), the same messages go the same way through its multi-buffer
 //! path (`multi_avx2.rs`, two messages per 256-bit register, block i of
-//! both in register i): forced on the same Xeon, 64 B batches 1.9× the
-//! one-message calls at 256 and more (1.6–1.7× at 16 and 64), 576 B
-//! 1.5×, 1500 B 1.23–1.26× (they were 0.86–0.93×, the batch's bookkeeping
+//! both in register i): forced on the same Xeon, 64 B batches 1.97–1.98×
+//! the one-message calls at 256 and more (1.7–1.8× at 16 and 64), 576 B
+//! 1.5×, 1500 B 1.22–1.28× (they were 0.86–0.93×, the batch's bookkeeping
 //! on top of the same calls, before that kernel).
 //!
 //! The kernel finds its run itself (`kernel::taken`: IVs, shapes and tag
