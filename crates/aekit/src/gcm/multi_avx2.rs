@@ -95,7 +95,7 @@ mod imp {
 
     /// Reads the windows of a pair of messages of `c` blocks (`&[u8]`
     /// each); gives the [`Last`] and the last blocks, shifted down, zero
-    /// past the ends. A macro, as [`write_last`] is (as a function, LLVM
+    /// past the ends. A macro, as `write_last` is (as a function, LLVM
     /// left this one a call in every pair too).
     macro_rules! read_last {
         ($m0:expr, $m1:expr, $c:expr) => {{
@@ -162,7 +162,7 @@ mod imp {
     /// The CPU must support AVX2, VAES and VPCLMULQDQ; `rounds` is 10, 12
     /// or 14 and `keys` holds that many round keys and one; `run` is not
     /// empty, its length a multiple of four and `tags`'s; its messages
-    /// have 96-bit IVs and one shape of at most eight blocks (see
+    /// have 96-bit IVs and one shape of at most [`LONG`] blocks (see
     /// [`shape`](super::super::kernel::shape)), and one length and
     /// associated-data length if `uniform`.
     #[target_feature(enable = "avx2,vaes,vpclmulqdq")]
@@ -177,7 +177,8 @@ mod imp {
     ) {
         let blocks = run[0].borrow().buf.len().div_ceil(16);
         // One instance per key size, direction and number of blocks (3 to
-        // 8): every register count and index into the powers a constant.
+        // 8): every register count and index into the powers a constant;
+        // and one for 9 to LONG blocks.
         macro_rules! by_blocks {
             ($n:literal, $enc:literal) => {
                 match blocks {
@@ -410,14 +411,9 @@ mod imp {
     /// Two messages of a group, lane j message j: encrypted or decrypted
     /// in place, their tags into `out`.
     ///
-    /// A message's last block is read as the 16 bytes that end where the
-    /// message ends (a message of three blocks or more has them) shifted
-    /// down to the block's first byte, and written back as those 16 bytes
-    /// with the block's bytes shifted up into place (one `VPSHUFB` each
-    /// way, the index windows from one table), before the block below it
-    /// is written (which overwrites what the window held of it): no
-    /// bounce buffer, no copy, and no branch on whether the block is
-    /// whole (then the shift is 0).
+    /// The last block through its window ([`Last`]), read before the
+    /// rounds and written before the block below it (which then
+    /// overwrites what the window held of it).
     #[inline]
     #[target_feature(enable = "avx2,vaes,vpclmulqdq")]
     fn crypt_pair<
