@@ -344,6 +344,10 @@ mod imp {
             acc = reduce(sum);
         }
         // (The AAD blocks went with the first chunk: there is one, c ≥ 9.)
+        // The last chunk's counter blocks and rounds are written out again
+        // rather than shared with the loop above: as one loop with a branch
+        // for the last chunk, 1500 B with 8 bytes of AAD took 311 → 322 TSC
+        // cycles a message, 576 B 132 → 136.
         let mut sum = Wide::zero();
         let first = 8 * full;
         let blocks = c - first;
@@ -410,6 +414,11 @@ mod imp {
 
     /// Two messages of a group, lane j message j: encrypted or decrypted
     /// in place, their tags into `out`.
+    ///
+    /// (Both pair paths take the pair as `groups` gets it, generic over
+    /// `M`: taking two unpacked messages, they stopped depending on `M`,
+    /// and LLVM made them functions of their own, called once a pair: 1.3
+    /// TSC cycles a 64-byte message.)
     ///
     /// The last block through its window ([`Last`]), read before the
     /// rounds and written before the block below it (which then
