@@ -61,7 +61,10 @@
 //!   IV's, sent in the clear, and a block count).
 //!
 //! Other AES strategies (`ni`, `vaes`) compute a round in one instruction;
-//! FACE has nothing to cache there and [`supports`] says no.
+//! caching bytes or columns saves nothing there and [`supports`] says no.
+//! What does pay there is `round1.rs`: one key-only table of 256 blocks
+//! that turns rounds 0 and 1 of a counter block into a load and an XOR,
+//! which the fused AES-GCM kernels use where the AES port is their bound.
 //!
 //! # The driver (this file)
 //!
@@ -75,6 +78,8 @@
 //! across every reset, across the 32-bit wrap and from arbitrary counters.
 
 pub(crate) mod fixslice;
+#[allow(unsafe_code)] // AES-NI intrinsics; every block carries a SAFETY line.
+pub(crate) mod round1;
 pub(crate) mod table;
 
 use zeroize::Zeroize;

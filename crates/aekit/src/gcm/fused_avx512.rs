@@ -47,12 +47,12 @@
 //! iteration is
 //!
 //! ```text
-//! counters → round 0 → [AES-192/256: 2 or 4 rounds]
+//! counters → rounds 0 and 1 (FACE's table: "Counters") → [AES-192/256: 2 or 4 rounds]
 //! round  │ GHASH work beside it (data D0..D3, powers P0..P3, halves K0..K3)
-//! r−9    │ byte-reflect D0..D3, D0 ⊕= Y
-//! r−8    │ T_j = D_j ⊕ swap(D_j) (a_L ⊕ a_H); LO = Σ D_j ⊗_LL P_j
+//! r−8    │ byte-reflect D0..D3, D0 ⊕= Y;
+//!        │ T_j = D_j ⊕ swap(D_j) (a_L ⊕ a_H); LO = Σ D_j ⊗_LL P_j
 //! r−6    │ HI = Σ D_j ⊗_HH P_j; MK = Σ T_j ⊗ K_j   (Karatsuba: 12 products)
-//! r−5    │ (second of a pair, or alone:) MI = MK ⊕ LO ⊕ HI, fold LO into MI
+//! r−4    │ (second of a pair, or alone:) MI = MK ⊕ LO ⊕ HI, fold LO into MI
 //! r−3    │ fold MI into HI: R, each lane reduced; (first of a pair: the
 //!        │ LO, MK, HI sums are handed to the next iteration instead)
 //! last   │ AESENCLAST(s, k_last ⊕ input): the XOR with the data is folded
@@ -70,18 +70,19 @@
 //!
 //! # Counters
 //!
-//! The loop keeps the counter in spec byte order (the byte-reversed form
-//! of `vaes` is derived where needed). While the count's low byte is below
-//! 0xF0, sixteen blocks are that register plus 0, 4, 8, 12 in byte 15,
-//! with no carry anywhere; one iteration in sixteen crosses a multiple of
-//! 256 and takes the byte-reversed path (four `VPSHUFB`, and the 32-bit
-//! wrap of incr32). A whole message's counts are 2 more than a multiple
-//! of 16 at every iteration (Y_1 is count 2), and there each block with
-//! round 0 added is one three-way XOR of the register, the round key and
-//! a constant (`Counters::next16_keyed`). These branches on the count are
-//! taken for a 96-bit IV's counter only (IV ‖ count, public:
-//! `Counters<true>`); a longer IV's J0 is GHASH(IV) under H, a function
-//! of the key, and the general path's counters never branch on it.
+//! A 96-bit IV's counter (IV ‖ count, public) skips AES's rounds 0 and 1
+//! in fifteen iterations of sixteen: FACE's first round for AES
+//! instructions (`ctr/face/round1.rs`), a 4 KiB table per key. Sixteen
+//! consecutive counts whose low byte stays below 0xF0 share bytes 0..14,
+//! and their state after round 1 is one register computed once per 256
+//! blocks XORed with four 64-byte loads from the table; on a core with
+//! one 512-bit AES port that takes one instruction in ten, twelve or
+//! fourteen off the port (`Counters` has the numbers). The iteration that
+//! reaches or crosses a multiple of 256 takes `vaes`'s byte-reversed
+//! counters (four `VPSHUFB`, and the 32-bit wrap of incr32) and rounds
+//! 0 and 1 as instructions. A longer IV's J0 is GHASH(IV) under H, a
+//! function of the key: its counters (`Counters<false>`) always take that
+//! branch-free path and never index the table.
 //!
 //! # The tail
 //!
@@ -231,13 +232,13 @@ mod imp {
         __m128i, __m512i, __mmask8, _MM_PERM_BADC, _mm_set_epi64x, _mm_setzero_si128,
         _mm_storeu_si128, _mm_xor_si128, _mm256_aesenc_epi128, _mm256_aesenclast_epi128,
         _mm256_castsi128_si256, _mm256_castsi256_si128, _mm256_xor_si256, _mm512_add_epi32,
-        _mm512_aesenc_epi128, _mm512_aesenclast_epi128, _mm512_castsi512_si128,
-        _mm512_clmulepi64_epi128, _mm512_loadu_si512, _mm512_mask_blend_epi64,
-        _mm512_mask_broadcast_i32x4, _mm512_mask_storeu_epi8, _mm512_mask_storeu_epi64,
-        _mm512_maskz_loadu_epi8, _mm512_maskz_loadu_epi64, _mm512_maskz_mov_epi8,
-        _mm512_maskz_mov_epi64, _mm512_set_epi32, _mm512_setzero_si512, _mm512_shuffle_epi8,
-        _mm512_shuffle_epi32, _mm512_storeu_si512, _mm512_ternarylogic_epi32, _mm512_xor_si512,
-        _mm512_zextsi128_si512,
+        _mm512_aesenc_epi128, _mm512_aesenclast_epi128, _mm512_andnot_si512,
+        _mm512_broadcast_i32x4, _mm512_castsi512_si128, _mm512_clmulepi64_epi128,
+        _mm512_loadu_si512, _mm512_mask_broadcast_i32x4, _mm512_mask_storeu_epi8,
+        _mm512_mask_storeu_epi64, _mm512_maskz_loadu_epi8, _mm512_maskz_loadu_epi64,
+        _mm512_maskz_mov_epi8, _mm512_maskz_mov_epi64, _mm512_set_epi32, _mm512_setzero_si512,
+        _mm512_shuffle_epi8, _mm512_shuffle_epi32, _mm512_storeu_si512, _mm512_ternarylogic_epi32,
+        _mm512_xor_si512, _mm512_zextsi128_si512,
     };
 
     use core::borrow::BorrowMut;
@@ -257,6 +258,7 @@ mod imp {
         encrypt, load_block,
     };
     use crate::aes::{Block, BlockCipher, KeySchedule};
+    use crate::ctr::face::round1::Round1;
     use crate::gcm::fused_ni;
     use crate::ghash::GhashKey;
     use crate::ghash::clmul::Clmul;
@@ -295,13 +297,16 @@ mod imp {
         powers: [u128; 32],
         high_halves: [u128; 16],
         halves: [u128; 16],
+        /// FACE's first round (`ctr/face/round1.rs`): the main loop's
+        /// counter blocks of a 96-bit IV skip rounds 0 and 1.
+        round1: Round1,
     }
 
     impl Extra {
         /// # Safety
         /// The CPU must support AVX-512F/BW/VL and VPCLMULQDQ.
         #[target_feature(enable = "avx512f,avx512bw,avx512vl,vpclmulqdq")]
-        unsafe fn new(powers: &Powers) -> Extra {
+        unsafe fn new(powers: &Powers, round1: Round1) -> Extra {
             let halves = |p: &[u128; 16]| {
                 p.map(|p| {
                     let k = u128::from((p as u64) ^ ((p >> 64) as u64));
@@ -329,6 +334,7 @@ mod imp {
                 high_halves: halves(&high),
                 powers: all,
                 halves: halves(&powers.0),
+                round1,
             }
         }
     }
@@ -523,7 +529,7 @@ mod imp {
             let ghash = ghash?;
             // SAFETY: `ghash` exists, so AVX-512F/BW/VL and VPCLMULQDQ were
             // detected.
-            let extra = unsafe { Extra::new(ghash.powers()) };
+            let extra = unsafe { Extra::new(ghash.powers(), Round1::new(keys)?) };
             let intel = is_intel();
             let short = if intel {
                 Some(fused_ni::ni_clmul_keys(keys)?)
@@ -707,8 +713,9 @@ mod imp {
             // Each iteration hashes the ciphertext of the iteration before
             // (see `sixteen_fused`): the first sixteen blocks have none
             // before them, AES only.
-            let mut s = ctr.next16_keyed(k[0]);
-            for key in &k[1..N - 1] {
+            ctr.run_round1(k[0], k[1]);
+            let mut s = ctr.next16(k[0], k[1], &extra.round1);
+            for key in &k[2..N - 1] {
                 round(&mut s, *key);
             }
             let mut prev = last_round::<ENCRYPT>(&s, k[N - 1], at(0));
@@ -727,7 +734,7 @@ mod imp {
                     let (h, hk) = high();
                     let h = (&h, &hk);
                     (prev, _, carry) = sixteen_fused::<N, ENCRYPT, false, KARATSUBA, P>(
-                        k,
+                        (k, &extra.round1),
                         h,
                         ctr,
                         &prev,
@@ -740,7 +747,7 @@ mod imp {
                 }
                 alone = false;
                 (prev, acc, carry) = sixteen_fused::<N, ENCRYPT, true, KARATSUBA, P>(
-                    k,
+                    (k, &extra.round1),
                     low,
                     ctr,
                     &prev,
@@ -1085,48 +1092,100 @@ mod imp {
         (u64::MAX >> (64 - hi)) & (u64::MAX << lo)
     }
 
-    /// The main loop's counter blocks, mostly without byte shuffles.
+    /// The main loop's counter blocks, through AES's rounds 0 and 1.
     ///
-    /// `vaes` keeps the counter byte-reversed (the count in the low dword
-    /// of each lane, so `VPADDD` is incr32) and reverses every register
-    /// back, a `VPSHUFB` per four blocks on the shuffle pipes that also run
-    /// AES. Here the counter is kept in spec byte order (`be`, lanes
-    /// [c, c + 1, c + 2, c + 3]), and while the count's low byte stays
-    /// below 0xF0 the sixteen blocks are `be` plus 0, 4, 8, 12 in byte 15
-    /// (the top byte of dword 3) and `be` advances by 16 there: no lane's
-    /// byte 15 overflows, so nothing needs a carry. One iteration in
-    /// sixteen crosses a multiple of 256 and takes `vaes`'s path from the
-    /// byte-reversed form (which also wraps the 32-bit count as incr32
-    /// does), reversed from `be` there and back after.
+    /// A public counter (`PUBLIC`: a 96-bit IV's, IV ‖ count) takes FACE's
+    /// first round (`ctr/face/round1.rs`): while the count's low byte
+    /// stays below 0xF0, the sixteen blocks share their run of 256 counts,
+    /// and their state after round 1 is `r` (round 1 of the run's block
+    /// with byte 15 zero, in every lane) XOR four 64-byte loads from the
+    /// key's table at the low byte: no AES instruction and no counter
+    /// arithmetic. One iteration in sixteen reaches or crosses a multiple
+    /// of 256; it takes `vaes`'s path from the byte-reversed form (which
+    /// also wraps the 32-bit count as incr32 does) with rounds 0 and 1 as
+    /// instructions, and computes the next run's `r`: one AES round on one
+    /// register per 256 blocks.
     ///
-    /// Only a public counter takes those paths (`PUBLIC`): a 96-bit IV's
-    /// (IV ‖ count). A longer IV's J0 is GHASH under H, and a branch on its
-    /// bits would time the key, so the general path's counters, when not
-    /// public, always take `vaes`'s branch-free one. (`PUBLIC` is a
-    /// constant, not a field: a flag asked at run time before the count
+    /// A longer IV's J0 is GHASH under H: a branch on its bits or a table
+    /// read at them would time the key, so the general path's counters,
+    /// when not public, always take `vaes`'s branch-free path. (`PUBLIC` is
+    /// a constant, not a field: a flag asked at run time before the count
     /// cost decryption 2–7 % here.)
+    ///
+    /// Measured (Intel Xeon with AVX-512, Sapphire Rapids class, TSC
+    /// cycles a call, old and new alternating): AES-256 16 KiB encryption
+    /// 2552–2614 → 2408–2412, 1 MiB 162 000–167 400 → 152 100–156 300; AES-128
+    /// unchanged (2008–2066 against 2018–2022 at 16 KiB), its loop not
+    /// bound by the AES port.
     #[derive(Clone, Copy)]
     pub(super) struct Counters<const PUBLIC: bool> {
+        /// Lane 0: the next counter block, in spec byte order.
         be: __m512i,
         /// The count of lane 0 of `be` (the low word of the counter block).
         low: u32,
+        /// Rounds 0 and 1 of the block of `be`'s lane 0 with byte 15
+        /// cleared, in every lane (public counters only).
+        r: __m512i,
     }
 
     impl<const PUBLIC: bool> Counters<PUBLIC> {
-        /// Counters from `counter`: public (a 96-bit IV's) or not.
+        /// Counters from `counter`: public (a 96-bit IV's) or not; `r`
+        /// is set by [`run_round1`](Self::run_round1) where the round keys
+        /// are at hand, before [`next16`](Self::next16).
         #[inline]
         #[target_feature(enable = "avx512f,avx512bw")]
         fn new(counter: &Block) -> Counters<PUBLIC> {
             Counters {
                 be: _mm512_shuffle_epi8(counter_start(counter), bswap_mask()),
                 low: u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]),
+                r: _mm512_setzero_si512(),
             }
         }
 
+        /// Sets `r` for the run of `be`'s lane 0 (public counters only),
+        /// `k0` and `k1` the first two round keys in every lane.
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw,vaes")]
+        fn run_round1(&mut self, k0: __m512i, k1: __m512i) {
+            if PUBLIC {
+                let lane0 = _mm512_broadcast_i32x4(_mm512_castsi512_si128(self.be));
+                let base = _mm512_andnot_si512(Self::byte15([0xff; 4]), lane0);
+                self.r = _mm512_aesenc_epi128(_mm512_xor_si512(base, k0), k1);
+            }
+        }
+
+        /// The next sixteen counter blocks through rounds 0 and 1, the
+        /// round keys `k0`, `k1` in every lane and FACE's `table` of the
+        /// same key.
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw,vaes")]
+        fn next16(&mut self, k0: __m512i, k1: __m512i, table: &Round1) -> [__m512i; 4] {
+            if PUBLIC && self.low & 0xff < 0xf0 {
+                let p = table.sixteen(self.low as u8);
+                // SAFETY: `p` points to sixteen entries of 16 bytes.
+                let s = unsafe {
+                    [0, 4, 8, 12]
+                        .map(|j| _mm512_xor_si512(self.r, _mm512_loadu_si512(p.add(j).cast())))
+                };
+                // Lane 0 does not overflow: its low byte is below 0xF0.
+                self.be = _mm512_add_epi32(self.be, Self::byte15([16; 4]));
+                self.low = self.low.wrapping_add(16);
+                return s;
+            }
+            let mut rev = self.reversed();
+            let mut s = counter_blocks::<4>(&mut rev);
+            for x in s.iter_mut() {
+                *x = _mm512_aesenc_epi128(_mm512_xor_si512(*x, k0), k1);
+            }
+            self.be = _mm512_shuffle_epi8(rev, bswap_mask());
+            self.low = self.low.wrapping_add(16);
+            self.run_round1(k0, k1);
+            s
+        }
+
         /// The next counter register in `vaes`'s byte-reversed form, from
-        /// lane 0 of `be` alone: the other lanes' byte 15 may have
-        /// overflowed in the last addition of 16 before the slow path
-        /// (lane 3 at 0xF2 gains 16 when lane 0 is at 0xEF), lane 0's not.
+        /// lane 0 of `be` alone (the other lanes are not kept: their byte
+        /// 15 may have overflowed in an addition of 16).
         #[inline]
         #[target_feature(enable = "avx512f,avx512bw")]
         fn reversed(&self) -> __m512i {
@@ -1156,72 +1215,6 @@ mod imp {
                 0,
                 0,
             )
-        }
-
-        /// The next sixteen counter blocks, in spec byte order.
-        #[inline]
-        #[target_feature(enable = "avx512f,avx512bw")]
-        fn next16(&mut self) -> [__m512i; 4] {
-            let top = |n: i32| Self::byte15([n; 4]);
-            let s = if PUBLIC && self.low & 0xff < 0xf0 {
-                let be = self.be;
-                self.be = _mm512_add_epi32(be, top(16));
-                [
-                    be,
-                    _mm512_add_epi32(be, top(4)),
-                    _mm512_add_epi32(be, top(8)),
-                    _mm512_add_epi32(be, top(12)),
-                ]
-            } else {
-                let mut rev = self.reversed();
-                let s = counter_blocks::<4>(&mut rev);
-                self.be = _mm512_shuffle_epi8(rev, bswap_mask());
-                s
-            };
-            self.low = self.low.wrapping_add(16);
-            s
-        }
-
-        /// The next sixteen counter blocks with round key 0 added (AES's
-        /// round 0, `k0` in every lane). A whole message's counts start at
-        /// 2 (Y_1), so in its main loop every count c of a lane 0 is 2 more
-        /// than a multiple of 16, `base`: while no count of the sixteen or
-        /// of the next register carries out of byte 15 (c's low byte below
-        /// 0xF0), lane l of `be` holds base + 2 + l = base ⊕ (2 + l), block
-        /// i < 14 is base ⊕ (2 + i), and blocks 14 and 15 are
-        /// (base + 16) ⊕ 0 and ⊕ 1, whose lanes 2 and 3 of the advanced
-        /// `be` hold as (base + 16) ⊕ 4 and ⊕ 5. Each register is then one
-        /// three-way XOR of `be` (or, for lanes 2 and 3 of the last, the
-        /// advanced `be`), `k0` and a constant, instead of an addition and
-        /// an XOR: six operations per sixteen blocks instead of eight.
-        /// Other counts take [`next16`](Self::next16) and an XOR.
-        #[inline]
-        #[target_feature(enable = "avx512f,avx512bw")]
-        fn next16_keyed(&mut self, k0: __m512i) -> [__m512i; 4] {
-            if !PUBLIC || self.low & 0xff >= 0xf0 || self.low & 0xf != 2 {
-                let mut s = self.next16();
-                for x in s.iter_mut() {
-                    *x = _mm512_xor_si512(*x, k0);
-                }
-                return s;
-            }
-            // Lane l of register j: (2 + l) ⊕ (2 + 4j + l) turns be's lane
-            // into block 4j + l.
-            let offsets = |j: i32| Self::byte15([0, 1, 2, 3].map(|l| (2 + l) ^ (2 + 4 * j + l)));
-            let be = self.be;
-            let next = _mm512_add_epi32(be, Self::byte15([16; 4]));
-            // Lanes 0 and 1 from `be` (blocks 12, 13: 2 ⊕ 14, 3 ⊕ 15),
-            // lanes 2 and 3 from `next` (blocks 14, 15: 4 ⊕ 0, 5 ⊕ 1).
-            let last = _mm512_mask_blend_epi64(0xf0, be, next);
-            let s = [
-                _mm512_xor_si512(be, k0),
-                xor3(be, k0, offsets(1)),
-                xor3(be, k0, offsets(2)),
-                xor3(last, k0, Self::byte15([12, 12, 4, 4])),
-            ];
-            self.be = next;
-            self.low = self.low.wrapping_add(16);
-            s
         }
     }
 
@@ -1275,8 +1268,9 @@ mod imp {
         if ENCRYPT { out } else { x }
     }
 
-    /// One iteration of the main loop: AES on the next sixteen counter
-    /// blocks, XORed into the chunk at `io`, while sixteen ciphertext
+    /// One iteration of the main loop: AES (round keys `k` in every lane,
+    /// FACE's `table`) on the next sixteen counter blocks, XORed into the
+    /// chunk at `io`, while sixteen ciphertext
     /// blocks (the first with `acc` added) are multiplied by the powers
     /// `h` and added to the unreduced sums `carry`: `prev`, the previous
     /// iteration's ciphertext.
@@ -1297,7 +1291,7 @@ mod imp {
         const KARATSUBA: bool,
         const P: bool,
     >(
-        k: &[__m512i; N],
+        (k, table): (&[__m512i; N], &Round1),
         (h, hk): (&[__m512i; 4], &[__m512i; 4]),
         ctr: &mut Counters<P>,
         prev: &[__m512i; 4],
@@ -1308,13 +1302,13 @@ mod imp {
         let g = prev;
         let bswap = bswap_mask();
         let c = fold_constant();
-        let mut s = ctr.next16_keyed(k[0]);
+        let mut s = ctr.next16(k[0], k[1], table);
         // AES-192's and AES-256's extra rounds first, so that the part
-        // interleaved with GHASH is the same nine rounds for every key size.
-        for key in &k[1..N - 10] {
+        // interleaved with GHASH is the same eight rounds for every key size.
+        for key in &k[2..N - 9] {
             round(&mut s, *key);
         }
-        let m = &k[N - 10..N - 1]; // the last nine middle rounds
+        let m = &k[N - 9..N - 1]; // the last eight middle rounds
 
         // Byte-reflect the blocks; Y joins the first.
         let d0 = _mm512_xor_si512(
@@ -1324,7 +1318,6 @@ mod imp {
         let d1 = _mm512_shuffle_epi8(g[1], bswap);
         let d2 = _mm512_shuffle_epi8(g[2], bswap);
         let d3 = _mm512_shuffle_epi8(g[3], bswap);
-        round(&mut s, m[0]);
 
         // Karatsuba: MI = Σ (a_L ⊕ a_H) ⊗ (b_L ⊕ b_H) ⊕ LO ⊕ HI, twelve
         // products instead of sixteen; b_L ⊕ b_H is stored (`hk`).
@@ -1350,7 +1343,7 @@ mod imp {
             _mm512_clmulepi64_epi128(d0, h[0], 0x00),
             _mm512_clmulepi64_epi128(d1, h[1], 0x00),
         );
-        round(&mut s, m[1]);
+        round(&mut s, m[0]);
         let lo = xor3(
             lo,
             _mm512_clmulepi64_epi128(d2, h[2], 0x00),
@@ -1361,7 +1354,7 @@ mod imp {
         } else {
             (d2, d3)
         };
-        round(&mut s, m[2]);
+        round(&mut s, m[1]);
 
         // HI = Σ a_H ⊗ b_H.
         let hi = xor3(
@@ -1369,7 +1362,7 @@ mod imp {
             _mm512_clmulepi64_epi128(d0, h[0], 0x11),
             _mm512_clmulepi64_epi128(d1, h[1], 0x11),
         );
-        round(&mut s, m[3]);
+        round(&mut s, m[2]);
         let hi = xor3(
             hi,
             _mm512_clmulepi64_epi128(d2, h[2], 0x11),
@@ -1384,7 +1377,7 @@ mod imp {
         } else {
             cross(cross(carry.mi, t0, h[0]), t1, h[1])
         };
-        round(&mut s, m[4]);
+        round(&mut s, m[3]);
         let mk = if KARATSUBA {
             xor3(
                 mk,
@@ -1394,9 +1387,9 @@ mod imp {
         } else {
             cross(cross(mk, t2, h[2]), t3, h[3])
         };
-        round(&mut s, m[5]);
+        round(&mut s, m[4]);
         if !REDUCE {
-            for key in &m[6..] {
+            for key in &m[5..] {
                 round(&mut s, *key);
             }
             let sums = Wide { lo, mi: mk, hi };
@@ -1409,13 +1402,13 @@ mod imp {
         let t = _mm512_clmulepi64_epi128(lo, c, 0x10); // LO_L ⊗ C
         let mi = if KARATSUBA { xor3(mk, lo, hi) } else { mk };
         let mi = xor3(mi, _mm512_shuffle_epi32(lo, _MM_PERM_BADC), t);
-        round(&mut s, m[6]);
+        round(&mut s, m[5]);
 
         // Second fold, MI' into HI.
         let t = _mm512_clmulepi64_epi128(mi, c, 0x10); // MI'_L ⊗ C
-        round(&mut s, m[7]);
+        round(&mut s, m[6]);
         let r = xor3(hi, _mm512_shuffle_epi32(mi, _MM_PERM_BADC), t);
-        round(&mut s, m[8]);
+        round(&mut s, m[7]);
 
         let acc = horizontal_xor(r);
         // SAFETY: as the caller's contract.

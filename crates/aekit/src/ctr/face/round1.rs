@@ -1,0 +1,179 @@
+//! FACE's first round for the kernels with AES instructions: a table of
+//! 256 blocks per key that replaces round 0 and round 1 of every counter
+//! block with one load and one XOR. Constant-time.
+//!
+//! # Why
+//!
+//! With AES instructions a round is one instruction, and FACE's caches
+//! of bytes and columns (`table.rs`, `fixslice.rs`) have nothing to save.
+//! But on a core with one 512-bit AES unit (Intel Sapphire Rapids class:
+//! `VAESENC zmm` issues on one port) the instructions themselves are the
+//! bound: AES-256's fourteen per register of four blocks leave the port
+//! no idle cycle in `vaes-avx512`'s main loop. A round that becomes a
+//! load and an XOR on the other ports is a fourteenth of that bound.
+//!
+//! # The math
+//!
+//! Within a run of 256 counter blocks whose counts differ only in their
+//! low byte (byte 15 of the block), round 1 of block c is
+//! `AESENC(base ⊕ c·e₁₅ ⊕ rk0, rk1)`, where `base` is the run's block with
+//! byte 15 zero. SubBytes acts on each byte and ShiftRows and MixColumns
+//! are linear, so with `L` = MixColumns ∘ ShiftRows and `S` the S-box:
+//!
+//! ```text
+//! round1(base ⊕ c·e₁₅) = round1(base) ⊕ L(e₁₅ · (S(c ⊕ rk0₁₅) ⊕ S(rk0₁₅)))
+//!                      = round1(base) ⊕ T[c]
+//! T[c] = AESENC(c·e₁₅ ⊕ rk0, rk1) ⊕ AESENC(rk0, rk1)
+//! ```
+//!
+//! `T` depends on the key alone (both AESENC terms carry the same rk1,
+//! which cancels, and the zero block's other fifteen bytes cancel too);
+//! it is built once, here, with AES-NI. A kernel computes `round1(base)`
+//! once per run of 256 blocks (one AES round on one register) and the
+//! state after round 1 of block c is `round1(base) ⊕ T[c]`. Sixteen
+//! consecutive counts within a run are sixteen consecutive entries, so a
+//! register of four blocks is one 64-byte load.
+//!
+//! # Constant time
+//!
+//! The table's contents are secret; which entries are read depends on the
+//! count alone, and the kernels use the table only for a 96-bit IV's
+//! counter (IV ‖ count), which is public: the IV travels in the clear and
+//! the count is a block index. A longer IV's J0 is GHASH(IV) under H, a
+//! function of the key: its counters never index the table.
+//!
+//! # Layout
+//!
+//! Entry c is stored at index c + 2 of a 64-byte-aligned array: a whole
+//! message's main loop starts at count 2 (Y_1 = IV ‖ 2) and steps by
+//! sixteen, so its loads start on a cache line and none of them splits
+//! one. 4 KiB per key, zeroized on drop.
+
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::{
+    __m128i, _mm_aesenc_si128, _mm_loadu_si128, _mm_storeu_si128, _mm_xor_si128,
+};
+
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+use crate::aes::{Block, KeySchedule};
+
+/// `T` of the module header for one key: see there.
+#[derive(Zeroize, ZeroizeOnDrop)]
+#[repr(C, align(64))]
+pub(crate) struct Round1 {
+    /// Entry c (count byte c) at index c + 2.
+    entries: [Block; 258],
+}
+
+impl Round1 {
+    /// The table of `keys`, or `None` where the CPU has no AES-NI (every
+    /// CPU with the kernels that use it has).
+    pub(crate) fn new(keys: &KeySchedule) -> Option<Round1> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("aes") {
+            let mut table = Round1 {
+                entries: [[0; 16]; 258],
+            };
+            // SAFETY: AES-NI was detected above.
+            unsafe { table.fill(keys.round_keys()) };
+            return Some(table);
+        }
+        let _ = keys;
+        None
+    }
+
+    /// # Safety
+    /// The CPU must support AES-NI.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "aes")]
+    unsafe fn fill(&mut self, rk: &[Block]) {
+        let load = |b: &Block| -> __m128i {
+            // SAFETY: `b` is 16 readable bytes; no alignment needed.
+            unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
+        };
+        let (k0, k1) = (load(&rk[0]), load(&rk[1]));
+        let zero = _mm_aesenc_si128(k0, k1);
+        for (c, entry) in self.entries[2..].iter_mut().enumerate() {
+            let mut x = [0u8; 16];
+            x[15] = c as u8;
+            let t = _mm_xor_si128(_mm_aesenc_si128(_mm_xor_si128(load(&x), k0), k1), zero);
+            // SAFETY: `entry` is 16 writable bytes; no alignment needed.
+            unsafe { _mm_storeu_si128(entry.as_mut_ptr().cast(), t) };
+        }
+    }
+
+    /// The sixteen entries of counts `low` … `low` + 15 (`low` ≤ 240: the
+    /// sixteen share a run), as a pointer for the kernels' vector loads.
+    pub(crate) fn sixteen(&self, low: u8) -> *const Block {
+        let low = usize::from(low);
+        self.entries[low + 2..low + 18].as_ptr()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aes::{sub_byte, xtime};
+
+    /// FIPS-197's round 1 byte by byte (§5.1: AddRoundKey with rk0, then
+    /// SubBytes, ShiftRows, MixColumns, AddRoundKey with rk1), byte i of
+    /// the block being row i mod 4 of column i / 4.
+    fn first_round(block: &Block, rk: &[Block]) -> Block {
+        let s: Block = core::array::from_fn(|i| sub_byte(block[i] ^ rk[0][i]));
+        // ShiftRows: row r of column c comes from column c + r.
+        let shifted: Block = core::array::from_fn(|i| s[(i % 4) + 4 * ((i / 4 + i % 4) % 4)]);
+        core::array::from_fn(|i| {
+            let (r, col) = (i % 4, &shifted[4 * (i / 4)..4 * (i / 4) + 4]);
+            let a = |k: usize| col[(r + k) % 4];
+            // 2·a0 ⊕ 3·a1 ⊕ a2 ⊕ a3, rotated to row r.
+            xtime(a(0)) ^ xtime(a(1)) ^ a(1) ^ a(2) ^ a(3) ^ rk[1][i]
+        })
+    }
+
+    /// round1(base) ⊕ T[c] is round 1 of base ⊕ c·e₁₅, for every c, a
+    /// few bases and every key size.
+    #[test]
+    fn entries_are_the_first_round_difference() {
+        for key_len in [16, 24, 32] {
+            let key: Vec<u8> = (0..key_len).map(|i| (i * 29 + 7) as u8).collect();
+            let ks = KeySchedule::new(&key).unwrap();
+            let Some(table) = Round1::new(&ks) else {
+                eprintln!("SKIP FACE round 1: no AES-NI on this CPU");
+                return;
+            };
+            let rk = ks.round_keys();
+            for base in [
+                [0u8; 16],
+                [0x3c; 16],
+                core::array::from_fn(|i| (i * 17) as u8),
+            ] {
+                let mut base = base;
+                base[15] = 0;
+                let r = first_round(&base, rk);
+                for c in 0..=255u8 {
+                    let mut block = base;
+                    block[15] = c;
+                    let t = table.entries[usize::from(c) + 2];
+                    let got: Block = core::array::from_fn(|i| r[i] ^ t[i]);
+                    assert_eq!(got, first_round(&block, rk), "AES-{} c {c}", key_len * 8);
+                }
+            }
+        }
+    }
+
+    /// The byte-wise round agrees with AES itself: a whole encryption
+    /// built from it (rounds 1 … Nr − 1 as here, the last without
+    /// MixColumns) is FIPS-197 Appendix C.1's.
+    #[test]
+    fn first_round_reference_is_fips_197() {
+        let ks = KeySchedule::new(&core::array::from_fn::<u8, 16, _>(|i| i as u8)).unwrap();
+        let pt: Block = core::array::from_fn(|i| (i * 0x11) as u8);
+        // After round 1 of C.1: "round[ 2].start".
+        let want = [
+            0x89, 0xd8, 0x10, 0xe8, 0x85, 0x5a, 0xce, 0x68, 0x2d, 0x18, 0x43, 0xd8, 0xcb, 0x12,
+            0x8f, 0xe4,
+        ];
+        assert_eq!(first_round(&pt, ks.round_keys()), want);
+    }
+}
