@@ -218,9 +218,10 @@ pub(crate) use unsupported::FusedAvx2;
 mod imp {
     use core::arch::x86_64::{
         __m128i, __m256i, _mm_cvtsi128_si32, _mm_loadu_si128, _mm256_add_epi32,
-        _mm256_aesenc_epi128, _mm256_aesenclast_epi128, _mm256_broadcastsi128_si256,
-        _mm256_castsi256_si128, _mm256_loadu_si256, _mm256_set_epi32, _mm256_setzero_si256,
-        _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_xor_si256, _mm256_zextsi128_si256,
+        _mm256_aesenc_epi128, _mm256_aesenclast_epi128, _mm256_andnot_si256,
+        _mm256_broadcastsi128_si256, _mm256_castsi256_si128, _mm256_loadu_si256,
+        _mm256_permute2x128_si256, _mm256_set_epi32, _mm256_setzero_si256, _mm256_shuffle_epi8,
+        _mm256_storeu_si256, _mm256_xor_si256, _mm256_zextsi128_si256,
     };
 
     use core::arch::asm;
@@ -233,6 +234,7 @@ mod imp {
     use crate::gcm::fused_ni::{CONSTS, FusedNi, Kind, Pairing};
     use core::borrow::BorrowMut;
 
+    use crate::ctr::face::round1::Round1;
     use crate::gcm::batch::BatchMessage;
     use crate::gcm::kernel::{Kernel, LONG, finish_two_pass, taken};
     use crate::gcm::multi_avx2::crypt_groups;
@@ -280,6 +282,9 @@ mod imp {
     pub(crate) struct FusedAvx2 {
         ni: FusedNi,
         powers: Powers,
+        /// FACE's first round (`ctr/face/round1.rs`) for a 96-bit IV's
+        /// counter blocks.
+        round1: Round1,
         _cpu: Cpu,
     }
 
@@ -418,6 +423,7 @@ mod imp {
             Some(FusedAvx2 {
                 ni,
                 powers,
+                round1: Round1::new(keys)?,
                 _cpu: cpu,
             })
         }
@@ -551,11 +557,18 @@ mod imp {
             let sixteen = _mm256_set_epi32(0, 0, 0, 16, 0, 0, 0, 16);
             // The count of lane 0 of `ctr`.
             let mut low = _mm_cvtsi128_si32(counter) as u32;
-            // Round 0 is done here, with the counter blocks: the states
-            // enter `stitch` keyed. `keyed` is the spec-order pair for
-            // `ctr` XOR round key 0.
-            let k0 = round_key(&self.aes().round_keys()[0]);
-            let mut keyed = _mm256_xor_si256(_mm256_shuffle_epi8(ctr, reverse), k0);
+            // Rounds 0 and 1 are done here, with the counter blocks: the
+            // states enter `stitch` at round 2.
+            let keys = self.aes().round_keys();
+            let (k0, k1) = (round_key(&keys[0]), round_key(&keys[1]));
+            // FACE's first round (the module header's "Counters"): `r` is
+            // round 1 of lane 0's block with byte 15 zero, in both lanes.
+            let run_round1 = |ctr: __m256i| {
+                let lane0 = _mm256_permute2x128_si256::<0>(ctr, ctr);
+                let base = _mm256_andnot_si256(byte15(0xff), _mm256_shuffle_epi8(lane0, reverse));
+                _mm256_aesenc_epi128(_mm256_xor_si256(base, k0), k1)
+            };
+            let mut r = run_round1(ctr);
 
             let batches = body.len() / BATCH;
             // Hashed batches go in pairs, one reduction per pair, the odd
@@ -574,45 +587,32 @@ mod imp {
             for i in 0..batches {
                 let (done, rest) = body.split_at_mut(i * BATCH);
                 let out = &mut rest[..BATCH];
-                let mut s = [keyed; 8];
+                let mut s = [r; 8];
                 // Only a public counter (a 96-bit IV's, IV ‖ count) may
-                // choose the path: a longer IV's J0 is GHASH under H, and
-                // a branch on its bits would time the key. `public` is
-                // asked first, so a secret count is never looked at.
-                if public && low & 0xf == 2 {
-                    // Counts 16m + 2 … 16m + 17 (a 96-bit IV's message, Y_1
-                    // = IV ‖ 2, at every batch): byte 15 of register j < 7
-                    // is that of register 0 XOR a constant (its low nibble
-                    // stays below 16, so nothing carries, even at m = 15),
-                    // and register 7 (16m + 16, 16m + 17) is the next
-                    // batch's first pair, made with incr32's carry, XOR 2.
-                    // One operation per register, round 0 included.
-                    ctr = _mm256_add_epi32(ctr, sixteen);
-                    let next = _mm256_xor_si256(_mm256_shuffle_epi8(ctr, reverse), k0);
-                    for (j, sj) in s.iter_mut().enumerate().skip(1) {
-                        let from = if j < 7 { keyed } else { next };
-                        *sj = _mm256_xor_si256(from, keyed_step(j));
-                    }
-                    keyed = next;
-                } else if public && low & 0xff < 0xf0 {
-                    // No count of the batch carries out of its low byte
-                    // (byte 15, the top byte of dword 3 in spec order):
-                    // one shuffle, then additions there.
-                    let be = _mm256_shuffle_epi8(ctr, reverse);
+                // choose the path or index the table: a longer IV's J0 is
+                // GHASH under H, and a branch on its bits or a load at
+                // them would time the key. `public` is asked first, so a
+                // secret count is never looked at.
+                if public && low & 0xff < 0xf0 {
+                    // The sixteen counts share bytes 0..14: round 1 is `r`
+                    // XOR the table's entries at the low byte.
+                    let p = self.round1.sixteen(low as u8);
                     for (j, sj) in s.iter_mut().enumerate() {
-                        let step = (2 * j as i32) << 24;
-                        let block =
-                            _mm256_add_epi32(be, _mm256_set_epi32(step, 0, 0, 0, step, 0, 0, 0));
-                        *sj = _mm256_xor_si256(block, k0);
+                        // SAFETY: `p` points to sixteen entries of 16
+                        // bytes; register j reads entries 2j and 2j + 1.
+                        let t = unsafe { _mm256_loadu_si256(p.add(2 * j).cast()) };
+                        *sj = _mm256_xor_si256(r, t);
                     }
                     ctr = _mm256_add_epi32(ctr, sixteen);
-                    keyed = _mm256_xor_si256(_mm256_shuffle_epi8(ctr, reverse), k0);
                 } else {
                     for sj in &mut s {
-                        *sj = _mm256_xor_si256(_mm256_shuffle_epi8(ctr, reverse), k0);
+                        let block = _mm256_shuffle_epi8(ctr, reverse);
+                        *sj = _mm256_aesenc_epi128(_mm256_xor_si256(block, k0), k1);
                         ctr = _mm256_add_epi32(ctr, two);
                     }
-                    keyed = _mm256_xor_si256(_mm256_shuffle_epi8(ctr, reverse), k0);
+                    if public {
+                        r = run_round1(ctr);
+                    }
                 }
                 low = low.wrapping_add(16);
                 let hashed = match direction {
@@ -639,8 +639,8 @@ mod imp {
             (_mm256_castsi256_si128(ctr), acc)
         }
 
-        /// Runs the eight counter-block pairs `s`, round key 0 already
-        /// added, through AES rounds 1 on while folding
+        /// Runs the eight counter-block pairs `s`, rounds 0 and 1 already
+        /// done, through AES rounds 2 on while folding
         /// the sixteen ciphertext blocks of `hashed` (256 bytes; none for
         /// the first batch of an encryption) into `sums` as its [`Kind`]
         /// says (see [`stitched`], which writes the schedule out as
@@ -657,7 +657,7 @@ mod imp {
             let rounds = self.aes().rounds();
             let Some((x, kind)) = hashed else {
                 // The first batch of an encryption: AES alone.
-                for key in &keys[1..rounds] {
+                for key in &keys[2..rounds] {
                     aesenc(s, round_key(key));
                 }
                 let k = round_key(&keys[rounds]);
@@ -674,20 +674,12 @@ mod imp {
         }
     }
 
-    /// Byte 15 of counter register j of a batch whose counts are 16m + 2 …
-    /// 16m + 17, XOR that of register 0 (j < 7) or of the next batch's
-    /// register 0 (j = 7), in both lanes (lane l holds count 16m + 2 + 2j +
-    /// l): (2 + l) ⊕ (2 + l + 2j), no carry leaving the low nibble for j <
-    /// 7; and 16(m + 1) + l = (16(m + 1) + 2 + l) ⊕ 2.
+    /// `v` in byte 15 of both lanes (the top byte of dword 3, the count's
+    /// low byte in spec byte order), zero elsewhere.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn keyed_step(j: usize) -> __m256i {
-        let (lane0, lane1) = if j < 7 {
-            (2 ^ (2 + 2 * j as i32), 3 ^ (3 + 2 * j as i32))
-        } else {
-            (2, 2)
-        };
-        _mm256_set_epi32(lane1 << 24, 0, 0, 0, lane0 << 24, 0, 0, 0)
+    fn byte15(v: i32) -> __m256i {
+        _mm256_set_epi32(v << 24, 0, 0, 0, v << 24, 0, 0, 0)
     }
 
     /// One middle round (`$op` `vaesenc` or `vaesenclast`) of the
@@ -808,15 +800,14 @@ mod imp {
             &powers.0[..8]
         };
         // The schedule: the reflection mask loaded (every batch: no
-        // register is kept between two `asm!` blocks), the
-        // first pair, rounds 1–7 each followed by a pair's products, round
-        // 8, `$reduce`, the rest.
+        // register is kept between two `asm!` blocks), the first two
+        // pairs' products, rounds 2–7 each followed by a pair's products,
+        // round 8, `$reduce`, the rest.
         macro_rules! schedule {
             ($first:expr, $reduce:expr, $($end:expr),+) => {
                 asm!(
                     "vbroadcasti128 ymm15, xmmword ptr [{consts}]",
                     $first,
-                    round!("vaesenc", "1"),
                     product!("1"),
                     round!("vaesenc", "2"),
                     product!("2"),

@@ -353,7 +353,7 @@ pub(crate) mod tests {
             // Counts whose low byte is near a carry (0x1d8 … 0x1f8, every
             // low byte before and after the last one a batch may start
             // at without one) and near the 32-bit wrap.
-            let all: &[usize] = &[0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 48, 64, 95];
+            let all: &[usize] = &[0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 48, 64, 95, 529];
             let cases = [2u32, 0xffff_fff0, 0xffff_fffd, 0xffff_ffff]
                 .map(|low| (low, all))
                 .into_iter()
