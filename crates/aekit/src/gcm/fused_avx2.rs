@@ -37,19 +37,23 @@
 //! 3245–3396 → 3124–3386 TSC cycles, old and new alternating; the change
 //! `vaes-avx512` also has).
 //!
-//! Round 0 is done with the counter blocks, outside the stitched rounds,
-//! and for a 96-bit IV's message (Y_1 = IV ‖ 2, so every batch's first
-//! count is 16m + 2) in one operation per register: XOR round key 0 into
-//! the spec-order pair (16m + 2, 16m + 3) once, and register j < 7 (counts
-//! 16m + 2 + 2j + l in lane l) is that XOR (2 + l) ⊕ (2 + l + 2j) in byte
-//! 15 — the low nibble never reaches 16, so nothing carries, whatever m —
-//! while register 7 (16m + 16 + l) is the next batch's keyed pair XOR 2.
-//! That is ten operations per sixteen blocks where the additions and
-//! round 0 took eighteen (forced on an Intel Xeon with AVX-512, AES-128
-//! TSC cycles per call, old and new alternating: 16 KiB encryption
-//! 2896–2939 → 2806–2899, 1 MiB encryption 187 300–189 300 → 182 600–185
-//! 200, decryption 184 700–187 900 → 182 700–185 100). Other first counts
-//! (the general path's) add as above and XOR round key 0 after.
+//! Rounds 0 and 1 are done with the counter blocks, outside the stitched
+//! rounds. A 96-bit IV's counter (IV ‖ count, public) takes FACE's first
+//! round for AES instructions (`ctr/face/round1.rs`, the table `ni-clmul`'s
+//! kernel holds) while a batch's low byte is below 0xF0 (fifteen batches
+//! in sixteen): register j is round 1 of the run's block with byte 15
+//! zero (one VAESENC per 256 blocks) XOR a 32-byte load of the table's
+//! entries for counts 2j and 2j + 1 of the batch. Other batches,
+//! and every batch of the general path's secret counter (J0 = GHASH(IV)
+//! for a longer IV, which must neither branch nor index), add 2 to the
+//! byte-reversed pairs, shuffle them back and run rounds 0 and 1. Forced
+//! on an Intel Xeon with AVX-512 (Sapphire Rapids class), TSC cycles per
+//! call, old and new alternating: 16 KiB AES-128 2826–2830 → 2736–2746
+//! (decryption 2846–2848 → 2726–2730), AES-256 3318–3368 → 3224–3232;
+//! 1 MiB decryption 181 400–188 400 → 175 700–182 300. (It replaced a
+//! keyed form for counts 16m + 2, register j the first pair XOR round key
+//! 0 XOR a constant, which had taken AES-128 16 KiB from 2896–2939 to
+//! 2806–2899 against additions and a PXOR per register.)
 //!
 //! # The math: thirty-two blocks per reduction
 //!
@@ -92,8 +96,8 @@
 //! # The schedule
 //!
 //! ```text
-//! (round 0, done with the counter blocks)             (Y ⊕ X1, X2)·(H^16, H^15)
-//! round r=1..7   s_j = VAESENC(s_j, rk_r), j = 0..7   ⊕= (X_{2r+1}, X_{2r+2})·(H^{16−2r}, H^{15−2r})
+//! (rounds 0, 1: with the counter blocks)             (Y ⊕ X1, X2)·(H^16, H^15), (X3, X4)·(H^14, H^13)
+//! round r=2..7   s_j = VAESENC(s_j, rk_r), j = 0..7   ⊕= (X_{2r+1}, X_{2r+2})·(H^{16−2r}, H^{15−2r})
 //! round 8        s_j = VAESENC(s_j, rk8)              Y' = lanes of reduce(sums) added (not the first of a pair)
 //! rounds 9..     s_j = VAESENC(s_j, rk_r)
 //! last           s_j = VAESENCLAST(s_j, rk_last); P ⊕ s → C
@@ -234,7 +238,6 @@ mod imp {
     use crate::gcm::fused_ni::{CONSTS, FusedNi, Kind, Pairing};
     use core::borrow::BorrowMut;
 
-    use crate::ctr::face::round1::Round1;
     use crate::gcm::batch::BatchMessage;
     use crate::gcm::kernel::{Kernel, LONG, finish_two_pass, taken};
     use crate::gcm::multi_avx2::crypt_groups;
@@ -282,9 +285,6 @@ mod imp {
     pub(crate) struct FusedAvx2 {
         ni: FusedNi,
         powers: Powers,
-        /// FACE's first round (`ctr/face/round1.rs`) for a 96-bit IV's
-        /// counter blocks.
-        round1: Round1,
         _cpu: Cpu,
     }
 
@@ -423,7 +423,6 @@ mod imp {
             Some(FusedAvx2 {
                 ni,
                 powers,
-                round1: Round1::new(keys)?,
                 _cpu: cpu,
             })
         }
@@ -596,7 +595,7 @@ mod imp {
                 if public && low & 0xff < 0xf0 {
                     // The sixteen counts share bytes 0..14: round 1 is `r`
                     // XOR the table's entries at the low byte.
-                    let p = self.round1.sixteen(low as u8);
+                    let p = self.ni.round1().entries(low as u8, 16);
                     for (j, sj) in s.iter_mut().enumerate() {
                         // SAFETY: `p` points to sixteen entries of 16
                         // bytes; register j reads entries 2j and 2j + 1.

@@ -1161,7 +1161,7 @@ mod imp {
         #[target_feature(enable = "avx512f,avx512bw,vaes")]
         fn next16(&mut self, k0: __m512i, k1: __m512i, table: &Round1) -> [__m512i; 4] {
             if PUBLIC && self.low & 0xff < 0xf0 {
-                let p = table.sixteen(self.low as u8);
+                let p = table.entries(self.low as u8, 16);
                 // SAFETY: `p` points to sixteen entries of 16 bytes.
                 let s = unsafe {
                     [0, 4, 8, 12]

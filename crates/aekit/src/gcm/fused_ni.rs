@@ -100,8 +100,8 @@
 //! rounds; between round keys it computes one of the eight products:
 //!
 //! ```text
-//! (round 0, done with the counter blocks)             (Y ⊕ X1)·H^8
-//! round r=1..7   s_i = AESENC(s_i, rk_r), i = 0..7    ⊕= X_{r+1}·H^(8−r)
+//! (rounds 0, 1: with the counter blocks, "Counters")  (Y ⊕ X1)·H^8 ⊕ X2·H^7
+//! round r=2..7   s_i = AESENC(s_i, rk_r), i = 0..7    ⊕= X_{r+1}·H^(8−r)
 //! round 8        s_i = AESENC(s_i, rk8)               Y' = reduce(sum) (not the first of a pair)
 //! rounds 9..     s_i = AESENC(s_i, rk_r)
 //! last           s_i = AESENCLAST(s_i, rk_last); P ⊕ s → C
@@ -109,7 +109,7 @@
 //!
 //! AES has at least ten rounds, so the products and the reduction always
 //! fit before the last one. AES-256's fourteen rounds get a schedule of
-//! their own, the products spread over them (after rounds 0, 2, 3, 5, 6,
+//! their own, the products spread over them (after rounds 1, 2, 3, 5, 6,
 //! 8, 9 and 11, the reduction after round 12) instead of packed into the
 //! first nine with five rounds of AES alone at the end: 16 KiB 12 240 →
 //! 11 180–11 920 TSC cycles on Zen 1, 0.98× → 1.04–1.05× ring's in the
@@ -123,27 +123,34 @@
 //! reloaded the round keys from the stack. In this order all eight chains
 //! are in flight: 0.79 → 0.66 TSC cycles per byte on Zen 1 (AES-128).
 //!
-//! Round 0 is done with the counter blocks, outside the stitched rounds.
-//! A 96-bit IV's message has its batches start at counts 8m + 2 (Y_1 =
-//! IV ‖ 2): then the first counter block XOR round key 0 is made once
-//! (one PADDD on a byte-reversed counter, where it is incr32, one PSHUFB,
-//! one PXOR), blocks 1–5 are it XOR (2 ⊕ (2 + j)) in byte 15 — the low three
-//! bits stay below 8, so nothing carries, whatever m — and blocks 6 and 7
-//! (8m + 8, 8m + 9) are the next batch's first keyed block XOR 2 and 3:
-//! ten operations per eight blocks where `ni::counter_blocks` and round 0
-//! took eight PINSRD (two micro-operations each on Intel), eight scalar
-//! additions and byte swaps and eight PXOR. Other first counts (the
-//! general path's) take `counter_blocks` and a PXOR each. Forced on an
-//! Intel Xeon with AVX-512 (Sapphire Rapids class), TSC cycles per call,
-//! old and new alternating: AES-128 16 KiB encryption 6646–6691 →
-//! 5700–5908, decryption 6668–6891 → 5535–5852; 1 MiB 409 600–424 400 →
-//! 343 800–357 000 and 400 700–419 800 → 333 300–349 200; 1500 B 643–658
-//! → 555–572; AES-256 16 KiB 7192–7459 → 6399–6436.
+//! # Counters
+//!
+//! Rounds 0 and 1 are done with the counter blocks, outside the stitched
+//! rounds. A 96-bit IV's counter (IV ‖ count, public) takes FACE's first
+//! round for AES instructions (`ctr/face/round1.rs`) wherever a batch's
+//! eight counts share bytes 0..14 (low byte at most 0xF8; thirty-one
+//! batches in thirty-two): each block is one register, round 1 of the
+//! run's block with byte 15 zero (one AESENC per 256 blocks), XOR the
+//! key's table entry at its low byte. Eight loads and eight PXOR per
+//! batch instead of `ni::counter_blocks` (eight PINSRD, two
+//! micro-operations each on Intel), round 0's PXOR and round 1's AESENC.
+//! Other batches, and every batch of the general path's secret counter
+//! (J0 = GHASH(IV) for a longer IV, which must neither branch nor index),
+//! take `counter_blocks`, a PXOR and an AESENC each.
+//!
+//! Forced on an Intel Xeon with AVX-512 (Sapphire Rapids class), TSC
+//! cycles per call, old and new alternating: AES-128 16 KiB 5052–5154 →
+//! 4832–4848, 1 MiB 322 500–325 400 → 307 900–308 600 (both directions);
+//! AES-256 16 KiB 5974–5980 → 5862–5876, 1 MiB 378 300–382 400 → 366 000–373 700.
+//! (It replaced a keyed form for counts 8m + 2: the first block XOR round
+//! key 0 made once and the others XORs of it, which had taken AES-128
+//! 16 KiB from 6646–6691 to 5700–5908 TSC cycles against `counter_blocks`
+//! and a PXOR each.)
 //!
 //! Decryption hashes the batch it is decrypting (the ciphertext is in the
 //! buffer until the keystream is XORed in after the last round).
 //! Encryption hashes the previous batch, whose ciphertext the previous
-//! iteration wrote: the first batch is AES alone (`ni`'s `encrypt`), and
+//! iteration wrote: the first batch is AES alone, and
 //! the last is hashed after the loop, together with the tail.
 //!
 //! # The tail
@@ -245,6 +252,7 @@ use super::FusedKernel;
 use super::kernel::Kernel;
 use crate::aes::ni::Ni;
 use crate::aes::{BlockCipher, KeySchedule};
+use crate::ctr::face::round1::Round1;
 use crate::ghash::GhashKey;
 use crate::ghash::clmul::Clmul;
 
@@ -257,6 +265,9 @@ pub(crate) struct FusedNi {
     /// The powers in the order a batch uses them, with their Karatsuba
     /// folds: as secret as H.
     tables: Tables,
+    /// FACE's first round (`ctr/face/round1.rs`) for a 96-bit IV's
+    /// counter blocks (`vaes-avx2` uses it too).
+    round1: Round1,
 }
 
 /// For batch block i = 0..8: entry 2i is the twisted H^(8−i) and entry
@@ -416,13 +427,26 @@ impl FusedKernel for FusedNi {
     fn new(keys: &KeySchedule) -> Option<Self> {
         let (aes, ghash) = ni_clmul_keys(keys)?;
         let tables = Tables::new(&ghash);
-        Some(FusedNi { aes, ghash, tables })
+        let round1 = Round1::new(keys)?;
+        Some(FusedNi {
+            aes,
+            ghash,
+            tables,
+            round1,
+        })
     }
 }
 
 /// The `ni` key and the `clmul` key of H = E(K, 0^128): what this kernel,
 /// `vaes-avx2` and (on Intel, for the short path) `vaes-avx512` hold.
 /// `None` where the CPU lacks AES-NI or PCLMULQDQ.
+impl FusedNi {
+    /// FACE's first-round table of this key.
+    pub(crate) fn round1(&self) -> &Round1 {
+        &self.round1
+    }
+}
+
 pub(crate) fn ni_clmul_keys(keys: &KeySchedule) -> Option<(Ni, Clmul)> {
     let aes = Ni::new(keys)?;
     let mut h = [[0u8; 16]];
@@ -440,8 +464,8 @@ pub(crate) use imp::{CONSTS, Kind, Pairing, tag};
 mod imp {
     use core::arch::asm;
     use core::arch::x86_64::{
-        __m128i, _mm_add_epi32, _mm_loadu_si128, _mm_set_epi32, _mm_set_epi64x, _mm_setzero_si128,
-        _mm_shuffle_epi8, _mm_storeu_si128, _mm_xor_si128,
+        __m128i, _mm_aesenc_si128, _mm_aesenclast_si128, _mm_loadu_si128, _mm_set_epi64x,
+        _mm_setzero_si128, _mm_shuffle_epi8, _mm_storeu_si128, _mm_xor_si128,
     };
     use core::mem::MaybeUninit;
 
@@ -672,8 +696,8 @@ mod imp {
         /// ciphertext into `acc`; returns the GHASH value. Decryption
         /// hashes every batch it reads; encryption every batch it wrote
         /// but the last, whose ciphertext the caller hashes. `public`:
-        /// the counter is IV ‖ count for a 96-bit IV, which the keyed
-        /// counter blocks may branch on; otherwise (J0 = GHASH(IV), the
+        /// the counter is IV ‖ count for a 96-bit IV, which may choose
+        /// the counter blocks' path and index FACE's table; otherwise (J0 = GHASH(IV), the
         /// general path's) every batch takes the branch-free way.
         ///
         /// # Safety
@@ -703,60 +727,46 @@ mod imp {
                 Direction::Encrypt => batches.saturating_sub(1),
             });
             let mut sums = [acc, _mm_setzero_si128(), _mm_setzero_si128()];
-            // Round 0 is done here, with the counter blocks: the states
-            // enter `stitch` keyed. `rev` is the byte-reversed counter block
-            // of the batch's first count (the count in dword 0, where
-            // PADDD is incr32), `keyed` that block in spec order XOR round
-            // key 0.
-            let reverse = clmul::byte_reverse_mask();
-            let k0 = self.round_key0();
-            // SAFETY: the features `counter_blocks` needs are enabled here.
-            let mut rev =
-                _mm_shuffle_epi8(unsafe { ni::counter_blocks::<1>(counter, ctr) }[0], reverse);
-            let mut keyed = _mm_xor_si128(_mm_shuffle_epi8(rev, reverse), k0);
-            let eight = _mm_set_epi32(0, 0, 0, 8);
+            // Rounds 0 and 1 are done here, with the counter blocks: the
+            // states enter `stitch` at round 2. A public counter's batch
+            // whose eight counts share bytes 0..14 takes FACE's first
+            // round (the module header's "Counters"): `r` is round 1 of
+            // the block with the batch's bytes 0..14 and byte 15 zero.
+            let keys = self.aes.round_keys();
+            let (k0, k1) = self.round_keys01();
+            let run_round1 = |ctr: u32| {
+                // SAFETY: the features `counter_blocks` needs are enabled
+                // here.
+                let base = unsafe { ni::counter_blocks::<1>(counter, ctr & !0xff) }[0];
+                _mm_aesenc_si128(_mm_xor_si128(base, k0), k1)
+            };
+            let mut r = run_round1(ctr);
             for i in 0..batches {
                 // SAFETY: batch i (and i − 1) lies inside both buffers,
                 // per the contract.
                 let (input, output) = unsafe { (src.add(i * BATCH), dst.add(i * BATCH)) };
-                rev = _mm_add_epi32(rev, eight);
-                let next = _mm_xor_si128(_mm_shuffle_epi8(rev, reverse), k0);
                 // Only a public counter (a 96-bit IV's, IV ‖ count) may
-                // choose the path: a longer IV's J0 is GHASH under H, and
-                // a branch on its bits would time the key. `public` is
-                // asked first, so a secret count is never looked at.
-                let mut s = if public && ctr & 7 == 2 {
-                    // Counts 8m + 2 … 8m + 9 (a 96-bit IV's message, Y_1 =
-                    // IV ‖ 2, at every batch): block j < 6 is the first
-                    // keyed block XOR (2 ⊕ (2 + j)) in byte 15 (the low
-                    // three bits stay below 8, so nothing carries), blocks
-                    // 6 and 7 (8m + 8, 8m + 9) the next batch's first
-                    // keyed block XOR 2 and 3. One operation a block,
-                    // round 0 included.
-                    let step = |from: __m128i, d: i32| {
-                        _mm_xor_si128(from, _mm_set_epi32(d << 24, 0, 0, 0))
-                    };
-                    [
-                        keyed,
-                        step(keyed, 2 ^ 3),
-                        step(keyed, 2 ^ 4),
-                        step(keyed, 2 ^ 5),
-                        step(keyed, 2 ^ 6),
-                        step(keyed, 2 ^ 7),
-                        step(next, 2),
-                        step(next, 3),
-                    ]
+                // choose the path or index the table: a longer IV's J0 is
+                // GHASH under H, and a branch on its bits or a load at
+                // them would time the key. `public` is asked first, so a
+                // secret count is never looked at.
+                let mut s = if public && ctr & 0xff <= 0xf8 {
+                    let p = self.round1.entries(ctr as u8, 8);
+                    // SAFETY: `p` points to eight entries of 16 bytes.
+                    core::array::from_fn(|j| unsafe {
+                        _mm_xor_si128(r, _mm_loadu_si128(p.add(j).cast()))
+                    })
                 } else {
                     // SAFETY: the features `counter_blocks` needs are
                     // enabled here.
                     let mut s = unsafe { ni::counter_blocks::<8>(counter, ctr) };
-                    for x in &mut s {
-                        *x = _mm_xor_si128(*x, k0);
-                    }
+                    self.rounds01(&mut s);
                     s
                 };
-                keyed = next;
                 ctr = ctr.wrapping_add(8);
+                if public && ctr & 0xff < 8 {
+                    r = run_round1(ctr);
+                }
                 let hashed = match direction {
                     Direction::Decrypt => Some(input),
                     // SAFETY: as above.
@@ -769,13 +779,20 @@ mod imp {
                     // needs are enabled.
                     Some(x) => unsafe { self.stitch(&mut s, x, pairing.next(), &mut sums) },
                     None => {
-                        // The first batch of an encryption: AES alone, from
-                        // the counter blocks.
-                        for x in &mut s {
-                            *x = _mm_xor_si128(*x, k0);
+                        // The first batch of an encryption: AES alone.
+                        let rounds = self.aes.rounds();
+                        for key in &keys[2..rounds] {
+                            // SAFETY: `key` is 16 readable bytes.
+                            let k = unsafe { _mm_loadu_si128(key.as_ptr().cast()) };
+                            for x in &mut s {
+                                *x = _mm_aesenc_si128(*x, k);
+                            }
                         }
-                        // SAFETY: the features `encrypt` needs are enabled here.
-                        unsafe { self.aes.encrypt(&mut s) }
+                        // SAFETY: as above.
+                        let k = unsafe { _mm_loadu_si128(keys[rounds].as_ptr().cast()) };
+                        for x in &mut s {
+                            *x = _mm_aesenclast_si128(*x, k);
+                        }
                     }
                 }
                 // SAFETY: 128 bytes each, per the contract.
@@ -938,10 +955,7 @@ mod imp {
                     acc = self.fold(acc, &last);
                 }
                 Some(x) => {
-                    let k0 = self.round_key0();
-                    for x in &mut s {
-                        *x = _mm_xor_si128(*x, k0);
-                    }
+                    self.rounds01(&mut s);
                     let mut sums = [acc, _mm_setzero_si128(), _mm_setzero_si128()];
                     // SAFETY: `x` is the last whole batch's 128 bytes; the
                     // features `stitch` needs are enabled here.
@@ -993,14 +1007,31 @@ mod imp {
             tag(self.fold(acc, &[lengths_block(aad_len, total)]), tag_mask)
         }
 
-        /// AES round key 0, which the counter blocks take before they go to
-        /// [`stitch`](Self::stitch).
+        /// AES round keys 0 and 1, which the counter blocks take before
+        /// they go to [`stitch`](Self::stitch).
         #[inline]
         #[target_feature(enable = "sse2")]
-        fn round_key0(&self) -> __m128i {
+        fn round_keys01(&self) -> (__m128i, __m128i) {
+            let keys = self.aes.round_keys();
             // SAFETY: a round key is 16 readable bytes; MOVDQU needs no
             // alignment.
-            unsafe { _mm_loadu_si128(self.aes.round_keys()[0].as_ptr().cast()) }
+            unsafe {
+                (
+                    _mm_loadu_si128(keys[0].as_ptr().cast()),
+                    _mm_loadu_si128(keys[1].as_ptr().cast()),
+                )
+            }
+        }
+
+        /// Rounds 0 and 1 of the eight counter blocks `s`, as
+        /// instructions.
+        #[inline]
+        #[target_feature(enable = "aes,sse2")]
+        fn rounds01(&self, s: &mut [__m128i; 8]) {
+            let (k0, k1) = self.round_keys01();
+            for x in s {
+                *x = _mm_aesenc_si128(_mm_xor_si128(*x, k0), k1);
+            }
         }
 
         /// GHASH of the (reflected) `blocks`, at most eight, folded into
@@ -1018,8 +1049,8 @@ mod imp {
             clmul::reduce(sum.wide())
         }
 
-        /// Runs the eight counter blocks `s`, round key 0 already added,
-        /// through AES rounds 1 on, in place, while folding the eight
+        /// Runs the eight counter blocks `s`, rounds 0 and 1 already done,
+        /// through AES rounds 2 on, in place, while folding the eight
         /// ciphertext blocks `x` (128 bytes) into `sums` as `kind` says:
         /// with the GHASH value in `sums[0]` added to the first block
         /// (`Alone`, `Open`) or into the sums of the batch before
@@ -1094,7 +1125,6 @@ mod imp {
                         stitched!(
                             "movdqa xmm15, xmmword ptr [{consts}]",
                             $first,
-                            round!("aesenc", "{keys} + 16*1"),
                             round!("aesenc", "{keys} + 16*2"),
                             product!(1),
                             round!("aesenc", "{keys} + 16*3"),
@@ -1123,7 +1153,6 @@ mod imp {
                         stitched!(
                             "movdqa xmm15, xmmword ptr [{consts}]",
                             $first,
-                            round!("aesenc", "{keys} + 16*1"),
                             product!(1),
                             round!("aesenc", "{keys} + 16*2"),
                             product!(2),

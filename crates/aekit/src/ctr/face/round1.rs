@@ -103,11 +103,12 @@ impl Round1 {
         }
     }
 
-    /// The sixteen entries of counts `low` … `low` + 15 (`low` ≤ 240: the
-    /// sixteen share a run), as a pointer for the kernels' vector loads.
-    pub(crate) fn sixteen(&self, low: u8) -> *const Block {
-        let low = usize::from(low);
-        self.entries[low + 2..low + 18].as_ptr()
+    /// The `n` entries of counts `low` … `low` + `n` − 1, which must share
+    /// a run (`low` + `n` ≤ 256), as a pointer for the kernels' vector
+    /// loads.
+    pub(crate) fn entries(&self, low: u8, n: usize) -> *const Block {
+        let low = usize::from(low) + 2;
+        self.entries[low..low + n].as_ptr()
     }
 }
 
