@@ -221,7 +221,7 @@ pub(crate) use unsupported::FusedAvx2;
 #[cfg(target_arch = "x86_64")]
 mod imp {
     use core::arch::x86_64::{
-        __m128i, __m256i, _mm_cvtsi128_si32, _mm_loadu_si128, _mm256_add_epi32,
+        __m128i, __m256i, _mm_cvtsi128_si32, _mm_loadu_si128, _mm_shuffle_epi8, _mm256_add_epi32,
         _mm256_aesenc_epi128, _mm256_aesenclast_epi128, _mm256_andnot_si256,
         _mm256_broadcastsi128_si256, _mm256_castsi256_si128, _mm256_loadu_si256,
         _mm256_permute2x128_si256, _mm256_set_epi32, _mm256_setzero_si256, _mm256_shuffle_epi8,
@@ -233,7 +233,7 @@ mod imp {
 
     use zeroize::{Zeroize, ZeroizeOnDrop};
 
-    use crate::aes::ni::Ni;
+    use crate::aes::ni::{self, Ni};
     use crate::aes::{Block, BlockCipher, KeySchedule};
     use crate::gcm::fused_ni::{CONSTS, FusedNi, Kind, Pairing};
     use core::borrow::BorrowMut;
@@ -453,21 +453,12 @@ mod imp {
             let tag_mask = unsafe { self.ni.tag_mask(iv) };
             let mut y = [0u8; 16];
             self.ghash().update_padded(&mut y, aad);
-            let mut counter = [0u8; 16];
-            counter[..12].copy_from_slice(iv);
-            counter[15] = 2;
+            // Y_1 = IV ‖ 2, byte-reversed as `clmul::load` reads blocks.
+            let counter = _mm_shuffle_epi8(ni::counter_block(iv, 2), clmul::byte_reverse_mask());
             let lengths = (aad.len(), data.len());
             let (bulk, rest) = data.split_at_mut(data.len() / BATCH * BATCH);
             // SAFETY: the features are enabled here.
-            let (_, acc) = unsafe {
-                self.batches(
-                    clmul::load(&counter),
-                    clmul::load(&y),
-                    bulk,
-                    direction,
-                    true,
-                )
-            };
+            let (_, acc) = unsafe { self.batches(counter, clmul::load(&y), bulk, direction, true) };
             if rest.is_empty() {
                 return self.ni.lengths_tag(acc, lengths, tag_mask);
             }

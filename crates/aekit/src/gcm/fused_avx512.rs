@@ -229,10 +229,10 @@ pub(crate) use unsupported::FusedAvx512;
 #[cfg(target_arch = "x86_64")]
 mod imp {
     use core::arch::x86_64::{
-        __m128i, __m512i, __mmask8, _MM_PERM_BADC, _mm_set_epi64x, _mm_setzero_si128,
-        _mm_storeu_si128, _mm_xor_si128, _mm256_aesenc_epi128, _mm256_aesenclast_epi128,
-        _mm256_castsi128_si256, _mm256_castsi256_si128, _mm256_xor_si256, _mm512_add_epi32,
-        _mm512_aesenc_epi128, _mm512_aesenclast_epi128, _mm512_andnot_si512,
+        __m128i, __m512i, __mmask8, _MM_PERM_BADC, _mm_extract_epi32, _mm_set_epi64x,
+        _mm_setzero_si128, _mm_storeu_si128, _mm_xor_si128, _mm256_aesenc_epi128,
+        _mm256_aesenclast_epi128, _mm256_castsi128_si256, _mm256_castsi256_si128, _mm256_xor_si256,
+        _mm512_add_epi32, _mm512_aesenc_epi128, _mm512_aesenclast_epi128, _mm512_andnot_si512,
         _mm512_broadcast_i32x4, _mm512_castsi512_si128, _mm512_clmulepi64_epi128,
         _mm512_loadu_si512, _mm512_mask_broadcast_i32x4, _mm512_mask_storeu_epi8,
         _mm512_mask_storeu_epi64, _mm512_maskz_loadu_epi8, _mm512_maskz_loadu_epi64,
@@ -252,7 +252,7 @@ mod imp {
     use super::super::multi_avx512::crypt_groups;
     use super::super::state::Direction;
     use super::super::supplied_avx512;
-    use crate::aes::ni::Ni;
+    use crate::aes::ni::{self, Ni};
     use crate::aes::vaes::{
         RoundKeys, Vaes, broadcast_keys, counter_blocks, counter_start, counter_start_from,
         encrypt, load_block,
@@ -823,10 +823,7 @@ mod imp {
         }
         let mut y = [0u8; 16];
         kernel.ghash.update_padded(&mut y, aad);
-        let mut y1 = [0u8; 16];
-        y1[..12].copy_from_slice(iv);
-        y1[15] = 2;
-        let mut ctr = Counters::<true>::new(&y1);
+        let mut ctr = Counters::<true>::from_register(ni::counter_block(iv, 2));
         let chunks = n / 256;
         let done = 256 * chunks;
         // A message of whole chunks leaves [`finish`] no counter block to
@@ -1135,9 +1132,16 @@ mod imp {
         #[inline]
         #[target_feature(enable = "avx512f,avx512bw")]
         fn new(counter: &Block) -> Counters<PUBLIC> {
+            Counters::from_register(load_block(counter))
+        }
+
+        /// [`new`](Self::new) of a counter block in a register.
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw")]
+        fn from_register(counter: __m128i) -> Counters<PUBLIC> {
             Counters {
-                be: _mm512_shuffle_epi8(counter_start(counter), bswap_mask()),
-                low: u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]),
+                be: _mm512_shuffle_epi8(counter_start_from(counter), bswap_mask()),
+                low: (_mm_extract_epi32::<3>(counter) as u32).swap_bytes(),
                 r: _mm512_setzero_si512(),
             }
         }

@@ -464,8 +464,8 @@ pub(crate) use imp::{CONSTS, Kind, Pairing, tag};
 mod imp {
     use core::arch::asm;
     use core::arch::x86_64::{
-        __m128i, _mm_aesenc_si128, _mm_aesenclast_si128, _mm_loadu_si128, _mm_set_epi64x,
-        _mm_setzero_si128, _mm_shuffle_epi8, _mm_storeu_si128, _mm_xor_si128,
+        __m128i, _mm_aesenc_si128, _mm_loadu_si128, _mm_set_epi64x, _mm_setzero_si128,
+        _mm_shuffle_epi8, _mm_storeu_si128, _mm_xor_si128,
     };
     use core::mem::MaybeUninit;
 
@@ -732,7 +732,6 @@ mod imp {
             // whose eight counts share bytes 0..14 takes FACE's first
             // round (the module header's "Counters"): `r` is round 1 of
             // the block with the batch's bytes 0..14 and byte 15 zero.
-            let keys = self.aes.round_keys();
             let (k0, k1) = self.round_keys01();
             let run_round1 = |ctr: u32| {
                 // SAFETY: the features `counter_blocks` needs are enabled
@@ -778,22 +777,10 @@ mod imp {
                     // or the one before's output; the features `stitch`
                     // needs are enabled.
                     Some(x) => unsafe { self.stitch(&mut s, x, pairing.next(), &mut sums) },
-                    None => {
-                        // The first batch of an encryption: AES alone.
-                        let rounds = self.aes.rounds();
-                        for key in &keys[2..rounds] {
-                            // SAFETY: `key` is 16 readable bytes.
-                            let k = unsafe { _mm_loadu_si128(key.as_ptr().cast()) };
-                            for x in &mut s {
-                                *x = _mm_aesenc_si128(*x, k);
-                            }
-                        }
-                        // SAFETY: as above.
-                        let k = unsafe { _mm_loadu_si128(keys[rounds].as_ptr().cast()) };
-                        for x in &mut s {
-                            *x = _mm_aesenclast_si128(*x, k);
-                        }
-                    }
+                    // The first batch of an encryption: AES alone.
+                    // SAFETY: the features `encrypt_from` needs are
+                    // enabled here.
+                    None => unsafe { self.aes.encrypt_from::<8, 2>(&mut s) },
                 }
                 // SAFETY: 128 bytes each, per the contract.
                 unsafe { xor_from(input, output, &s) };
@@ -899,11 +886,10 @@ mod imp {
         ) -> Block {
             let n = out.len();
             // IV ‖ 0^31 ‖ 1: Y_0, and the prefix of every counter block.
+            let y0 = ni::counter_block(iv, 1);
             let mut j0 = [0u8; 16];
-            j0[..12].copy_from_slice(iv);
-            j0[15] = 1;
-            // SAFETY: `j0` is 16 readable bytes; MOVDQU needs no alignment.
-            let y0 = unsafe { _mm_loadu_si128(j0.as_ptr().cast()) };
+            // SAFETY: `j0` is 16 writable bytes; MOVDQU needs no alignment.
+            unsafe { _mm_storeu_si128(j0.as_mut_ptr().cast(), y0) };
 
             let batches = n / BATCH;
             let dst = out.as_mut_ptr().cast::<u8>();
