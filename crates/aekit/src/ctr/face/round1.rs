@@ -51,7 +51,7 @@
 
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::{
-    __m128i, _mm_aesenc_si128, _mm_loadu_si128, _mm_storeu_si128, _mm_xor_si128,
+    __m128i, _mm_aesenc_si128, _mm_loadu_si128, _mm_set_epi32, _mm_storeu_si128, _mm_xor_si128,
 };
 
 use zeroize::Zeroize;
@@ -108,9 +108,9 @@ impl Round1 {
         let (k0, k1) = (load(&rk[0]), load(&rk[1]));
         let zero = _mm_aesenc_si128(k0, k1);
         for (c, entry) in self.entries[2..].iter_mut().enumerate() {
-            let mut x = [0u8; 16];
-            x[15] = c as u8;
-            let t = _mm_xor_si128(_mm_aesenc_si128(_mm_xor_si128(load(&x), k0), k1), zero);
+            // c in byte 15 (the top byte of dword 3), made in a register.
+            let x = _mm_set_epi32((c as i32) << 24, 0, 0, 0);
+            let t = _mm_xor_si128(_mm_aesenc_si128(_mm_xor_si128(x, k0), k1), zero);
             // SAFETY: `entry` is 16 writable bytes; no alignment needed.
             unsafe { _mm_storeu_si128(entry.as_mut_ptr().cast(), t) };
         }
