@@ -465,7 +465,17 @@ mod imp {
             // groups of four messages with 96-bit IVs and one shape, as
             // long as `tags`, and of one length if `uniform` (checked
             // above).
-            unsafe { crypt_groups(rk, rounds, &self.extra.powers, run, uniform, encrypt, tags) };
+            unsafe {
+                crypt_groups(
+                    rk,
+                    rounds,
+                    (&self.extra.powers, &self.extra.round1),
+                    run,
+                    uniform,
+                    encrypt,
+                    tags,
+                )
+            };
             run.len()
         }
     }

@@ -77,11 +77,11 @@ pub(crate) use imp::crypt_groups;
 mod imp {
     use core::arch::x86_64::{
         __m512i, _mm_loadu_si128, _mm_maskz_loadu_epi8, _mm_set_epi32, _mm_set_epi64x,
-        _mm512_add_epi32, _mm512_aesenc_epi128, _mm512_aesenclast_epi128, _mm512_broadcast_i32x4,
-        _mm512_loadu_si512, _mm512_mask_broadcast_i32x4, _mm512_mask_mov_epi32,
-        _mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8, _mm512_set_epi32,
-        _mm512_set_epi64, _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_shuffle_i64x2,
-        _mm512_storeu_si512, _mm512_xor_si512,
+        _mm512_aesenc_epi128, _mm512_aesenclast_epi128, _mm512_broadcast_i32x4, _mm512_loadu_si512,
+        _mm512_mask_broadcast_i32x4, _mm512_mask_mov_epi32, _mm512_mask_storeu_epi8,
+        _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8, _mm512_set_epi32, _mm512_set_epi64,
+        _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_shuffle_i64x2, _mm512_storeu_si512,
+        _mm512_xor_si512,
     };
     use core::borrow::BorrowMut;
 
@@ -89,6 +89,7 @@ mod imp {
     use super::super::kernel::LONG;
     use crate::aes::Block;
     use crate::aes::vaes::{RoundKeys, broadcast_keys, byte_mask};
+    use crate::ctr::face::round1::Round1;
     use crate::ghash::vclmul::{Wide, bswap_mask, mul_wide, reduce};
 
     /// Encrypts or decrypts the messages of `run` in place, four at a time
@@ -107,7 +108,7 @@ mod imp {
     pub(crate) unsafe fn crypt_groups<'a, M: BorrowMut<BatchMessage<'a>>>(
         rk: &RoundKeys,
         rounds: usize,
-        powers: &[u128; 32],
+        (powers, round1): (&[u128; 32], &Round1),
         run: &mut [M],
         uniform: bool,
         encrypt: bool,
@@ -119,22 +120,22 @@ mod imp {
             match (rounds, encrypt, registers) {
                 (10, true, 1) => groups::<M, 11, true, 1>(rk, powers, run, uniform, tags),
                 (10, true, 2) => groups::<M, 11, true, 2>(rk, powers, run, uniform, tags),
-                (10, true, _) => long_groups::<M, 11, true>(rk, powers, run, tags),
+                (10, true, _) => long_groups::<M, 11, true>(rk, (powers, round1), run, tags),
                 (10, false, 1) => groups::<M, 11, false, 1>(rk, powers, run, uniform, tags),
                 (10, false, 2) => groups::<M, 11, false, 2>(rk, powers, run, uniform, tags),
-                (10, false, _) => long_groups::<M, 11, false>(rk, powers, run, tags),
+                (10, false, _) => long_groups::<M, 11, false>(rk, (powers, round1), run, tags),
                 (12, true, 1) => groups::<M, 13, true, 1>(rk, powers, run, uniform, tags),
                 (12, true, 2) => groups::<M, 13, true, 2>(rk, powers, run, uniform, tags),
-                (12, true, _) => long_groups::<M, 13, true>(rk, powers, run, tags),
+                (12, true, _) => long_groups::<M, 13, true>(rk, (powers, round1), run, tags),
                 (12, false, 1) => groups::<M, 13, false, 1>(rk, powers, run, uniform, tags),
                 (12, false, 2) => groups::<M, 13, false, 2>(rk, powers, run, uniform, tags),
-                (12, false, _) => long_groups::<M, 13, false>(rk, powers, run, tags),
+                (12, false, _) => long_groups::<M, 13, false>(rk, (powers, round1), run, tags),
                 (_, true, 1) => groups::<M, 15, true, 1>(rk, powers, run, uniform, tags),
                 (_, true, 2) => groups::<M, 15, true, 2>(rk, powers, run, uniform, tags),
-                (_, true, _) => long_groups::<M, 15, true>(rk, powers, run, tags),
+                (_, true, _) => long_groups::<M, 15, true>(rk, (powers, round1), run, tags),
                 (_, false, 1) => groups::<M, 15, false, 1>(rk, powers, run, uniform, tags),
                 (_, false, 2) => groups::<M, 15, false, 2>(rk, powers, run, uniform, tags),
-                (_, false, _) => long_groups::<M, 15, false>(rk, powers, run, tags),
+                (_, false, _) => long_groups::<M, 15, false>(rk, (powers, round1), run, tags),
             }
         }
     }
@@ -335,7 +336,8 @@ mod imp {
         let mut y0 = _mm512_xor_si512(heads.y0, keyed.y0);
         let masks = uniform.map(|u| u.masks);
         // SAFETY: every message is 64·(V − 1) + 1 to 64·V bytes long.
-        let ct = unsafe { crypt::<M, N, ENCRYPT, V, true, true>(k, s, &mut y0, group, 0, masks) };
+        let ct =
+            unsafe { crypt::<M, N, ENCRYPT, V, true, true, 1>(k, s, &mut y0, group, 0, masks) };
         // (Indexed, not `array::map`: that stayed a call, its results
         // stored as 8-byte words and read back wider, which the CPU does
         // not forward.)
@@ -476,6 +478,7 @@ mod imp {
         const V: usize,
         const MASKED: bool,
         const Y0: bool,
+        const FIRST: usize,
     >(
         k: &[__m512i; N],
         mut s: [[__m512i; V]; 4],
@@ -509,7 +512,7 @@ mod imp {
 
         // FIPS-197's rounds on the 4·V registers (and Y_0's), round by
         // round.
-        for key in &k[1..N - 1] {
+        for key in &k[FIRST..N - 1] {
             for s in s.iter_mut() {
                 for s in s.iter_mut() {
                     *s = _mm512_aesenc_epi128(*s, *key);
@@ -608,7 +611,7 @@ mod imp {
         const ENCRYPT: bool,
     >(
         rk: &RoundKeys,
-        all: &[u128; 32],
+        (all, round1): (&[u128; 32], &Round1),
         run: &mut [M],
         tags: &mut [Block],
     ) {
@@ -616,7 +619,7 @@ mod imp {
         let keyed = Keyed::<2>::new(k[0]);
         for (group, out) in run.chunks_exact_mut(4).zip(tags.chunks_exact_mut(4)) {
             // SAFETY: passed on from the caller.
-            unsafe { long_group::<M, N, ENCRYPT>(&k, &keyed, all, group, out) };
+            unsafe { long_group::<M, N, ENCRYPT>(&k, &keyed, (all, round1), group, out) };
         }
     }
 
@@ -634,7 +637,7 @@ mod imp {
     >(
         k: &[__m512i; N],
         keyed: &Keyed<2>,
-        all: &[u128; 32],
+        (all, table): (&[u128; 32], &Round1),
         group: &mut [M],
         out: &mut [Block],
     ) {
@@ -643,16 +646,24 @@ mod imp {
         debug_assert!(c > 8 && c <= LONG && a <= 1);
         let heads = Heads::of(group, a);
         let lengths = lengths(group);
-        // Each message's counter blocks: its IV with round 0 applied,
-        // plus counts that grow by eight a chunk (at most LONG + 1 < 256,
-        // so byte 15 never carries); register r of chunk 0 has counts
-        // 2 + 4r … 5 + 4r.
-        let mut ivs = heads.ivs;
-        for iv in &mut ivs {
-            *iv = _mm512_xor_si512(*iv, k[0]);
+        // FACE's first round (`ctr/face/round1.rs`): message j's counts
+        // 2 … c + 1 share its run (c < 255), so its blocks after round 1
+        // are `r[j]`, round 1 of IV_j ‖ 0, XOR the table's entries at the
+        // counts, the same entries for the four messages.
+        let mut r = heads.ivs;
+        for r in &mut r {
+            *r = _mm512_aesenc_epi128(_mm512_xor_si512(*r, k[0]), k[1]);
         }
-        let mut counts = [counts(2), counts(6)];
-        let eight = _mm512_broadcast_i32x4(_mm_set_epi32(8 << 24, 0, 0, 0));
+        let blocks = |first: usize| -> [__m512i; 2] {
+            let p = table.entries(first as u8, 8);
+            // SAFETY: `p` points to eight entries of 16 bytes.
+            unsafe {
+                [
+                    _mm512_loadu_si512(p.cast()),
+                    _mm512_loadu_si512(p.add(4).cast()),
+                ]
+            }
+        };
         // E(K, Y_0) on its own (beside the chunks' registers it would
         // make `crypt` a second function for the first chunk).
         let mut y0 = _mm512_xor_si512(heads.y0, keyed.y0);
@@ -666,14 +677,18 @@ mod imp {
         // times H^9), the reduced value after it (times H^8).
         let mut acc = (a == 1).then_some((heads.aad, 9));
         for chunk in 0..chunks - 1 {
-            let s = counter_blocks(&ivs, &counts);
-            for count in &mut counts {
-                *count = _mm512_add_epi32(*count, eight);
-            }
+            let s = counter_blocks(&r, &blocks(2 + 8 * chunk));
             // SAFETY: every message has more than 8(chunk + 1) blocks,
             // so its bytes 128·chunk .. 128·chunk + 128 are whole.
             let ct = unsafe {
-                crypt::<M, N, ENCRYPT, 2, false, false>(k, s, &mut unused, group, 128 * chunk, None)
+                crypt::<M, N, ENCRYPT, 2, false, false, 2>(
+                    k,
+                    s,
+                    &mut unused,
+                    group,
+                    128 * chunk,
+                    None,
+                )
             };
             acc = Some((hash::<2>(all, acc, &ct, 8, 8, None), 8));
         }
@@ -682,18 +697,19 @@ mod imp {
         let b = c - 8 * (chunks - 1);
         let lengths_h = Some(mul_wide(lengths, power(all, 1)));
         let acc = acc.map(|(acc, e)| (acc, e + b - 7));
+        let last = blocks(2 + 8 * (chunks - 1));
         let hash = if b > 4 {
-            let s = counter_blocks(&ivs, &counts);
+            let s = counter_blocks(&r, &last);
             // SAFETY: every message is offset + 65 to offset + 128 bytes.
             let ct = unsafe {
-                crypt::<M, N, ENCRYPT, 2, true, false>(k, s, &mut unused, group, offset, None)
+                crypt::<M, N, ENCRYPT, 2, true, false, 2>(k, s, &mut unused, group, offset, None)
             };
             hash::<2>(all, acc, &ct, b, b + 1, lengths_h)
         } else {
-            let s = counter_blocks(&ivs, &[counts[0]]);
+            let s = counter_blocks(&r, &[last[0]]);
             // SAFETY: every message is offset + 1 to offset + 64 bytes.
             let ct = unsafe {
-                crypt::<M, N, ENCRYPT, 1, true, false>(k, s, &mut unused, group, offset, None)
+                crypt::<M, N, ENCRYPT, 1, true, false, 2>(k, s, &mut unused, group, offset, None)
             };
             hash::<1>(all, acc, &ct, b, b + 1, lengths_h)
         };
