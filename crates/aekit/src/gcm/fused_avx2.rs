@@ -360,7 +360,17 @@ mod imp {
             // is groups of four messages with 96-bit IVs and one shape of
             // at most `LONG` blocks, as long as `tags`, and of one length
             // if `uniform` (checked above).
-            unsafe { crypt_groups(keys, aes.rounds(), powers, run, uniform, encrypt, tags) };
+            unsafe {
+                crypt_groups(
+                    keys,
+                    aes.rounds(),
+                    (powers, self.ni.round1()),
+                    run,
+                    uniform,
+                    encrypt,
+                    tags,
+                )
+            };
             run.len()
         }
 

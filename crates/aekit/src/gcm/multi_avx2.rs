@@ -60,17 +60,18 @@ pub(crate) use imp::crypt_groups;
 mod imp {
     use core::arch::x86_64::{
         __m128i, __m256i, _mm_insert_epi32, _mm_loadl_epi64, _mm_loadu_si128, _mm_set_epi64x,
-        _mm_storeu_si128, _mm256_add_epi32, _mm256_aesenc_epi128, _mm256_aesenclast_epi128,
-        _mm256_and_si256, _mm256_blendv_epi8, _mm256_broadcastsi128_si256, _mm256_castsi256_si128,
-        _mm256_clmulepi64_epi128, _mm256_extracti128_si256, _mm256_set_epi32, _mm256_set_epi64x,
-        _mm256_set_m128i, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_shuffle_epi32,
-        _mm256_storeu_si256, _mm256_xor_si256,
+        _mm_storeu_si128, _mm256_aesenc_epi128, _mm256_aesenclast_epi128, _mm256_and_si256,
+        _mm256_blendv_epi8, _mm256_broadcastsi128_si256, _mm256_castsi256_si128,
+        _mm256_clmulepi64_epi128, _mm256_extracti128_si256, _mm256_set_epi64x, _mm256_set_m128i,
+        _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_shuffle_epi32, _mm256_storeu_si256,
+        _mm256_xor_si256,
     };
     use core::borrow::BorrowMut;
 
     use super::super::batch::BatchMessage;
     use super::super::kernel::LONG;
     use crate::aes::Block;
+    use crate::ctr::face::round1::Round1;
     use crate::ghash::clmul::FOLD;
 
     /// The last block of both messages of a pair, where a message may end
@@ -169,7 +170,7 @@ mod imp {
     pub(crate) unsafe fn crypt_groups<'a, M: BorrowMut<BatchMessage<'a>>>(
         keys: &[Block; 15],
         rounds: usize,
-        powers: &[u128; 32],
+        (powers, round1): (&[u128; 32], &Round1),
         run: &mut [M],
         uniform: bool,
         encrypt: bool,
@@ -182,13 +183,13 @@ mod imp {
         macro_rules! by_blocks {
             ($n:literal, $enc:literal) => {
                 match blocks {
-                    3 => groups::<M, $n, $enc, 3>(keys, powers, run, uniform, tags),
-                    4 => groups::<M, $n, $enc, 4>(keys, powers, run, uniform, tags),
-                    5 => groups::<M, $n, $enc, 5>(keys, powers, run, uniform, tags),
-                    6 => groups::<M, $n, $enc, 6>(keys, powers, run, uniform, tags),
-                    7 => groups::<M, $n, $enc, 7>(keys, powers, run, uniform, tags),
-                    8 => groups::<M, $n, $enc, 8>(keys, powers, run, uniform, tags),
-                    _ => groups::<M, $n, $enc, 0>(keys, powers, run, uniform, tags),
+                    3 => groups::<M, $n, $enc, 3>(keys, (powers, round1), run, uniform, tags),
+                    4 => groups::<M, $n, $enc, 4>(keys, (powers, round1), run, uniform, tags),
+                    5 => groups::<M, $n, $enc, 5>(keys, (powers, round1), run, uniform, tags),
+                    6 => groups::<M, $n, $enc, 6>(keys, (powers, round1), run, uniform, tags),
+                    7 => groups::<M, $n, $enc, 7>(keys, (powers, round1), run, uniform, tags),
+                    8 => groups::<M, $n, $enc, 8>(keys, (powers, round1), run, uniform, tags),
+                    _ => groups::<M, $n, $enc, 0>(keys, (powers, round1), run, uniform, tags),
                 }
             };
         }
@@ -226,7 +227,7 @@ mod imp {
         const C: usize,
     >(
         keys: &[Block; 15],
-        powers: &[u128; 32],
+        (powers, table): (&[u128; 32], &Round1),
         run: &mut [M],
         uniform: bool,
         tags: &mut [Block],
@@ -249,9 +250,9 @@ mod imp {
         }
         for (pair, out) in run.chunks_exact_mut(2).zip(tags.chunks_exact_mut(2)) {
             if C == 0 {
-                long_pair::<M, N, ENCRYPT>(&k, powers, lengths_h, pair, out);
+                long_pair::<M, N, ENCRYPT>(&k, (powers, table), lengths_h, pair, out);
             } else {
-                crypt_pair::<M, N, ENCRYPT, C>(&k, powers, lengths_h, pair, out);
+                crypt_pair::<M, N, ENCRYPT, C>(&k, (powers, table), lengths_h, pair, out);
             }
         }
     }
@@ -274,7 +275,7 @@ mod imp {
     #[target_feature(enable = "avx2,vaes,vpclmulqdq")]
     fn long_pair<'a, M: BorrowMut<BatchMessage<'a>>, const N: usize, const ENCRYPT: bool>(
         k: &[__m256i; N],
-        powers: &[u128; 32],
+        (powers, table): (&[u128; 32], &Round1),
         lengths_h: Option<Wide>,
         pair: &mut [M],
         out: &mut [Block],
@@ -287,13 +288,11 @@ mod imp {
         let c = m0.buf.len().div_ceil(16);
         debug_assert!(c == m1.buf.len().div_ceil(16) && (9..=LONG).contains(&c));
 
-        // Counter blocks as in `crypt_pair`; the count (at most LONG + 1)
-        // stays in byte 15, so it steps by an addition there.
-        let ivs = _mm256_xor_si256(lanes(iv(m0.iv), iv(m1.iv)), k[0]);
-        let mut ctr = count(2);
-        let step = count(1);
-        let mut y0 = _mm256_xor_si256(ivs, step);
-        for key in &k[1..N - 1] {
+        // Counter blocks as in `crypt_pair`, through round 1 by FACE's
+        // table (counts at most LONG + 1: one run).
+        let r = _mm256_aesenc_epi128(_mm256_xor_si256(lanes(iv(m0.iv), iv(m1.iv)), k[0]), k[1]);
+        let mut y0 = _mm256_xor_si256(r, entry(table, 1));
+        for key in &k[2..N - 1] {
             y0 = _mm256_aesenc_epi128(y0, *key);
         }
         let ek_y0 = _mm256_aesenclast_epi128(y0, k[N - 1]);
@@ -309,11 +308,10 @@ mod imp {
         let full = (c - 1) / 8;
         for chunk in 0..full {
             let mut s = [_mm256_setzero_si256(); 8];
-            for s in &mut s {
-                *s = _mm256_xor_si256(ivs, ctr);
-                ctr = _mm256_add_epi32(ctr, step);
+            for (i, s) in s.iter_mut().enumerate() {
+                *s = _mm256_xor_si256(r, entry(table, 2 + 8 * chunk + i));
             }
-            for key in &k[1..N - 1] {
+            for key in &k[2..N - 1] {
                 for s in &mut s {
                     *s = _mm256_aesenc_epi128(*s, *key);
                 }
@@ -352,11 +350,10 @@ mod imp {
         let first = 8 * full;
         let blocks = c - first;
         let mut s = [_mm256_setzero_si256(); 8];
-        for s in &mut s {
-            *s = _mm256_xor_si256(ivs, ctr);
-            ctr = _mm256_add_epi32(ctr, step);
+        for (i, s) in s.iter_mut().enumerate() {
+            *s = _mm256_xor_si256(r, entry(table, 2 + first + i));
         }
-        for key in &k[1..N - 1] {
+        for key in &k[2..N - 1] {
             for s in &mut s {
                 *s = _mm256_aesenc_epi128(*s, *key);
             }
@@ -433,7 +430,7 @@ mod imp {
         const C: usize,
     >(
         k: &[__m256i; N],
-        powers: &[u128; 32],
+        (powers, table): (&[u128; 32], &Round1),
         lengths_h: Option<Wide>,
         pair: &mut [M],
         out: &mut [Block],
@@ -444,15 +441,16 @@ mod imp {
         let (m0, m1) = (m0.borrow_mut(), m1.borrow_mut());
         let bswap = bswap_mask();
 
-        // Counter blocks IV_j ‖ count, round 0 applied: the IVs (bytes 12
-        // to 15 zero) XOR round key 0 once, then the count in byte 15
-        // (the top byte of dword 3), the same in both lanes. Y_0 has
+        // Counter blocks IV_j ‖ count through rounds 0 and 1 by FACE's
+        // first round (`ctr/face/round1.rs`): `r` is round 1 of the IVs
+        // with bytes 12 to 15 zero (one VAESENC for the pair), and a count
+        // (the same in both lanes) is the table's entry for it. Y_0 has
         // count 1, block i count i + 2.
-        let ivs = _mm256_xor_si256(lanes(iv(m0.iv), iv(m1.iv)), k[0]);
-        let mut y0 = _mm256_xor_si256(ivs, count(1));
-        let mut s: [__m256i; C] = core::array::from_fn(|_| ivs);
+        let r = _mm256_aesenc_epi128(_mm256_xor_si256(lanes(iv(m0.iv), iv(m1.iv)), k[0]), k[1]);
+        let mut y0 = _mm256_xor_si256(r, entry(table, 1));
+        let mut s = [r; C];
         for (i, s) in s.iter_mut().enumerate() {
-            *s = _mm256_xor_si256(*s, count(2 + i as i32));
+            *s = _mm256_xor_si256(*s, entry(table, 2 + i));
         }
 
         // The message, block i of both in register i; the last block
@@ -470,8 +468,8 @@ mod imp {
         let (last, x_last) = read_last!(m0.buf, m1.buf, C);
         x[C - 1] = x_last;
 
-        // FIPS-197's rounds on the C + 1 registers, round by round.
-        for key in &k[1..N - 1] {
+        // FIPS-197's rounds 2 on, on the C + 1 registers, round by round.
+        for key in &k[2..N - 1] {
             for s in s.iter_mut() {
                 *s = _mm256_aesenc_epi128(*s, *key);
             }
@@ -644,11 +642,13 @@ mod imp {
         })
     }
 
-    /// Count `n` in byte 15 of both lanes.
+    /// FACE's table entry for count `n` (below 256) in both lanes: round
+    /// 1 of the count's block minus that of its run's base block.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn count(n: i32) -> __m256i {
-        _mm256_set_epi32(n << 24, 0, 0, 0, n << 24, 0, 0, 0)
+    fn entry(table: &Round1, n: usize) -> __m256i {
+        // SAFETY: the entry is 16 readable bytes; no alignment needed.
+        _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(table.entries(n as u8, 1).cast()) })
     }
 
     /// A block from memory.
