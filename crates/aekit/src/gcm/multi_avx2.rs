@@ -10,8 +10,13 @@
 //! # Layout: lane-major throughout
 //!
 //! Register i of a pair holds block i of both messages, lane j from
-//! message j: counter blocks IV_0 ‖ i + 2 and IV_1 ‖ i + 2 (one XOR of
-//! the pair's keyed IVs with a count in byte 15), the data read and
+//! message j: counter blocks IV_0 ‖ i + 2 and IV_1 ‖ i + 2, which enter
+//! the rounds at round 2 by FACE's first round (`ctr/face/round1.rs`: one
+//! XOR of the pair's round 1 of IV ‖ 0 with the key's table entry for
+//! count i + 2, broadcast to both lanes; one VAESENC a pair makes that
+//! round 1, where each register took one; forced `vaes-avx2`, 64
+//! messages, TSC cycles a message: 64 B 25.2–25.8 → 24.5–25.6, 1500 B
+//! 310–314 → 305.5–306.5), the data read and
 //! written as two 16-byte halves (`VINSERTI128` from memory,
 //! `VEXTRACTI128` to it: no shuffle port), and the ciphertext register
 //! goes to GHASH as it is: block i of both messages meets one broadcast
