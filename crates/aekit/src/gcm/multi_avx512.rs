@@ -56,7 +56,10 @@
 //! (round 1 of IV ‖ 0) XOR the table's entries, the same loads for the
 //! four messages. AES-128, 64 messages a batch, TSC cycles a message, old
 //! and new alternating (Intel Xeon with AVX-512, Sapphire Rapids class):
-//! 1500 B 219–223 → 211.5–213.5, 576 B 93–94 → 89.8–89.9.
+//! 1500 B 219–223 → 211.5–213.5, 576 B 93–94 → 89.8–89.9. (Chunks of
+//! sixteen blocks a message, half the reductions and Horner products,
+//! were slower: sixteen registers under AES and sixteen of ciphertext do
+//! not fit beside the keys; 1500 B 213–215 → 247–248, 576 B 87 → 101.)
 //!
 //! The short path takes a run of groups per call and software-pipelines
 //! them (a group's AES issued before the previous group's GHASH); in a
