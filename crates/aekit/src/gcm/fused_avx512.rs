@@ -289,7 +289,9 @@ mod imp {
     /// blocks per reduction with them; the whole-message path's last
     /// reduction takes up to seventeen), and for every power
     /// h_L ⊕ h_H (the Karatsuba middle operand), in the order of the
-    /// powers. Zeroized on drop.
+    /// powers; and FACE's first-round table of the AES key (the main loop
+    /// and the long batch path start their counter blocks at round 2).
+    /// Zeroized on drop.
     #[derive(Zeroize, ZeroizeOnDrop)]
     #[repr(C, align(64))]
     struct Extra {
