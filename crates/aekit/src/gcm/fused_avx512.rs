@@ -381,18 +381,27 @@ mod imp {
             public: bool,
         ) {
             debug_assert_eq!(data.len() % 16, 0);
-            let (rk, h) = (self.aes.round_keys(), (self.ghash.powers(), &self.extra));
-            let enc = direction == Direction::Encrypt;
-            let io = (counter, y, data, public);
-            // SAFETY: `self.aes` exists, so VAES and AVX-512F/BW/VL were
-            // detected; `self.ghash` exists, so VPCLMULQDQ was.
-            unsafe {
-                if self.karatsuba {
-                    dispatch::<true>(self.aes.rounds(), enc, rk, h, io);
-                } else {
-                    dispatch::<false>(self.aes.rounds(), enc, rk, h, io);
-                }
-            }
+            let p = data.as_mut_ptr();
+            // SAFETY: in place: `p` is `data`, readable and writable.
+            unsafe { self.blocks(counter, y, (p, p, data.len()), direction, public) }
+        }
+
+        fn crypt_blocks_into(
+            &self,
+            counter: &mut Block,
+            y: &mut Block,
+            input: &[u8],
+            out: &mut [MaybeUninit<u8>],
+            direction: Direction,
+            public: bool,
+        ) {
+            debug_assert!(input.len() == out.len() && input.len() % 16 == 0);
+            let n = input.len().min(out.len());
+            let dst = out.as_mut_ptr().cast::<u8>();
+            // SAFETY: `input` is readable and `out` writable for `n` bytes
+            // (every one of them is written, and only what was written is
+            // read back); a shared and a mutable borrow do not overlap.
+            unsafe { self.blocks(counter, y, (input.as_ptr(), dst, n), direction, public) }
         }
 
         fn crypt_short(
@@ -483,6 +492,35 @@ mod imp {
     }
 
     impl FusedAvx512 {
+        /// [`Kernel::crypt_blocks`] from `src` to `dst`, `n` bytes (whole
+        /// blocks).
+        ///
+        /// # Safety
+        /// `src` must be readable and `dst` writable for `n` bytes, and the
+        /// two are the same buffer or do not overlap.
+        unsafe fn blocks(
+            &self,
+            counter: &mut Block,
+            y: &mut Block,
+            (src, dst, n): (*const u8, *mut u8, usize),
+            direction: Direction,
+            public: bool,
+        ) {
+            let (rk, h) = (self.aes.round_keys(), (self.ghash.powers(), &self.extra));
+            let enc = direction == Direction::Encrypt;
+            let io = (counter, y, (src, dst, n), public);
+            // SAFETY: `self.aes` exists, so VAES and AVX-512F/BW/VL were
+            // detected; `self.ghash` exists, so VPCLMULQDQ was; the
+            // buffers are passed on from the caller.
+            unsafe {
+                if self.karatsuba {
+                    dispatch::<true>(self.aes.rounds(), enc, rk, h, io);
+                } else {
+                    dispatch::<false>(self.aes.rounds(), enc, rk, h, io);
+                }
+            }
+        }
+
         /// [`whole`] for this key's size, product form and `direction`.
         /// (The buffers go as separate arguments: a tuple goes through
         /// memory, and [`whole`] read it back with a load wider than the
@@ -561,14 +599,14 @@ mod imp {
     /// [`crypt`] for the key size and direction given.
     ///
     /// # Safety
-    /// The CPU must support VAES, VPCLMULQDQ and AVX-512F/BW/VL.
+    /// As [`crypt`].
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
     unsafe fn dispatch<const KARATSUBA: bool>(
         rounds: usize,
         encrypt: bool,
         rk: &RoundKeys,
         h: (&Powers, &Extra),
-        io: (&mut Block, &mut Block, &mut [u8], bool),
+        io: (&mut Block, &mut Block, (*const u8, *mut u8, usize), bool),
     ) {
         // SAFETY: passed on from the caller.
         unsafe {
@@ -601,27 +639,26 @@ mod imp {
         })
     }
 
-    /// Counter mode and GHASH over whole blocks, `N` round keys, one pass;
-    /// the counter public or not ([`Counters`]).
+    /// Counter mode and GHASH over whole blocks, `N` round keys, one pass
+    /// from `src` to `dst` (`n` bytes); the counter public or not
+    /// ([`Counters`]).
     ///
     /// # Safety
-    /// The CPU must support VAES, VPCLMULQDQ and AVX-512F/BW/VL.
+    /// The CPU must support VAES, VPCLMULQDQ and AVX-512F/BW/VL; `src` must
+    /// be readable and `dst` writable for `n` bytes, and the two are the
+    /// same buffer or do not overlap.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
     unsafe fn crypt<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
         rk: &RoundKeys,
-        (powers, extra): (&Powers, &Extra),
-        (counter, y, data, public): (&mut Block, &mut Block, &mut [u8], bool),
+        h: (&Powers, &Extra),
+        (counter, y, io, public): (&mut Block, &mut Block, (*const u8, *mut u8, usize), bool),
     ) {
         if public {
             // SAFETY: passed on from the caller.
-            unsafe {
-                crypt_from::<N, ENCRYPT, KARATSUBA, true>(rk, (powers, extra), counter, y, data)
-            }
+            unsafe { crypt_from::<N, ENCRYPT, KARATSUBA, true>(rk, h, counter, y, io) }
         } else {
             // SAFETY: passed on from the caller.
-            unsafe {
-                crypt_from::<N, ENCRYPT, KARATSUBA, false>(rk, (powers, extra), counter, y, data)
-            }
+            unsafe { crypt_from::<N, ENCRYPT, KARATSUBA, false>(rk, h, counter, y, io) }
         }
     }
 
@@ -641,26 +678,40 @@ mod imp {
         (powers, extra): (&Powers, &Extra),
         counter: &mut Block,
         y: &mut Block,
-        data: &mut [u8],
+        (src, dst, n): (*const u8, *mut u8, usize),
     ) {
         let mut ctr = Counters::<P>::new(counter);
-        let chunks = data.len() / 256;
-        let p = data.as_mut_ptr();
-        // SAFETY: in place: `p` is `data`, 256 · `chunks` bytes or more.
+        let chunks = n / 256;
+        // SAFETY: `src` and `dst` are good for `n` ≥ 256 · `chunks` bytes
+        // (the caller's contract).
         let acc = unsafe {
             body::<N, ENCRYPT, KARATSUBA, P>(
                 rk,
                 (powers, extra),
                 &mut ctr,
                 load_acc(y),
-                p,
-                p,
+                src,
+                dst,
                 chunks,
             )
         };
         let k = broadcast_keys::<N>(rk);
         let rev = &mut ctr.reversed();
-        let rest = &mut data[256 * chunks..];
+        // The last blocks (under 256 bytes) go in place in `dst`, copied
+        // there first when out of place.
+        let (from, to) = (
+            src.wrapping_add(256 * chunks),
+            dst.wrapping_add(256 * chunks),
+        );
+        // SAFETY: both are good for the last n − 256 · chunks bytes, and
+        // the same buffer or not overlapping (the caller's contract); the
+        // copy leaves every byte of `rest` written.
+        let rest = unsafe {
+            if !core::ptr::eq(from, to) {
+                core::ptr::copy_nonoverlapping(from, to, n - 256 * chunks);
+            }
+            core::slice::from_raw_parts_mut(to, n - 256 * chunks)
+        };
         let acc = match rest.len().div_ceil(64) {
             0 => acc,
             1 => tail::<N, ENCRYPT, 1>(&k, powers, rev, acc, rest),
@@ -669,7 +720,7 @@ mod imp {
             _ => tail::<N, ENCRYPT, 4>(&k, powers, rev, acc, rest),
         };
         store_acc(y, acc);
-        let used = (data.len() / 16) as u32; // modulo 2^32, as incr32
+        let used = (n / 16) as u32; // modulo 2^32, as incr32
         let low = u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]);
         counter[12..].copy_from_slice(&low.wrapping_add(used).to_be_bytes());
     }
@@ -1506,7 +1557,7 @@ mod imp {
     mod tests {
         use super::*;
         use crate::gcm::kernel::Pair;
-        use crate::gcm::kernel::tests::{reference_pair, whole_messages_match};
+        use crate::gcm::kernel::tests::{blocks_into, reference_pair, whole_messages_match};
 
         /// The whole-message path against the general path, both product
         /// forms, with and without `ni-clmul`'s short path in front
@@ -1581,6 +1632,7 @@ mod imp {
                             let mut d1: Vec<u8> =
                                 (0..16 * blocks).map(|i| (i * 7 + 3) as u8).collect();
                             let mut d2 = d1.clone();
+                            let into = blocks_into(&fused, (c1, y1), &d1, direction, public);
                             // The branch-free counters and the public
                             // ones' fast paths.
                             fused.crypt_blocks(&mut c1, &mut y1, &mut d1, direction, public);
@@ -1592,6 +1644,7 @@ mod imp {
                             assert!(d1 == d2, "data, {what}");
                             assert_eq!(y1, y2, "GHASH, {what}");
                             assert_eq!(c1, c2, "counter, {what}");
+                            assert!(into == (d2, c2, y2), "out of place, {what}");
                         }
                     }
                 }

@@ -14,6 +14,7 @@ use core::borrow::{Borrow, BorrowMut};
 use core::mem::MaybeUninit;
 
 use super::batch::BatchMessage;
+use super::out_of_place::copy_into;
 use super::state::Direction;
 use crate::aes::{Block, BlockCipher};
 use crate::ctr::face::{Engine, Face, FaceCipher, FaceOp, Variant};
@@ -52,6 +53,29 @@ pub(crate) trait Kernel {
         two_pass(self.ghash(), y, data, direction, |pass| {
             self.aes().ctr32(counter, pass);
         });
+    }
+
+    /// [`crypt_blocks`](Self::crypt_blocks) from `input` into `out` (of
+    /// the same length, whole blocks, possibly uninitialized), writing
+    /// every byte of `out`. The default copies
+    /// [`OUT_OF_PLACE_PASS`](super::OUT_OF_PLACE_PASS) bytes at a time and
+    /// runs each piece in place while it is in L1; a kernel whose loop
+    /// reads one buffer and writes another does it in one pass.
+    fn crypt_blocks_into(
+        &self,
+        counter: &mut Block,
+        y: &mut Block,
+        input: &[u8],
+        out: &mut [MaybeUninit<u8>],
+        direction: Direction,
+        public: bool,
+    ) {
+        debug_assert_eq!(input.len(), out.len());
+        let passes = input.chunks(super::OUT_OF_PLACE_PASS);
+        for (input, out) in passes.zip(out.chunks_mut(super::OUT_OF_PLACE_PASS)) {
+            let piece = copy_into(out, input);
+            self.crypt_blocks(counter, y, piece, direction, public);
+        }
     }
 
     /// A whole short message with a 96-bit IV in one pass, for kernels
@@ -370,6 +394,7 @@ pub(crate) mod tests {
                         let mut counter = [0x5c; 16];
                         counter[12..].copy_from_slice(&low.to_be_bytes());
                         let y = [0x3a; 16];
+                        let into = blocks_into(&fused, (counter, y), &data, direction, public);
                         let (mut c1, mut y1, mut d1) = (counter, y, data.clone());
                         let (mut c2, mut y2, mut d2) = (counter, y, data);
                         // The branch-free counters and the public ones'
@@ -381,10 +406,30 @@ pub(crate) mod tests {
                         assert_eq!(d1, d2, "{id}: data");
                         assert_eq!(c1, c2, "{id}: counter");
                         assert_eq!(y1, y2, "{id}: GHASH");
+                        assert!(into == (d2, c2, y2), "{id}: out of place");
                     }
                 }
             }
         }
+    }
+
+    /// `kernel.crypt_blocks_into` from `data` into uninitialized memory,
+    /// from (`counter`, `y`): the output, and the counter and GHASH value
+    /// it leaves.
+    #[allow(unsafe_code)]
+    pub(crate) fn blocks_into<K: Kernel>(
+        kernel: &K,
+        (mut counter, mut y): (Block, Block),
+        data: &[u8],
+        direction: Direction,
+        public: bool,
+    ) -> (Vec<u8>, Block, Block) {
+        let mut out = Vec::<u8>::with_capacity(data.len());
+        let spare = &mut out.spare_capacity_mut()[..data.len()];
+        kernel.crypt_blocks_into(&mut counter, &mut y, data, spare, direction, public);
+        // SAFETY: `crypt_blocks_into` writes every byte of its output.
+        unsafe { out.set_len(data.len()) };
+        (out, counter, y)
     }
 
     /// `crypt_short` against the general path (`State` over the same

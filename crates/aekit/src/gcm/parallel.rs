@@ -142,9 +142,8 @@ use rayon::{ThreadPool, ThreadPoolBuilder};
 use zeroize::Zeroize;
 
 use super::kernel::Kernel;
-use super::out_of_place::copy_into;
 use super::state::{Direction, State};
-use super::{AesGcm, KernelOp, OUT_OF_PLACE_PASS, Tag, verify_or_wipe};
+use super::{AesGcm, KernelOp, Tag, verify_or_wipe};
 use crate::Error;
 use crate::aes::Block;
 use crate::ghash::{GhashKey, field, karatsuba};
@@ -596,10 +595,8 @@ struct Slice<'a> {
 }
 
 impl Slice<'_> {
-    /// Out of place, the slice goes [`OUT_OF_PLACE_PASS`] bytes at a
-    /// time, each copied and then run in place while it is in L1 (as the
-    /// one-thread out-of-place call does where its kernel has no
-    /// one-pass path).
+    /// Out of place, the kernel reads the input and writes `out` in one
+    /// pass where it can ([`Kernel::crypt_blocks_into`]).
     fn run<K: Kernel>(self, kernel: &K, start: &Block, direction: Direction, public: bool) {
         let mut counter = *start;
         add_to_counter(&mut counter, self.first_block);
@@ -608,11 +605,7 @@ impl Slice<'_> {
                 kernel.crypt_blocks(&mut counter, self.y, data, direction, public)
             }
             Text::Into { input, out } => {
-                let passes = input.chunks(OUT_OF_PLACE_PASS);
-                for (input, out) in passes.zip(out.chunks_mut(OUT_OF_PLACE_PASS)) {
-                    let piece = copy_into(out, input);
-                    kernel.crypt_blocks(&mut counter, self.y, piece, direction, public);
-                }
+                kernel.crypt_blocks_into(&mut counter, self.y, input, out, direction, public)
             }
         }
     }
@@ -648,6 +641,10 @@ mod tests {
     use crate::aes::BlockCipher;
     use crate::aes::KeySchedule;
     use crate::aes::ni::Ni;
+    use crate::gcm::FusedKernel;
+    use crate::gcm::fused_avx2::FusedAvx2;
+    use crate::gcm::fused_avx512::FusedAvx512;
+    use crate::gcm::fused_ni::FusedNi;
     use crate::gcm::kernel::Pair;
     use crate::ghash::bitserial::BitSerial;
     use crate::ghash::clmul::Clmul;
@@ -735,8 +732,22 @@ mod tests {
                 ghash: &clmul,
             });
         }
+        // The fused kernels, whose slices out of place run in one pass.
+        match FusedAvx512::new(&keys) {
+            Some(fused) => check(&fused),
+            None => eprintln!("SKIP {}: not available on this CPU", FusedAvx512::NAME),
+        }
+        match FusedAvx2::new(&keys) {
+            Some(fused) => check(&fused),
+            None => eprintln!("SKIP {}: not available on this CPU", FusedAvx2::NAME),
+        }
+        match FusedNi::new(&keys) {
+            Some(fused) => check(&fused),
+            None => eprintln!("SKIP {}: not available on this CPU", FusedNi::NAME),
+        }
     }
 
+    #[allow(unsafe_code)]
     fn check<K: Kernel + Sync>(kernel: &K) {
         for (threads, linger) in [
             (2, DEFAULT_LINGER),
@@ -765,7 +776,7 @@ mod tests {
                         counter[12..].copy_from_slice(&low.to_be_bytes());
                         let y = [0x1e; 16];
                         let (mut c1, mut y1, mut d1) = (counter, y, data.clone());
-                        let (mut c2, mut y2, mut d2) = (counter, y, data);
+                        let (mut c2, mut y2, mut d2) = (counter, y, data.clone());
                         // The kernel's fast counter paths too (`public`),
                         // against its branch-free one.
                         let public = blocks % 2 == 1;
@@ -778,6 +789,16 @@ mod tests {
                             direction,
                             public,
                         );
+                        // Out of place, into uninitialized memory.
+                        let (mut c3, mut y3) = (counter, y);
+                        let mut d3 = Vec::<u8>::with_capacity(data.len());
+                        let text = Text::Into {
+                            input: &data,
+                            out: &mut d3.spare_capacity_mut()[..data.len()],
+                        };
+                        crypt_blocks_par(kernel, &pool, &mut c3, &mut y3, text, direction, public);
+                        // SAFETY: `crypt_blocks_par` wrote every byte.
+                        unsafe { d3.set_len(data.len()) };
                         kernel.crypt_blocks(&mut c2, &mut y2, &mut d2, direction, false);
                         let id = format!(
                             "{threads} threads lingering {linger:?}, {blocks} blocks from {low:#x}"
@@ -785,6 +806,7 @@ mod tests {
                         assert_eq!(d1, d2, "{id}: data");
                         assert_eq!(c1, c2, "{id}: counter");
                         assert_eq!(y1, y2, "{id}: GHASH");
+                        assert!((d3, c3, y3) == (d2, c2, y2), "{id}: out of place");
                     }
                 }
             }
