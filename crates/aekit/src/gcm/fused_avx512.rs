@@ -395,7 +395,7 @@ mod imp {
             direction: Direction,
             public: bool,
         ) {
-            debug_assert!(input.len() == out.len() && input.len() % 16 == 0);
+            debug_assert!(input.len() == out.len() && input.len().is_multiple_of(16));
             let n = input.len().min(out.len());
             let dst = out.as_mut_ptr().cast::<u8>();
             // SAFETY: `input` is readable and `out` writable for `n` bytes
