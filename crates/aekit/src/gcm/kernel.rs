@@ -552,9 +552,9 @@ pub(crate) mod tests {
         assert_eq!(taken_into > 0, into, "{what}: messages taken out of place");
     }
 
-    /// `ni-clmul`'s and `vaes-avx2`'s whole-message paths (`vaes-avx2`'s
-    /// out-of-place path is `ni-clmul`'s, below one 256-byte batch);
-    /// `vaes-avx512`'s test is in its module (both product forms).
+    /// `ni-clmul`'s and `vaes-avx2`'s whole-message paths, in place and
+    /// out of place; `vaes-avx512`'s test is in its module (both product
+    /// forms).
     #[test]
     fn whole_messages_match_the_general_path() {
         for key_len in [16, 24, 32] {
