@@ -318,9 +318,31 @@ impl Kernel for FusedNi {
         public: bool,
     ) {
         debug_assert_eq!(data.len() % 16, 0);
+        let p = data.as_mut_ptr();
         // SAFETY: `self.aes` and `self.ghash` exist, so detection found
-        // AES-NI, SSE4.1, PCLMULQDQ and SSSE3.
-        unsafe { self.crypt(counter, y, data, direction, public) }
+        // AES-NI, SSE4.1, PCLMULQDQ and SSSE3; in place, `p` is `data`,
+        // readable and writable.
+        unsafe { self.crypt(counter, y, (p, p, data.len()), direction, public) }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn crypt_blocks_into(
+        &self,
+        counter: &mut crate::aes::Block,
+        y: &mut crate::aes::Block,
+        input: &[u8],
+        out: &mut [core::mem::MaybeUninit<u8>],
+        direction: super::state::Direction,
+        public: bool,
+    ) {
+        debug_assert!(input.len() == out.len() && input.len().is_multiple_of(16));
+        let n = input.len().min(out.len());
+        let io = (input.as_ptr(), out.as_mut_ptr().cast::<u8>(), n);
+        // SAFETY: as in `crypt_blocks`; `input` is readable and `out`
+        // writable for `n` bytes (every one of them is written, and only
+        // what was written is read back); a shared and a mutable borrow do
+        // not overlap.
+        unsafe { self.crypt(counter, y, io, direction, public) }
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -653,32 +675,35 @@ mod imp {
     }
 
     impl FusedNi {
-        /// The one-pass loop; the contract of [`Kernel::crypt_blocks`].
+        /// The one-pass loop; the contract of [`Kernel::crypt_blocks`],
+        /// from `src` to `dst`, `n` bytes, every byte of `dst` written.
         ///
         /// # Safety
         ///
-        /// The CPU must support AES-NI, PCLMULQDQ, SSSE3 and SSE4.1.
+        /// The CPU must support AES-NI, PCLMULQDQ, SSSE3 and SSE4.1; `src`
+        /// must be readable and `dst` writable for `n` bytes, the same
+        /// buffer or two that do not overlap.
         #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
         pub(super) unsafe fn crypt(
             &self,
             counter: &mut Block,
             y: &mut Block,
-            data: &mut [u8],
+            (src, dst, n): (*const u8, *mut u8, usize),
             direction: Direction,
             public: bool,
         ) {
             let ctr = u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]);
-            let batches = data.len() / BATCH;
-            let p = data.as_mut_ptr();
-            // SAFETY: in place: `p` is `batches` whole batches readable
-            // and writable; the features `batches` needs are enabled here.
+            let batches = n / BATCH;
+            // SAFETY: `src` and `dst` are good for `n` ≥ `batches` whole
+            // batches (the caller's contract); the features `batches`
+            // needs are enabled here.
             let acc = unsafe {
                 self.batches(
                     counter,
                     ctr,
                     clmul::load(y),
-                    p,
-                    p,
+                    src,
+                    dst,
                     batches,
                     direction,
                     public,
@@ -687,6 +712,20 @@ mod imp {
             clmul::store(y, acc);
             let ctr = ctr.wrapping_add(8 * batches as u32);
             counter[12..].copy_from_slice(&ctr.to_be_bytes());
+            // The rest, copied into `dst` first when out of place; then
+            // `dst` is written throughout, and the last batch and the rest
+            // are finished there.
+            let bulk = batches * BATCH;
+            let (from, to) = (src.wrapping_add(bulk), dst.wrapping_add(bulk));
+            // SAFETY: both are good for the last n − bulk bytes, the same
+            // buffer or not overlapping; after the copy every byte of
+            // `dst`'s `n` is written.
+            let data = unsafe {
+                if !core::ptr::eq(from, to) {
+                    core::ptr::copy_nonoverlapping(from, to, n - bulk);
+                }
+                core::slice::from_raw_parts_mut(dst, n)
+            };
             finish_two_pass(self, counter, y, data, (batches, BATCH), direction);
         }
 

@@ -6,7 +6,7 @@
 //! The output is seen as `[MaybeUninit<u8>]` from the public call down to
 //! the kernels: the whole-message paths of the three fused kernels and
 //! their loops over whole blocks (`Kernel::crypt_blocks_into`, which a
-//! pool's slices take; `ni-clmul`'s copies) write it through raw pointers
+//! pool's slices take) write it through raw pointers
 //! in their one pass, and every other path copies the input into it
 //! ([`copy_into`]) and then runs in place. Only
 //! once every byte has been written is it seen as `[u8]` again. An
@@ -165,7 +165,7 @@ impl AesGcm {
     /// message split across the threads of `pool`, as
     /// [`encrypt_in_place_detached_par`](Self::encrypt_in_place_detached_par)
     /// splits it: each thread reads its slice and writes it into `out` in
-    /// one pass where the kernel can (`vaes-avx512`, `vaes-avx2`), else
+    /// one pass where the kernel can (the three fused ones), else
     /// copies it a piece at a time and encrypts the piece while it is in
     /// L1. Messages shorter
     /// than the pool's [threshold](Pool::threshold) run on the calling
