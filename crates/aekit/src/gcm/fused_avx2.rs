@@ -245,7 +245,7 @@ mod imp {
     use crate::gcm::batch::BatchMessage;
     use crate::gcm::kernel::{Kernel, LONG, finish_two_pass, taken};
     use crate::gcm::multi_avx2::crypt_groups;
-    use crate::gcm::out_of_place::as_uninit;
+    use crate::gcm::out_of_place::{as_uninit, in_output};
     use crate::gcm::state::Direction;
     use crate::gcm::{FusedKernel, supplied_clmul};
     use crate::ghash::GhashKey;
@@ -564,13 +564,8 @@ mod imp {
             // directions.
             let (from, to) = (src.wrapping_add(bulk), dst.wrapping_add(bulk));
             // SAFETY: both are good for the last n − bulk bytes, the same
-            // buffer or not overlapping; the copy leaves `rest` written.
-            let rest = unsafe {
-                if !core::ptr::eq(from, to) {
-                    core::ptr::copy_nonoverlapping(from, to, n - bulk);
-                }
-                core::slice::from_raw_parts_mut(to, n - bulk)
-            };
+            // buffer or not overlapping (the caller's contract).
+            let rest = unsafe { in_output(from, to, n - bulk) };
             finish_two_pass(self, counter, y, rest, (0, BATCH), direction);
         }
 

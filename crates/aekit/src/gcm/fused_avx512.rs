@@ -250,6 +250,7 @@ mod imp {
     use super::super::batch::BatchMessage;
     use super::super::kernel::{Kernel, LONG, taken};
     use super::super::multi_avx512::crypt_groups;
+    use super::super::out_of_place::in_output;
     use super::super::state::Direction;
     use super::super::supplied_avx512;
     use crate::aes::ni::{self, Ni};
@@ -704,14 +705,8 @@ mod imp {
             dst.wrapping_add(256 * chunks),
         );
         // SAFETY: both are good for the last n − 256 · chunks bytes, and
-        // the same buffer or not overlapping (the caller's contract); the
-        // copy leaves every byte of `rest` written.
-        let rest = unsafe {
-            if !core::ptr::eq(from, to) {
-                core::ptr::copy_nonoverlapping(from, to, n - 256 * chunks);
-            }
-            core::slice::from_raw_parts_mut(to, n - 256 * chunks)
-        };
+        // the same buffer or not overlapping (the caller's contract).
+        let rest = unsafe { in_output(from, to, n - 256 * chunks) };
         let acc = match rest.len().div_ceil(64) {
             0 => acc,
             1 => tail::<N, ENCRYPT, 1>(&k, powers, rev, acc, rest),

@@ -495,7 +495,7 @@ mod imp {
     use crate::aes::Block;
     use crate::aes::ni::{self, Ni};
     use crate::gcm::kernel::finish_two_pass;
-    use crate::gcm::out_of_place::{assume_init, copy_into};
+    use crate::gcm::out_of_place::{assume_init, copy_into, in_output};
     use crate::gcm::state::Direction;
     use crate::ghash::GhashKey;
     use crate::ghash::clmul::{self, Clmul};
@@ -716,14 +716,11 @@ mod imp {
             // `dst` is written throughout, and the last batch and the rest
             // are finished there.
             let bulk = batches * BATCH;
-            let (from, to) = (src.wrapping_add(bulk), dst.wrapping_add(bulk));
-            // SAFETY: both are good for the last n − bulk bytes, the same
-            // buffer or not overlapping; after the copy every byte of
-            // `dst`'s `n` is written.
+            // SAFETY: `src` and `dst` are good for `n` bytes, the same
+            // buffer or not overlapping (the caller's contract); the loop
+            // wrote the first `bulk` of `dst`, and `in_output` the rest.
             let data = unsafe {
-                if !core::ptr::eq(from, to) {
-                    core::ptr::copy_nonoverlapping(from, to, n - bulk);
-                }
+                in_output(src.wrapping_add(bulk), dst.wrapping_add(bulk), n - bulk);
                 core::slice::from_raw_parts_mut(dst, n)
             };
             finish_two_pass(self, counter, y, data, (batches, BATCH), direction);

@@ -313,6 +313,25 @@ pub(crate) fn copy_into<'a>(out: &'a mut [MaybeUninit<u8>], input: &[u8]) -> &'a
     }
 }
 
+/// The `len` bytes at `to`, holding what the `len` bytes at `from` hold:
+/// copied there first unless `from` is `to` (in place). How a kernel's
+/// last bytes out of place are finished in place in the output.
+///
+/// # Safety
+/// `from` must be readable and `to` writable for `len` bytes, the same
+/// pointer or two ranges that do not overlap; nothing else may access the
+/// bytes at `to` while the returned slice lives.
+pub(crate) unsafe fn in_output<'a>(from: *const u8, to: *mut u8, len: usize) -> &'a mut [u8] {
+    // SAFETY: the caller's contract; after the copy (or in place) every
+    // byte of the slice is initialized.
+    unsafe {
+        if !core::ptr::eq(from, to) {
+            core::ptr::copy_nonoverlapping(from, to, len);
+        }
+        core::slice::from_raw_parts_mut(to, len)
+    }
+}
+
 /// `out`, every byte of which has been written.
 ///
 /// # Safety
