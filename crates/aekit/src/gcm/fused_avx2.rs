@@ -245,7 +245,7 @@ mod imp {
     use crate::gcm::batch::BatchMessage;
     use crate::gcm::kernel::{Kernel, LONG, finish_two_pass, taken};
     use crate::gcm::multi_avx2::crypt_groups;
-    use crate::gcm::out_of_place::{as_uninit, in_output};
+    use crate::gcm::out_of_place::{as_uninit, in_output, io_of};
     use crate::gcm::state::Direction;
     use crate::gcm::{FusedKernel, supplied_clmul};
     use crate::ghash::GhashKey;
@@ -329,13 +329,10 @@ mod imp {
             direction: Direction,
             public: bool,
         ) {
-            debug_assert!(input.len() == out.len() && input.len().is_multiple_of(16));
-            let n = input.len().min(out.len());
-            let io = (input.as_ptr(), out.as_mut_ptr().cast::<u8>(), n);
-            // SAFETY: as above; `input` is readable and `out` writable for
-            // `n` bytes (every one of them is written, and only what was
-            // written is read back); a shared and a mutable borrow do not
-            // overlap.
+            let io = io_of(input, out);
+            // SAFETY: as above; `io_of` gives `input`, readable, and `out`,
+            // writable (every byte is written, and only what was written
+            // is read back), not overlapping.
             unsafe { self.crypt(counter, y, io, direction, public) }
         }
 

@@ -250,7 +250,7 @@ mod imp {
     use super::super::batch::BatchMessage;
     use super::super::kernel::{Kernel, LONG, taken};
     use super::super::multi_avx512::crypt_groups;
-    use super::super::out_of_place::in_output;
+    use super::super::out_of_place::{in_output, io_of};
     use super::super::state::Direction;
     use super::super::supplied_avx512;
     use crate::aes::ni::{self, Ni};
@@ -396,13 +396,10 @@ mod imp {
             direction: Direction,
             public: bool,
         ) {
-            debug_assert!(input.len() == out.len() && input.len().is_multiple_of(16));
-            let n = input.len().min(out.len());
-            let dst = out.as_mut_ptr().cast::<u8>();
-            // SAFETY: `input` is readable and `out` writable for `n` bytes
-            // (every one of them is written, and only what was written is
-            // read back); a shared and a mutable borrow do not overlap.
-            unsafe { self.blocks(counter, y, (input.as_ptr(), dst, n), direction, public) }
+            // SAFETY: `io_of` gives `input`, readable, and `out`, writable
+            // (every byte is written, and only what was written is read
+            // back), not overlapping.
+            unsafe { self.blocks(counter, y, io_of(input, out), direction, public) }
         }
 
         fn crypt_short(

@@ -335,13 +335,10 @@ impl Kernel for FusedNi {
         direction: super::state::Direction,
         public: bool,
     ) {
-        debug_assert!(input.len() == out.len() && input.len().is_multiple_of(16));
-        let n = input.len().min(out.len());
-        let io = (input.as_ptr(), out.as_mut_ptr().cast::<u8>(), n);
-        // SAFETY: as in `crypt_blocks`; `input` is readable and `out`
-        // writable for `n` bytes (every one of them is written, and only
-        // what was written is read back); a shared and a mutable borrow do
-        // not overlap.
+        let io = super::out_of_place::io_of(input, out);
+        // SAFETY: as in `crypt_blocks`; `io_of` gives `input`, readable,
+        // and `out`, writable (every byte is written, and only what was
+        // written is read back), not overlapping.
         unsafe { self.crypt(counter, y, io, direction, public) }
     }
 

@@ -313,6 +313,16 @@ pub(crate) fn copy_into<'a>(out: &'a mut [MaybeUninit<u8>], input: &[u8]) -> &'a
     }
 }
 
+/// `input` and `out` (of the same length, whole blocks) as a kernel's
+/// one-pass loop takes them: where it reads, where it writes, how many
+/// bytes. The two do not overlap (a shared and a mutable borrow).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // the kernels are x86-64's
+pub(crate) fn io_of(input: &[u8], out: &mut [MaybeUninit<u8>]) -> (*const u8, *mut u8, usize) {
+    debug_assert!(input.len() == out.len() && input.len().is_multiple_of(16));
+    let n = input.len().min(out.len());
+    (input.as_ptr(), out.as_mut_ptr().cast(), n)
+}
+
 /// The `len` bytes at `to`, holding what the `len` bytes at `from` hold:
 /// copied there first unless `from` is `to` (in place). How a kernel's
 /// last bytes out of place are finished in place in the output.
@@ -321,6 +331,7 @@ pub(crate) fn copy_into<'a>(out: &'a mut [MaybeUninit<u8>], input: &[u8]) -> &'a
 /// `from` must be readable and `to` writable for `len` bytes, the same
 /// pointer or two ranges that do not overlap; nothing else may access the
 /// bytes at `to` while the returned slice lives.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // the kernels are x86-64's
 pub(crate) unsafe fn in_output<'a>(from: *const u8, to: *mut u8, len: usize) -> &'a mut [u8] {
     // SAFETY: the caller's contract; after the copy (or in place) every
     // byte of the slice is initialized.
