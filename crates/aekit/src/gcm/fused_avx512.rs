@@ -72,7 +72,7 @@
 //!
 //! A 96-bit IV's counter (IV ‖ count, public) skips AES's rounds 0 and 1
 //! in fifteen iterations of sixteen: FACE's first round for AES
-//! instructions (`ctr/face/round1.rs`), a 4 KiB table per key. Sixteen
+//! instructions (`ctr/face/round1.rs`), a 16 KiB table per key (four copies, aligned for every start). Sixteen
 //! consecutive counts whose low byte stays below 0xF0 share bytes 0..14,
 //! and their state after round 1 is one register computed once per 256
 //! blocks XORed with four 64-byte loads from the table; on a core with
@@ -212,10 +212,6 @@
 //!   pair's products not waiting on the reduction): faster in an `asm!`
 //!   replica of the AES-128 loop (13.4 → 12.4 core cycles a register), not
 //!   here (1 MiB 123 900 → 124 500–125 600 TSC cycles).
-//! - Running a long message's first one to three blocks alone so that the
-//!   loop's stores are 64-byte aligned (AES-128 1 MiB: 115 500 aligned,
-//!   123 000 for a buffer 16, 32 or 48 bytes off): the loop then starts at
-//!   a count whose FACE table entries are not aligned, 119 000–121 000.
 //!
 //! # Citations
 //!
@@ -842,6 +838,17 @@ mod imp {
     /// against 85 TSC cycles, AES-128, Intel Xeon with AVX-512).
     const SHORT_HASHED: usize = 16;
 
+    /// From this many bytes on, [`whole`] runs the blocks before the
+    /// input's next 64-byte boundary alone, so that the loop's loads (and,
+    /// in place, its stores) do not split cache lines. AES-128, 1 MiB, TSC
+    /// cycles a call on an Intel Xeon with AVX-512, a buffer 16, 32 or 48
+    /// bytes off a boundary (as malloc's and Python's are): in place
+    /// 122 000–124 000 → 115 500–116 000, the same as aligned; out of place
+    /// 126 000 → 121 000 (source 48 and destination 16 bytes off), 129 000
+    /// → 116 000 (both 48); AES-256 in place 147 000 → 145 000. (FACE's
+    /// table has a copy aligned for every start, `ctr/face/round1.rs`.)
+    const ALIGN_FROM: usize = 4096;
+
     /// A whole message with a 96-bit IV, no [`State`](super::super::state),
     /// in place (`src` = `dst`) or from `src` into `dst`, `n` bytes each:
     /// short messages (at most [`SHORT_HASHED`] hashed blocks) go through
@@ -894,7 +901,28 @@ mod imp {
         }
         let mut y = [0u8; 16];
         kernel.ghash.update_padded(&mut y, aad);
-        let mut ctr = Counters::<true>::from_register(ni::counter_block(iv, 2));
+        let mut acc = load_acc(&y);
+        // A long message's first blocks up to `src`'s next 64-byte
+        // boundary go alone, so that none of the loop's loads splits a
+        // cache line, nor (in place) its stores; FACE's table has a copy
+        // aligned for every start (a 16-byte aligned buffer, as allocators
+        // and Python's objects give them, is 16, 32 or 48 bytes off).
+        let head = if n >= ALIGN_FROM && (src as usize).is_multiple_of(16) {
+            (src as usize).wrapping_neg() % 64
+        } else {
+            0
+        };
+        if head > 0 {
+            // SAFETY: `src` and `dst` are good for `n` > `head` bytes, the
+            // same buffer or not overlapping (the caller's contract).
+            let first = unsafe { in_output(src, dst, head) };
+            let k = broadcast_keys::<N>(rk);
+            let ctr = &mut counter_start_from(ni::counter_block(iv, 2));
+            acc = tail::<N, ENCRYPT, 1>(&k, kernel.ghash.powers(), ctr, acc, first);
+        }
+        let (src, dst, n) = (src.wrapping_add(head), dst.wrapping_add(head), n - head);
+        let first_count = 2 + (head / 16) as u32;
+        let mut ctr = Counters::<true>::from_register(ni::counter_block(iv, first_count));
         let chunks = n / 256;
         let done = 256 * chunks;
         // A message of whole chunks leaves [`finish`] no counter block to
@@ -904,9 +932,8 @@ mod imp {
         let tag_mask = (done == n).then(|| tag_mask::<N>(rk, iv));
         let h = (kernel.ghash.powers(), &kernel.extra);
         // SAFETY: passed on from the caller; 256 · `chunks` ≤ `n`.
-        let acc = unsafe {
-            body::<N, ENCRYPT, KARATSUBA, true>(rk, h, &mut ctr, load_acc(&y), src, dst, chunks)
-        };
+        let acc =
+            unsafe { body::<N, ENCRYPT, KARATSUBA, true>(rk, h, &mut ctr, acc, src, dst, chunks) };
         if let Some(mask) = tag_mask {
             // The lengths block, `acc` added, times H (entry 31).
             // SAFETY: entry 31, one lane.
@@ -916,9 +943,9 @@ mod imp {
         }
         let rest = Rest {
             iv,
-            // Y_1 is count 2; sixteen counts per chunk (no wrap: a 96-bit
-            // IV's message has fewer than 2^32 blocks).
-            next: 2 + 16 * chunks as u32,
+            // Sixteen counts per chunk after the head's (no wrap: a
+            // 96-bit IV's message has fewer than 2^32 blocks).
+            next: first_count + 16 * chunks as u32,
             acc,
             aad: &[],
             lengths,
