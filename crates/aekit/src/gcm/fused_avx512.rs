@@ -1586,6 +1586,62 @@ mod imp {
         use super::*;
         use crate::gcm::kernel::Pair;
         use crate::gcm::kernel::tests::{blocks_into, reference_pair, whole_messages_match};
+        use crate::gcm::state::State;
+
+        /// Long messages (where [`whole`] runs the blocks before the input's
+        /// 64-byte boundary alone) in buffers at every offset from a
+        /// boundary, in place and from each offset into each other, against
+        /// the general path over a (table, bitserial) pair.
+        #[test]
+        #[allow(unsafe_code)]
+        fn long_messages_at_every_alignment() {
+            for key_len in [16, 32] {
+                let ks = KeySchedule::new(&vec![0x4d; key_len]).unwrap();
+                let Some(fused) = FusedAvx512::new(&ks) else {
+                    eprintln!("SKIP vaes-avx512: not available on this CPU");
+                    return;
+                };
+                let (table, ghash) = reference_pair(&ks);
+                let pair = Pair {
+                    aes: &table,
+                    ghash: &ghash,
+                };
+                let (iv, aad) = ([0x21u8; 12], b"header");
+                for n in [ALIGN_FROM, ALIGN_FROM + 4, 5000, 8192 + 48] {
+                    let text: Vec<u8> = (0..n).map(|i| (i * 3 + 1) as u8).collect();
+                    for direction in [Direction::Encrypt, Direction::Decrypt] {
+                        let mut expected = text.clone();
+                        let mut state = State::start(&pair, &iv);
+                        state.aad(&pair, aad).unwrap();
+                        state.crypt(&pair, &mut expected, direction).unwrap();
+                        let tag = state.finish(&pair);
+                        let mut src = vec![0u8; n + 128];
+                        let mut dst = vec![MaybeUninit::<u8>::uninit(); n + 128];
+                        let (s0, d0) =
+                            (src.as_ptr().align_offset(64), dst.as_ptr().align_offset(64));
+                        for from in [0, 5, 16, 32, 48] {
+                            let what = format!("AES-{} {n} bytes at +{from}", key_len * 8);
+                            let buf = &mut src[s0 + from..s0 + from + n];
+                            buf.copy_from_slice(&text);
+                            let got = fused.crypt_short(&iv, aad, buf, direction);
+                            assert_eq!(got, Some(tag), "{what}: tag in place");
+                            assert!(*buf == expected[..], "{what}: data in place");
+                            buf.copy_from_slice(&text);
+                            for to in [0, 7, 16, 48] {
+                                let out = &mut dst[d0 + to..d0 + to + n];
+                                let got = fused.crypt_short_into(&iv, aad, buf, out, direction);
+                                assert_eq!(got.ok(), Some(tag), "{what} into +{to}: tag");
+                                // SAFETY: `crypt_short_into` returned the tag,
+                                // so it wrote every byte of `out`.
+                                let written: Vec<u8> =
+                                    out.iter().map(|b| unsafe { b.assume_init() }).collect();
+                                assert!(written == expected, "{what} into +{to}: data");
+                            }
+                        }
+                    }
+                }
+            }
+        }
 
         /// The whole-message path against the general path, both product
         /// forms, with and without `ni-clmul`'s short path in front
