@@ -496,12 +496,36 @@ mod imp {
 
     impl FusedAvx512 {
         /// [`Kernel::crypt_blocks`] from `src` to `dst`, `n` bytes (whole
-        /// blocks).
+        /// blocks): a long run's blocks before the input's next 64-byte
+        /// boundary first, alone ([`aligning_head`]), then the rest.
         ///
         /// # Safety
         /// `src` must be readable and `dst` writable for `n` bytes, and the
         /// two are the same buffer or do not overlap.
         unsafe fn blocks(
+            &self,
+            counter: &mut Block,
+            y: &mut Block,
+            (src, dst, n): (*const u8, *mut u8, usize),
+            direction: Direction,
+            public: bool,
+        ) {
+            let head = aligning_head(src, n);
+            let rest = (src.wrapping_add(head), dst.wrapping_add(head), n - head);
+            // SAFETY: both parts lie in the caller's buffers.
+            unsafe {
+                if head > 0 {
+                    self.run(counter, y, (src, dst, head), direction, public);
+                }
+                self.run(counter, y, rest, direction, public);
+            }
+        }
+
+        /// [`blocks`](Self::blocks) without the head.
+        ///
+        /// # Safety
+        /// As [`blocks`](Self::blocks).
+        unsafe fn run(
             &self,
             counter: &mut Block,
             y: &mut Block,
@@ -849,6 +873,20 @@ mod imp {
     /// table has a copy aligned for every start, `ctr/face/round1.rs`.)
     const ALIGN_FROM: usize = 4096;
 
+    /// How many bytes of a run of `n` from `src` go before the loop, alone:
+    /// those up to `src`'s next 64-byte boundary, for [`ALIGN_FROM`] bytes
+    /// or more from a 16-byte aligned address (else none: whole blocks
+    /// cannot reach a boundary). Depends on the address and the length,
+    /// both public.
+    fn aligning_head(src: *const u8, n: usize) -> usize {
+        let at = src as usize;
+        if n >= ALIGN_FROM && at.is_multiple_of(16) {
+            at.wrapping_neg() % 64
+        } else {
+            0
+        }
+    }
+
     /// A whole message with a 96-bit IV, no [`State`](super::super::state),
     /// in place (`src` = `dst`) or from `src` into `dst`, `n` bytes each:
     /// short messages (at most [`SHORT_HASHED`] hashed blocks) go through
@@ -907,11 +945,7 @@ mod imp {
         // cache line, nor (in place) its stores; FACE's table has a copy
         // aligned for every start (a 16-byte aligned buffer, as allocators
         // and Python's objects give them, is 16, 32 or 48 bytes off).
-        let head = if n >= ALIGN_FROM && (src as usize).is_multiple_of(16) {
-            (src as usize).wrapping_neg() % 64
-        } else {
-            0
-        };
+        let head = aligning_head(src, n);
         if head > 0 {
             // SAFETY: `src` and `dst` are good for `n` > `head` bytes, the
             // same buffer or not overlapping (the caller's contract).
@@ -1638,6 +1672,32 @@ mod imp {
                                 assert!(written == expected, "{what} into +{to}: data");
                             }
                         }
+                    }
+                }
+                // `crypt_blocks` (the general path's and a pool's slices'
+                // loop) at every offset, the count wrapping inside, public
+                // counters and not.
+                let n = ALIGN_FROM + 48;
+                let text: Vec<u8> = (0..n).map(|i| (i * 7 + 2) as u8).collect();
+                let mut store = vec![0u8; n + 128];
+                let s0 = store.as_ptr().align_offset(64);
+                for from in [0, 5, 16, 32, 48] {
+                    for (direction, public) in [
+                        (Direction::Encrypt, true),
+                        (Direction::Decrypt, true),
+                        (Direction::Encrypt, false),
+                    ] {
+                        let mut c1 = [0x3cu8; 16];
+                        c1[12..].copy_from_slice(&0xffff_fff0u32.to_be_bytes());
+                        let (mut c2, mut y1, mut y2) = (c1, [0x11u8; 16], [0x11u8; 16]);
+                        let mut expected = text.clone();
+                        pair.crypt_blocks(&mut c2, &mut y2, &mut expected, direction, false);
+                        let buf = &mut store[s0 + from..s0 + from + n];
+                        buf.copy_from_slice(&text);
+                        fused.crypt_blocks(&mut c1, &mut y1, buf, direction, public);
+                        let what = format!("crypt_blocks at +{from} public {public}");
+                        assert!(*buf == expected[..], "{what}: data");
+                        assert_eq!((c1, y1), (c2, y2), "{what}: counter and GHASH");
                     }
                 }
             }
