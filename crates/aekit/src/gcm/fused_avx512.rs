@@ -510,7 +510,7 @@ mod imp {
             direction: Direction,
             public: bool,
         ) {
-            let head = aligning_head(src, n);
+            let head = aligning_head(src, n, self.aes.rounds());
             let rest = (src.wrapping_add(head), dst.wrapping_add(head), n - head);
             // SAFETY: both parts lie in the caller's buffers.
             unsafe {
@@ -862,25 +862,40 @@ mod imp {
     /// against 85 TSC cycles, AES-128, Intel Xeon with AVX-512).
     const SHORT_HASHED: usize = 16;
 
-    /// From this many bytes on, [`whole`] runs the blocks before the
-    /// input's next 64-byte boundary alone, so that the loop's loads (and,
-    /// in place, its stores) do not split cache lines. AES-128, 1 MiB, TSC
-    /// cycles a call on an Intel Xeon with AVX-512, a buffer 16, 32 or 48
-    /// bytes off a boundary (as malloc's and Python's are): in place
-    /// 122 000–124 000 → 115 500–116 000, the same as aligned; out of place
-    /// 126 000 → 121 000 (source 48 and destination 16 bytes off), 129 000
-    /// → 116 000 (both 48); AES-256 in place 147 000 → 145 000. (FACE's
-    /// table has a copy aligned for every start, `ctr/face/round1.rs`.)
+    /// From this many bytes on, AES-128's [`whole`] and [`Kernel::crypt_blocks`]
+    /// run the blocks before the input's next 64-byte boundary alone, so
+    /// that the loop's loads (and, in place, its stores) do not split cache
+    /// lines. AES-128, 1 MiB, TSC cycles a call on an Intel Xeon with
+    /// AVX-512, a buffer 16, 32 or 48 bytes off a boundary (as malloc's and
+    /// Python's are): in place 122 000–124 000 → 115 500–116 000, the same
+    /// as aligned; out of place 126 000 → 121 000 (source 48 and
+    /// destination 16 bytes off), 129 000 → 116 000 (both 48); 16 KiB
+    /// 1954–1980 → 1904–1928. (FACE's table has a copy aligned for every
+    /// start, `ctr/face/round1.rs`.)
     const ALIGN_FROM: usize = 4096;
 
-    /// How many bytes of a run of `n` from `src` go before the loop, alone:
-    /// those up to `src`'s next 64-byte boundary, for [`ALIGN_FROM`] bytes
-    /// or more from a 16-byte aligned address (else none: whole blocks
-    /// cannot reach a boundary). Depends on the address and the length,
-    /// both public.
-    fn aligning_head(src: *const u8, n: usize) -> usize {
+    /// The same for AES-192 and AES-256, whose loops the AES port bounds:
+    /// the split lines cost them less (AES-256 1 MiB 147 000 → 145 000),
+    /// and the head and the partial chunk it leaves at the end cost more
+    /// than that below a few hundred KiB (16 KiB encryption on an Emerald
+    /// Rapids Xeon: 1.12–1.16× the best peer before, 1.07–1.11× with the
+    /// head from 4 KiB; 1 MiB decryption there 1.06–1.07× → 1.10–1.15×).
+    const ALIGN_FROM_LONG_KEYS: usize = 128 << 10;
+
+    /// How many bytes of a run of `n` from `src` go before the loop, alone,
+    /// for a key of `rounds` rounds: those up to `src`'s next 64-byte
+    /// boundary, for [`ALIGN_FROM`] (AES-128) or [`ALIGN_FROM_LONG_KEYS`]
+    /// bytes or more from a 16-byte aligned address (else none: whole
+    /// blocks cannot reach a boundary). Depends on the address, the length
+    /// and the key size, all public.
+    fn aligning_head(src: *const u8, n: usize, rounds: usize) -> usize {
         let at = src as usize;
-        if n >= ALIGN_FROM && at.is_multiple_of(16) {
+        let from = if rounds == 10 {
+            ALIGN_FROM
+        } else {
+            ALIGN_FROM_LONG_KEYS
+        };
+        if n >= from && at.is_multiple_of(16) {
             at.wrapping_neg() % 64
         } else {
             0
@@ -945,7 +960,7 @@ mod imp {
         // cache line, nor (in place) its stores; FACE's table has a copy
         // aligned for every start (a 16-byte aligned buffer, as allocators
         // and Python's objects give them, is 16, 32 or 48 bytes off).
-        let head = aligning_head(src, n);
+        let head = aligning_head(src, n, N - 1);
         if head > 0 {
             // SAFETY: `src` and `dst` are good for `n` > `head` bytes, the
             // same buffer or not overlapping (the caller's contract).
@@ -1641,7 +1656,12 @@ mod imp {
                     ghash: &ghash,
                 };
                 let (iv, aad) = ([0x21u8; 12], b"header");
-                for n in [ALIGN_FROM, ALIGN_FROM + 4, 5000, 8192 + 48] {
+                let least = if key_len == 16 {
+                    ALIGN_FROM
+                } else {
+                    ALIGN_FROM_LONG_KEYS
+                };
+                for n in [least, least + 4, least + 904, least + 4096 + 48] {
                     let text: Vec<u8> = (0..n).map(|i| (i * 3 + 1) as u8).collect();
                     for direction in [Direction::Encrypt, Direction::Decrypt] {
                         let mut expected = text.clone();
@@ -1677,7 +1697,7 @@ mod imp {
                 // `crypt_blocks` (the general path's and a pool's slices'
                 // loop) at every offset, the count wrapping inside, public
                 // counters and not.
-                let n = ALIGN_FROM + 48;
+                let n = least + 48;
                 let text: Vec<u8> = (0..n).map(|i| (i * 7 + 2) as u8).collect();
                 let mut store = vec![0u8; n + 128];
                 let s0 = store.as_ptr().align_offset(64);
