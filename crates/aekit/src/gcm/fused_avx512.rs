@@ -307,14 +307,14 @@ mod imp {
         halves: [u128; 16],
         /// FACE's first round (`ctr/face/round1.rs`): the main loop's
         /// counter blocks of a 96-bit IV skip rounds 0 and 1.
-        round1: Round1,
+        round1: Round1<4>,
     }
 
     impl Extra {
         /// # Safety
         /// The CPU must support AVX-512F/BW/VL and VPCLMULQDQ.
         #[target_feature(enable = "avx512f,avx512bw,avx512vl,vpclmulqdq")]
-        unsafe fn new(powers: &Powers, round1: Round1) -> Extra {
+        unsafe fn new(powers: &Powers, round1: Round1<4>) -> Extra {
             let halves = |p: &[u128; 16]| {
                 p.map(|p| {
                     let k = u128::from((p as u64) ^ ((p >> 64) as u64));
@@ -510,40 +510,24 @@ mod imp {
             direction: Direction,
             public: bool,
         ) {
-            let head = aligning_head(src, n, self.aes.rounds());
-            let rest = (src.wrapping_add(head), dst.wrapping_add(head), n - head);
-            // SAFETY: both parts lie in the caller's buffers.
-            unsafe {
-                if head > 0 {
-                    self.run(counter, y, (src, dst, head), direction, public);
-                }
-                self.run(counter, y, rest, direction, public);
-            }
-        }
-
-        /// [`blocks`](Self::blocks) without the head.
-        ///
-        /// # Safety
-        /// As [`blocks`](Self::blocks).
-        unsafe fn run(
-            &self,
-            counter: &mut Block,
-            y: &mut Block,
-            (src, dst, n): (*const u8, *mut u8, usize),
-            direction: Direction,
-            public: bool,
-        ) {
             let (rk, h) = (self.aes.round_keys(), (self.ghash.powers(), &self.extra));
             let enc = direction == Direction::Encrypt;
-            let io = (counter, y, (src, dst, n), public);
-            // SAFETY: `self.aes` exists, so VAES and AVX-512F/BW/VL were
-            // detected; `self.ghash` exists, so VPCLMULQDQ was; the
-            // buffers are passed on from the caller.
-            unsafe {
-                if self.karatsuba {
-                    dispatch::<true>(self.aes.rounds(), enc, rk, h, io);
-                } else {
-                    dispatch::<false>(self.aes.rounds(), enc, rk, h, io);
+            let head = aligning_head(src, n, self.aes.rounds());
+            let rest = (src.wrapping_add(head), dst.wrapping_add(head), n - head);
+            for io in [(src, dst, head), rest] {
+                if io.2 == 0 {
+                    continue; // no head
+                }
+                let io = (&mut *counter, &mut *y, io, public);
+                // SAFETY: `self.aes` exists, so VAES and AVX-512F/BW/VL
+                // were detected; `self.ghash` exists, so VPCLMULQDQ was;
+                // both parts lie in the caller's buffers.
+                unsafe {
+                    if self.karatsuba {
+                        dispatch::<true>(self.aes.rounds(), enc, rk, h, io);
+                    } else {
+                        dispatch::<false>(self.aes.rounds(), enc, rk, h, io);
+                    }
                 }
             }
         }
@@ -1310,7 +1294,7 @@ mod imp {
         /// same key.
         #[inline]
         #[target_feature(enable = "avx512f,avx512bw,vaes")]
-        fn next16(&mut self, k0: __m512i, k1: __m512i, table: &Round1) -> [__m512i; 4] {
+        fn next16(&mut self, k0: __m512i, k1: __m512i, table: &Round1<4>) -> [__m512i; 4] {
             if PUBLIC && self.low & 0xff < 0xf0 {
                 let p = table.entries(self.low as u8, 16);
                 // SAFETY: `p` points to sixteen entries of 16 bytes.
@@ -1442,7 +1426,7 @@ mod imp {
         const KARATSUBA: bool,
         const P: bool,
     >(
-        (k, table): (&[__m512i; N], &Round1),
+        (k, table): (&[__m512i; N], &Round1<4>),
         (h, hk): (&[__m512i; 4], &[__m512i; 4]),
         ctr: &mut Counters<P>,
         prev: &[__m512i; 4],

@@ -267,7 +267,7 @@ pub(crate) struct FusedNi {
     tables: Tables,
     /// FACE's first round (`ctr/face/round1.rs`) for a 96-bit IV's
     /// counter blocks (`vaes-avx2` uses it too).
-    round1: Round1,
+    round1: Round1<1>,
 }
 
 /// For batch block i = 0..8: entry 2i is the twisted H^(8−i) and entry
@@ -461,7 +461,7 @@ impl FusedKernel for FusedNi {
 /// `None` where the CPU lacks AES-NI or PCLMULQDQ.
 impl FusedNi {
     /// FACE's first-round table of this key.
-    pub(crate) fn round1(&self) -> &Round1 {
+    pub(crate) fn round1(&self) -> &Round1<1> {
         &self.round1
     }
 }

@@ -175,7 +175,7 @@ mod imp {
     pub(crate) unsafe fn crypt_groups<'a, M: BorrowMut<BatchMessage<'a>>>(
         keys: &[Block; 15],
         rounds: usize,
-        (powers, round1): (&[u128; 32], &Round1),
+        (powers, round1): (&[u128; 32], &Round1<1>),
         run: &mut [M],
         uniform: bool,
         encrypt: bool,
@@ -232,7 +232,7 @@ mod imp {
         const C: usize,
     >(
         keys: &[Block; 15],
-        (powers, table): (&[u128; 32], &Round1),
+        (powers, table): (&[u128; 32], &Round1<1>),
         run: &mut [M],
         uniform: bool,
         tags: &mut [Block],
@@ -280,7 +280,7 @@ mod imp {
     #[target_feature(enable = "avx2,vaes,vpclmulqdq")]
     fn long_pair<'a, M: BorrowMut<BatchMessage<'a>>, const N: usize, const ENCRYPT: bool>(
         k: &[__m256i; N],
-        (powers, table): (&[u128; 32], &Round1),
+        (powers, table): (&[u128; 32], &Round1<1>),
         lengths_h: Option<Wide>,
         pair: &mut [M],
         out: &mut [Block],
@@ -435,7 +435,7 @@ mod imp {
         const C: usize,
     >(
         k: &[__m256i; N],
-        (powers, table): (&[u128; 32], &Round1),
+        (powers, table): (&[u128; 32], &Round1<1>),
         lengths_h: Option<Wide>,
         pair: &mut [M],
         out: &mut [Block],
@@ -651,7 +651,7 @@ mod imp {
     /// 1 of the count's block minus that of its run's base block.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn entry(table: &Round1, n: usize) -> __m256i {
+    fn entry(table: &Round1<1>, n: usize) -> __m256i {
         // SAFETY: the entry is 16 readable bytes; no alignment needed.
         _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(table.entries(n as u8, 1).cast()) })
     }

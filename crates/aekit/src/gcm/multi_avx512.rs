@@ -126,7 +126,7 @@ mod imp {
     pub(crate) unsafe fn crypt_groups<'a, M: BorrowMut<BatchMessage<'a>>>(
         rk: &RoundKeys,
         rounds: usize,
-        (powers, round1): (&[u128; 32], &Round1),
+        (powers, round1): (&[u128; 32], &Round1<4>),
         run: &mut [M],
         uniform: bool,
         encrypt: bool,
@@ -633,7 +633,7 @@ mod imp {
         const ENCRYPT: bool,
     >(
         rk: &RoundKeys,
-        (all, round1): (&[u128; 32], &Round1),
+        (all, round1): (&[u128; 32], &Round1<4>),
         run: &mut [M],
         tags: &mut [Block],
     ) {
@@ -659,7 +659,7 @@ mod imp {
     >(
         k: &[__m512i; N],
         keyed: &Keyed<2>,
-        (all, table): (&[u128; 32], &Round1),
+        (all, table): (&[u128; 32], &Round1<4>),
         group: &mut [M],
         out: &mut [Block],
     ) {

@@ -56,7 +56,9 @@
 //! 119 000–121 000 with the data aligned and the table not, against
 //! 115 500 with both aligned). 16 KiB per key, boxed (moved by value with
 //! its kernel it made a key setup 5 500 → 11 900 TSC cycles; boxed,
-//! 5 900), zeroized on drop.
+//! 5 900), zeroized on drop. `ni-clmul` (16-byte loads) and `vaes-avx2`
+//! (32-byte loads, a loop starting at count 2) keep one copy, entry c at
+//! index c + 2: 4 KiB.
 
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::{
@@ -67,50 +69,62 @@ use zeroize::Zeroize;
 
 use crate::aes::{Block, KeySchedule};
 
-/// `T` of the module header for one key: see there. Wiped on drop with
-/// [`crate::secret::wipe`] (at memset speed: a byte-wise zeroize of a
-/// 4 KiB table added 2 000–4 000 TSC cycles to every key setup).
-pub(crate) struct Round1 {
-    /// Four copies: copy v holds entry c (count byte c) at index c + v,
-    /// so that every count starts a 64-byte line in one of them. Boxed:
-    /// 16 KiB moved with the kernel that holds it was a third of a key
-    /// setup.
-    copies: Box<Copies>,
+/// `T` of the module header for one key, in `COPIES` copies (module
+/// header, "Layout"): four where a kernel's loop may start at any count
+/// and loads 64 bytes at a time (`vaes-avx512`), one where it starts at
+/// count 2 or loads at most 32 bytes (`ni-clmul`, `vaes-avx2`). Wiped on
+/// drop with [`crate::secret::wipe`] (at memset speed: a byte-wise
+/// zeroize of a 4 KiB table added 2 000–4 000 TSC cycles to every key
+/// setup).
+pub(crate) struct Round1<const COPIES: usize> {
+    /// Copy k holds entry c (count byte c) at index c + [`Self::shift`](k).
+    /// Boxed: 16 KiB moved with the kernel that holds it was a third of a
+    /// key setup.
+    copies: Box<Copies<COPIES>>,
 }
 
 #[repr(C, align(64))]
-struct Copies([[Block; COPY]; 4]);
+struct Copies<const COPIES: usize>([[Block; COPY]; COPIES]);
 
 /// Entries per copy: 256 and up to three ahead of them, rounded to whole
 /// 64-byte lines (260 × 16 bytes = 65 lines), so that every copy starts on
 /// one.
 const COPY: usize = 260;
 
-impl Drop for Round1 {
+impl<const COPIES: usize> Drop for Round1<COPIES> {
     fn drop(&mut self) {
-        crate::secret::wipe(self.copies.0.as_flattened_mut().as_flattened_mut());
+        self.zeroize();
     }
 }
 
-impl Zeroize for Round1 {
+impl<const COPIES: usize> Zeroize for Round1<COPIES> {
     fn zeroize(&mut self) {
         crate::secret::wipe(self.copies.0.as_flattened_mut().as_flattened_mut());
     }
 }
 
-impl Round1 {
+impl<const COPIES: usize> Round1<COPIES> {
+    /// Where copy `k` holds entry 0: at `k` of four copies, so that one of
+    /// them starts a line at every count; a single copy at 2, so that the
+    /// whole-message loops, which start at count 2 (Y_1 = IV ‖ 2), start
+    /// on one.
+    const fn shift(k: usize) -> usize {
+        if COPIES == 1 { 2 } else { k }
+    }
+
     /// The table of `keys`, or `None` where the CPU has no AES-NI (every
     /// CPU with the kernels that use it has).
-    pub(crate) fn new(keys: &KeySchedule) -> Option<Round1> {
+    pub(crate) fn new(keys: &KeySchedule) -> Option<Round1<COPIES>> {
+        const { assert!(COPIES == 1 || COPIES == 4) };
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("aes") {
-            let layout = std::alloc::Layout::new::<Copies>();
+            let layout = std::alloc::Layout::new::<Copies<COPIES>>();
             // SAFETY: `layout` is `Copies`'s, not zero-sized; all zeros is a
             // valid `Copies` (bytes), so the allocation is one, owned by the
             // box. (Allocated in place: built on the stack, 16 KiB would be
             // copied into the box.)
             let copies = unsafe {
-                let p = std::alloc::alloc_zeroed(layout).cast::<Copies>();
+                let p = std::alloc::alloc_zeroed(layout).cast::<Copies<COPIES>>();
                 if p.is_null() {
                     std::alloc::handle_alloc_error(layout);
                 }
@@ -136,27 +150,36 @@ impl Round1 {
         };
         let (k0, k1) = (load(&rk[0]), load(&rk[1]));
         let zero = _mm_aesenc_si128(k0, k1);
-        let [first, rest @ ..] = &mut self.copies.0;
-        for (c, entry) in first[..256].iter_mut().enumerate() {
+        let Some((first, rest)) = self.copies.0.split_first_mut() else {
+            unreachable!("one or four copies (`new`)");
+        };
+        let entries = &mut first[Self::shift(0)..Self::shift(0) + 256];
+        for (c, entry) in entries.iter_mut().enumerate() {
             // c in byte 15 (the top byte of dword 3), made in a register.
             let x = _mm_set_epi32((c as i32) << 24, 0, 0, 0);
             let t = _mm_xor_si128(_mm_aesenc_si128(_mm_xor_si128(x, k0), k1), zero);
             // SAFETY: `entry` is 16 writable bytes; no alignment needed.
             unsafe { _mm_storeu_si128(entry.as_mut_ptr().cast(), t) };
         }
-        for (v, copy) in rest.iter_mut().enumerate() {
-            copy[v + 1..v + 257].copy_from_slice(&first[..256]);
+        for (k, copy) in rest.iter_mut().enumerate() {
+            let at = Self::shift(k + 1);
+            copy[at..at + 256].copy_from_slice(entries);
         }
     }
 
     /// The `n` entries of counts `low` … `low` + `n` − 1, which must share
     /// a run (`low` + `n` ≤ 256), as a pointer for the kernels' vector
-    /// loads.
+    /// loads: from the copy where entry `low` starts a line, if there are
+    /// four.
     pub(crate) fn entries(&self, low: u8, n: usize) -> *const Block {
-        // The copy in which entry `low` starts a line: index low + v ≡ 0.
         let low = usize::from(low);
-        let v = low.wrapping_neg() % 4;
-        self.copies.0[v][low + v..low + v + n].as_ptr()
+        let k = if COPIES == 1 {
+            0
+        } else {
+            low.wrapping_neg() % 4
+        };
+        let at = low + Self::shift(k);
+        self.copies.0[k][at..at + n].as_ptr()
     }
 }
 
@@ -181,13 +204,18 @@ mod tests {
     }
 
     /// round1(base) ⊕ T[c] is round 1 of base ⊕ c·e₁₅, for every c, a
-    /// few bases and every key size.
+    /// few bases and every key size, in every copy of both layouts.
     #[test]
     fn entries_are_the_first_round_difference() {
+        entries_match::<4>();
+        entries_match::<1>();
+    }
+
+    fn entries_match<const COPIES: usize>() {
         for key_len in [16, 24, 32] {
             let key: Vec<u8> = (0..key_len).map(|i| (i * 29 + 7) as u8).collect();
             let ks = KeySchedule::new(&key).unwrap();
-            let Some(table) = Round1::new(&ks) else {
+            let Some(table) = Round1::<COPIES>::new(&ks) else {
                 eprintln!("SKIP FACE round 1: no AES-NI on this CPU");
                 return;
             };
@@ -203,19 +231,25 @@ mod tests {
                 for c in 0..=255u8 {
                     let mut block = base;
                     block[15] = c;
-                    let t = table.copies.0[0][usize::from(c)];
+                    let shift = Round1::<COPIES>::shift(0);
+                    let t = table.copies.0[0][usize::from(c) + shift];
                     let got: Block = core::array::from_fn(|i| r[i] ^ t[i]);
-                    assert_eq!(got, first_round(&block, rk), "AES-{} c {c}", key_len * 8);
-                    // Every copy, as `entries` reads it: the same entry,
-                    // on a 64-byte line where it starts one.
-                    for v in 0..4 {
-                        assert_eq!(table.copies.0[v][usize::from(c) + v], t, "copy {v} c {c}");
+                    let what = format!("{COPIES} copies AES-{} c {c}", key_len * 8);
+                    assert_eq!(got, first_round(&block, rk), "{what}");
+                    // Every copy, as `entries` reads it: the same entry;
+                    // with four copies, on a 64-byte line where it starts
+                    // one.
+                    for k in 0..COPIES {
+                        let at = usize::from(c) + Round1::<COPIES>::shift(k);
+                        assert_eq!(table.copies.0[k][at], t, "{what} copy {k}");
                     }
                     let p = table.entries(c, 1);
-                    assert_eq!(p as usize % 64, 0, "c {c} starts a line");
+                    if COPIES == 4 || (usize::from(c) + 2).is_multiple_of(4) {
+                        assert_eq!(p as usize % 64, 0, "{what} starts a line");
+                    }
                     let all = table.copies.0.as_flattened();
                     let at = all.iter().position(|e| core::ptr::eq(e, p));
-                    assert_eq!(at.map(|i| all[i]), Some(t), "c {c} read from its entry");
+                    assert_eq!(at.map(|i| all[i]), Some(t), "{what}: read from its entry");
                 }
             }
         }
