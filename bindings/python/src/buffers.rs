@@ -1,20 +1,23 @@
 //! Byte strings in and out of Python.
 //!
 //! Inputs are any object with the buffer protocol, as `cryptography`
-//! accepts them: `bytes` is read where it lies (it is immutable), anything
-//! else (`bytearray`, `memoryview`, `array('B')`, NumPy `uint8` arrays) is
-//! copied out while the GIL is held, so no other Python thread can change
-//! it under the computation. Outputs are new `bytes` objects, whose
-//! storage is handed to the computation uninitialized ([`new_bytes`]: no
-//! zeroing first) and filled before Python sees them, or a caller's
-//! writable buffer, written where it lies ([`Output::with_space`]).
+//! accepts them (`bytes`, `bytearray`, `memoryview`, `array('B')`, NumPy
+//! `uint8` arrays): the one-shot calls read the message where it lies
+//! ([`Input::beside`]), unless it overlaps their output, when it is copied
+//! into the output first with the GIL held; the nonce and the associated
+//! data are copied out of a mutable buffer ([`Input::to_cow`]). Outputs
+//! are new `bytes` objects, whose storage is handed to the computation
+//! uninitialized ([`new_bytes`]: no zeroing first) and filled before
+//! Python sees them, or a caller's writable buffer, written where it lies
+//! ([`Output::with_space`]).
 //!
 //! This module holds the bindings' only unsafe code: those two views of
 //! memory Python owns, and the copies into them. Every block says why it
 //! is sound; what it cannot rule out is the caller's own: another thread
-//! writing the output buffer of an `*_into` call while it runs (as with
-//! `cryptography`, whose calls also write the buffer with the GIL
-//! released).
+//! writing the output buffer of an `*_into` call, or a mutable input,
+//! while it runs (as with `cryptography`, whose calls also write the
+//! buffer with the GIL released, and `hashlib`, which reads buffers with
+//! it released).
 //!
 //! Work on 2 KiB or more runs with the GIL released ([`detach_from`],
 //! the threshold `hashlib` uses), so other Python threads run meanwhile;
@@ -86,13 +89,36 @@ impl<'a> Input<'a> {
         }
     }
 
-    /// The bytes of an immutable `bytes` object, which no thread can change
-    /// while it is read without the GIL; `None` for other buffers.
-    pub fn immutable(&self) -> Option<&'a [u8]> {
-        match self {
-            Input::Bytes(b) => Some(b),
-            Input::Buffer(_) => None,
-        }
+    /// The bytes where they lie, to be read with the GIL released, unless
+    /// they overlap `out` (a buffer and a view of it: the caller then
+    /// copies them first, which `ptr::copy` does for any overlap).
+    ///
+    /// A `bytes` object cannot change. Another buffer can: Python does
+    /// not stop a thread that runs without the GIL (a C extension's
+    /// `recv_into`, a free-threaded build) from writing it meanwhile.
+    /// Such a write is a race in the caller's program, as it is for
+    /// `hashlib`, which also reads buffers where they lie with the GIL
+    /// released from 2 KiB; aekit's kernels are constant-time (no byte of
+    /// data steers a branch or an address), so the race changes the
+    /// bytes written and nothing else. Copying the buffer first, with the
+    /// GIL held, cost more than the encryption it fed (1 MiB: 109 µs a
+    /// call against 75 from `bytes`).
+    pub fn beside(&self, out: &[MaybeUninit<u8>]) -> Option<&[u8]> {
+        let input = match self {
+            Input::Bytes(b) => return Some(b),
+            Input::Buffer(b) => {
+                let (start, len) = (b.buf_ptr().cast_const().cast::<u8>(), b.item_count());
+                // SAFETY: a C-contiguous buffer of `len` `u8` items
+                // (checked by `Input::new`), exported to us while `self`
+                // lives (the exporter may not resize or free it
+                // meanwhile); on writers Python allows, see above.
+                unsafe { core::slice::from_raw_parts(start, len) }
+            }
+        };
+        let (inside, outside) = (input.as_ptr_range(), out.as_ptr_range());
+        let apart = inside.end as usize <= outside.start as usize
+            || outside.end as usize <= inside.start as usize;
+        (apart || input.is_empty()).then_some(input)
     }
 
     /// Copies the bytes into `out`, which is exactly [`len`](Self::len) long.

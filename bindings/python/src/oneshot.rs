@@ -6,6 +6,7 @@
 //! classes. Each class supplies its key as an [`Aead`]: the nonce rule and
 //! the in-place calls of the Rust API, which does the computation.
 
+use std::borrow::Cow;
 use std::mem::MaybeUninit;
 use std::sync::Arc;
 
@@ -132,9 +133,9 @@ impl<'a> Args<'a> {
         let (nonce, aad) = (self.nonce.to_cow(py)?, self.aad.to_cow(py)?);
         let (text, tag_out) = out.split_at_mut(self.data.len());
         let pool = pool_for(aead, text.len());
-        // `bytes` is immutable, so it is read with the GIL released;
-        // other buffers are copied into `out` before.
-        let tag = match self.data.immutable() {
+        // Read where it lies, with the GIL released, unless it overlaps
+        // the output: then copied into it first (with the GIL held).
+        let tag = match self.data.beside(text) {
             Some(data) => detach_from(py, self.work(), || {
                 aead.seal_from(pool.as_deref(), &nonce, &aad, data, text)
             }),
@@ -160,7 +161,10 @@ impl<'a> Args<'a> {
         out: &mut [MaybeUninit<u8>],
     ) -> PyResult<()> {
         let (nonce, aad) = (self.nonce.to_cow(py)?, self.aad.to_cow(py)?);
-        let data = self.data.to_cow(py)?;
+        let data = match self.data.beside(out) {
+            Some(data) => Cow::Borrowed(data),
+            None => self.data.to_cow(py)?,
+        };
         let (ciphertext, tag) = data.split_at(out.len());
         let pool = pool_for(aead, out.len());
         detach_from(py, self.work(), || {
