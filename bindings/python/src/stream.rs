@@ -9,6 +9,7 @@
 //! in one owner, without unsafe code here. The state is an `Option` so
 //! that `finish`, which consumes it, can take it out: `None` is "finalized".
 
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use aekit::AesGcm;
@@ -18,7 +19,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use self_cell::self_cell;
 
-use crate::buffers::{Input, Output, detach_from};
+use crate::buffers::{Input, Output, detach_from, new_bytes};
 use crate::errors;
 use crate::oneshot::TAG_LEN;
 
@@ -66,10 +67,65 @@ impl State {
         }
     }
 
-    /// Runs the next piece into `out`, as long as the piece.
-    fn step_into(&mut self, py: Python<'_>, data: &Input<'_>, out: &mut [u8]) -> PyResult<()> {
-        data.copy_to(py, out)?;
-        match detach_from(py, out.len(), || self.crypt(out)) {
+    /// Processes the next piece from `input` into `out` in one pass
+    /// (`out` as long, possibly uninitialized: written unless it fails);
+    /// `None` once finalized.
+    fn crypt_into(
+        &mut self,
+        input: &[u8],
+        out: &mut [MaybeUninit<u8>],
+    ) -> Option<Result<(), aekit::Error>> {
+        match self {
+            State::Encrypt(c) => c.with_dependent_mut(|_, e| {
+                e.as_mut()
+                    .map(|e| e.update_into_uninit(input, out).map(drop))
+            }),
+            State::Decrypt(c) => c.with_dependent_mut(|_, d| {
+                d.as_mut()
+                    .map(|d| d.update_into_uninit(input, out).map(drop))
+            }),
+        }
+    }
+
+    /// [`crypt`](Self::crypt), zeroing `buf` unless it succeeds.
+    fn crypt_or_wipe(&mut self, buf: &mut [u8]) -> Option<Result<(), aekit::Error>> {
+        let result = self.crypt(buf);
+        if !matches!(result, Some(Ok(()))) {
+            buf.fill(0);
+        }
+        result
+    }
+
+    /// Whether `finalize` has ended the stream.
+    fn finalized(&self) -> bool {
+        match self {
+            State::Encrypt(c) => c.borrow_dependent().is_none(),
+            State::Decrypt(c) => c.borrow_dependent().is_none(),
+        }
+    }
+
+    /// Runs the next piece into `out`, as long as the piece (possibly
+    /// uninitialized; every byte is written, and on an error none, or
+    /// zeros where the piece overlapped `out`): in one
+    /// pass with the GIL released where the piece does not overlap `out`
+    /// (see `Input::beside`), else copied there first and run in place.
+    fn step_into(
+        &mut self,
+        py: Python<'_>,
+        data: &Input<'_>,
+        out: &mut [MaybeUninit<u8>],
+    ) -> PyResult<()> {
+        if self.finalized() {
+            return Err(errors::already_finalized(py));
+        }
+        let result = match data.beside(out) {
+            Some(input) => detach_from(py, out.len(), || self.crypt_into(input, out)),
+            None => {
+                let text = data.copy_to_space(py, out)?;
+                detach_from(py, text.len(), || self.crypt_or_wipe(text))
+            }
+        };
+        match result {
             None => Err(errors::already_finalized(py)),
             Some(r) => r.map_err(|e| errors::aead(py, e)),
         }
@@ -106,7 +162,7 @@ impl Context {
         data: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let data = Input::new(data, "data")?;
-        PyBytes::new_with(py, data.len(), |out| self.state.step_into(py, &data, out))
+        new_bytes(py, data.len(), |out| self.state.step_into(py, &data, out))
     }
 
     /// Processes the next piece into the start of `buf` (at least
@@ -125,10 +181,9 @@ impl Context {
                 data.len()
             )));
         }
-        let mut piece = aekit::secret::SecretBuf::zeroed(data.len());
-        self.state.step_into(py, &data, &mut piece)?;
-        out.write_prefix(buf, &piece)?;
-        Ok(piece.len())
+        let len = data.len();
+        out.with_space(|space| self.state.step_into(py, &data, &mut space[..len]))?;
+        Ok(len)
     }
 }
 

@@ -48,3 +48,32 @@ def test_any_split_gives_the_one_shot_result(seed):
     plain = b"".join(dec.update(p) for p in pieces(rng, sealed[:-16]))
     assert dec.finalize_with_tag(sealed[-16:]) == b""
     assert plain == message
+
+
+@pytest.mark.parametrize("wrap", [bytes, bytearray, memoryview])
+def test_update_into_from_any_buffer_and_from_a_view_of_the_output(wrap):
+    """Pieces read where they lie (any buffer, below and above the GIL
+    threshold), and pieces that are views of the output buffer itself
+    (read before anything is written over them), both directions."""
+    rng = random.Random(7)
+    key, nonce = rng.randbytes(16), rng.randbytes(12)
+    ours, theirs = aekit.AESGCM(key), Reference(key)
+    for n in (0, 17, 300, 4096, 70000):
+        message = rng.randbytes(n)
+        sealed = theirs.encrypt(nonce, message, None)
+        enc = ours.encryptor(nonce)
+        out = bytearray(n + 3)
+        assert enc.update_into(wrap(message), out) == n
+        enc.finalize()
+        assert bytes(out[:n]) + enc.tag == sealed, n
+        for shift in (0, 5, n):
+            shared = bytearray(message) + bytearray(shift)
+            view = memoryview(shared)
+            enc = ours.encryptor(nonce)
+            assert enc.update_into(view[:n], view[shift:]) == n
+            enc.finalize()
+            assert bytes(shared[shift:shift + n]) + enc.tag == sealed, (n, shift)
+            dec = ours.decryptor(nonce)
+            assert dec.update_into(view[shift:shift + n], view) == n
+            assert dec.finalize_with_tag(enc.tag) == b""
+            assert bytes(shared[:n]) == message, (n, shift)

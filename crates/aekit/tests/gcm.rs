@@ -793,6 +793,84 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// On-line pieces written into another buffer (`update_into`, into
+    /// uninitialized memory) mixed with pieces in place, at random split
+    /// points and lengths past the kernels' whole-block loops, equal the
+    /// one-shot result in both directions.
+    #[test]
+    fn streaming_into_equals_one_shot_for_every_split(
+        iv in prop::collection::vec(any::<u8>(), 1..=20),
+        aad in prop::collection::vec(any::<u8>(), 0..=40),
+        pt in prop::collection::vec(any::<u8>(), 0..=1500),
+        cuts in prop::collection::vec(0usize..600, 0..6),
+        into in prop::collection::vec(any::<bool>(), 6),
+        tag_len in any_tag_len(),
+    ) {
+        for imp in implementations() {
+            let gcm = imp.build(&[9u8; 16]).unwrap().with_relaxed_tag_rules();
+            let expected = gcm.encrypt(&iv, &aad, &pt, tag_len).unwrap();
+            let mut enc = gcm.encryptor(&iv).unwrap();
+            enc.update_aad(&aad).unwrap();
+            let mut ct = vec![0u8; pt.len()];
+            for (k, r) in pieces(pt.len(), &cuts).into_iter().enumerate() {
+                if into[k % into.len()] {
+                    let mut space = Vec::with_capacity(r.len());
+                    let spare = &mut space.spare_capacity_mut()[..r.len()];
+                    let written = enc.update_into_uninit(&pt[r.clone()], spare).unwrap();
+                    ct[r].copy_from_slice(written);
+                } else {
+                    ct[r.clone()].copy_from_slice(&pt[r.clone()]);
+                    enc.update(&mut ct[r]).unwrap();
+                }
+            }
+            let tag = enc.finish(tag_len).unwrap();
+            prop_assert_eq!([ct.clone(), tag.as_bytes().to_vec()].concat(), expected);
+
+            let mut dec = gcm.decryptor(&iv).unwrap();
+            dec.update_aad(&aad).unwrap();
+            let mut back = vec![0x55u8; ct.len()];
+            for (k, r) in pieces(ct.len(), &cuts).into_iter().enumerate() {
+                if into[(k + 1) % into.len()] {
+                    dec.update_into(&ct[r.clone()], &mut back[r]).unwrap();
+                } else {
+                    back[r.clone()].copy_from_slice(&ct[r.clone()]);
+                    dec.update(&mut back[r]).unwrap();
+                }
+            }
+            dec.finish(tag.as_bytes()).unwrap();
+            prop_assert_eq!(&back, &pt);
+        }
+    }
+}
+
+/// An on-line piece into an output of another length fails with
+/// `OutputLength`, touching nothing: the message goes on as if it had not
+/// been offered.
+#[test]
+fn streaming_into_a_wrong_length_fails_alone() {
+    let gcm = AesGcm::new(&[1u8; 16]).unwrap();
+    let (iv, pt) = ([2u8; 12], [3u8; 100]);
+    let expected = gcm.encrypt(&iv, b"", &pt, 16).unwrap();
+    let mut enc = gcm.encryptor(&iv).unwrap();
+    for wrong in [0, 99, 101] {
+        let mut out = vec![0xaau8; wrong];
+        let r = enc.update_into(&pt, &mut out);
+        let e = Error::OutputLength {
+            input: 100,
+            output: wrong,
+        };
+        assert_eq!(r, Err(e));
+        assert!(out.iter().all(|&b| b == 0xaa), "output touched");
+    }
+    let mut ct = [0u8; 100];
+    enc.update_into(&pt, &mut ct).unwrap();
+    let tag = enc.finish(16).unwrap();
+    assert_eq!([&ct[..], tag.as_bytes()].concat(), expected);
+}
+
 /// `Tag::copy_to` writes exactly the tag's bytes, for a full tag (one
 /// store) and a truncated one, and refuses a slot of another length.
 #[test]

@@ -1,5 +1,5 @@
-//! The out-of-place calls: a message read from one buffer and written to
-//! another, which may be uninitialized memory (a new object's storage, a
+//! The out-of-place calls: a message (or, on line, a piece of one) read
+//! from one buffer and written to another, which may be uninitialized memory (a new object's storage, a
 //! vector's spare capacity), so that a binding returning a new object
 //! neither zeroes nor copies it first.
 //!
@@ -18,7 +18,9 @@ use core::mem::MaybeUninit;
 use super::kernel::Kernel;
 use super::parallel::{Split, Text};
 use super::state::{Direction, State};
-use super::{AesGcm, KernelOp, OUT_OF_PLACE_PASS, OneShot, Pool, Tag, verify_or_wipe};
+use super::{
+    AesGcm, Decryptor, Encryptor, KernelOp, OUT_OF_PLACE_PASS, OneShot, Pool, Tag, verify_or_wipe,
+};
 use crate::Error;
 use crate::aes::Block;
 
@@ -239,6 +241,57 @@ impl AesGcm {
             self.out_of_place(pool, iv, aad, ciphertext, out, tag.len(), direction)?;
         verify_or_wipe(full, tag, out)?;
         Ok(out)
+    }
+}
+
+impl Encryptor<'_> {
+    /// Encrypts the next piece of the message from `input` into `out` (of
+    /// the same length, else [`Error::OutputLength`]) in one pass, as
+    /// [`AesGcm::encrypt_detached_into`] does a whole message; pieces in
+    /// place ([`update`](Encryptor::update)) and into another buffer mix
+    /// freely.
+    pub fn update_into(&mut self, input: &[u8], out: &mut [u8]) -> Result<(), Error> {
+        // SAFETY: the view goes only to `update_into_uninit`, which writes
+        // initialized bytes (module header).
+        self.update_into_uninit(input, unsafe { as_uninit(out) })
+            .map(drop)
+    }
+
+    /// [`update_into`](Self::update_into) into memory that need not be
+    /// initialized: returns the ciphertext (all of `out`, now written).
+    pub fn update_into_uninit<'o>(
+        &mut self,
+        input: &[u8],
+        out: &'o mut [MaybeUninit<u8>],
+    ) -> Result<&'o mut [u8], Error> {
+        check_output(input, out)?;
+        self.0.crypt_into(input, out, Direction::Encrypt)?;
+        // SAFETY: `crypt_into` returned `Ok`, having written every byte.
+        Ok(unsafe { assume_init(out) })
+    }
+}
+
+impl Decryptor<'_> {
+    /// Decrypts the next piece of ciphertext from `input` into `out`, as
+    /// [`Encryptor::update_into`] encrypts. The plaintext is **not yet
+    /// authenticated** (see [`Decryptor`]).
+    pub fn update_into(&mut self, input: &[u8], out: &mut [u8]) -> Result<(), Error> {
+        // SAFETY: as in `Encryptor::update_into`.
+        self.update_into_uninit(input, unsafe { as_uninit(out) })
+            .map(drop)
+    }
+
+    /// [`update_into`](Self::update_into) into memory that need not be
+    /// initialized: returns the plaintext (all of `out`, now written).
+    pub fn update_into_uninit<'o>(
+        &mut self,
+        input: &[u8],
+        out: &'o mut [MaybeUninit<u8>],
+    ) -> Result<&'o mut [u8], Error> {
+        check_output(input, out)?;
+        self.0.crypt_into(input, out, Direction::Decrypt)?;
+        // SAFETY: `crypt_into` returned `Ok`, having written every byte.
+        Ok(unsafe { assume_init(out) })
     }
 }
 

@@ -220,11 +220,26 @@ impl State {
         Ok(())
     }
 
+    /// [`State::crypt`] from `input` into `out` (the same length, possibly
+    /// uninitialized; every byte is written) in one pass: the whole blocks
+    /// through [`Kernel::crypt_blocks_into`].
+    pub(crate) fn crypt_into<K: Kernel>(
+        &mut self,
+        kernel: &K,
+        input: &[u8],
+        out: &mut [MaybeUninit<u8>],
+        direction: Direction,
+    ) -> Result<(), Error> {
+        let public = self.public_counter;
+        self.crypt_with_into(kernel, input, out, direction, |counter, y, input, out| {
+            kernel.crypt_blocks_into(counter, y, input, out, direction, public);
+        })
+    }
+
     /// [`State::crypt_with`] from `input` into `out` (the same length,
     /// possibly uninitialized; every byte is written): the whole blocks
-    /// are handed to `whole_blocks` with their input and output, the last
-    /// partial block is copied and run here. For the first piece of a
-    /// message's text only, which starts on a block boundary.
+    /// are handed to `whole_blocks` with their input and output, the
+    /// partial blocks around them are copied and run here.
     pub(crate) fn crypt_with_into<K: Kernel>(
         &mut self,
         kernel: &K,
@@ -233,11 +248,15 @@ impl State {
         direction: Direction,
         whole_blocks: impl FnOnce(&mut Block, &mut Block, &[u8], &mut [MaybeUninit<u8>]),
     ) -> Result<(), Error> {
-        debug_assert_eq!(input.len(), out.len());
+        assert_eq!(input.len(), out.len(), "input and output lengths differ");
         if !self.begin_text(kernel.ghash(), input.len())? {
             return Ok(());
         }
-        debug_assert_eq!(self.keystream_used, 16, "text starts on a block boundary");
+        // As in `crypt_with`: after the head both offsets are block-aligned.
+        let head = (16 - self.keystream_used).min(input.len());
+        let (in_head, input) = input.split_at(head);
+        let (out_head, out) = out.split_at_mut(head);
+        self.crypt_partial(kernel, copy_into(out_head, in_head), direction);
         let whole = input.len() / 16 * 16;
         let (in_blocks, in_tail) = input.split_at(whole);
         let (out_blocks, out_tail) = out.split_at_mut(whole);

@@ -11,6 +11,8 @@
 //! their state holds the IV's counter, and two messages continued from one
 //! clone would share keystream.
 
+use core::mem::MaybeUninit;
+
 use zeroize::Zeroize;
 
 use super::kernel::Kernel;
@@ -20,7 +22,7 @@ use crate::Error;
 use crate::aes::Block;
 
 /// An on-line encryption in progress; see [`AesGcm::encryptor`].
-pub struct Encryptor<'k>(Online<'k>);
+pub struct Encryptor<'k>(pub(super) Online<'k>);
 
 impl<'k> Encryptor<'k> {
     pub(super) fn new(gcm: &'k AesGcm, iv: &[u8]) -> Result<Encryptor<'k>, Error> {
@@ -51,7 +53,7 @@ impl<'k> Encryptor<'k> {
 /// **Plaintext comes out of [`update`](Self::update) before it is
 /// authenticated.** Treat it as untrusted, and discard it, until
 /// [`finish`](Self::finish) returns `Ok`.
-pub struct Decryptor<'k>(Online<'k>);
+pub struct Decryptor<'k>(pub(super) Online<'k>);
 
 impl<'k> Decryptor<'k> {
     pub(super) fn new(gcm: &'k AesGcm, iv: &[u8]) -> Result<Decryptor<'k>, Error> {
@@ -137,7 +139,7 @@ impl<'k> AadPrefix<'k> {
 }
 
 /// A key and one message's state, shared by both directions.
-struct Online<'k> {
+pub(super) struct Online<'k> {
     gcm: &'k AesGcm,
     state: State,
     /// The IV's length, for the tag rules at `finish`.
@@ -172,6 +174,18 @@ impl<'k> Online<'k> {
     /// The key's tag rules for this message's IV.
     fn check_tag(&self, tag_len: usize) -> Result<(), Error> {
         self.gcm.check_tag(tag_len, self.iv_len)
+    }
+
+    /// The next piece of the message from `input` into `out` (as long;
+    /// every byte written unless it fails: `gcm/out_of_place.rs` has the
+    /// public calls).
+    pub(super) fn crypt_into(
+        &mut self,
+        input: &[u8],
+        out: &mut [MaybeUninit<u8>],
+        direction: Direction,
+    ) -> Result<(), Error> {
+        self.step(Step::CryptInto(input, out, direction)).map(drop)
     }
 
     /// Runs one step on this key's implementation (one dispatch).
@@ -212,6 +226,7 @@ impl KernelOp for Bind<'_, '_> {
 enum Step<'a> {
     Aad(&'a [u8]),
     Crypt(&'a mut [u8], Direction),
+    CryptInto(&'a [u8], &'a mut [MaybeUninit<u8>], Direction),
     Finish,
 }
 
@@ -229,6 +244,10 @@ impl KernelOp for Continue<'_, '_> {
             Step::Crypt(buf, direction) => {
                 self.state.crypt(kernel, buf, direction).map(|()| [0; 16])
             }
+            Step::CryptInto(input, out, direction) => self
+                .state
+                .crypt_into(kernel, input, out, direction)
+                .map(|()| [0; 16]),
             Step::Finish => Ok(self.state.finish(kernel)),
         }
     }
