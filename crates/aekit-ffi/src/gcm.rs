@@ -139,10 +139,35 @@ pub unsafe extern "C" fn aekit_aes_gcm_decrypt(
     })
 }
 
-/// What a one-shot call asks of an algorithm: 16-byte tags, in place.
+/// What a one-shot call asks of an algorithm: 16-byte tags, in place or
+/// from an input into `out` (as long, disjoint). The defaults copy and
+/// run in place; an algorithm with a one-pass call overrides them.
 pub(crate) trait OneShot {
     fn seal(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<[u8; 16], Status>;
     fn open(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> Result<(), Status>;
+
+    fn seal_from(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        input: &[u8],
+        out: &mut [u8],
+    ) -> Result<[u8; 16], Status> {
+        out.copy_from_slice(input);
+        self.seal(nonce, aad, out)
+    }
+
+    fn open_from(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        input: &[u8],
+        out: &mut [u8],
+        tag: &[u8],
+    ) -> Result<(), Status> {
+        out.copy_from_slice(input);
+        self.open(nonce, aad, out, tag)
+    }
 }
 
 impl OneShot for AesGcm {
@@ -158,12 +183,41 @@ impl OneShot for AesGcm {
     fn open(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> Result<(), Status> {
         Ok(self.gcm.decrypt_in_place_detached(nonce, aad, buf, tag)?)
     }
+
+    /// One pass over memory (`AesGcm::encrypt_detached_into`): copying
+    /// first made a 1 MiB call out of place about half as fast again.
+    fn seal_from(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        input: &[u8],
+        out: &mut [u8],
+    ) -> Result<[u8; 16], Status> {
+        let tag = self
+            .gcm
+            .encrypt_detached_into(nonce, aad, input, out, AEKIT_AES_GCM_TAG_LEN)?;
+        let mut full = [0u8; 16];
+        tag.copy_to(&mut full);
+        Ok(full)
+    }
+
+    fn open_from(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        input: &[u8],
+        out: &mut [u8],
+        tag: &[u8],
+    ) -> Result<(), Status> {
+        Ok(self
+            .gcm
+            .decrypt_detached_into(nonce, aad, input, out, tag)?)
+    }
 }
 
 /// The body of every one-shot call, both algorithms and both directions:
-/// checks the handle, the pointers and the room, lays the input out in
-/// `out` (unless it is already there), runs `key` in place there, writes
-/// `*out_len`.
+/// checks the handle, the pointers and the room, runs `key` in place in
+/// `out` or from the input into it, writes `*out_len`.
 ///
 /// # Safety
 ///
@@ -216,24 +270,35 @@ pub(crate) unsafe fn one_shot<K: OneShot>(
     // unless it is the text itself, which is not borrowed in that case.
     let buf = unsafe { output(out, out_cap)? };
     let body_len = text_len.min(result_len);
-    if !in_place {
-        // SAFETY: readable by contract, and disjoint from `buf` (checked).
-        let text = unsafe { input(text, text_len)? };
-        buf[..body_len].copy_from_slice(&text[..body_len]);
-    }
     let (body, rest) = buf.split_at_mut(body_len);
+    // In place the text is `body` itself.
+    let from = if in_place {
+        None
+    } else {
+        // SAFETY: readable by contract, and disjoint from `buf` (checked).
+        Some(&unsafe { input(text, text_len)? }[..body_len])
+    };
     match direction {
-        Direction::Encrypt => match key.seal(nonce, aad, body) {
-            Ok(tag) => rest[..TAG].copy_from_slice(&tag),
-            Err(e) => {
-                // Nothing was encrypted: leave no copy of the plaintext
-                // where ciphertext was expected.
-                body.fill(0);
-                return Err(e);
+        Direction::Encrypt => {
+            let sealed = match from {
+                Some(text) => key.seal_from(nonce, aad, text, body),
+                None => key.seal(nonce, aad, body),
+            };
+            match sealed {
+                Ok(tag) => rest[..TAG].copy_from_slice(&tag),
+                Err(e) => {
+                    // Nothing was encrypted: leave no copy of the
+                    // plaintext where ciphertext was expected.
+                    body.fill(0);
+                    return Err(e);
+                }
             }
-        },
+        }
         // On failure aekit has zeroed the body: no unverified plaintext.
-        Direction::Decrypt => key.open(nonce, aad, body, &tag)?,
+        Direction::Decrypt => match from {
+            Some(text) => key.open_from(nonce, aad, text, body, &tag)?,
+            None => key.open(nonce, aad, body, &tag)?,
+        },
     }
     // SAFETY: by this function's contract.
     unsafe { store(out_len, result_len) }

@@ -47,6 +47,7 @@ pub struct GcmDecryptor(DecryptCell);
 trait Step {
     fn aad(&mut self, aad: &[u8]) -> Option<Result<(), aekit::Error>>;
     fn crypt(&mut self, buf: &mut [u8]) -> Option<Result<(), aekit::Error>>;
+    fn crypt_into(&mut self, input: &[u8], out: &mut [u8]) -> Option<Result<(), aekit::Error>>;
 }
 
 impl Step for GcmEncryptor {
@@ -58,6 +59,10 @@ impl Step for GcmEncryptor {
         self.0
             .with_dependent_mut(|_, e| e.as_mut().map(|e| e.update(buf)))
     }
+    fn crypt_into(&mut self, input: &[u8], out: &mut [u8]) -> Option<Result<(), aekit::Error>> {
+        self.0
+            .with_dependent_mut(|_, e| e.as_mut().map(|e| e.update_into(input, out)))
+    }
 }
 
 impl Step for GcmDecryptor {
@@ -68,6 +73,10 @@ impl Step for GcmDecryptor {
     fn crypt(&mut self, buf: &mut [u8]) -> Option<Result<(), aekit::Error>> {
         self.0
             .with_dependent_mut(|_, d| d.as_mut().map(|d| d.update(buf)))
+    }
+    fn crypt_into(&mut self, input: &[u8], out: &mut [u8]) -> Option<Result<(), aekit::Error>> {
+        self.0
+            .with_dependent_mut(|_, d| d.as_mut().map(|d| d.update_into(input, out)))
     }
 }
 
@@ -102,11 +111,13 @@ unsafe fn step_update<S: Step>(stream: *mut S, data: *const u8, len: usize, out:
         // SAFETY: `len` writable bytes by contract; when in place no input
         // slice is alive, otherwise the input is disjoint (checked).
         let buf = unsafe { output(out, len)? };
-        if !in_place {
+        let done = if in_place {
+            stream.crypt(buf)
+        } else {
             // SAFETY: readable by contract and disjoint from `buf`.
-            buf.copy_from_slice(unsafe { input(data, len)? });
-        }
-        Ok(stream.crypt(buf).ok_or(Status::Finished)??)
+            stream.crypt_into(unsafe { input(data, len)? }, buf)
+        };
+        Ok(done.ok_or(Status::Finished)??)
     })
 }
 
