@@ -9,7 +9,7 @@
 //! are new `bytes` objects, whose storage is handed to the computation
 //! uninitialized ([`new_bytes`]: no zeroing first) and filled before
 //! Python sees them, or a caller's writable buffer, written where it lies
-//! ([`Output::with_space`]).
+//! ([`Output::with_space`], [`Output::with_bytes`]).
 //!
 //! This module holds the bindings' only unsafe code: those two views of
 //! memory Python owns, and the copies into them. Every block says why it
@@ -31,7 +31,7 @@ use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PySlice};
+use pyo3::types::PyBytes;
 use zeroize::Zeroizing;
 
 /// Inputs of this many bytes or more are processed with the GIL released.
@@ -235,22 +235,14 @@ impl Output {
         f(space)
     }
 
-    /// Writes `data` to the start of the buffer, which is at least as long
-    /// (`obj` is the object the buffer came from, sliced when longer).
-    pub fn write_prefix(&self, obj: &Bound<'_, PyAny>, data: &[u8]) -> PyResult<()> {
-        let py = obj.py();
-        if data.len() == self.len() {
-            return self.buffer.copy_from_slice(py, data);
-        }
-        // `copy_from_slice` writes whole buffers: take a memoryview of the
-        // first `data.len()` bytes.
-        let view = py
-            .import("builtins")?
-            .getattr("memoryview")?
-            .call1((obj,))?
-            .call_method1("cast", ("B",))?
-            .get_item(PySlice::new(py, 0, data.len() as isize, 1))?;
-        PyBuffer::<u8>::get(&view)?.copy_from_slice(py, data)
+    /// Runs `f` on the buffer's bytes (Python's buffers are initialized
+    /// memory), under the rule of [`with_space`](Self::with_space).
+    pub fn with_bytes<T>(&self, f: impl FnOnce(&mut [u8]) -> T) -> T {
+        let (ptr, len) = (self.buffer.buf_ptr().cast::<u8>(), self.len());
+        // SAFETY: as in `with_space`; the bytes of an exported buffer are
+        // initialized.
+        let bytes = unsafe { core::slice::from_raw_parts_mut(ptr, len) };
+        f(bytes)
     }
 }
 

@@ -356,12 +356,11 @@ impl ChunkedReader {
     /// end). Reads stop at the end of a chunk.
     fn readinto(&mut self, py: Python<'_>, buf: &Bound<'_, PyAny>) -> PyResult<usize> {
         let out = Output::new(buf, "buf")?;
-        let mut piece = aekit::secret::SecretBuf::zeroed(out.len());
         let reader = self.open()?;
-        let n = detach_from(py, piece.len(), || reader.read(&mut piece))
-            .map_err(|e| errors::chunked(py, e.into()))?;
-        out.write_prefix(buf, &piece[..n])?;
-        Ok(n)
+        // Read where it lies: the reader copies out authenticated
+        // plaintext only, so nothing unverified reaches `buf`.
+        out.with_bytes(|bytes| detach_from(py, bytes.len(), || reader.read(bytes)))
+            .map_err(|e| errors::chunked(py, e.into()))
     }
 
     /// Moves to `offset` from the start (`whence` 0), the current position
