@@ -567,13 +567,7 @@ impl AesGcm {
         tag_len: usize,
     ) -> Result<Vec<u8>, Error> {
         self.check_tag(tag_len, iv.len())?;
-        // Room for the tag from the start: appending it to a full vector
-        // would reallocate it at twice the size.
-        let mut out = Vec::with_capacity(plaintext.len() + tag_len);
-        out.extend_from_slice(plaintext);
-        let tag = self.encrypt_in_place_detached(iv, aad, &mut out, tag_len)?;
-        out.extend_from_slice(tag.as_bytes());
-        Ok(out)
+        self.seal_to_vec(iv, aad, plaintext, tag_len)
     }
 
     /// Verifies and decrypts ciphertext ‖ tag (the tag being its last
@@ -591,9 +585,7 @@ impl AesGcm {
             .checked_sub(tag_len)
             .ok_or(Error::AuthenticationFailed)?;
         let (ciphertext, tag) = ciphertext_and_tag.split_at(split);
-        let mut out = ciphertext.to_vec();
-        self.decrypt_in_place_detached(iv, aad, &mut out, tag)?;
-        Ok(out)
+        self.open_to_vec(iv, aad, ciphertext, tag)
     }
 
     /// Starts an on-line encryption, for messages whose length is not known

@@ -244,6 +244,50 @@ impl AesGcm {
     }
 }
 
+impl AesGcm {
+    /// [`encrypt`](AesGcm::encrypt)'s body: ciphertext ‖ tag in a new
+    /// vector, written in one pass (copying the plaintext in first and
+    /// encrypting it there made 1 MiB 203 000 TSC cycles against 126 000
+    /// in place on an Intel Xeon with AVX-512; 16 KiB 2 400 against 2 050).
+    pub(super) fn seal_to_vec(
+        &self,
+        iv: &[u8],
+        aad: &[u8],
+        plaintext: &[u8],
+        tag_len: usize,
+    ) -> Result<Vec<u8>, Error> {
+        // Room for the tag from the start: appending it to a full vector
+        // would reallocate it at twice the size.
+        let mut out = Vec::with_capacity(plaintext.len() + tag_len);
+        let spare = &mut out.spare_capacity_mut()[..plaintext.len()];
+        let (_, tag) = self.encrypt_detached_into_uninit(iv, aad, plaintext, spare, tag_len)?;
+        // SAFETY: the call returned `Ok`, having written the first
+        // `plaintext.len()` bytes of the capacity.
+        unsafe { out.set_len(plaintext.len()) };
+        out.extend_from_slice(tag.as_bytes());
+        Ok(out)
+    }
+
+    /// [`decrypt`](AesGcm::decrypt)'s body, as [`seal_to_vec`](Self::seal_to_vec).
+    pub(super) fn open_to_vec(
+        &self,
+        iv: &[u8],
+        aad: &[u8],
+        ciphertext: &[u8],
+        tag: &[u8],
+    ) -> Result<Vec<u8>, Error> {
+        let mut out = Vec::with_capacity(ciphertext.len());
+        let spare = &mut out.spare_capacity_mut()[..ciphertext.len()];
+        // On failure the call has zeroed what it wrote, and the vector is
+        // dropped unread.
+        self.decrypt_detached_into_uninit(iv, aad, ciphertext, spare, tag)?;
+        // SAFETY: the call returned `Ok`, having written the first
+        // `ciphertext.len()` bytes of the capacity.
+        unsafe { out.set_len(ciphertext.len()) };
+        Ok(out)
+    }
+}
+
 impl Encryptor<'_> {
     /// Encrypts the next piece of the message from `input` into `out` (of
     /// the same length, else [`Error::OutputLength`]) in one pass, as
