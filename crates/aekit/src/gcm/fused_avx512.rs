@@ -234,16 +234,19 @@ pub(crate) use unsupported::FusedAvx512;
 #[cfg(target_arch = "x86_64")]
 mod imp {
     use core::arch::x86_64::{
-        __m128i, __m512i, __mmask8, _MM_PERM_BADC, _mm_extract_epi32, _mm_set_epi64x,
-        _mm_setzero_si128, _mm_storeu_si128, _mm_xor_si128, _mm256_aesenc_epi128,
-        _mm256_aesenclast_epi128, _mm256_castsi128_si256, _mm256_castsi256_si128, _mm256_xor_si256,
-        _mm512_add_epi32, _mm512_aesenc_epi128, _mm512_aesenclast_epi128, _mm512_andnot_si512,
-        _mm512_broadcast_i32x4, _mm512_castsi512_si128, _mm512_clmulepi64_epi128,
-        _mm512_loadu_si512, _mm512_mask_broadcast_i32x4, _mm512_mask_storeu_epi8,
-        _mm512_mask_storeu_epi64, _mm512_maskz_loadu_epi8, _mm512_maskz_loadu_epi64,
-        _mm512_maskz_mov_epi8, _mm512_maskz_mov_epi64, _mm512_set_epi32, _mm512_setzero_si512,
-        _mm512_shuffle_epi8, _mm512_shuffle_epi32, _mm512_storeu_si512, _mm512_ternarylogic_epi32,
-        _mm512_xor_si512, _mm512_zextsi128_si512,
+        __m128i, __m256i, __m512i, __mmask8, __mmask16, _MM_PERM_BADC, _mm_extract_epi32,
+        _mm_loadu_si128, _mm_mask_storeu_epi8, _mm_maskz_loadu_epi8, _mm_maskz_mov_epi8,
+        _mm_set_epi64x, _mm_setzero_si128, _mm_shuffle_epi8, _mm_storeu_si128, _mm_xor_si128,
+        _mm256_aesenc_epi128, _mm256_aesenclast_epi128, _mm256_broadcastsi128_si256,
+        _mm256_castsi128_si256, _mm256_castsi256_si128, _mm256_extracti128_si256, _mm256_set_m128i,
+        _mm256_xor_si256, _mm512_add_epi32, _mm512_aesenc_epi128, _mm512_aesenclast_epi128,
+        _mm512_andnot_si512, _mm512_broadcast_i32x4, _mm512_castsi512_si128,
+        _mm512_clmulepi64_epi128, _mm512_inserti32x4, _mm512_loadu_si512,
+        _mm512_mask_broadcast_i32x4, _mm512_mask_storeu_epi8, _mm512_mask_storeu_epi64,
+        _mm512_maskz_loadu_epi8, _mm512_maskz_loadu_epi64, _mm512_maskz_mov_epi8,
+        _mm512_maskz_mov_epi64, _mm512_set_epi32, _mm512_setzero_si512, _mm512_shuffle_epi8,
+        _mm512_shuffle_epi32, _mm512_storeu_si512, _mm512_ternarylogic_epi32, _mm512_xor_si512,
+        _mm512_zextsi128_si512,
     };
 
     use core::borrow::BorrowMut;
@@ -886,23 +889,54 @@ mod imp {
         }
     }
 
+    /// Whole blocks of a long message that go before the loop beside the
+    /// aligning `head` (bytes), so that the loop's chunks end at the
+    /// message's last whole block and [`finish`] has at most its partial
+    /// block left: run after the loop, its AES chain and products waited
+    /// for nothing else and added their whole latency to the call, where
+    /// before the loop they overlap its first chunk. Keeps the loop's start
+    /// on the head's 64-byte boundary (a multiple of four blocks beside an
+    /// aligning head) and at least one chunk for the loop. Depends on the
+    /// lengths only.
+    fn spare_blocks(n: usize, head: usize) -> usize {
+        let left = (n - head) / 16 % 16;
+        let spare = if head > 0 { left / 4 * 4 } else { left };
+        if n - head - 16 * spare >= 256 {
+            spare
+        } else {
+            0
+        }
+    }
+
     /// A whole message with a 96-bit IV, no [`State`](super::super::state),
     /// in place (`src` = `dst`) or from `src` into `dst`, `n` bytes each:
     /// short messages (at most [`SHORT_HASHED`] hashed blocks) go through
-    /// [`finish`] alone. Longer ones hash the AAD first, run the main loop
-    /// ([`body`]) over every whole 256-byte chunk from Y_1 = IV ‖ 2, and
-    /// [`finish`] the last 0 … 255 bytes with E(K, Y_0) and the lengths
-    /// block: one reduction after the loop, no separate one for the
-    /// lengths. A message of whole chunks makes E(K, Y_0) before the loop
-    /// instead and ends with the lengths block's one product (AES-128,
-    /// TSC cycles per call, Intel Xeon with AVX-512, encryption /
-    /// decryption: 1 KiB 177 / 185 → 169 / 170, 512 B 122 / 118 → 117 /
-    /// 112, 16 KiB decryption 2009 → 1974). [`finish`]'s whole AES batch
-    /// made before the loop the same way measured slower, not faster
-    /// (1500 B 282 / 275 → 293 / 300, 300 B 102 / 106 → 108 / 113): the
-    /// loop keeps the one 512-bit AES port busy, so the moved rounds cost
-    /// it their issue cycles, and up to five registers were carried across
-    /// the loop on the stack. Returns the full tag.
+    /// [`finish`] alone. Longer ones hash the AAD first, run the whole
+    /// blocks that do not fill a chunk (and those before a 64-byte
+    /// boundary) alone from Y_1 = IV ‖ 2 ([`head_dispatch`],
+    /// [`spare_blocks`]), then the main loop ([`body`]) over the whole
+    /// 256-byte chunks, and end with the partial block, if any, whose
+    /// keystream was made before the loop beside E(K, Y_0)
+    /// ([`last_block`]): one reduction after the loop, none of its own for
+    /// the lengths. (Where the blocks left after the loop cannot all go
+    /// first, as beside an aligning head, [`finish`] runs them with
+    /// E(K, Y_0) after it.)
+    ///
+    /// Measured (AES-128, TSC cycles a call, encryption / decryption):
+    /// E(K, Y_0) before the loop for a message of whole chunks, on an
+    /// Intel Xeon with AVX-512 (Sapphire Rapids class): 1 KiB 177 / 185 →
+    /// 169 / 170, 512 B 122 / 118 → 117 / 112, 16 KiB decryption 2009 →
+    /// 1974. The blocks after the last chunk run first, on an Emerald
+    /// Rapids Xeon (old and new in one process, alternating): 1281 B
+    /// 258 → 236, 1400 B 290 → 256, 1535 B 338 → 310, 4000 B 592 → 560,
+    /// decryption 1400 B 296 → 274, AES-256 1400 B 350 → 320; 1500 B and
+    /// 2000 B (thirteen blocks first) 310 → 306; whole chunks unchanged.
+    /// [`finish`]'s whole AES batch made before the loop (its registers
+    /// carried across it) measured slower instead (1500 B 282 / 275 →
+    /// 293 / 300 on the Sapphire Rapids class Xeon): the loop keeps the
+    /// one 512-bit AES port busy, so the moved rounds cost it their issue
+    /// cycles, and up to five registers were carried across the loop on
+    /// the stack. Returns the full tag.
     ///
     /// # Safety
     /// The CPU must support VAES, VPCLMULQDQ and AVX-512F/BW/VL; `src` must
@@ -945,64 +979,124 @@ mod imp {
         // aligned for every start (a 16-byte aligned buffer, as allocators
         // and Python's objects give them, is 16, 32 or 48 bytes off).
         let head = aligning_head(src, n, N - 1);
+        let head = head + 16 * spare_blocks(n, head);
         if head > 0 {
             // SAFETY: `src` and `dst` are good for `n` > `head` bytes, the
             // same buffer or not overlapping (the caller's contract).
             let first = unsafe { in_output(src, dst, head) };
-            let k = broadcast_keys::<N>(rk);
-            let ctr = &mut counter_start_from(ni::counter_block(iv, 2));
-            acc = tail::<N, ENCRYPT, 1>(&k, kernel.ghash.powers(), ctr, acc, first);
+            acc = head_dispatch::<N, ENCRYPT>(rk, kernel.ghash.powers(), iv, acc, first);
         }
         let (src, dst, n) = (src.wrapping_add(head), dst.wrapping_add(head), n - head);
         let first_count = 2 + (head / 16) as u32;
         let mut ctr = Counters::<true>::from_register(ni::counter_block(iv, first_count));
         let chunks = n / 256;
         let done = 256 * chunks;
-        // A message of whole chunks leaves [`finish`] no counter block to
-        // run beside Y_0: E(K, Y_0) is made here, before the loop, an
-        // independent chain the core runs beside its first chunk rather
-        // than ten rounds the tag waits for after it.
-        let tag_mask = (done == n).then(|| tag_mask::<N>(rk, iv));
+        // Sixteen counts per chunk after the head's (no wrap: a 96-bit
+        // IV's message has fewer than 2^32 blocks).
+        let next = first_count + 16 * chunks as u32;
+        // A message that ends with the loop or one partial block after it
+        // leaves [`finish`] no batch of counter blocks to run beside Y_0:
+        // E(K, Y_0) and the partial block's keystream are made here,
+        // before the loop, an independent chain the core runs beside its
+        // first chunk rather than ten rounds the tag waits for after it.
+        let ends = (n - done < 16).then(|| tag_mask::<N>(rk, iv, (n > done).then_some(next)));
         let h = (kernel.ghash.powers(), &kernel.extra);
         // SAFETY: passed on from the caller; 256 · `chunks` ≤ `n`.
         let acc =
             unsafe { body::<N, ENCRYPT, KARATSUBA, true>(rk, h, &mut ctr, acc, src, dst, chunks) };
-        if let Some(mask) = tag_mask {
-            // The lengths block, `acc` added, times H (entry 31).
-            // SAFETY: entry 31, one lane.
-            let h1 = unsafe { load_powers(all, 31, lane_mask(1)) };
-            let last = _mm512_zextsi128_si512(_mm_xor_si128(lengths, acc));
-            return fused_ni::tag(reduce_to_128(mul_wide(last, h1)), mask);
+        let io = (src.wrapping_add(done), dst.wrapping_add(done), n - done);
+        if let Some(keystream) = ends {
+            // SAFETY: passed on from the caller; fewer than 16 bytes left.
+            return unsafe { last_block::<ENCRYPT>(keystream, all, acc, lengths, io) };
         }
         let rest = Rest {
             iv,
-            // Sixteen counts per chunk after the head's (no wrap: a
-            // 96-bit IV's message has fewer than 2^32 blocks).
-            next: first_count + 16 * chunks as u32,
+            next,
             acc,
             aad: &[],
             lengths,
-            io: (src.wrapping_add(done), dst.wrapping_add(done), n - done),
+            io,
         };
         // SAFETY: passed on from the caller; the last n − done < 256 bytes
         // are at most sixteen blocks, seventeen hashed with the lengths.
         unsafe { finish_dispatch::<N, ENCRYPT>(rk, all, rest) }
     }
 
-    /// E(K, Y_0) for a 96-bit IV, Y_0 = IV ‖ 0^31 ‖ 1, one block (lane 0
-    /// of a 256-bit register; the other lane is not used).
+    /// The end of a long message made before its loop ([`tag_mask`]): its
+    /// last `io.2` < 16 bytes (none, or the partial block) XORed with
+    /// lane 1 of `keystream`, that block (`acc` added) times H² and the
+    /// lengths block times H summed and reduced, the sum XORed with
+    /// E(K, Y_0) (lane 0). Returns the full tag.
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512F/BW/VL and VPCLMULQDQ; `io` as
+    /// [`whole`]'s, with `io.2` < 16.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,vpclmulqdq")]
+    unsafe fn last_block<const ENCRYPT: bool>(
+        keystream: __m256i,
+        all: &[u128; 32],
+        acc: __m128i,
+        lengths: __m128i,
+        (src, dst, r): (*const u8, *mut u8, usize),
+    ) -> Block {
+        debug_assert!(r < 16);
+        let ek_y0 = _mm256_castsi256_si128(keystream);
+        if r == 0 {
+            // The lengths block, `acc` added, times H (entry 31).
+            // SAFETY: entry 31, one lane.
+            let h1 = unsafe { load_powers(all, 31, lane_mask(1)) };
+            let last = _mm512_zextsi128_si512(_mm_xor_si128(lengths, acc));
+            return fused_ni::tag(reduce_to_128(mul_wide(last, h1)), ek_y0);
+        }
+        let mask = byte_range(0, r) as __mmask16;
+        // SAFETY: the mask selects the `r` bytes of the message left;
+        // masked-off bytes are not accessed.
+        let x = unsafe { _mm_maskz_loadu_epi8(mask, src.cast()) };
+        let out = _mm_xor_si128(x, _mm256_extracti128_si256::<1>(keystream));
+        // SAFETY: as for the load.
+        unsafe { _mm_mask_storeu_epi8(dst.cast(), mask, out) };
+        // The ciphertext, zero past the end.
+        let ct = if ENCRYPT {
+            _mm_maskz_mov_epi8(mask, out)
+        } else {
+            x
+        };
+        let d = _mm_xor_si128(
+            _mm_shuffle_epi8(ct, _mm512_castsi512_si128(bswap_mask())),
+            acc,
+        );
+        // [block, lengths] times [H², H] (entries 30 and 31).
+        let pair = _mm512_inserti32x4::<1>(_mm512_zextsi128_si512(d), lengths);
+        // SAFETY: entries 30 and 31, two lanes.
+        let hp = unsafe { load_powers(all, 30, lane_mask(2)) };
+        fused_ni::tag(reduce_to_128(mul_wide(pair, hp)), ek_y0)
+    }
+
+    /// E(K, Y_0) for a 96-bit IV, Y_0 = IV ‖ 0^31 ‖ 1, in lane 0 and
+    /// E(K, IV ‖ `count`) in lane 1 of a 256-bit register (lane 1 not
+    /// made when `count` is `None`: for a message of whole chunks it cost
+    /// 2–4 TSC cycles a call).
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl,vaes")]
-    fn tag_mask<const N: usize>(rk: &RoundKeys, iv: &[u8; 12]) -> __m128i {
-        let mut block = [0u8; 16];
-        block[..12].copy_from_slice(iv);
-        block[15] = 1;
-        let key = |i: usize| _mm256_castsi128_si256(load_block(&rk.0[i]));
-        let mut s = _mm256_xor_si256(_mm256_castsi128_si256(load_block(&block)), key(0));
+    fn tag_mask<const N: usize>(rk: &RoundKeys, iv: &[u8; 12], count: Option<u32>) -> __m256i {
+        // Each key loaded by the broadcast itself (a load, no shuffle).
+        let key = |i: usize| {
+            // SAFETY: a round key is 16 readable bytes; the load needs no
+            // alignment.
+            let k = unsafe { _mm_loadu_si128(rk.0[i].as_ptr().cast()) };
+            _mm256_broadcastsi128_si256(k)
+        };
+        let y0 = ni::counter_block(iv, 1);
+        let blocks = match count {
+            Some(count) => _mm256_set_m128i(ni::counter_block(iv, count), y0),
+            None => _mm256_castsi128_si256(y0),
+        };
+        let mut s = _mm256_xor_si256(blocks, key(0));
         for i in 1..N - 1 {
             s = _mm256_aesenc_epi128(s, key(i));
         }
-        _mm256_castsi256_si128(_mm256_aesenclast_epi128(s, key(N - 1)))
+        _mm256_aesenclast_epi128(s, key(N - 1))
     }
 
     /// The end of a whole message with a 96-bit IV, for [`finish`].
@@ -1020,6 +1114,29 @@ mod imp {
         /// The last bytes of the message: read at `.0`, written at `.1`,
         /// `.2` of them.
         io: (*const u8, *mut u8, usize),
+    }
+
+    /// The blocks before a long message's loop (fewer than sixteen, from
+    /// IV ‖ 2): [`tail`] with the number of counter registers chosen.
+    /// Kept out of [`whole`], as [`finish_dispatch`] is: inlined there,
+    /// its four forms made every call of `whole` slower, the shortest
+    /// most (256 bytes, 106 → 116 TSC cycles, Emerald Rapids).
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
+    fn head_dispatch<const N: usize, const ENCRYPT: bool>(
+        rk: &RoundKeys,
+        powers: &Powers,
+        iv: &[u8; 12],
+        acc: __m128i,
+        head: &mut [u8],
+    ) -> __m128i {
+        let k = broadcast_keys::<N>(rk);
+        let ctr = &mut counter_start_from(ni::counter_block(iv, 2));
+        match head.len().div_ceil(64) {
+            1 => tail::<N, ENCRYPT, 1>(&k, powers, ctr, acc, head),
+            2 => tail::<N, ENCRYPT, 2>(&k, powers, ctr, acc, head),
+            3 => tail::<N, ENCRYPT, 3>(&k, powers, ctr, acc, head),
+            _ => tail::<N, ENCRYPT, 4>(&k, powers, ctr, acc, head),
+        }
     }
 
     /// [`finish`] with the number of counter registers chosen.

@@ -508,13 +508,17 @@ pub(crate) mod tests {
         // Past 2100 bytes: messages whose counts cross a multiple of 256
         // (block 254, count 0x100, lies at byte 4048; count 0x200 at
         // 8144), where the counter blocks' fast paths hand over to the
-        // slow ones.
+        // slow ones. Then every count of whole blocks past the last whole
+        // chunk, with and without a partial block, below and above the
+        // length where `vaes-avx512` aligns its loop (its blocks before
+        // the loop, `spare_blocks`).
         let lengths = (0..=2100usize)
             .filter(|n| {
                 let r = n % 256;
                 r <= 20 || r >= 236 || (124..=132).contains(&r) || n % 37 == 0
             })
-            .chain([3840, 3856, 4047, 4096, 4111, 4352, 8192, 8209, 8300]);
+            .chain([3840, 3856, 4047, 4096, 4111, 4352, 8192, 8209, 8300])
+            .chain((1..16).flat_map(|q| [512 + 16 * q, 512 + 16 * q + 9, 4096 + 16 * q + 3]));
         let mut taken_into = 0;
         for n in lengths {
             for aad_len in [0, 1, 16, 17, 255, 300] {
