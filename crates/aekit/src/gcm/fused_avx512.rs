@@ -704,9 +704,8 @@ mod imp {
                 (powers, extra),
                 &mut ctr,
                 load_acc(y),
-                src,
-                dst,
-                chunks,
+                (src, dst),
+                (None, chunks),
             )
         };
         let k = broadcast_keys::<N>(rk);
@@ -754,12 +753,14 @@ mod imp {
         (powers, extra): (&Powers, &Extra),
         ctr: &mut Counters<P>,
         mut acc: __m128i,
-        src: *const u8,
-        dst: *mut u8,
-        chunks: usize,
+        (src, dst): (*const u8, *mut u8),
+        (lead, chunks): (Option<&[__m512i; 4]>, usize),
     ) -> __m128i {
         if chunks == 0 {
-            return acc;
+            return match lead {
+                Some(lead) => sixteen(&powers.load4(), lead, acc),
+                None => acc,
+            };
         }
         // The counters in a local, written back once at the end: through
         // `ctr` the compiler stored and reloaded them every iteration.
@@ -790,14 +791,19 @@ mod imp {
         unsafe {
             // Each iteration hashes the ciphertext of the iteration before
             // (see `sixteen_fused`): the first sixteen blocks have none
-            // before them, AES only.
+            // before them, AES only; or they are the caller's chunk ahead
+            // of `src` (`lead`), and every chunk at `src` is hashed after.
             ctr.run_round1(k[0], k[1]);
-            let mut s = ctr.next16(k[0], k[1], &extra.round1);
-            for key in &k[2..N - 1] {
-                round(&mut s, *key);
-            }
-            let mut prev = last_round::<ENCRYPT>(&s, k[N - 1], at(0));
-            let mut i = 1;
+            let (mut prev, mut i) = match lead {
+                Some(lead) => (*lead, 0),
+                None => {
+                    let mut s = ctr.next16(k[0], k[1], &extra.round1);
+                    for key in &k[2..N - 1] {
+                        round(&mut s, *key);
+                    }
+                    (last_round::<ENCRYPT>(&s, k[N - 1], at(0)), 1)
+                }
+            };
             // The chunks hashed in this loop (all but the last) go in
             // pairs, the odd one out alone first: an iteration whose first
             // half is skipped. One call site per product form and
@@ -913,9 +919,11 @@ mod imp {
     /// short messages (at most [`SHORT_HASHED`] hashed blocks) go through
     /// [`finish`] alone. Longer ones hash the AAD first, run the whole
     /// blocks that do not fill a chunk (and those before a 64-byte
-    /// boundary) alone from Y_1 = IV ‖ 2 ([`head_dispatch`],
-    /// [`spare_blocks`]), then the main loop ([`body`]) over the whole
-    /// 256-byte chunks, and end with the partial block, if any, whose
+    /// boundary) first from Y_1 = IV ‖ 2 ([`spare_blocks`]: up to eight
+    /// alone, [`head_dispatch`]; nine or more as the loop's first chunk,
+    /// its first lanes empty, [`lead_chunk`]), then the main loop
+    /// ([`body`]) over the whole 256-byte chunks, and end with the partial
+    /// block, if any, whose
     /// keystream was made before the loop beside E(K, Y_0)
     /// ([`last_block`]): one reduction after the loop, none of its own for
     /// the lengths. (Where the blocks left after the loop cannot all go
@@ -929,8 +937,10 @@ mod imp {
     /// 1974. The blocks after the last chunk run first, on an Emerald
     /// Rapids Xeon (old and new in one process, alternating): 1281 B
     /// 258 → 236, 1400 B 290 → 256, 1535 B 338 → 310, 4000 B 592 → 560,
-    /// decryption 1400 B 296 → 274, AES-256 1400 B 350 → 320; 1500 B and
-    /// 2000 B (thirteen blocks first) 310 → 306; whole chunks unchanged.
+    /// decryption 1400 B 296 → 274, AES-256 1400 B 350 → 320; whole
+    /// chunks unchanged. Thirteen blocks alone first (1500 B, 2000 B) won
+    /// nothing (310 → 306); as a chunk with three empty lanes, 1500 B
+    /// 332 → 290, 2000 B 398 → 352 (the same runs' 1536 B 286 → 288).
     /// [`finish`]'s whole AES batch made before the loop (its registers
     /// carried across it) measured slower instead (1500 B 282 / 275 →
     /// 293 / 300 on the Sapphire Rapids class Xeon): the loop keeps the
@@ -979,13 +989,29 @@ mod imp {
         // aligned for every start (a 16-byte aligned buffer, as allocators
         // and Python's objects give them, is 16, 32 or 48 bytes off).
         let head = aligning_head(src, n, N - 1);
-        let head = head + 16 * spare_blocks(n, head);
+        let spare = spare_blocks(n, head);
+        // Many spare blocks (and no aligning head) make a chunk of their
+        // own ahead of the loop's, its first lanes empty.
+        let lead = if head == 0 && spare >= LEAD_FROM {
+            spare
+        } else {
+            0
+        };
+        let head = head + 16 * (spare - lead);
         if head > 0 {
             // SAFETY: `src` and `dst` are good for `n` > `head` bytes, the
             // same buffer or not overlapping (the caller's contract).
             let first = unsafe { in_output(src, dst, head) };
             acc = head_dispatch::<N, ENCRYPT>(rk, kernel.ghash.powers(), iv, acc, first);
         }
+        let lead = (lead > 0).then(|| {
+            // SAFETY: `src` and `dst` are good for `n` ≥ 16 · `lead` bytes.
+            let chunk = unsafe { lead_chunk::<N, ENCRYPT>(rk, iv, acc, (src, dst), lead) };
+            acc = _mm_setzero_si128();
+            (chunk, 16 * lead)
+        });
+        let head = head + lead.map_or(0, |(_, bytes)| bytes);
+        let lead = lead.map(|(chunk, _)| chunk);
         let (src, dst, n) = (src.wrapping_add(head), dst.wrapping_add(head), n - head);
         let first_count = 2 + (head / 16) as u32;
         let mut ctr = Counters::<true>::from_register(ni::counter_block(iv, first_count));
@@ -1002,8 +1028,16 @@ mod imp {
         let ends = (n - done < 16).then(|| tag_mask::<N>(rk, iv, (n > done).then_some(next)));
         let h = (kernel.ghash.powers(), &kernel.extra);
         // SAFETY: passed on from the caller; 256 · `chunks` ≤ `n`.
-        let acc =
-            unsafe { body::<N, ENCRYPT, KARATSUBA, true>(rk, h, &mut ctr, acc, src, dst, chunks) };
+        let acc = unsafe {
+            body::<N, ENCRYPT, KARATSUBA, true>(
+                rk,
+                h,
+                &mut ctr,
+                acc,
+                (src, dst),
+                (lead.as_ref(), chunks),
+            )
+        };
         let io = (src.wrapping_add(done), dst.wrapping_add(done), n - done);
         if let Some(keystream) = ends {
             // SAFETY: passed on from the caller; fewer than 16 bytes left.
@@ -1114,6 +1148,79 @@ mod imp {
         /// The last bytes of the message: read at `.0`, written at `.1`,
         /// `.2` of them.
         io: (*const u8, *mut u8, usize),
+    }
+
+    /// Spare blocks ([`spare_blocks`]) from which they go through AES as
+    /// a chunk of the loop's ([`lead_chunk`]) instead of [`tail`]: a
+    /// chunk's AES costs the same for any number of its lanes used, the
+    /// tail's grows with them and adds its own reduction.
+    const LEAD_FROM: usize = 9;
+
+    /// The first `q` (< 16) blocks of a message, from IV ‖ 2, as the last
+    /// `q` lanes of a sixteen-block chunk whose first lanes are empty:
+    /// encrypted or decrypted in place at `src`/`dst` (masked: the empty
+    /// lanes' bytes, before the message, are not accessed) and returned
+    /// as the ciphertext for [`body`] to hash as its first chunk, zero in
+    /// the empty lanes and `acc` added to the first block. Leading zero
+    /// blocks leave GHASH from zero unchanged, so the chunk is hashed with
+    /// the loop's powers like any other.
+    ///
+    /// The empty lanes' counts (IV ‖ 2 − (16 − q) …, wrapping below zero
+    /// as incr32 wraps) are encrypted with the others and thrown away:
+    /// the loop's FACE table assumes a run of 256 counts, so these
+    /// blocks take the plain counters and all the rounds.
+    ///
+    /// # Safety
+    /// The CPU must support VAES and AVX-512F/BW/VL; `src` readable and
+    /// `dst` writable for 16 · `q` bytes, the same or not overlapping.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes")]
+    unsafe fn lead_chunk<const N: usize, const ENCRYPT: bool>(
+        rk: &RoundKeys,
+        iv: &[u8; 12],
+        acc: __m128i,
+        (src, dst): (*const u8, *mut u8),
+        q: usize,
+    ) -> [__m512i; 4] {
+        debug_assert!((1..16).contains(&q));
+        let empty = 16 - q;
+        let k = broadcast_keys::<N>(rk);
+        let mut ctr = counter_start_from(ni::counter_block(iv, 2u32.wrapping_sub(empty as u32)));
+        let mut s = counter_blocks::<4>(&mut ctr);
+        encrypt(&k, &mut s);
+        // `acc` in lane `empty`, byte order of the data (the loop reflects
+        // its lanes before adding them).
+        let acc = _mm_shuffle_epi8(acc, _mm512_castsi512_si128(bswap_mask()));
+        let (src, dst) = (src.wrapping_sub(16 * empty), dst.wrapping_sub(16 * empty));
+        let mut out = [_mm512_setzero_si512(); 4];
+        for (r, (o, s)) in out.iter_mut().zip(&s).enumerate() {
+            // The lanes 4r + l ≥ `empty` of register r, two qwords each.
+            let first = empty.saturating_sub(4 * r).min(4);
+            let mask = (0xFFu32 << (2 * first)) as __mmask8;
+            if mask == 0 {
+                continue;
+            }
+            let (from, to) = (src.wrapping_add(64 * r), dst.wrapping_add(64 * r));
+            // SAFETY: the mask selects blocks `empty` .. 16 of the chunk,
+            // the message's first `q`; masked-off lanes are not accessed.
+            let x = unsafe { _mm512_maskz_loadu_epi64(mask, from.cast()) };
+            let y = _mm512_xor_si512(*s, x);
+            // SAFETY: as for the load.
+            unsafe { _mm512_mask_storeu_epi64(to.cast(), mask, y) };
+            let ct = if ENCRYPT {
+                _mm512_maskz_mov_epi64(mask, y)
+            } else {
+                x
+            };
+            let add = if empty / 4 == r {
+                // Four dword mask bits a lane.
+                let lane = 0xFu16 << (4 * (empty % 4));
+                _mm512_mask_broadcast_i32x4(_mm512_setzero_si512(), lane, acc)
+            } else {
+                _mm512_setzero_si512()
+            };
+            *o = _mm512_xor_si512(ct, add);
+        }
+        out
     }
 
     /// The blocks before a long message's loop (fewer than sixteen, from
