@@ -704,8 +704,9 @@ mod imp {
                 (powers, extra),
                 &mut ctr,
                 load_acc(y),
-                (src, dst),
-                (None, chunks),
+                src,
+                dst,
+                chunks,
             )
         };
         let k = broadcast_keys::<N>(rk);
@@ -753,14 +754,12 @@ mod imp {
         (powers, extra): (&Powers, &Extra),
         ctr: &mut Counters<P>,
         mut acc: __m128i,
-        (src, dst): (*const u8, *mut u8),
-        (lead, chunks): (Option<&[__m512i; 4]>, usize),
+        src: *const u8,
+        dst: *mut u8,
+        chunks: usize,
     ) -> __m128i {
         if chunks == 0 {
-            return match lead {
-                Some(lead) => sixteen(&powers.load4(), lead, acc),
-                None => acc,
-            };
+            return acc;
         }
         // The counters in a local, written back once at the end: through
         // `ctr` the compiler stored and reloaded them every iteration.
@@ -791,19 +790,14 @@ mod imp {
         unsafe {
             // Each iteration hashes the ciphertext of the iteration before
             // (see `sixteen_fused`): the first sixteen blocks have none
-            // before them, AES only; or they are the caller's chunk ahead
-            // of `src` (`lead`), and every chunk at `src` is hashed after.
+            // before them, AES only.
             ctr.run_round1(k[0], k[1]);
-            let (mut prev, mut i) = match lead {
-                Some(lead) => (*lead, 0),
-                None => {
-                    let mut s = ctr.next16(k[0], k[1], &extra.round1);
-                    for key in &k[2..N - 1] {
-                        round(&mut s, *key);
-                    }
-                    (last_round::<ENCRYPT>(&s, k[N - 1], at(0)), 1)
-                }
-            };
+            let mut s = ctr.next16(k[0], k[1], &extra.round1);
+            for key in &k[2..N - 1] {
+                round(&mut s, *key);
+            }
+            let mut prev = last_round::<ENCRYPT>(&s, k[N - 1], at(0));
+            let mut i = 1;
             // The chunks hashed in this loop (all but the last) go in
             // pairs, the odd one out alone first: an iteration whose first
             // half is skipped. One call site per product form and
@@ -920,8 +914,8 @@ mod imp {
     /// [`finish`] alone. Longer ones hash the AAD first, run the whole
     /// blocks that do not fill a chunk (and those before a 64-byte
     /// boundary) first from Y_1 = IV ‖ 2 ([`spare_blocks`]: up to eight
-    /// alone, [`head_dispatch`]; nine or more as the loop's first chunk,
-    /// its first lanes empty, [`lead_chunk`]), then the main loop
+    /// alone, [`head_dispatch`]; nine or more as a chunk whose first
+    /// lanes are empty, [`lead_chunk`]), then the main loop
     /// ([`body`]) over the whole 256-byte chunks, and end with the partial
     /// block, if any, whose
     /// keystream was made before the loop beside E(K, Y_0)
@@ -988,32 +982,40 @@ mod imp {
         // cache line, nor (in place) its stores; FACE's table has a copy
         // aligned for every start (a 16-byte aligned buffer, as allocators
         // and Python's objects give them, is 16, 32 or 48 bytes off).
-        let head = aligning_head(src, n, N - 1);
-        let spare = spare_blocks(n, head);
-        // Many spare blocks (and no aligning head) make a chunk of their
-        // own ahead of the loop's, its first lanes empty.
-        let lead = if head == 0 && spare >= LEAD_FROM {
+        let align = aligning_head(src, n, N - 1);
+        let spare = spare_blocks(n, align);
+        // Bytes before the loop: the aligning head and the spare blocks,
+        // which go alone (`head`) or, many of them with no aligning head,
+        // as a chunk of their own ahead of the loop's, its first lanes
+        // empty (`lead`).
+        let before = align + 16 * spare;
+        let lead = if align == 0 && spare >= LEAD_FROM {
             spare
         } else {
             0
         };
-        let head = head + 16 * (spare - lead);
+        let head = before - 16 * lead;
         if head > 0 {
             // SAFETY: `src` and `dst` are good for `n` > `head` bytes, the
             // same buffer or not overlapping (the caller's contract).
             let first = unsafe { in_output(src, dst, head) };
             acc = head_dispatch::<N, ENCRYPT>(rk, kernel.ghash.powers(), iv, acc, first);
         }
-        let lead = (lead > 0).then(|| {
-            // SAFETY: `src` and `dst` are good for `n` ≥ 16 · `lead` bytes.
+        if lead > 0 {
+            // SAFETY: `src` and `dst` are good for `n` ≥ `before` bytes.
             let chunk = unsafe { lead_chunk::<N, ENCRYPT>(rk, iv, acc, (src, dst), lead) };
-            acc = _mm_setzero_si128();
-            (chunk, 16 * lead)
-        });
-        let head = head + lead.map_or(0, |(_, bytes)| bytes);
-        let lead = lead.map(|(chunk, _)| chunk);
-        let (src, dst, n) = (src.wrapping_add(head), dst.wrapping_add(head), n - head);
-        let first_count = 2 + (head / 16) as u32;
+            // Hashed here, not in the loop's first iteration: the loop's
+            // first chunk, AES only, runs beside it, and the loop is the
+            // same code as for any message (taking the chunk as its first
+            // made every call 2–6 % slower, and two forms of it 15 %).
+            acc = sixteen(&kernel.ghash.powers().load4(), &chunk, _mm_setzero_si128());
+        }
+        let (src, dst, n) = (
+            src.wrapping_add(before),
+            dst.wrapping_add(before),
+            n - before,
+        );
+        let first_count = 2 + (before / 16) as u32;
         let mut ctr = Counters::<true>::from_register(ni::counter_block(iv, first_count));
         let chunks = n / 256;
         let done = 256 * chunks;
@@ -1028,16 +1030,8 @@ mod imp {
         let ends = (n - done < 16).then(|| tag_mask::<N>(rk, iv, (n > done).then_some(next)));
         let h = (kernel.ghash.powers(), &kernel.extra);
         // SAFETY: passed on from the caller; 256 · `chunks` ≤ `n`.
-        let acc = unsafe {
-            body::<N, ENCRYPT, KARATSUBA, true>(
-                rk,
-                h,
-                &mut ctr,
-                acc,
-                (src, dst),
-                (lead.as_ref(), chunks),
-            )
-        };
+        let acc =
+            unsafe { body::<N, ENCRYPT, KARATSUBA, true>(rk, h, &mut ctr, acc, src, dst, chunks) };
         let io = (src.wrapping_add(done), dst.wrapping_add(done), n - done);
         if let Some(keystream) = ends {
             // SAFETY: passed on from the caller; fewer than 16 bytes left.
@@ -1151,19 +1145,18 @@ mod imp {
     }
 
     /// Spare blocks ([`spare_blocks`]) from which they go through AES as
-    /// a chunk of the loop's ([`lead_chunk`]) instead of [`tail`]: a
-    /// chunk's AES costs the same for any number of its lanes used, the
-    /// tail's grows with them and adds its own reduction.
+    /// a chunk ([`lead_chunk`]) instead of [`tail`]: a chunk's AES costs
+    /// the same for any number of its lanes used, the tail's grows with
+    /// them (from four to eight blocks the two measured the same).
     const LEAD_FROM: usize = 9;
 
     /// The first `q` (< 16) blocks of a message, from IV ‖ 2, as the last
     /// `q` lanes of a sixteen-block chunk whose first lanes are empty:
     /// encrypted or decrypted in place at `src`/`dst` (masked: the empty
     /// lanes' bytes, before the message, are not accessed) and returned
-    /// as the ciphertext for [`body`] to hash as its first chunk, zero in
-    /// the empty lanes and `acc` added to the first block. Leading zero
-    /// blocks leave GHASH from zero unchanged, so the chunk is hashed with
-    /// the loop's powers like any other.
+    /// as the ciphertext to hash as a chunk (the loop's powers, H^16 …
+    /// H), zero in the empty lanes and `acc` added to the first block:
+    /// leading zero blocks leave GHASH from zero unchanged.
     ///
     /// The empty lanes' counts (IV ‖ 2 − (16 − q) …, wrapping below zero
     /// as incr32 wraps) are encrypted with the others and thrown away:
