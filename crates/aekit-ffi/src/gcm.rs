@@ -175,9 +175,7 @@ impl OneShot for AesGcm {
         let tag = self
             .gcm
             .encrypt_in_place_detached(nonce, aad, buf, AEKIT_AES_GCM_TAG_LEN)?;
-        let mut out = [0u8; 16];
-        tag.copy_to(&mut out);
-        Ok(out)
+        Ok(full(&tag))
     }
 
     fn open(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> Result<(), Status> {
@@ -196,9 +194,7 @@ impl OneShot for AesGcm {
         let tag = self
             .gcm
             .encrypt_detached_into(nonce, aad, input, out, AEKIT_AES_GCM_TAG_LEN)?;
-        let mut full = [0u8; 16];
-        tag.copy_to(&mut full);
-        Ok(full)
+        Ok(full(&tag))
     }
 
     fn open_from(
@@ -213,6 +209,13 @@ impl OneShot for AesGcm {
             .gcm
             .decrypt_detached_into(nonce, aad, input, out, tag)?)
     }
+}
+
+/// A full (16-byte) tag as bytes.
+fn full(tag: &aekit::gcm::Tag) -> [u8; 16] {
+    let mut bytes = [0u8; 16];
+    tag.copy_to(&mut bytes);
+    bytes
 }
 
 /// The body of every one-shot call, both algorithms and both directions:

@@ -558,36 +558,6 @@ impl AesGcm {
         verify_or_wipe(full, tag, buf)
     }
 
-    /// Encrypts `plaintext` and returns ciphertext ‖ tag.
-    pub fn encrypt(
-        &self,
-        iv: &[u8],
-        aad: &[u8],
-        plaintext: &[u8],
-        tag_len: usize,
-    ) -> Result<Vec<u8>, Error> {
-        self.check_tag(tag_len, iv.len())?;
-        self.seal_to_vec(iv, aad, plaintext, tag_len)
-    }
-
-    /// Verifies and decrypts ciphertext ‖ tag (the tag being its last
-    /// `tag_len` bytes) and returns the plaintext, or an error and nothing.
-    pub fn decrypt(
-        &self,
-        iv: &[u8],
-        aad: &[u8],
-        ciphertext_and_tag: &[u8],
-        tag_len: usize,
-    ) -> Result<Vec<u8>, Error> {
-        self.check_tag(tag_len, iv.len())?;
-        let split = ciphertext_and_tag
-            .len()
-            .checked_sub(tag_len)
-            .ok_or(Error::AuthenticationFailed)?;
-        let (ciphertext, tag) = ciphertext_and_tag.split_at(split);
-        self.open_to_vec(iv, aad, ciphertext, tag)
-    }
-
     /// Starts an on-line encryption, for messages whose length is not known
     /// in advance: feed associated data, then the message, in pieces of any
     /// size. The result equals the one-shot API's for every split.
