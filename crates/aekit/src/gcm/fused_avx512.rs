@@ -876,17 +876,22 @@ mod imp {
     /// blocks cannot reach a boundary). Depends on the address, the length
     /// and the key size, all public.
     fn aligning_head(src: *const u8, n: usize, rounds: usize) -> usize {
-        let at = src as usize;
+        if aligns(src, n, rounds) {
+            (src as usize).wrapping_neg() % 64
+        } else {
+            0
+        }
+    }
+
+    /// Whether a run of `n` bytes from `src` starts its loop on a 64-byte
+    /// boundary ([`aligning_head`]; also when `src` is on one already).
+    fn aligns(src: *const u8, n: usize, rounds: usize) -> bool {
         let from = if rounds == 10 {
             ALIGN_FROM
         } else {
             ALIGN_FROM_LONG_KEYS
         };
-        if n >= from && at.is_multiple_of(16) {
-            at.wrapping_neg() % 64
-        } else {
-            0
-        }
+        n >= from && (src as usize).is_multiple_of(16)
     }
 
     /// Whole blocks of a long message that go before the loop beside the
@@ -894,13 +899,13 @@ mod imp {
     /// message's last whole block and [`finish`] has at most its partial
     /// block left: run after the loop, its AES chain and products waited
     /// for nothing else and added their whole latency to the call, where
-    /// before the loop they overlap its first chunk. Keeps the loop's start
-    /// on the head's 64-byte boundary (a multiple of four blocks beside an
-    /// aligning head) and at least one chunk for the loop. Depends on the
-    /// lengths only.
-    fn spare_blocks(n: usize, head: usize) -> usize {
+    /// before the loop they overlap its first chunk. Where the loop
+    /// `aligned` starts on a 64-byte boundary it keeps it (a multiple of
+    /// four blocks); and it keeps at least one chunk for the loop. Depends
+    /// on the lengths and on whether the loop is aligned, which are public.
+    fn spare_blocks(n: usize, head: usize, aligned: bool) -> usize {
         let left = (n - head) / 16 % 16;
-        let spare = if head > 0 { left / 4 * 4 } else { left };
+        let spare = if aligned { left / 4 * 4 } else { left };
         if n - head - 16 * spare >= 256 {
             spare
         } else {
@@ -982,14 +987,15 @@ mod imp {
         // cache line, nor (in place) its stores; FACE's table has a copy
         // aligned for every start (a 16-byte aligned buffer, as allocators
         // and Python's objects give them, is 16, 32 or 48 bytes off).
+        let aligned = aligns(src, n, N - 1);
         let align = aligning_head(src, n, N - 1);
-        let spare = spare_blocks(n, align);
+        let spare = spare_blocks(n, align, aligned);
         // Bytes before the loop: the aligning head and the spare blocks,
-        // which go alone (`head`) or, many of them with no aligning head,
-        // as a chunk of their own ahead of the loop's, its first lanes
-        // empty (`lead`).
+        // which go alone (`head`) or, many of them where the loop need not
+        // start on a boundary, as a chunk of their own ahead of the loop's,
+        // its first lanes empty (`lead`).
         let before = align + 16 * spare;
-        let lead = if align == 0 && spare >= LEAD_FROM {
+        let lead = if !aligned && spare >= LEAD_FROM {
             spare
         } else {
             0
@@ -1919,6 +1925,31 @@ mod imp {
                         let what = format!("crypt_blocks at +{from} public {public}");
                         assert!(*buf == expected[..], "{what}: data");
                         assert_eq!((c1, y1), (c2, y2), "{what}: counter and GHASH");
+                    }
+                }
+            }
+        }
+
+        /// The blocks before the loop: every whole block past the last
+        /// chunk where the loop need not be aligned, a multiple of four
+        /// where it must stay on its 64-byte boundary, and never the last
+        /// chunk itself.
+        #[test]
+        fn spare_blocks_keep_the_loop_aligned_and_whole() {
+            for n in (256..5000).chain([1 << 20, (1 << 20) + 100, 100_000]) {
+                for head in [0, 16, 32, 48] {
+                    for aligned in [false, true] {
+                        let spare = spare_blocks(n, head, aligned);
+                        let rest = n - head - 16 * spare;
+                        assert!(spare < 16, "{n} {head}");
+                        if spare > 0 {
+                            assert!(rest >= 256, "{n} {head}: the loop keeps a chunk");
+                        }
+                        if aligned {
+                            assert_eq!(spare % 4, 0, "{n} {head}: the loop stays aligned");
+                        } else if n - head >= 512 {
+                            assert!(rest % 256 < 16, "{n} {head}: only the partial block after");
+                        }
                     }
                 }
             }
