@@ -172,3 +172,14 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// Ciphertext ‖ tag cut into its two parts, the tag its last `tag_len`
+/// bytes; [`Error::AuthenticationFailed`] when it is shorter than a tag
+/// (it cannot be anything a key sealed).
+pub(crate) fn split_tag(sealed: &[u8], tag_len: usize) -> Result<(&[u8], &[u8]), Error> {
+    let split = sealed
+        .len()
+        .checked_sub(tag_len)
+        .ok_or(Error::AuthenticationFailed)?;
+    Ok(sealed.split_at(split))
+}

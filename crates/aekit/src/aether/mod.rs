@@ -68,6 +68,7 @@ use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::Error;
+use crate::error::split_tag;
 
 pub use batch::BatchMessage;
 
@@ -455,11 +456,7 @@ impl Aether {
         ciphertext_and_tag: &[u8],
     ) -> Result<Vec<u8>, Error> {
         check_nonce(nonce)?;
-        let split = ciphertext_and_tag
-            .len()
-            .checked_sub(TAG_LEN)
-            .ok_or(Error::AuthenticationFailed)?;
-        let (ciphertext, tag) = ciphertext_and_tag.split_at(split);
+        let (ciphertext, tag) = split_tag(ciphertext_and_tag, TAG_LEN)?;
         let mut out = ciphertext.to_vec();
         self.decrypt_in_place_detached(nonce, ad, &mut out, tag)?;
         Ok(out)

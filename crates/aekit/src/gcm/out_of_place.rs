@@ -24,6 +24,7 @@ use super::{
 };
 use crate::Error;
 use crate::aes::Block;
+use crate::error::split_tag;
 
 impl AesGcm {
     /// Encrypts `plaintext` into `out` (of the same length) and returns
@@ -279,11 +280,7 @@ impl AesGcm {
         tag_len: usize,
     ) -> Result<Vec<u8>, Error> {
         self.check_tag(tag_len, iv.len())?;
-        let split = ciphertext_and_tag
-            .len()
-            .checked_sub(tag_len)
-            .ok_or(Error::AuthenticationFailed)?;
-        let (ciphertext, tag) = ciphertext_and_tag.split_at(split);
+        let (ciphertext, tag) = split_tag(ciphertext_and_tag, tag_len)?;
         let mut out = Vec::with_capacity(ciphertext.len());
         let spare = &mut out.spare_capacity_mut()[..ciphertext.len()];
         // On failure the call has zeroed what it wrote, and the vector is

@@ -77,6 +77,7 @@ use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
 use crate::Error;
+use crate::error::split_tag;
 use crate::gcm::MAX_AAD_LEN;
 
 /// Key length of three-key TDEA, in bytes.
@@ -287,11 +288,7 @@ impl TdeaGcm {
         aad: &[u8],
         ciphertext_and_tag: &[u8],
     ) -> Result<Vec<u8>, Error> {
-        let split = ciphertext_and_tag
-            .len()
-            .checked_sub(TAG_LEN)
-            .ok_or(Error::AuthenticationFailed)?;
-        let (ciphertext, tag) = ciphertext_and_tag.split_at(split);
+        let (ciphertext, tag) = split_tag(ciphertext_and_tag, TAG_LEN)?;
         let mut out = ciphertext.to_vec();
         self.decrypt_in_place_detached(iv, aad, &mut out, tag)?;
         Ok(out)
