@@ -94,7 +94,7 @@
 pub use imp::Ni;
 /// The counter blocks and the one-block XOR, for the fused kernels.
 #[cfg(target_arch = "x86_64")]
-pub(crate) use imp::{counter_block, counter_blocks, load_padded, xor_block};
+pub(crate) use imp::{counter_block, counter_blocks, load_padded, xor_block, xor_partial};
 
 #[cfg(not(target_arch = "x86_64"))]
 pub use unsupported::Ni;

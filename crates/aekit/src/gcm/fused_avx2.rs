@@ -129,22 +129,35 @@
 //! flight) and `clmul`'s `update_blocks` (eight per reduction).
 //!
 //! A whole message with a 96-bit IV goes through no `State`. From one
-//! batch up it runs this kernel's loop over its whole batches (the AAD
-//! hashed first, Y_1 = IV ‖ 2 on) and ends in `ni-clmul`'s end of a whole
-//! message (`FusedNi::whole_from`): the last 0–255 bytes through its
-//! eight-block loop and its last batch, the lengths block in the last
-//! reduction. E(K, Y_0) is made before the loop, one block through
-//! AES-NI: an independent chain that the core runs beside the loop's first
-//! batch, where after the loop its ten rounds were the last thing the tag
-//! waited for (and for a message of whole batches a batch of eight AES
-//! blocks was run for that one). The loop hands its counter and GHASH
-//! value to that end in registers; a message of whole batches skips
-//! `whole_from` and ends in the lengths block's one product
-//! (`FusedNi::lengths_tag`: 1 KiB 250 / 242 → 228 / 218 below). Made
-//! before the loop, the last 0–255 bytes' AES measured slower, not faster
-//! (1500 B 380 / 368 → 443 / 422): the loop keeps both AES units busy, so
-//! the moved rounds cost their issue slots there, and the stack traffic of
-//! carrying them across the loop was more than their latency had been. A
+//! batch up it runs this kernel's loop over whole batches (the AAD hashed
+//! first) and ends in one reduction with the lengths block
+//! (`FusedNi::lengths_tag`). E(K, Y_0) is made before the loop: an
+//! independent chain that the core runs beside the loop's first batch,
+//! where after the loop its ten rounds were the last thing the tag waited
+//! for (1 KiB 250 / 242 → 228 / 218 below). The whole blocks past the last
+//! whole batch (up to fifteen) run before the loop, alone in up to eight
+//! registers, hashed with the AAD's GHASH value before the loop's first
+//! product (`head_pairs`); the partial block's keystream is made beside
+//! E(K, Y_0), and after the loop only its XOR and its product with the
+//! lengths block's are left. Where the buffer is 16-byte aligned the
+//! split keeps the loop on a 32-byte boundary, so that none of its
+//! 32-byte loads splits a cache line: with the wrong parity one whole
+//! block goes after the loop, its keystream made beside E(K, Y_0) too
+//! (`head_blocks`). Those blocks used to go through `ni-clmul`'s end of a
+//! whole message after the loop (its eight-block loop and a last batch),
+//! their AES chain and products waiting on nothing else and adding their
+//! whole latency to the call: forced on an Emerald Rapids Xeon, AES-128,
+//! TSC cycles a call, encryption, old → new in one process, 64-byte
+//! aligned buffer: 1281 B 384–388 → 348–350, 1296 B 374–378 → 352–354,
+//! 1500 B 476–480 → 434–438, decryption 1281 B 408–412 → 364–366, 1500 B
+//! 506–510 → 434–436, AES-256 1281 B 472–564 → 422–506, 1500 B 576–688 →
+//! 516–630; whole batches within 0–3 % (256 B 6 %). Made before the loop
+//! as one batch, the last 0–255 bytes' AES had measured slower, not
+//! faster (1500 B 380 / 368 → 443 / 422): the loop keeps both AES units
+//! busy, so the moved rounds cost their issue slots there, and the stack
+//! traffic of carrying them across the loop was more than their latency
+//! had been; the head's blocks are finished before the loop, and only one
+//! register is carried. A
 //! message below one batch
 //! (`takes_ni`) takes `ni-clmul`'s whole-message paths
 //! ([`Kernel::crypt_short`]) whole: the kernel holds a `FusedNi` (its `ni`
@@ -218,18 +231,19 @@
 //!   `ni-clmul`'s registers, with no copies.)
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) use imp::FusedAvx2;
+pub(crate) use imp::{FusedAvx2, end_keystream};
 #[cfg(not(target_arch = "x86_64"))]
 pub(crate) use unsupported::FusedAvx2;
 
 #[cfg(target_arch = "x86_64")]
 mod imp {
     use core::arch::x86_64::{
-        __m128i, __m256i, _mm_cvtsi128_si32, _mm_loadu_si128, _mm_shuffle_epi8, _mm256_add_epi32,
-        _mm256_aesenc_epi128, _mm256_aesenclast_epi128, _mm256_andnot_si256,
-        _mm256_broadcastsi128_si256, _mm256_castsi256_si128, _mm256_loadu_si256,
-        _mm256_permute2x128_si256, _mm256_set_epi32, _mm256_setzero_si256, _mm256_shuffle_epi8,
-        _mm256_storeu_si256, _mm256_xor_si256, _mm256_zextsi128_si256,
+        __m128i, __m256i, _mm_cvtsi128_si32, _mm_loadu_si128, _mm_setzero_si128, _mm_shuffle_epi8,
+        _mm_storeu_si128, _mm_xor_si128, _mm256_add_epi32, _mm256_aesenc_epi128,
+        _mm256_aesenclast_epi128, _mm256_andnot_si256, _mm256_broadcastsi128_si256,
+        _mm256_castsi256_si128, _mm256_extracti128_si256, _mm256_loadu_si256,
+        _mm256_permute2x128_si256, _mm256_set_epi32, _mm256_set_m128i, _mm256_setzero_si256,
+        _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_xor_si256, _mm256_zextsi128_si256,
     };
 
     use core::arch::asm;
@@ -244,8 +258,8 @@ mod imp {
 
     use crate::gcm::batch::BatchMessage;
     use crate::gcm::kernel::{Kernel, LONG, finish_two_pass, taken};
-    use crate::gcm::multi_avx2::crypt_groups;
-    use crate::gcm::out_of_place::{as_uninit, in_output, io_of};
+    use crate::gcm::multi_avx2::{Wide, crypt_groups, mul_wide, reduce};
+    use crate::gcm::out_of_place::{as_uninit, assume_init, copy_into, in_output, io_of};
     use crate::gcm::state::Direction;
     use crate::gcm::{FusedKernel, supplied_clmul};
     use crate::ghash::GhashKey;
@@ -467,10 +481,25 @@ mod imp {
         /// A whole message not [`takes_ni`]'s, in place in `out` (`input`
         /// `None`) or from `input` into `out` (of the same length, possibly
         /// uninitialized; every byte is written): the associated data
-        /// hashed, the loop ([`batches`](Self::batches)) over its whole
-        /// batches from Y_1 = IV ‖ 2, and `ni-clmul`'s end of a whole
-        /// message for the last 0–255 bytes, E(K, Y_0) and the lengths
-        /// block. Returns the full tag.
+        /// hashed, the loop ([`batches`](Self::batches)) over the whole
+        /// batches from Y_1 = IV ‖ 2, and the partial block, if any, whose
+        /// keystream was made before the loop beside E(K, Y_0)
+        /// ([`ends`](Self::ends)), hashed with the lengths block in one
+        /// reduction ([`end`](Self::end)). Where whole blocks are left
+        /// past the batches, or the loop would start off a 32-byte
+        /// boundary ([`head_blocks`]), [`around`](Self::around) runs it.
+        /// Returns the full tag.
+        ///
+        /// Measured forced on an Emerald Rapids Xeon, AES-128 encryption,
+        /// TSC cycles a call, old and new code alternating in one process,
+        /// 64-byte aligned buffer (old: the blocks past the last whole
+        /// batch through `ni-clmul`'s end after the loop): 1281 B 386 →
+        /// 350, 1500 B 478 → 436 (the module header has the rest). One
+        /// function for both forms (the head's call in it) measured every
+        /// message 8–20 TSC cycles slower, those of whole batches too; the
+        /// blocks left run before the loop rather than after it, 1281 B
+        /// 20 slower (only their products are on the tag's path either
+        /// way).
         ///
         /// # Safety
         ///
@@ -485,43 +514,199 @@ mod imp {
             out: &mut [MaybeUninit<u8>],
             direction: Direction,
         ) -> Block {
-            // E(K, Y_0) first: an independent chain the core runs beside
-            // the loop, where at the end it would wait for its ten rounds.
-            // SAFETY: the features are enabled here.
-            let tag_mask = unsafe { self.ni.tag_mask(iv) };
+            let n = input.map_or(out.len(), |input| input.len().min(out.len()));
+            let dst = out.as_mut_ptr().cast::<u8>();
+            let src = input.map_or(dst.cast_const(), <[u8]>::as_ptr);
+            let split = head_blocks(src, n);
+            if split != (0, 0) {
+                // SAFETY: passed on from the caller.
+                return unsafe { self.around(iv, aad, input, out, direction, split) };
+            }
+            let done = n / BATCH * BATCH;
+            // E(K, Y_0) and the partial block's keystream first: an
+            // independent chain the core runs beside the loop, where at
+            // the end the tag would wait for their rounds. (A 96-bit IV's
+            // message has fewer than 2^32 blocks: no wrap.)
+            let ends = if n == done {
+                // E(K, Y_0) alone, on a 128-bit register and inline: a
+                // message of whole batches measured 4–10 TSC cycles faster
+                // than through `ends`.
+                // SAFETY: the features are enabled here.
+                let ek_y0 = unsafe { self.ni.tag_mask(iv) };
+                [_mm256_zextsi128_si256(ek_y0), _mm256_setzero_si256()]
+            } else {
+                self.ends(iv, 2 + (done / 16) as u32, 1)
+            };
             let mut y = [0u8; 16];
             self.ghash().update_padded(&mut y, aad);
             // Y_1 = IV ‖ 2, byte-reversed as `clmul::load` reads blocks.
             let counter = _mm_shuffle_epi8(ni::counter_block(iv, 2), clmul::byte_reverse_mask());
+            // SAFETY: the features are enabled here; `src` and `dst` are
+            // good for `n` ≥ `done` bytes, the same buffer or a shared and
+            // a mutable borrow, which do not overlap.
+            let (_, acc) = unsafe {
+                self.batches(counter, clmul::load(&y), (src, dst, done), direction, true)
+            };
+            if done == n {
+                let ek_y0 = _mm256_castsi256_si128(ends[0]);
+                return self.ni.lengths_tag(acc, &[], (aad.len(), n), ek_y0);
+            }
+            // SAFETY: passed on from the caller.
+            unsafe { self.end(acc, ends, (aad.len(), done, 0), input, out, direction) }
+        }
+
+        /// [`whole`](Self::whole) with `head` whole blocks before the loop
+        /// (the associated data and those in [`start`](Self::start)) and
+        /// `lag` after it ([`head_blocks`]). Never inlined: see `whole`.
+        ///
+        /// # Safety
+        ///
+        /// As [`whole`](Self::whole).
+        #[inline(never)]
+        #[target_feature(enable = "avx2,vaes,vpclmulqdq,aes,pclmulqdq,ssse3,sse4.1")]
+        unsafe fn around(
+            &self,
+            iv: &[u8; 12],
+            aad: &[u8],
+            input: Option<&[u8]>,
+            out: &mut [MaybeUninit<u8>],
+            direction: Direction,
+            (head, lag): (usize, usize),
+        ) -> Block {
             let n = input.map_or(out.len(), |input| input.len().min(out.len()));
-            let lengths = (aad.len(), n);
-            let bulk = n / BATCH * BATCH;
             let dst = out.as_mut_ptr().cast::<u8>();
             let src = input.map_or(dst.cast_const(), <[u8]>::as_ptr);
-            // SAFETY: the features are enabled here; `src` and `dst` are
-            // good for `n` ≥ `bulk` bytes, the same buffer (in place) or a
-            // shared and a mutable borrow, which do not overlap.
-            let (_, acc) = unsafe {
-                self.batches(counter, clmul::load(&y), (src, dst, bulk), direction, true)
+            let before = 16 * head;
+            let bulk = 16 * (n / 16 - head - lag);
+            debug_assert!(bulk.is_multiple_of(BATCH));
+            let done = before + bulk;
+            // As in `whole`, with up to two blocks after the loop.
+            let ends = self.ends(iv, 2 + (done / 16) as u32, (n - done).div_ceil(16));
+            let acc = if head > 0 {
+                // SAFETY: the features are enabled here; `src` and `dst`
+                // are good for `n` > `before` bytes, the same buffer or a
+                // shared and a mutable borrow, which do not overlap.
+                unsafe { self.start(iv, aad, (src, dst), head, direction) }
+            } else {
+                let mut y = [0u8; 16];
+                self.ghash().update_padded(&mut y, aad);
+                clmul::load(&y)
             };
-            if bulk == n {
-                return self.ni.lengths_tag(acc, lengths, tag_mask);
+            // Y_{1 + head} = IV ‖ 2 + head, byte-reversed.
+            let counter = _mm_shuffle_epi8(
+                ni::counter_block(iv, 2 + head as u32),
+                clmul::byte_reverse_mask(),
+            );
+            let io = (src.wrapping_add(before), dst.wrapping_add(before), bulk);
+            // SAFETY: the features are enabled here; `src` and `dst` are
+            // good for `n` ≥ `done` bytes (as above).
+            let (_, acc) = unsafe { self.batches(counter, acc, io, direction, true) };
+            // SAFETY: passed on from the caller.
+            unsafe { self.end(acc, ends, (aad.len(), done, lag), input, out, direction) }
+        }
+
+        /// The end of a long message whose bytes up to `done` are hashed
+        /// into `acc`: the blocks after them (`lag` whole ones, then the
+        /// partial one, if any) XORed with lanes 1 and 2 of `ends`
+        /// ([`last_blocks`]) and hashed with the lengths block in one
+        /// reduction, E(K, Y_0) (lane 0) added. Returns the full tag.
+        ///
+        /// # Safety
+        ///
+        /// As [`whole`](Self::whole); at most two blocks after `done`.
+        #[inline(never)]
+        #[target_feature(enable = "avx2,pclmulqdq,ssse3,sse2")]
+        unsafe fn end(
+            &self,
+            acc: __m128i,
+            ends: [__m256i; 2],
+            (aad_len, done, lag): (usize, usize, usize),
+            input: Option<&[u8]>,
+            out: &mut [MaybeUninit<u8>],
+            direction: Direction,
+        ) -> Block {
+            let n = out.len();
+            let lengths = (aad_len, n);
+            let ek_y0 = _mm256_castsi256_si128(ends[0]);
+            if done == n {
+                return self.ni.lengths_tag(acc, &[], lengths, ek_y0);
             }
-            // A 96-bit IV's message has fewer than 2^32 blocks: no wrap.
-            let next = 2 + (bulk / 16) as u32;
-            // SAFETY: the features are enabled here; in place, `out` is
-            // initialized (the caller's contract).
+            let rest = match input {
+                Some(input) => copy_into(&mut out[done..], &input[done..n]),
+                // SAFETY: in place, `out` is the message (the contract).
+                None => unsafe { assume_init(&mut out[done..]) },
+            };
+            let keystream = [
+                _mm256_extracti128_si256::<1>(ends[0]),
+                _mm256_castsi256_si128(ends[1]),
+            ];
+            let last = last_blocks(rest, lag, keystream, direction);
+            self.ni
+                .lengths_tag(acc, &last[..(n - done).div_ceil(16)], lengths, ek_y0)
+        }
+
+        /// The associated data hashed and the first `q` (1–16) whole
+        /// blocks of a long message, from IV ‖ 2, read at `src` and
+        /// written at `dst`: [`head_pairs`] with the registers counted;
+        /// returns the GHASH value. Never inlined (as `vaes-avx512`'s
+        /// `head_dispatch`): its eight forms inlined made every message
+        /// slower, those with no head too.
+        ///
+        /// # Safety
+        ///
+        /// The CPU must support AVX2, VAES, VPCLMULQDQ, PCLMULQDQ and
+        /// SSSE3; `src` must be readable and `dst` writable for 16 · `q`
+        /// bytes, the same or not overlapping.
+        #[inline(never)]
+        #[target_feature(enable = "avx2,vaes,vpclmulqdq,pclmulqdq,ssse3")]
+        unsafe fn start(
+            &self,
+            iv: &[u8; 12],
+            aad: &[u8],
+            io: (*const u8, *mut u8),
+            q: usize,
+            direction: Direction,
+        ) -> __m128i {
+            let mut y = [0u8; 16];
+            self.ghash().update_padded(&mut y, aad);
+            let acc = clmul::load(&y);
+            let aes = (self.aes().round_keys(), self.aes().rounds());
+            let Ok(powers) = <&[u128; 32]>::try_from(self.powers.0.as_flattened()) else {
+                unreachable!("sixteen pairs of powers");
+            };
+            let encrypt = direction == Direction::Encrypt;
+            let first = (iv, acc, q, encrypt);
+            // SAFETY: passed on from the caller; ⌈q/2⌉ registers.
             unsafe {
-                self.ni.whole_from(
-                    iv,
-                    next,
-                    acc,
-                    lengths,
-                    input.map(|input| &input[bulk..n]),
-                    &mut out[bulk..n],
-                    direction,
-                    Some(tag_mask),
-                )
+                match q.div_ceil(2) {
+                    1 => head_pairs::<1>(aes, powers, first, io),
+                    2 => head_pairs::<2>(aes, powers, first, io),
+                    3 => head_pairs::<3>(aes, powers, first, io),
+                    4 => head_pairs::<4>(aes, powers, first, io),
+                    5 => head_pairs::<5>(aes, powers, first, io),
+                    6 => head_pairs::<6>(aes, powers, first, io),
+                    7 => head_pairs::<7>(aes, powers, first, io),
+                    _ => head_pairs::<8>(aes, powers, first, io),
+                }
+            }
+        }
+
+        /// E(K, Y_0) in lane 0, and the keystream of the `after` (at most
+        /// two) blocks from IV ‖ `next` in lanes 1 and 2, of two 256-bit
+        /// registers ([`end_keystream`] with the key's rounds and the
+        /// registers chosen; the second zero for `after` below two).
+        #[inline(never)]
+        #[target_feature(enable = "avx2,vaes,aes,sse4.1")]
+        fn ends(&self, iv: &[u8; 12], next: u32, after: usize) -> [__m256i; 2] {
+            let keys = self.aes().round_keys();
+            let zero = _mm256_setzero_si256();
+            match (self.aes().rounds(), after) {
+                (10, 0 | 1) => [end_keystream::<11, 1>(keys, iv, next, after)[0], zero],
+                (12, 0 | 1) => [end_keystream::<13, 1>(keys, iv, next, after)[0], zero],
+                (_, 0 | 1) => [end_keystream::<15, 1>(keys, iv, next, after)[0], zero],
+                (10, _) => end_keystream::<11, 2>(keys, iv, next, after),
+                (12, _) => end_keystream::<13, 2>(keys, iv, next, after),
+                _ => end_keystream::<15, 2>(keys, iv, next, after),
             }
         }
 
@@ -732,6 +917,209 @@ mod imp {
     #[target_feature(enable = "avx2")]
     fn byte15(v: i32) -> __m256i {
         _mm256_set_epi32(v << 24, 0, 0, 0, v << 24, 0, 0, 0)
+    }
+
+    /// The blocks after the loop, `rest` (a whole one if `lag` is one,
+    /// then a partial one, if any), XORed with `keystream` in order; the
+    /// ciphertext of each, zero-padded and reflected, returned in the
+    /// same order (zero past them) for GHASH.
+    #[inline]
+    #[target_feature(enable = "ssse3,sse2")]
+    fn last_blocks(
+        rest: &mut [u8],
+        lag: usize,
+        keystream: [__m128i; 2],
+        direction: Direction,
+    ) -> [__m128i; 2] {
+        // The ciphertext of a block read as `x` and written as `y`,
+        // reflected.
+        #[inline]
+        #[target_feature(enable = "ssse3,sse2")]
+        fn hashed((x, y): (__m128i, __m128i), direction: Direction) -> __m128i {
+            let ct = match direction {
+                Direction::Encrypt => y,
+                Direction::Decrypt => x,
+            };
+            _mm_shuffle_epi8(ct, clmul::byte_reverse_mask())
+        }
+        let (block, partial) = rest.split_at_mut(16 * lag);
+        let mut last = [_mm_setzero_si128(); 2];
+        if let Ok(block) = <&mut Block>::try_from(block) {
+            // In registers here (`ni::xor_block`, which takes a whole or
+            // a partial block, was not inlined: a call a block).
+            let p = block.as_mut_ptr().cast::<__m128i>();
+            // SAFETY: `block` is 16 readable and writable bytes; the load
+            // and store need no alignment.
+            let xy = unsafe {
+                let x = _mm_loadu_si128(p);
+                let y = _mm_xor_si128(x, keystream[0]);
+                _mm_storeu_si128(p, y);
+                (x, y)
+            };
+            last[0] = hashed(xy, direction);
+        }
+        if !partial.is_empty() {
+            last[lag] = hashed(ni::xor_partial(partial, keystream[lag]), direction);
+        }
+        last
+    }
+
+    /// How a long message (`n` ≥ [`BATCH`] bytes from `src`) is split
+    /// around the loop: whole blocks before it and after it (at most
+    /// one), so that the loop ends at the message's last whole block,
+    /// or one before it, and starts on a 32-byte boundary where `src` is
+    /// 16-byte aligned. After the loop the blocks past its last whole
+    /// batch went through `ni-clmul`'s end, their AES chain and products
+    /// waiting for nothing else and adding their whole latency to the
+    /// call; before it they run beside its first batch. A loop 16 bytes
+    /// off a 32-byte boundary splits a cache line at every other 32-byte
+    /// load (and in place store); where the blocks before it cannot put
+    /// it on one, one block goes after it, its keystream made before the
+    /// loop ([`end_keystream`]). Depends on the length and the address,
+    /// which are public.
+    fn head_blocks(src: *const u8, n: usize) -> (usize, usize) {
+        let blocks = n / 16;
+        let spare = blocks % (BATCH / 16);
+        let aligned = (src as usize).is_multiple_of(16);
+        // Whether the loop, after `spare` blocks, would start 16 bytes off.
+        let off = (src as usize / 16 + spare) % 2 == 1;
+        match spare {
+            _ if !aligned || !off => (spare, 0),
+            0 if blocks < 2 * BATCH / 16 => (0, 0),
+            0 => (BATCH / 16 - 1, 1),
+            _ => (spare - 1, 1),
+        }
+    }
+
+    /// The first `q` blocks of a long message (`first`: the IV, the GHASH
+    /// value of the associated data, `q` and the direction) in `R` =
+    /// ⌈q/2⌉ registers from IV ‖ 2: counter mode from `io.0` into `io.1`
+    /// and the ciphertext hashed into the GHASH value, which is returned:
+    /// register j's pair of blocks times H^{q−2j}, H^{q−2j−1} (the
+    /// powers from entry 16 − q + 2j of the stored H^16 … H^1, one 32-byte
+    /// load; for an odd `q` the last register's second lane is zero and
+    /// meets H^32), one reduction.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AVX2, VAES and VPCLMULQDQ; `io.0` must be
+    /// readable and `io.1` writable for 16 · `q` bytes, the same or not
+    /// overlapping; 2R − 1 ≤ `q` ≤ 2R ≤ 16.
+    #[inline]
+    #[target_feature(enable = "avx2,vaes,vpclmulqdq")]
+    unsafe fn head_pairs<const R: usize>(
+        (keys, rounds): (&[Block; 15], usize),
+        powers: &[u128; 32],
+        (iv, acc, q, encrypt): (&[u8; 12], __m128i, usize, bool),
+        (src, dst): (*const u8, *mut u8),
+    ) -> __m128i {
+        debug_assert!(2 * R - 1 <= q && q <= 2 * R && R <= 8);
+        let reverse = _mm256_broadcastsi128_si256(clmul::byte_reverse_mask());
+        // Byte-reversed counter blocks (2 + 2j, 3 + 2j), as the loop's.
+        let mut ctr = _mm256_add_epi32(
+            _mm256_broadcastsi128_si256(_mm_shuffle_epi8(
+                ni::counter_block(iv, 2),
+                clmul::byte_reverse_mask(),
+            )),
+            _mm256_set_epi32(0, 0, 0, 1, 0, 0, 0, 0),
+        );
+        let two = _mm256_set_epi32(0, 0, 0, 2, 0, 0, 0, 2);
+        let k0 = round_key(&keys[0]);
+        let mut s: [__m256i; R] = core::array::from_fn(|_| {
+            let block = _mm256_xor_si256(_mm256_shuffle_epi8(ctr, reverse), k0);
+            ctr = _mm256_add_epi32(ctr, two);
+            block
+        });
+        for key in &keys[1..rounds] {
+            let k = round_key(key);
+            for sj in &mut s {
+                *sj = _mm256_aesenc_epi128(*sj, k);
+            }
+        }
+        let k = round_key(&keys[rounds]);
+        let mut sum = Wide::zero();
+        for (j, sj) in s.iter().enumerate() {
+            let keystream = _mm256_aesenclast_epi128(*sj, k);
+            let (from, to) = (src.wrapping_add(32 * j), dst.wrapping_add(32 * j));
+            // The pair, or the last block alone (lane 1 zero).
+            let pair = 2 * j + 2 <= q;
+            // SAFETY: blocks 2j (and 2j + 1 for a pair) are among the
+            // first `q`, readable at `src` and writable at `dst` (the
+            // caller's contract); the loads and stores need no alignment.
+            let (x, y) = unsafe {
+                if pair {
+                    let x = _mm256_loadu_si256(from.cast());
+                    let y = _mm256_xor_si256(x, keystream);
+                    _mm256_storeu_si256(to.cast(), y);
+                    (x, y)
+                } else {
+                    let x = _mm256_zextsi128_si256(_mm_loadu_si128(from.cast()));
+                    let y = _mm256_xor_si256(x, keystream);
+                    _mm_storeu_si128(to.cast(), _mm256_castsi256_si128(y));
+                    (x, _mm256_zextsi128_si256(_mm256_castsi256_si128(y)))
+                }
+            };
+            let mut ct = _mm256_shuffle_epi8(if encrypt { y } else { x }, reverse);
+            if j == 0 {
+                ct = _mm256_xor_si256(ct, _mm256_zextsi128_si256(acc));
+            }
+            // SAFETY: entries 16 − q + 2j and the next lie inside the 32
+            // (16 − q + 2j + 1 ≤ 16 for j < R).
+            let h = unsafe { _mm256_loadu_si256(powers.as_ptr().add(16 - q + 2 * j).cast()) };
+            sum = sum.xor(mul_wide(ct, h));
+        }
+        let lanes = reduce(sum);
+        _mm_xor_si128(
+            _mm256_castsi256_si128(lanes),
+            _mm256_extracti128_si256::<1>(lanes),
+        )
+    }
+
+    /// E(K, Y_0) for a 96-bit IV, Y_0 = IV ‖ 0^31 ‖ 1, in lane 0 of `V`
+    /// 256-bit registers, then the keystream of `after` blocks from
+    /// IV ‖ `next` in the lanes after it (the lanes past them zero
+    /// blocks, not counters: for a message of whole chunks the second
+    /// counter cost `vaes-avx512` 2–4 TSC cycles a call), for a key of
+    /// `N` round keys. This kernel's and `vaes-avx512`'s end of a long
+    /// message, made before its loop.
+    #[inline]
+    #[target_feature(enable = "avx2,vaes")]
+    pub(crate) fn end_keystream<const N: usize, const V: usize>(
+        keys: &[Block; 15],
+        iv: &[u8; 12],
+        next: u32,
+        after: usize,
+    ) -> [__m256i; V] {
+        debug_assert!(after < 2 * V);
+        // Lane i's counter block (a function, not a closure: the
+        // closure was not inlined, and its calls cost a message of whole
+        // batches 20 TSC cycles).
+        #[inline]
+        #[target_feature(enable = "sse2")]
+        fn lane(iv: &[u8; 12], next: u32, after: usize, i: usize) -> __m128i {
+            match i {
+                0 => ni::counter_block(iv, 1),
+                i if i <= after => ni::counter_block(iv, next.wrapping_add(i as u32 - 1)),
+                _ => _mm_setzero_si128(),
+            }
+        }
+        let k0 = round_key(&keys[0]);
+        let mut s = [k0; V];
+        for (r, sr) in s.iter_mut().enumerate() {
+            let (lo, hi) = (
+                lane(iv, next, after, 2 * r),
+                lane(iv, next, after, 2 * r + 1),
+            );
+            *sr = _mm256_xor_si256(_mm256_set_m128i(hi, lo), k0);
+        }
+        for key in &keys[1..N - 1] {
+            let k = round_key(key);
+            for sr in &mut s {
+                *sr = _mm256_aesenc_epi128(*sr, k);
+            }
+        }
+        let k = round_key(&keys[N - 1]);
+        s.map(|sr| _mm256_aesenclast_epi128(sr, k))
     }
 
     /// One middle round (`$op` `vaesenc` or `vaesenclast`) of the
@@ -1016,6 +1404,57 @@ mod imp {
             unsafe {
                 let x = _mm256_loadu_si256(from.cast());
                 _mm256_storeu_si256(to.cast(), _mm256_xor_si256(x, *k));
+            }
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use crate::gcm::kernel::tests::messages_at_offsets;
+
+        /// Long messages with every count of whole blocks past the last
+        /// batch (0–15), with and without a partial block, at offsets on
+        /// and off a 32-byte boundary (so with and without a block after
+        /// the loop, [`head_blocks`]), in place and out of place, three
+        /// key sizes, against the general path.
+        #[test]
+        fn long_messages_at_every_alignment() {
+            let lengths: Vec<usize> = (0..16)
+                .flat_map(|q| [512 + 16 * q, 512 + 16 * q + 9])
+                .chain([256, 257, 271, 272, 287, 288, 511, 4096 + 16 + 9, 8192 + 240])
+                .collect();
+            for key_len in [16, 24, 32] {
+                let ks = KeySchedule::new(&vec![0x4d; key_len]).unwrap();
+                let Some(fused) = FusedAvx2::new(&ks) else {
+                    eprintln!("SKIP vaes-avx2: not available on this CPU");
+                    return;
+                };
+                messages_at_offsets(&ks, &fused, &lengths, "vaes-avx2");
+            }
+        }
+
+        /// The split around the loop: at most sixteen blocks before it and
+        /// one after, the loop whole batches, starting on a 32-byte
+        /// boundary wherever the buffer is 16-byte aligned (but for one
+        /// batch exactly, 16 bytes off), and taking every block it can
+        /// where the buffer is not.
+        #[test]
+        fn the_loop_starts_on_a_32_byte_boundary() {
+            for n in 256..5000 {
+                for addr in [0x1000usize, 0x1010, 0x1020, 0x1030, 0x1005, 0x1018] {
+                    let (head, lag) = head_blocks(core::ptr::without_provenance(addr), n);
+                    let blocks = n / 16;
+                    let what = format!("{n} bytes at {addr:#x}: {head} before, {lag} after");
+                    assert!(head <= 16 && lag <= 1, "{what}");
+                    let looped = blocks - head - lag;
+                    assert_eq!(looped % 16, 0, "{what}: whole batches");
+                    if addr % 16 != 0 {
+                        assert_eq!((head, lag), (blocks % 16, 0), "{what}");
+                    } else if looped > 0 && !(blocks == 16 && addr % 32 == 16) {
+                        assert_eq!((addr + 16 * head) % 32, 0, "{what}: aligned");
+                    }
+                }
             }
         }
     }

@@ -235,13 +235,11 @@ pub(crate) use unsupported::FusedAvx512;
 mod imp {
     use core::arch::x86_64::{
         __m128i, __m256i, __m512i, __mmask8, __mmask16, _MM_PERM_BADC, _mm_extract_epi32,
-        _mm_loadu_si128, _mm_mask_storeu_epi8, _mm_maskz_loadu_epi8, _mm_maskz_mov_epi8,
-        _mm_set_epi64x, _mm_setzero_si128, _mm_shuffle_epi8, _mm_storeu_si128, _mm_xor_si128,
-        _mm256_aesenc_epi128, _mm256_aesenclast_epi128, _mm256_broadcastsi128_si256,
-        _mm256_castsi128_si256, _mm256_castsi256_si128, _mm256_extracti128_si256, _mm256_set_m128i,
-        _mm256_xor_si256, _mm512_add_epi32, _mm512_aesenc_epi128, _mm512_aesenclast_epi128,
-        _mm512_andnot_si512, _mm512_broadcast_i32x4, _mm512_castsi512_si128,
-        _mm512_clmulepi64_epi128, _mm512_inserti32x4, _mm512_loadu_si512,
+        _mm_mask_storeu_epi8, _mm_maskz_loadu_epi8, _mm_maskz_mov_epi8, _mm_set_epi64x,
+        _mm_setzero_si128, _mm_shuffle_epi8, _mm_storeu_si128, _mm_xor_si128,
+        _mm256_castsi256_si128, _mm256_extracti128_si256, _mm512_add_epi32, _mm512_aesenc_epi128,
+        _mm512_aesenclast_epi128, _mm512_andnot_si512, _mm512_broadcast_i32x4,
+        _mm512_castsi512_si128, _mm512_clmulepi64_epi128, _mm512_inserti32x4, _mm512_loadu_si512,
         _mm512_mask_broadcast_i32x4, _mm512_mask_storeu_epi8, _mm512_mask_storeu_epi64,
         _mm512_maskz_loadu_epi8, _mm512_maskz_loadu_epi64, _mm512_maskz_mov_epi8,
         _mm512_maskz_mov_epi64, _mm512_set_epi32, _mm512_setzero_si512, _mm512_shuffle_epi8,
@@ -256,6 +254,7 @@ mod imp {
 
     use super::super::FusedKernel;
     use super::super::batch::BatchMessage;
+    use super::super::fused_avx2::end_keystream;
     use super::super::kernel::{Kernel, LONG, taken};
     use super::super::multi_avx512::crypt_groups;
     use super::super::out_of_place::{in_output, io_of};
@@ -1033,7 +1032,8 @@ mod imp {
         // E(K, Y_0) and the partial block's keystream are made here,
         // before the loop, an independent chain the core runs beside its
         // first chunk rather than ten rounds the tag waits for after it.
-        let ends = (n - done < 16).then(|| tag_mask::<N>(rk, iv, (n > done).then_some(next)));
+        let ends = (n - done < 16)
+            .then(|| end_keystream::<N, 1>(&rk.0, iv, next, usize::from(n > done))[0]);
         let h = (kernel.ghash.powers(), &kernel.extra);
         // SAFETY: passed on from the caller; 256 · `chunks` ≤ `n`.
         let acc =
@@ -1056,7 +1056,7 @@ mod imp {
         unsafe { finish_dispatch::<N, ENCRYPT>(rk, all, rest) }
     }
 
-    /// The end of a long message made before its loop ([`tag_mask`]): its
+    /// The end of a long message made before its loop ([`end_keystream`]): its
     /// last `io.2` < 16 bytes (none, or the partial block) XORed with
     /// lane 1 of `keystream`, that block (`acc` added) times H² and the
     /// lengths block times H summed and reduced, the sum XORed with
@@ -1105,32 +1105,6 @@ mod imp {
         // SAFETY: entries 30 and 31, two lanes.
         let hp = unsafe { load_powers(all, 30, lane_mask(2)) };
         fused_ni::tag(reduce_to_128(mul_wide(pair, hp)), ek_y0)
-    }
-
-    /// E(K, Y_0) for a 96-bit IV, Y_0 = IV ‖ 0^31 ‖ 1, in lane 0 and
-    /// E(K, IV ‖ `count`) in lane 1 of a 256-bit register (lane 1 not
-    /// made when `count` is `None`: for a message of whole chunks it cost
-    /// 2–4 TSC cycles a call).
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512vl,vaes")]
-    fn tag_mask<const N: usize>(rk: &RoundKeys, iv: &[u8; 12], count: Option<u32>) -> __m256i {
-        // Each key loaded by the broadcast itself (a load, no shuffle).
-        let key = |i: usize| {
-            // SAFETY: a round key is 16 readable bytes; the load needs no
-            // alignment.
-            let k = unsafe { _mm_loadu_si128(rk.0[i].as_ptr().cast()) };
-            _mm256_broadcastsi128_si256(k)
-        };
-        let y0 = ni::counter_block(iv, 1);
-        let blocks = match count {
-            Some(count) => _mm256_set_m128i(ni::counter_block(iv, count), y0),
-            None => _mm256_castsi128_si256(y0),
-        };
-        let mut s = _mm256_xor_si256(blocks, key(0));
-        for i in 1..N - 1 {
-            s = _mm256_aesenc_epi128(s, key(i));
-        }
-        _mm256_aesenclast_epi128(s, key(N - 1))
     }
 
     /// The end of a whole message with a 96-bit IV, for [`finish`].
@@ -1841,15 +1815,16 @@ mod imp {
     mod tests {
         use super::*;
         use crate::gcm::kernel::Pair;
-        use crate::gcm::kernel::tests::{blocks_into, reference_pair, whole_messages_match};
-        use crate::gcm::state::State;
+        use crate::gcm::kernel::tests::{
+            blocks_into, messages_at_offsets, reference_pair, whole_messages_match,
+        };
 
         /// Long messages (where [`whole`] runs the blocks before the input's
         /// 64-byte boundary alone) in buffers at every offset from a
         /// boundary, in place and from each offset into each other, against
-        /// the general path over a (table, bitserial) pair.
+        /// the general path over a (table, bitserial) pair
+        /// (`messages_at_offsets`).
         #[test]
-        #[allow(unsafe_code)]
         fn long_messages_at_every_alignment() {
             for key_len in [16, 32] {
                 let ks = KeySchedule::new(&vec![0x4d; key_len]).unwrap();
@@ -1862,45 +1837,13 @@ mod imp {
                     aes: &table,
                     ghash: &ghash,
                 };
-                let (iv, aad) = ([0x21u8; 12], b"header");
                 let least = if key_len == 16 {
                     ALIGN_FROM
                 } else {
                     ALIGN_FROM_LONG_KEYS
                 };
-                for n in [least, least + 4, least + 904, least + 4096 + 48] {
-                    let text: Vec<u8> = (0..n).map(|i| (i * 3 + 1) as u8).collect();
-                    for direction in [Direction::Encrypt, Direction::Decrypt] {
-                        let mut expected = text.clone();
-                        let mut state = State::start(&pair, &iv);
-                        state.aad(&pair, aad).unwrap();
-                        state.crypt(&pair, &mut expected, direction).unwrap();
-                        let tag = state.finish(&pair);
-                        let mut src = vec![0u8; n + 128];
-                        let mut dst = vec![MaybeUninit::<u8>::uninit(); n + 128];
-                        let (s0, d0) =
-                            (src.as_ptr().align_offset(64), dst.as_ptr().align_offset(64));
-                        for from in [0, 5, 16, 32, 48] {
-                            let what = format!("AES-{} {n} bytes at +{from}", key_len * 8);
-                            let buf = &mut src[s0 + from..s0 + from + n];
-                            buf.copy_from_slice(&text);
-                            let got = fused.crypt_short(&iv, aad, buf, direction);
-                            assert_eq!(got, Some(tag), "{what}: tag in place");
-                            assert!(*buf == expected[..], "{what}: data in place");
-                            buf.copy_from_slice(&text);
-                            for to in [0, 7, 16, 48] {
-                                let out = &mut dst[d0 + to..d0 + to + n];
-                                let got = fused.crypt_short_into(&iv, aad, buf, out, direction);
-                                assert_eq!(got.ok(), Some(tag), "{what} into +{to}: tag");
-                                // SAFETY: `crypt_short_into` returned the tag,
-                                // so it wrote every byte of `out`.
-                                let written: Vec<u8> =
-                                    out.iter().map(|b| unsafe { b.assume_init() }).collect();
-                                assert!(written == expected, "{what} into +{to}: data");
-                            }
-                        }
-                    }
-                }
+                let lengths = [least, least + 4, least + 904, least + 4096 + 48];
+                messages_at_offsets(&ks, &fused, &lengths, "vaes-avx512");
                 // `crypt_blocks` (the general path's and a pool's slices'
                 // loop) at every offset, the count wrapping inside, public
                 // counters and not.

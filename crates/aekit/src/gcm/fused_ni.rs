@@ -897,16 +897,14 @@ mod imp {
         /// reduction. Returns the full tag, every byte of `out` written.
         /// `tag_mask` is E(K, Y_0) when the caller made it before its loop:
         /// then Y_0 takes no lane, and when no block is left there is no
-        /// last batch (`whole` gives it for a message of whole batches;
-        /// `vaes-avx2`, which runs its own loop over a long message's
-        /// first bytes and ends it here when bytes are left, always).
+        /// last batch (`whole` gives it for a message of whole batches).
         ///
         /// # Safety
         ///
         /// As [`whole`](Self::whole).
         #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
         #[allow(clippy::too_many_arguments)]
-        pub(crate) unsafe fn whole_from(
+        unsafe fn whole_from(
             &self,
             iv: &[u8; 12],
             next: u32,
@@ -1012,18 +1010,29 @@ mod imp {
         }
 
         /// The tag of a whole message whose blocks are all hashed into
-        /// `acc`: the lengths block (`lengths`: the associated data's and
-        /// the message's bytes) folded in, E(K, Y_0) = `tag_mask` added.
-        /// (`vaes-avx2`'s end for a message of whole batches.)
+        /// `acc` but `last` (at most two, its last blocks, zero-padded
+        /// and reflected): those and the lengths block (`lengths`: the
+        /// associated data's and the message's bytes) folded in with one
+        /// reduction, E(K, Y_0) = `tag_mask` added. (`vaes-avx2`'s end
+        /// for a long message.)
         #[inline]
         #[target_feature(enable = "pclmulqdq,ssse3,sse2")]
         pub(crate) fn lengths_tag(
             &self,
             acc: __m128i,
+            last: &[__m128i],
             (aad_len, total): (usize, usize),
             tag_mask: __m128i,
         ) -> Block {
-            tag(self.fold(acc, &[lengths_block(aad_len, total)]), tag_mask)
+            let lengths = lengths_block(aad_len, total);
+            // One form per count, so that each folds a fixed number of
+            // blocks (unrolled, the powers at fixed places).
+            let acc = match *last {
+                [] => self.fold(acc, &[lengths]),
+                [a] => self.fold(acc, &[a, lengths]),
+                [a, b, ..] => self.fold(acc, &[a, b, lengths]),
+            };
+            tag(acc, tag_mask)
         }
 
         /// AES round keys 0 and 1, which the counter blocks take before

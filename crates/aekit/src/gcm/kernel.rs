@@ -481,6 +481,59 @@ pub(crate) mod tests {
         (table, BitSerial::new(&h[0]).unwrap())
     }
 
+    /// Whole messages of each of `lengths` in buffers at several offsets
+    /// from a 64-byte boundary, in place and from each offset into each
+    /// other (uninitialized memory), against the general path over a
+    /// (table, bitserial) pair: for the kernels whose long messages are
+    /// split by the buffer's address.
+    #[allow(unsafe_code)]
+    pub(crate) fn messages_at_offsets<F: Kernel>(
+        ks: &KeySchedule,
+        fused: &F,
+        lengths: &[usize],
+        what: &str,
+    ) {
+        let (table, ghash) = reference_pair(ks);
+        let pair = Pair {
+            aes: &table,
+            ghash: &ghash,
+        };
+        let (iv, aad) = ([0x21u8; 12], b"header");
+        for &n in lengths {
+            let text: Vec<u8> = (0..n).map(|i| (i * 3 + 1) as u8).collect();
+            for direction in [Direction::Encrypt, Direction::Decrypt] {
+                let mut expected = text.clone();
+                let mut state = State::start(&pair, &iv);
+                state.aad(&pair, aad).unwrap();
+                state.crypt(&pair, &mut expected, direction).unwrap();
+                let tag = state.finish(&pair);
+                let mut src = vec![0u8; n + 128];
+                let mut dst = vec![MaybeUninit::<u8>::uninit(); n + 128];
+                let (s0, d0) = (src.as_ptr().align_offset(64), dst.as_ptr().align_offset(64));
+                for from in [0, 5, 16, 32, 48] {
+                    let what =
+                        format!("{what} AES-{} {n} bytes at +{from}", ks.rounds() * 32 - 192);
+                    let buf = &mut src[s0 + from..s0 + from + n];
+                    buf.copy_from_slice(&text);
+                    let got = fused.crypt_short(&iv, aad, buf, direction);
+                    assert_eq!(got, Some(tag), "{what}: tag in place");
+                    assert!(*buf == expected[..], "{what}: data in place");
+                    buf.copy_from_slice(&text);
+                    for to in [0, 7, 16, 48] {
+                        let out = &mut dst[d0 + to..d0 + to + n];
+                        let got = fused.crypt_short_into(&iv, aad, buf, out, direction);
+                        assert_eq!(got.ok(), Some(tag), "{what} into +{to}: tag");
+                        // SAFETY: `crypt_short_into` returned the tag, so it
+                        // wrote every byte of `out`.
+                        let written: Vec<u8> =
+                            out.iter().map(|b| unsafe { b.assume_init() }).collect();
+                        assert!(written == expected, "{what} into +{to}: data");
+                    }
+                }
+            }
+        }
+    }
+
     /// A fused kernel's whole-message paths (`crypt_short` in place and
     /// `crypt_short_into`, where it takes the message) against the
     /// general path (`State` over a (table, bitserial) pair of the same

@@ -59,7 +59,7 @@
 //! is indexed by secret data (the mask table by the length).
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) use imp::crypt_groups;
+pub(crate) use imp::{Wide, crypt_groups, mul_wide, reduce};
 
 #[cfg(target_arch = "x86_64")]
 mod imp {
@@ -708,7 +708,7 @@ mod imp {
     /// A lane-wise 256-bit product not yet reduced: LO ⊕ MI·t^64 ⊕ HI·t^128
     /// in each lane (`vclmul`'s `Wide`, on two lanes).
     #[derive(Clone, Copy)]
-    struct Wide {
+    pub(crate) struct Wide {
         lo: __m256i,
         mi: __m256i,
         hi: __m256i,
@@ -717,7 +717,7 @@ mod imp {
     impl Wide {
         #[inline]
         #[target_feature(enable = "avx2")]
-        fn zero() -> Wide {
+        pub(crate) fn zero() -> Wide {
             let z = _mm256_setzero_si256();
             Wide {
                 lo: z,
@@ -728,7 +728,7 @@ mod imp {
 
         #[inline]
         #[target_feature(enable = "avx2")]
-        fn xor(self, o: Wide) -> Wide {
+        pub(crate) fn xor(self, o: Wide) -> Wide {
             Wide {
                 lo: _mm256_xor_si256(self.lo, o.lo),
                 mi: _mm256_xor_si256(self.mi, o.mi),
@@ -740,7 +740,7 @@ mod imp {
     /// Schoolbook product, lane by lane (`clmul`'s `mul_wide`).
     #[inline]
     #[target_feature(enable = "avx2,vpclmulqdq")]
-    fn mul_wide(a: __m256i, b: __m256i) -> Wide {
+    pub(crate) fn mul_wide(a: __m256i, b: __m256i) -> Wide {
         Wide {
             lo: _mm256_clmulepi64_epi128(a, b, 0x00),
             mi: _mm256_xor_si256(
@@ -755,7 +755,7 @@ mod imp {
     /// C = 0xC2 ≪ 56 (`vclmul`'s `reduce`, on two lanes).
     #[inline]
     #[target_feature(enable = "avx2,vpclmulqdq")]
-    fn reduce(z: Wide) -> __m256i {
+    pub(crate) fn reduce(z: Wide) -> __m256i {
         let c = _mm256_set_epi64x(FOLD as i64, 0, FOLD as i64, 0);
         let t = _mm256_clmulepi64_epi128(z.lo, c, 0x10);
         let lo = _mm256_shuffle_epi32(z.lo, 0x4e);
