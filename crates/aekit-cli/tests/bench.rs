@@ -249,7 +249,7 @@ fn quick_peers_suite_writes_every_row() {
     for (bits, aead) in [(128, "AES-128-GCM"), (256, "AES-256-GCM")] {
         for op in ["encrypt", "decrypt"] {
             let table = rows(&doc, &format!("peers_aes{bits}_{op}"));
-            for size in [16, 64, 256, 1024, 8192, 16384, 1 << 20] {
+            for size in [16, 64, 256, 1024, 1500, 8192, 16384, 1 << 20] {
                 let at = |imp: &str| {
                     table.iter().find(|r| {
                         r["aead"] == aead
