@@ -4,7 +4,8 @@
 //!
 //! For AES-128-GCM and AES-256-GCM, encryption and decryption, at sizes
 //! chosen for what they stand for: 16 B (a small record), 64 B (a packet
-//! header's worth), 256 B, 1 KiB (the IPsec benchmarks' packet), 8 KiB and
+//! header's worth), 256 B, 1 KiB (the IPsec benchmarks' packet), 1500 B
+//! (an Ethernet MTU's packet, off the kernels' 256-byte chunks), 8 KiB and
 //! 16 KiB (TLS records), 1 MiB (bulk). Every implementation encrypts in
 //! place with a 12-byte nonce, no associated data and a 16-byte tag, and
 //! decrypts with the tag checked — the work a real caller pays for.
@@ -36,9 +37,7 @@ use serde_json::json;
 
 use super::{Effort, Report};
 
-/// Sizes measured, in bytes.
-/// 1500 B: an Ethernet MTU's packet, a size that ends off the kernels'
-/// 256-byte chunks (their last blocks take other paths than the loop).
+/// Sizes measured, in bytes (see the module header).
 const SIZES: [usize; 8] = [16, 64, 256, 1024, 1500, 8192, 16384, 1 << 20];
 /// The peers, in the order of the table.
 const PEERS: [&str; 4] = ["aws-lc-rs", "ring", "aes-gcm", "openssl"];
