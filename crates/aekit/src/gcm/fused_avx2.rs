@@ -1140,6 +1140,33 @@ mod imp {
         };
     }
 
+    /// `$m!(…, rounds 9 to the last)` for a key of `$rounds` rounds (10,
+    /// 12 or 14): `$m`'s arguments, then the rounds after round 8 as
+    /// [`round!`]s, by key size.
+    macro_rules! after_round_8 {
+        ($rounds:expr, $m:ident!($($args:tt)*)) => {
+            match $rounds {
+                10 => $m!($($args)* round!("vaesenc", "9"), round!("vaesenclast", "10")),
+                12 => $m!(
+                    $($args)*
+                    round!("vaesenc", "9"),
+                    round!("vaesenc", "10"),
+                    round!("vaesenc", "11"),
+                    round!("vaesenclast", "12")
+                ),
+                _ => $m!(
+                    $($args)*
+                    round!("vaesenc", "9"),
+                    round!("vaesenc", "10"),
+                    round!("vaesenc", "11"),
+                    round!("vaesenc", "12"),
+                    round!("vaesenc", "13"),
+                    round!("vaesenclast", "14")
+                ),
+            }
+        };
+    }
+
     /// Blocks 2i and 2i + 1 (ymm12, reflected by the mask in ymm15) times
     /// their pair of powers (entry i): schoolbook products added to lo
     /// (ymm9), hi (ymm10) and the middle (ymm11).
@@ -1290,32 +1317,7 @@ mod imp {
         // The rounds after round 8, by key size.
         macro_rules! by_rounds {
             ($first:expr, $reduce:expr) => {
-                match rounds {
-                    10 => schedule!(
-                        $first,
-                        $reduce,
-                        round!("vaesenc", "9"),
-                        round!("vaesenclast", "10")
-                    ),
-                    12 => schedule!(
-                        $first,
-                        $reduce,
-                        round!("vaesenc", "9"),
-                        round!("vaesenc", "10"),
-                        round!("vaesenc", "11"),
-                        round!("vaesenclast", "12")
-                    ),
-                    _ => schedule!(
-                        $first,
-                        $reduce,
-                        round!("vaesenc", "9"),
-                        round!("vaesenc", "10"),
-                        round!("vaesenc", "11"),
-                        round!("vaesenc", "12"),
-                        round!("vaesenc", "13"),
-                        round!("vaesenclast", "14")
-                    ),
-                }
+                after_round_8!(rounds, schedule!($first, $reduce,))
             };
         }
         // SAFETY: the caller's contract: `x` (256 bytes), the round keys,
@@ -1367,8 +1369,9 @@ mod imp {
         // SAFETY: the caller's contract: the round keys are read at
         // offsets inside them; the features are enabled on this function.
         unsafe {
-            match rounds {
-                10 => alone!(
+            after_round_8!(
+                rounds,
+                alone!(
                     round!("vaesenc", "2"),
                     round!("vaesenc", "3"),
                     round!("vaesenc", "4"),
@@ -1376,38 +1379,8 @@ mod imp {
                     round!("vaesenc", "6"),
                     round!("vaesenc", "7"),
                     round!("vaesenc", "8"),
-                    round!("vaesenc", "9"),
-                    round!("vaesenclast", "10")
-                ),
-                12 => alone!(
-                    round!("vaesenc", "2"),
-                    round!("vaesenc", "3"),
-                    round!("vaesenc", "4"),
-                    round!("vaesenc", "5"),
-                    round!("vaesenc", "6"),
-                    round!("vaesenc", "7"),
-                    round!("vaesenc", "8"),
-                    round!("vaesenc", "9"),
-                    round!("vaesenc", "10"),
-                    round!("vaesenc", "11"),
-                    round!("vaesenclast", "12")
-                ),
-                _ => alone!(
-                    round!("vaesenc", "2"),
-                    round!("vaesenc", "3"),
-                    round!("vaesenc", "4"),
-                    round!("vaesenc", "5"),
-                    round!("vaesenc", "6"),
-                    round!("vaesenc", "7"),
-                    round!("vaesenc", "8"),
-                    round!("vaesenc", "9"),
-                    round!("vaesenc", "10"),
-                    round!("vaesenc", "11"),
-                    round!("vaesenc", "12"),
-                    round!("vaesenc", "13"),
-                    round!("vaesenclast", "14")
-                ),
-            }
+                )
+            )
         }
     }
 
