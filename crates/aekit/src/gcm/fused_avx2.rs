@@ -148,10 +148,11 @@
 //! their AES chain and products waiting on nothing else and adding their
 //! whole latency to the call: forced on an Emerald Rapids Xeon, AES-128,
 //! TSC cycles a call, encryption, old → new in one process, 64-byte
-//! aligned buffer: 1281 B 384–388 → 348–350, 1296 B 374–378 → 352–354,
-//! 1500 B 476–480 → 434–438, decryption 1281 B 408–412 → 364–366, 1500 B
-//! 506–510 → 434–436, AES-256 1281 B 472–564 → 422–506, 1500 B 576–688 →
-//! 516–630; whole batches within 0–3 % (256 B 6 %). Made before the loop
+//! aligned buffer: 1281 B 458–488 → 404–420, 1500 B 562–580 → 486–512,
+//! 2000 B 564–668 → 520–592, decryption 1500 B 582–618 → 494–512, AES-256
+//! 1281 B 516–524 → 450–454, 1500 B 576–620 → 556–564; whole batches (256
+//! B to 16 KiB) unchanged within the runs' spread (`docs/BENCHMARKS.md`,
+//! "`vaes-avx2`: the blocks after the last batch go first"). Made before the loop
 //! as one batch, the last 0–255 bytes' AES had measured slower, not
 //! faster (1500 B 380 / 368 → 443 / 422): the loop keeps both AES units
 //! busy, so the moved rounds cost their issue slots there, and the stack
@@ -490,16 +491,12 @@ mod imp {
         /// boundary ([`head_blocks`]), [`around`](Self::around) runs it.
         /// Returns the full tag.
         ///
-        /// Measured forced on an Emerald Rapids Xeon, AES-128 encryption,
-        /// TSC cycles a call, old and new code alternating in one process,
-        /// 64-byte aligned buffer (old: the blocks past the last whole
-        /// batch through `ni-clmul`'s end after the loop): 1281 B 386 →
-        /// 350, 1500 B 478 → 436 (the module header has the rest). One
-        /// function for both forms (the head's call in it) measured every
-        /// message 8–20 TSC cycles slower, those of whole batches too; the
-        /// blocks left run before the loop rather than after it, 1281 B
-        /// 20 slower (only their products are on the tag's path either
-        /// way).
+        /// Measured forced on an Emerald Rapids Xeon (the module header
+        /// has the figures): one function for both forms (the head's call
+        /// in it) made every message 8–20 TSC cycles slower, those of
+        /// whole batches too; the blocks left run before the loop rather
+        /// than after it, 1281 B 20 slower (only their products are on
+        /// the tag's path either way).
         ///
         /// # Safety
         ///
