@@ -158,16 +158,17 @@
 //! busy, so the moved rounds cost their issue slots there, and the stack
 //! traffic of carrying them across the loop was more than their latency
 //! had been; the head's blocks are finished before the loop, and only one
-//! register is carried. A
-//! message below one batch
-//! (`takes_ni`) takes `ni-clmul`'s whole-message paths
-//! ([`Kernel::crypt_short`]) whole: the kernel holds a `FusedNi` (its `ni`
-//! and `clmul` keys are this kernel's, plus its 256 bytes of batch-ordered
-//! powers). Up to seven blocks that is one AES batch with E(K, Y_0) in it
-//! and one reduction with the lengths block; beyond, `ni-clmul`'s stitched
-//! eight-block loop and a last batch with Y_0 in its spare lane. Out of
-//! place, the loop reads one buffer and writes the other, and `ni-clmul`'s
-//! end does the same (forced on an Intel Xeon with AVX-512, 1 MiB, TSC
+//! register is carried. Below one batch the loop is empty and every
+//! whole block goes before it. A message of at most seven blocks
+//! (`takes_ni`) takes `ni-clmul`'s whole-message path
+//! ([`Kernel::crypt_short`]) whole: one AES batch with E(K, Y_0) in it and
+//! one reduction with the lengths block (the kernel holds a `FusedNi`: its
+//! `ni` and `clmul` keys are this kernel's, plus its 256 bytes of
+//! batch-ordered powers). Up to one batch that path used to take every
+//! message, through `ni-clmul`'s stitched eight-block loop and a last
+//! batch beyond seven blocks (`takes_ni` has the figures). Out of
+//! place, the loop reads one buffer and writes the other, and the blocks
+//! around it the same (forced on an Intel Xeon with AVX-512, 1 MiB, TSC
 //! cycles a call: AES-128 238 000 → 174 000 against 171 000 in place,
 //! AES-256 268 000 → 204 000 against 203 000; it used to copy each 16 KiB
 //! into the output and run in place there).
@@ -270,10 +271,16 @@ mod imp {
     const BATCH: usize = 16 * 16;
 
     /// Whether a whole message of `len` bytes takes `ni-clmul`'s
-    /// whole-message paths: below one of the loop's batches (the module
-    /// header's "The tail, and short messages").
+    /// whole-message paths: at most seven blocks, one AES batch there with
+    /// E(K, Y_0) and one reduction (the module header's "The tail, and
+    /// short messages"). Longer ones, below one of the loop's batches too,
+    /// run as blocks before an empty loop: forced on an Emerald Rapids
+    /// Xeon, TSC cycles a call, AES-128 encryption, `ni-clmul`'s path →
+    /// this one: 128 B 180 → 166–170, 160 B 212–290 → 176–214, 200 B
+    /// 258–328 → 202–252, 255 B 270–330 → 218–230 (112 B 130–134 against
+    /// 132, 64 B 80 against 118).
     fn takes_ni(len: usize) -> bool {
-        len < BATCH
+        len <= 7 * 16
     }
 
     /// Proof that this CPU has AVX2, VAES and VPCLMULQDQ: zero-sized, and
@@ -352,11 +359,12 @@ mod imp {
         }
 
         /// A whole message with a 96-bit IV, no `State`: short ones
-        /// ([`takes_ni`]) through `ni-clmul`'s whole-message paths, on the keys this
-        /// kernel holds (there the 256-bit registers' throughput does not
-        /// pay for the fixed cost); from there this kernel's loop over the
-        /// whole batches and `ni-clmul`'s end of a whole message for the
-        /// rest (see the module header's "The tail, and short messages").
+        /// ([`takes_ni`]) through `ni-clmul`'s whole-message path, on the
+        /// keys this kernel holds (there the 256-bit registers' throughput
+        /// does not pay for the fixed cost); longer ones through
+        /// [`whole`](FusedAvx2::whole): the blocks past the whole batches,
+        /// this kernel's loop over those, the partial block (see the
+        /// module header's "The tail, and short messages").
         fn crypt_short(
             &self,
             iv: &[u8; 12],
@@ -957,7 +965,7 @@ mod imp {
         last
     }
 
-    /// How a long message (`n` ≥ [`BATCH`] bytes from `src`) is split
+    /// How a message of `n` bytes from `src` (not [`takes_ni`]'s) is split
     /// around the loop: whole blocks before it and after it (at most
     /// one), so that the loop ends at the message's last whole block, or
     /// one before it. After the loop the blocks past its last whole batch
@@ -973,14 +981,15 @@ mod imp {
     /// loads (forced on an Emerald Rapids Xeon, 16 bytes off: 512 B 202 →
     /// 280 TSC cycles, 1 KiB 304 → 360), where for 1296 B (one block
     /// past the batches) one block after the loop rather than before it
-    /// is 1.03–1.07× → 0.90–0.93× the old code's time. Depends on the
-    /// length and the address, which are public.
+    /// is 1.03–1.07× → 0.90–0.93× the old code's time. Below one batch
+    /// every whole block goes before an empty loop. Depends on the length
+    /// and the address, which are public.
     fn head_blocks(src: *const u8, n: usize) -> (usize, usize) {
         let spare = n / 16 % (BATCH / 16);
         let aligned = (src as usize).is_multiple_of(16);
         // Whether the loop, after `spare` blocks, would start 16 bytes off.
         let off = (src as usize / 16 + spare) % 2 == 1;
-        if aligned && off && spare > 0 {
+        if aligned && off && spare > 0 && n >= BATCH {
             (spare - 1, 1)
         } else {
             (spare, 0)
@@ -1462,7 +1471,8 @@ mod imp {
         fn long_messages_at_every_alignment() {
             let lengths: Vec<usize> = (0..16)
                 .flat_map(|q| [512 + 16 * q, 512 + 16 * q + 9])
-                .chain([256, 257, 271, 272, 287, 288, 511, 4096 + 16 + 9, 8192 + 240])
+                .chain([113, 127, 128, 200, 255, 256, 257, 271, 272, 287, 288, 511])
+                .chain([4096 + 16 + 9, 8192 + 240])
                 .collect();
             for key_len in [16, 24, 32] {
                 let ks = KeySchedule::new(&vec![0x4d; key_len]).unwrap();
@@ -1475,21 +1485,23 @@ mod imp {
         }
 
         /// The split around the loop: at most fifteen blocks before it and
-        /// one after, the loop whole batches, starting on a 32-byte
-        /// boundary wherever the buffer is 16-byte aligned and blocks go
-        /// before it, and taking every block it can where the buffer is
-        /// not aligned or none go before it.
+        /// one after, the loop whole batches (none below one batch),
+        /// starting on a 32-byte boundary wherever the buffer is 16-byte
+        /// aligned and blocks go before it, and taking every block it can
+        /// where the buffer is not aligned, none go before it or there is
+        /// no loop.
         #[test]
         fn the_loop_starts_on_a_32_byte_boundary() {
-            for n in 256..5000 {
+            for n in 113..5000 {
                 for addr in [0x1000usize, 0x1010, 0x1020, 0x1030, 0x1005, 0x1018] {
                     let (head, lag) = head_blocks(core::ptr::without_provenance(addr), n);
                     let blocks = n / 16;
                     let what = format!("{n} bytes at {addr:#x}: {head} before, {lag} after");
                     assert!(head < 16 && lag <= 1, "{what}");
                     let looped = blocks - head - lag;
-                    assert!(looped >= 16 && looped % 16 == 0, "{what}: whole batches");
-                    if addr % 16 != 0 || blocks % 16 == 0 {
+                    assert_eq!(looped % 16, 0, "{what}: whole batches");
+                    assert_eq!(looped == 0, n < BATCH, "{what}: a loop from one batch");
+                    if addr % 16 != 0 || blocks % 16 == 0 || n < BATCH {
                         assert_eq!((head, lag), (blocks % 16, 0), "{what}");
                     } else {
                         assert_eq!((addr + 16 * head) % 32, 0, "{what}: aligned");
