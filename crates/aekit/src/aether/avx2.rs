@@ -165,6 +165,12 @@ mod imp {
     }
 
     #[target_feature(enable = "avx2")]
+    fn store32(v: __m256i, b: &mut [u8; 32]) {
+        // SAFETY: `b` is 32 writable bytes; `storeu` has no alignment requirement.
+        unsafe { _mm256_storeu_si256(b.as_mut_ptr().cast(), v) }
+    }
+
+    #[target_feature(enable = "avx2")]
     fn store16(v: __m128i, b: &mut [u8]) {
         assert!(b.len() >= 16);
         // SAFETY: just checked: 16 writable bytes; no alignment requirement.
@@ -205,15 +211,34 @@ mod imp {
     #[target_feature(enable = "avx2")]
     fn spread(w: __m128i) -> __m256i {
         let wide = _mm256_cvtepu8_epi16(w);
-        _mm256_srli_epi16::<4>(_mm256_mullo_epi16(wide, _mm256_set1_epi16(0x1001)))
+        _mm256_srli_epi16::<4>(_mm256_mullo_epi16(wide, opaque(_mm256_set1_epi16(0x1001))))
     }
 
     /// 32 nibbles → 16 bytes.
     #[target_feature(enable = "avx2")]
     fn join(k: &K, v: __m256i) -> __m128i {
-        let w = _mm256_maddubs_epi16(v, k.join); // 16-bit lanes, each < 256
-        let b = _mm256_packus_epi16(w, w); // 8 bytes at the bottom of each lane
-        _mm256_castsi256_si128(_mm256_permute4x64_epi64::<0b1000>(b))
+        _mm256_castsi256_si128(join2(k, v, v))
+    }
+
+    /// Two words of 32 nibbles → their 32 bytes, `a`'s first: each pair of
+    /// nibbles made one 16-bit value, the two words packed to bytes lane by
+    /// lane (a's low half, b's low half | a's high half, b's high half), and
+    /// the middle quadwords swapped.
+    #[target_feature(enable = "avx2")]
+    fn join2(k: &K, a: __m256i, b: __m256i) -> __m256i {
+        let wa = _mm256_maddubs_epi16(a, k.join); // 16-bit lanes, each < 256
+        let wb = _mm256_maddubs_epi16(b, k.join);
+        _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(wa, wb))
+    }
+
+    /// A block's three message words, spread.
+    #[target_feature(enable = "avx2")]
+    fn spread3(b: &[u8]) -> [__m256i; 3] {
+        [
+            spread(load16(&b[..16])),
+            spread(load16(&b[16..32])),
+            spread(load16(&b[32..48])),
+        ]
     }
 
     /// M' (see `avx512.rs`): `T_k ⊕ J_c ⊕ u_{c,k}` in each 128-bit lane.
@@ -327,11 +352,7 @@ mod imp {
         let k = tables();
         let mut v = load_state(s);
         for b in blocks.chunks_exact(BLOCK_LEN) {
-            let x = [
-                spread(load16(&b[..16])),
-                spread(load16(&b[16..32])),
-                spread(load16(&b[32..48])),
-            ];
+            let x = spread3(b);
             let f = f9(&k, &v);
             update(&mut v, f, x);
         }
@@ -361,14 +382,21 @@ mod imp {
         let mut v = load_state(s);
         for b in blocks.chunks_exact_mut(BLOCK_LEN) {
             let (f, ks) = f12(&k, &v);
-            let mut m = [_mm_setzero_si128(); 3];
-            for j in 0..3 {
-                let input = load16(&b[16 * j..]);
-                let out = _mm_xor_si128(input, join(&k, ks[j]));
-                store16(out, &mut b[16 * j..]);
-                m[j] = if ENCRYPT { input } else { out };
+            // The words absorbed: the plaintext's, spread. Decryption makes
+            // them from the ciphertext's and the keystream's nibbles, so the
+            // next block does not wait on the keystream's trip to bytes and
+            // back.
+            let mut x = spread3(b);
+            if !ENCRYPT {
+                x = [xor(x[0], ks[0]), xor(x[1], ks[1]), xor(x[2], ks[2])];
             }
-            let x = [spread(m[0]), spread(m[1]), spread(m[2])];
+            let (first, last) = b.split_at_mut(32);
+            let first: &mut [u8; 32] = first.try_into().expect("a block is 48 bytes");
+            store32(
+                _mm256_xor_si256(load32(first), join2(&k, ks[0], ks[1])),
+                first,
+            );
+            store16(_mm_xor_si128(load16(last), join(&k, ks[2])), last);
             update(&mut v, f, x);
         }
         store_state(&k, &mut v, s);
