@@ -12,7 +12,7 @@
 //! state lives as nine such registers for a whole call and is converted
 //! from and to the spec's bytes only at the call's edges; message words are
 //! spread into nibbles (`vpmovzxdq` + `vpmultishiftqb` + `vpand`) and the
-//! keystream gathered back (`vpmaddubsw` + `vpmovwb`).
+//! keystream gathered back (`vpmaddubsw` + `vpermb`).
 //!
 //! Math: write `MatrixMul = Rev ∘ M'` with
 //! `M'(u)_{c,k} = T_k ⊕ J_c ⊕ u_{c,k}` (column XOR over the four blocks,
@@ -49,7 +49,17 @@
 //! 3 × 2 for gathering the keystream: about 75 instructions on the shuffle
 //! ports, which bounds it near 38 cycles per block on a core with two.
 //! Measured (see `docs/BENCHMARKS.md`): 0.66 TSC cycles per byte at 1 MiB
-//! on a Zen 4-class EPYC, about 32 TSC cycles per block.
+//! on a Zen 4-class EPYC, about 32 TSC cycles per block. On Intel cores
+//! (Sapphire and Emerald Rapids) a 256-bit shuffle issues on port 1 or 5
+//! and `vpermb` on port 5 only, and the loop's 126 vector instructions (the
+//! disassembly's count) fill ports 0, 1 and 5 alike: 42 cycles a block at
+//! best. No 512-bit instruction may run in it: while one does, port 1
+//! takes no vector work (a 512-bit `vpermb` LLVM once made of two words'
+//! keystream cost the whole loop 25 %).
+//!
+//! Decryption absorbs the ciphertext's nibbles XOR the keystream's, so the
+//! next block's F waits on no trip of the keystream to bytes and back
+//! (8–13 % faster than absorbing the plaintext bytes it wrote).
 //!
 //! Rejected: `vgf2p8affineqb` (GFNI) swapping nibbles in place of the
 //! `vpsrlw` before the high-nibble S-box lookup — measured 20% slower on
@@ -68,6 +78,7 @@ pub(crate) use imp::Avx512;
 mod imp {
     use core::arch::x86_64::*;
 
+    use super::super::avx2::opaque;
     use super::super::{BLOCK_LEN, Engine, State, Word};
     use crate::aether::reference::SBOX;
 
@@ -130,6 +141,8 @@ mod imp {
         spread: [u8; 32],
         /// `vpmaddubsw` weights that join nibble pairs: 16, 1, 16, 1, …
         join: [u8; 32],
+        /// `vpermb` indexes of the even bytes.
+        even: [u8; 32],
     }
 
     const TABLES: Tables = {
@@ -139,6 +152,7 @@ mod imp {
             perm: [0; 32],
             spread: [0; 32],
             join: [0; 32],
+            even: [0; 32],
         };
         let mut i = 0;
         while i < 32 {
@@ -150,6 +164,7 @@ mod imp {
             let m = (i % 8) / 2;
             t.spread[i] = (8 * m + if i % 2 == 0 { 4 } else { 0 }) as u8;
             t.join[i] = if i % 2 == 0 { 16 } else { 1 };
+            t.even[i] = (2 * i % 32) as u8;
             i += 1;
         }
         t
@@ -163,6 +178,7 @@ mod imp {
         perm: __m256i,
         spread: __m256i,
         join: __m256i,
+        even: __m256i,
         low: __m256i,
     }
 
@@ -194,6 +210,11 @@ mod imp {
             perm: load32(&TABLES.perm),
             spread: load32(&TABLES.spread),
             join: load32(&TABLES.join),
+            // Hidden: knowing these indexes, LLVM makes the `vpermb` a
+            // `vpmovwb` (two instructions), or merges two words' into one
+            // 512-bit `vpermb`, which on Intel cores closes the vector unit
+            // of port 1 while it runs (the whole loop 25 % slower).
+            even: opaque(load32(&TABLES.even)),
             low: _mm256_set1_epi8(0x0f),
         }
     }
@@ -208,7 +229,18 @@ mod imp {
     /// 32 nibbles → 16 bytes.
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vbmi")]
     fn join(k: &K, v: __m256i) -> __m128i {
-        _mm256_cvtepi16_epi8(_mm256_maddubs_epi16(v, k.join))
+        let w = _mm256_maddubs_epi16(v, k.join);
+        _mm256_castsi256_si128(_mm256_permutexvar_epi8(k.even, w))
+    }
+
+    /// A block's three message words, spread.
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vbmi")]
+    fn spread3(k: &K, b: &[u8]) -> [__m256i; 3] {
+        [
+            spread(k, load16(&b[..16])),
+            spread(k, load16(&b[16..32])),
+            spread(k, load16(&b[32..48])),
+        ]
     }
 
     /// M' (see the header): `T_k ⊕ J_c ⊕ u_{c,k}` in each 128-bit lane,
@@ -313,11 +345,7 @@ mod imp {
         let k = tables();
         let mut v = load_state(&k, s);
         for b in blocks.chunks_exact(BLOCK_LEN) {
-            let x = [
-                spread(&k, load16(&b[..16])),
-                spread(&k, load16(&b[16..32])),
-                spread(&k, load16(&b[32..48])),
-            ];
+            let x = spread3(&k, b);
             let f = f9(&k, &v);
             update(&mut v, f, x);
         }
@@ -347,14 +375,13 @@ mod imp {
         let mut v = load_state(&k, s);
         for b in blocks.chunks_exact_mut(BLOCK_LEN) {
             let (f, ks) = f12(&k, &v);
-            let mut m = [_mm_setzero_si128(); 3];
-            for j in 0..3 {
-                let input = load16(&b[16 * j..]);
-                let out = _mm_xor_si128(input, join(&k, ks[j]));
-                store16(out, &mut b[16 * j..]);
-                m[j] = if ENCRYPT { input } else { out };
+            let mut x = spread3(&k, b);
+            if !ENCRYPT {
+                x = [xor(x[0], ks[0]), xor(x[1], ks[1]), xor(x[2], ks[2])];
             }
-            let x = [spread(&k, m[0]), spread(&k, m[1]), spread(&k, m[2])];
+            for (j, w) in b.chunks_exact_mut(16).enumerate() {
+                store16(_mm_xor_si128(load16(w), join(&k, ks[j])), w);
+            }
             update(&mut v, f, x);
         }
         store_state(&k, &mut v, s);
