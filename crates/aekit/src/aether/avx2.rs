@@ -43,8 +43,6 @@
 //! fast enough to care has AVX2.
 
 pub(crate) use imp::Avx2;
-#[cfg(target_arch = "x86_64")]
-pub(super) use imp::opaque;
 
 #[cfg(target_arch = "x86_64")]
 mod imp {
@@ -185,7 +183,7 @@ mod imp {
     /// distributes the next rotation over the XOR between them, two more
     /// shuffles per F pair than written.
     #[target_feature(enable = "avx2")]
-    pub(crate) fn opaque(mut v: __m256i) -> __m256i {
+    fn opaque(mut v: __m256i) -> __m256i {
         // SAFETY: an empty template; the register is read and written as is.
         unsafe {
             core::arch::asm!("/* {0} */", inout(ymm_reg) v, options(pure, nomem, nostack, preserves_flags));

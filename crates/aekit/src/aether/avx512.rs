@@ -12,7 +12,7 @@
 //! state lives as nine such registers for a whole call and is converted
 //! from and to the spec's bytes only at the call's edges; message words are
 //! spread into nibbles (`vpmovzxdq` + `vpmultishiftqb` + `vpand`) and the
-//! keystream gathered back (`vpmaddubsw` + `vpermb`).
+//! keystream gathered back (`vpmaddubsw` + `vpmovwb`).
 //!
 //! Math: write `MatrixMul = Rev ∘ M'` with
 //! `M'(u)_{c,k} = T_k ⊕ J_c ⊕ u_{c,k}` (column XOR over the four blocks,
@@ -54,8 +54,9 @@
 //! and `vpermb` on port 5 only, and the loop's 126 vector instructions (the
 //! disassembly's count) fill ports 0, 1 and 5 alike: 42 cycles a block at
 //! best. No 512-bit instruction may run in it: while one does, port 1
-//! takes no vector work (a 512-bit `vpermb` LLVM once made of two words'
-//! keystream cost the whole loop 25 %).
+//! takes no vector work (two words' keystream gathered by one 512-bit
+//! `vpmovwb`, as LLVM compiled a two-register `vpermt2b`, cost the whole
+//! loop 25 %).
 //!
 //! Decryption absorbs the ciphertext's nibbles XOR the keystream's, so the
 //! next block's F waits on no trip of the keystream to bytes and back
@@ -78,7 +79,6 @@ pub(crate) use imp::Avx512;
 mod imp {
     use core::arch::x86_64::*;
 
-    use super::super::avx2::opaque;
     use super::super::{BLOCK_LEN, Engine, State, Word};
     use crate::aether::reference::SBOX;
 
@@ -141,8 +141,6 @@ mod imp {
         spread: [u8; 32],
         /// `vpmaddubsw` weights that join nibble pairs: 16, 1, 16, 1, …
         join: [u8; 32],
-        /// `vpermb` indexes of the even bytes.
-        even: [u8; 32],
     }
 
     const TABLES: Tables = {
@@ -152,7 +150,6 @@ mod imp {
             perm: [0; 32],
             spread: [0; 32],
             join: [0; 32],
-            even: [0; 32],
         };
         let mut i = 0;
         while i < 32 {
@@ -164,7 +161,6 @@ mod imp {
             let m = (i % 8) / 2;
             t.spread[i] = (8 * m + if i % 2 == 0 { 4 } else { 0 }) as u8;
             t.join[i] = if i % 2 == 0 { 16 } else { 1 };
-            t.even[i] = (2 * i % 32) as u8;
             i += 1;
         }
         t
@@ -178,7 +174,6 @@ mod imp {
         perm: __m256i,
         spread: __m256i,
         join: __m256i,
-        even: __m256i,
         low: __m256i,
     }
 
@@ -210,11 +205,6 @@ mod imp {
             perm: load32(&TABLES.perm),
             spread: load32(&TABLES.spread),
             join: load32(&TABLES.join),
-            // Hidden: knowing these indexes, LLVM makes the `vpermb` a
-            // `vpmovwb` (two instructions), or merges two words' into one
-            // 512-bit `vpermb`, which on Intel cores closes the vector unit
-            // of port 1 while it runs (the whole loop 25 % slower).
-            even: opaque(load32(&TABLES.even)),
             low: _mm256_set1_epi8(0x0f),
         }
     }
@@ -229,8 +219,7 @@ mod imp {
     /// 32 nibbles → 16 bytes.
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vbmi")]
     fn join(k: &K, v: __m256i) -> __m128i {
-        let w = _mm256_maddubs_epi16(v, k.join);
-        _mm256_castsi256_si128(_mm256_permutexvar_epi8(k.even, w))
+        _mm256_cvtepi16_epi8(_mm256_maddubs_epi16(v, k.join))
     }
 
     /// A block's three message words, spread.
