@@ -382,22 +382,21 @@ mod imp {
         let mut v = load_state(s);
         for b in blocks.chunks_exact_mut(BLOCK_LEN) {
             let (f, ks) = f12(&k, &v);
-            // The words absorbed: the plaintext's, spread. Decryption makes
-            // them from the ciphertext's and the keystream's nibbles, so the
-            // next block does not wait on the keystream's trip to bytes and
-            // back.
-            let mut x = spread3(b);
-            if !ENCRYPT {
-                x = [xor(x[0], ks[0]), xor(x[1], ks[1]), xor(x[2], ks[2])];
-            }
+            // The output is the input XOR the keystream, made in nibbles
+            // and gathered once; the absorbed words are the plaintext's:
+            // the input when encrypting, the output when decrypting (then
+            // the next block's F waits on no trip to bytes and back).
+            let input = spread3(b);
+            let output = [
+                xor(input[0], ks[0]),
+                xor(input[1], ks[1]),
+                xor(input[2], ks[2]),
+            ];
             let (first, last) = b.split_at_mut(32);
             let first: &mut [u8; 32] = first.try_into().expect("a block is 48 bytes");
-            store32(
-                _mm256_xor_si256(load32(first), join2(&k, ks[0], ks[1])),
-                first,
-            );
-            store16(_mm_xor_si128(load16(last), join(&k, ks[2])), last);
-            update(&mut v, f, x);
+            store32(join2(&k, output[0], output[1]), first);
+            store16(join(&k, output[2]), last);
+            update(&mut v, f, if ENCRYPT { input } else { output });
         }
         store_state(&k, &mut v, s);
     }

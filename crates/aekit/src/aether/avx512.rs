@@ -364,14 +364,20 @@ mod imp {
         let mut v = load_state(&k, s);
         for b in blocks.chunks_exact_mut(BLOCK_LEN) {
             let (f, ks) = f12(&k, &v);
-            let mut x = spread3(&k, b);
-            if !ENCRYPT {
-                x = [xor(x[0], ks[0]), xor(x[1], ks[1]), xor(x[2], ks[2])];
+            // The output is the input XOR the keystream, made in nibbles
+            // and gathered once; the absorbed words are the plaintext's:
+            // the input when encrypting, the output when decrypting (then
+            // the next block's F waits on no trip to bytes and back).
+            let input = spread3(&k, b);
+            let output = [
+                xor(input[0], ks[0]),
+                xor(input[1], ks[1]),
+                xor(input[2], ks[2]),
+            ];
+            for (w, o) in b.chunks_exact_mut(16).zip(output) {
+                store16(join(&k, o), w);
             }
-            for (j, w) in b.chunks_exact_mut(16).enumerate() {
-                store16(_mm_xor_si128(load16(w), join(&k, ks[j])), w);
-            }
-            update(&mut v, f, x);
+            update(&mut v, f, if ENCRYPT { input } else { output });
         }
         store_state(&k, &mut v, s);
     }
