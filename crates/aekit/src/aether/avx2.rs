@@ -33,11 +33,13 @@
 //! depends on data.
 //!
 //! Cost per 48-byte block (counted in the disassembly of the loop): 6 F
-//! pairs × (7 `vpshufb`, 2 `vpshufd`, 1 `vpermq`, 3 shifts and 12 logic) and
-//! the round's, keystream's and message's 18 XORs, 9 instructions to spread
-//! the message and 9 to gather the keystream: 153 vector instructions
-//! (185 before the two changes above; `avx512` 125). Measured: 1.18× the
-//! earlier code at 16 KiB and 1 MiB (see `docs/BENCHMARKS.md`).
+//! pairs × (7 `vpshufb`, 2 `vpshufd`, 1 `vpermq`, 1 shift and 8 logic), 18
+//! XORs (the keystream's inputs and outputs, the input, the round), 9
+//! instructions to spread the input and 7 to gather the output: 148
+//! vector instructions (185 before the changes above; `avx512` 123).
+//! Measured: 1.2–1.3× the earlier code at 16 KiB and 1 MiB (see
+//! `docs/BENCHMARKS.md`).
+//!
 //! Rejected: an SSSE3 (128-bit) variant — each word would need two
 //! registers and the permutation crosses them; every x86-64 CPU that is
 //! fast enough to care has AVX2.

@@ -51,16 +51,17 @@
 //! Measured (see `docs/BENCHMARKS.md`): 0.66 TSC cycles per byte at 1 MiB
 //! on a Zen 4-class EPYC, about 32 TSC cycles per block. On Intel cores
 //! (Sapphire and Emerald Rapids) a 256-bit shuffle issues on port 1 or 5
-//! and `vpermb` on port 5 only, and the loop's 126 vector instructions (the
-//! disassembly's count) fill ports 0, 1 and 5 alike: 42 cycles a block at
+//! and `vpermb` on port 5 only, and the loop's 123 vector instructions (the
+//! disassembly's count) fill ports 0, 1 and 5 alike: 41 cycles a block at
 //! best. No 512-bit instruction may run in it: while one does, port 1
 //! takes no vector work (two words' keystream gathered by one 512-bit
 //! `vpmovwb`, as LLVM compiled a two-register `vpermt2b`, cost the whole
 //! loop 25 %).
 //!
-//! Decryption absorbs the ciphertext's nibbles XOR the keystream's, so the
-//! next block's F waits on no trip of the keystream to bytes and back
-//! (8–13 % faster than absorbing the plaintext bytes it wrote).
+//! The output is made in nibbles (the input's XOR the keystream's) and
+//! gathered once; decryption absorbs those nibbles, so the next block's F
+//! waits on no trip of the keystream to bytes and back (8–13 % faster than
+//! absorbing the plaintext bytes it wrote).
 //!
 //! Rejected: `vgf2p8affineqb` (GFNI) swapping nibbles in place of the
 //! `vpsrlw` before the high-nibble S-box lookup — measured 20% slower on
