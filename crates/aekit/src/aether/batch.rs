@@ -529,7 +529,7 @@ fn crypt_group<const N: usize, S: Slicer<N>>(
         } else if bool::from(tag.ct_eq(&e.m.tag[..])) {
             results[e.index] = Ok(());
         } else {
-            e.m.buf.zeroize();
+            crate::secret::wipe(e.m.buf);
             results[e.index] = Err(Error::AuthenticationFailed);
         }
     }

@@ -433,7 +433,7 @@ impl Aether {
         if ok {
             Ok(())
         } else {
-            buf.zeroize();
+            crate::secret::wipe(buf);
             Err(Error::AuthenticationFailed)
         }
     }
