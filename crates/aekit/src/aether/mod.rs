@@ -69,6 +69,7 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::Error;
 use crate::error::split_tag;
+use crate::secret::wipe;
 
 pub use batch::BatchMessage;
 
@@ -114,7 +115,7 @@ pub(crate) trait Engine: Copy {
             let mut ks = self.keystream(s);
             self.absorb(s, block);
             block.iter_mut().zip(&ks).for_each(|(b, k)| *b ^= k);
-            ks.zeroize();
+            wipe(&mut ks);
         }
     }
 
@@ -124,7 +125,7 @@ pub(crate) trait Engine: Copy {
             let mut ks = self.keystream(s);
             block.iter_mut().zip(&ks).for_each(|(b, k)| *b ^= k);
             self.absorb(s, block);
-            ks.zeroize();
+            wipe(&mut ks);
         }
     }
 
@@ -139,7 +140,7 @@ pub(crate) trait Engine: Copy {
         for _ in 0..times {
             self.absorb(s, &block);
         }
-        block.zeroize();
+        wipe(&mut block);
     }
 }
 
@@ -182,10 +183,12 @@ fn init<E: Engine>(e: E, key: &Key, nonce: &Word) -> State {
 /// Spec step 2 (and the absorption half of step 3): every block of pad(x).
 fn absorb_padded<E: Engine>(e: E, s: &mut State, x: &[u8]) {
     let full = x.len() / BLOCK_LEN * BLOCK_LEN;
-    e.absorb(s, &x[..full]);
+    if full > 0 {
+        e.absorb(s, &x[..full]);
+    }
     let mut last = pad_last(&x[full..]);
     e.absorb(s, &last);
-    last.zeroize();
+    wipe(&mut last);
 }
 
 /// The last block of pad(x): the `r < 48` leftover bytes, 0x80, zeros.
@@ -211,7 +214,7 @@ fn finalize<E: Engine>(e: E, key: &Key, s: &mut State) -> Word {
     for w in s.iter() {
         xor_into(&mut t, w);
     }
-    s.zeroize();
+    wipe(s.as_flattened_mut());
     t
 }
 
@@ -221,12 +224,14 @@ fn seal<E: Engine>(e: E, key: &Key, nonce: &Word, ad: &[u8], buf: &mut [u8]) -> 
     absorb_padded(e, &mut s, ad);
     let full = buf.len() / BLOCK_LEN * BLOCK_LEN;
     let (whole, rest) = buf.split_at_mut(full);
-    e.encrypt(&mut s, whole);
+    if full > 0 {
+        e.encrypt(&mut s, whole);
+    }
     // The last block of pad(M): encrypt it whole, keep the first r bytes.
     let mut last = pad_last(rest);
     e.encrypt(&mut s, &mut last);
     rest.copy_from_slice(&last[..rest.len()]);
-    last.zeroize();
+    wipe(&mut last);
     finalize(e, key, &mut s)
 }
 
@@ -237,15 +242,17 @@ fn open<E: Engine>(e: E, key: &Key, nonce: &Word, ad: &[u8], buf: &mut [u8]) -> 
     absorb_padded(e, &mut s, ad);
     let full = buf.len() / BLOCK_LEN * BLOCK_LEN;
     let (whole, rest) = buf.split_at_mut(full);
-    e.decrypt(&mut s, whole);
+    if full > 0 {
+        e.decrypt(&mut s, whole);
+    }
     // Short (or empty) last block: recover r plaintext bytes, rebuild the
     // padded plaintext block, absorb it.
     let mut ks = e.keystream(&s);
     rest.iter_mut().zip(&ks).for_each(|(b, k)| *b ^= k);
     let mut last = pad_last(rest);
     e.absorb(&mut s, &last);
-    last.zeroize();
-    ks.zeroize();
+    wipe(&mut last);
+    wipe(&mut ks);
     finalize(e, key, &mut s)
 }
 
