@@ -519,9 +519,7 @@ mod imp {
             out: &mut [MaybeUninit<u8>],
             direction: Direction,
         ) -> Block {
-            let n = input.map_or(out.len(), |input| input.len().min(out.len()));
-            let dst = out.as_mut_ptr().cast::<u8>();
-            let src = input.map_or(dst.cast_const(), <[u8]>::as_ptr);
+            let (n, src, dst) = operands(input, out);
             let split = head_blocks(src, n);
             if split != (0, 0) {
                 // SAFETY: passed on from the caller.
@@ -578,9 +576,7 @@ mod imp {
             direction: Direction,
             (head, lag): (usize, usize),
         ) -> Block {
-            let n = input.map_or(out.len(), |input| input.len().min(out.len()));
-            let dst = out.as_mut_ptr().cast::<u8>();
-            let src = input.map_or(dst.cast_const(), <[u8]>::as_ptr);
+            let (n, src, dst) = operands(input, out);
             let before = 16 * head;
             let bulk = 16 * (n / 16 - head - lag);
             debug_assert!(bulk.is_multiple_of(BATCH));
@@ -963,6 +959,14 @@ mod imp {
             last[lag] = hashed(ni::xor_partial(partial, keystream[lag]), direction);
         }
         last
+    }
+
+    /// The message's length and the two buffers' starts: from `input` into
+    /// `out`, or in place in `out` (`input` `None`).
+    fn operands(input: Option<&[u8]>, out: &mut [MaybeUninit<u8>]) -> (usize, *const u8, *mut u8) {
+        let n = input.map_or(out.len(), |input| input.len().min(out.len()));
+        let dst = out.as_mut_ptr().cast::<u8>();
+        (n, input.map_or(dst.cast_const(), <[u8]>::as_ptr), dst)
     }
 
     /// How a message of `n` bytes from `src` (not [`takes_ni`]'s) is split
