@@ -280,6 +280,108 @@ fn quick_peers_suite_writes_every_row() {
     assert!(!has(cores, &[("size_bytes", (256 << 20).into())]));
 }
 
+/// `aekit bench --suite batch --quick --json F --plot DIR`: each table's
+/// JSON holds its own cases (AES-GCM's and AETHER's apart) for every mix
+/// and batch size, and each table draws one PNG per mix.
+#[test]
+fn quick_batch_suite_writes_every_row_and_plot() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("out.json");
+    let plots = dir.path().join("plots");
+    let out = Command::new(env!("CARGO_BIN_EXE_aekit"))
+        .args(["bench", "--suite", "batch", "--quick", "--json"])
+        .arg(&json)
+        .arg("--plot")
+        .arg(&plots)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["suite"], "batch");
+    let tables = [
+        (
+            "batch_gcm",
+            "gcm",
+            &[
+                "aekit per-message",
+                "aekit batch",
+                "aws-lc-rs per-message",
+                "ring per-message",
+            ][..],
+        ),
+        (
+            "batch_aether",
+            "aether",
+            &[
+                "AETHER per-message",
+                "AETHER batch",
+                "AETHER portable batch",
+                "AEGIS-256 per-message",
+                "AEGIS-256X4 per-message",
+            ][..],
+        ),
+    ];
+    for (table, stem, cases) in tables {
+        let rows = rows(&doc, table);
+        assert_eq!(
+            rows.len(),
+            4 * 6 * cases.len(),
+            "{table}: one row per mix, size, case"
+        );
+        for (mix, file) in [
+            ("64 B", "64b"),
+            ("576 B", "576b"),
+            ("1500 B", "1500b"),
+            ("IMIX 7:4:1", "imix"),
+        ] {
+            for n in [1, 4, 16, 64, 256, 1024] {
+                for case in cases {
+                    let at = [
+                        ("mix", mix.into()),
+                        ("messages", n.into()),
+                        ("case", (*case).into()),
+                    ];
+                    assert!(has(rows, &at), "{table}: no row {mix} × {n} {case}");
+                }
+            }
+            let png = std::fs::read(plots.join(format!("batch-{stem}-{file}.png"))).unwrap();
+            assert!(
+                png.starts_with(b"\x89PNG"),
+                "batch-{stem}-{file}.png is not a PNG"
+            );
+        }
+    }
+}
+
+/// A suite that draws no plot refuses `--plot` up front, as `--suite gpu`
+/// refuses `--json` (it writes markdown only), instead of ignoring them.
+#[test]
+fn outputs_a_suite_does_not_write_are_refused() {
+    for (suite, flag, says) in [
+        ("esp", "--plot", "draws no plots"),
+        ("cores", "--plot", "draws no plots"),
+        ("gpu", "--json", "markdown only"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_aekit"))
+            .args(["bench", "--suite", suite, "--quick", flag])
+            .arg(dir.path().join("out"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{suite} {flag}: {stderr}");
+        assert!(stderr.contains(says), "{suite} {flag}: {stderr}");
+        assert!(
+            out.stdout.is_empty(),
+            "{suite} {flag}: measured before failing"
+        );
+    }
+}
+
 /// A `--json` or `--plot` path that cannot be written fails before anything
 /// is measured (nothing on stdout), not after the whole run.
 #[test]

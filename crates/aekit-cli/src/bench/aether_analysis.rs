@@ -133,7 +133,7 @@ fn table3() -> Report {
         key: "aether_table3",
         markdown: md,
         rows,
-        series: Vec::new(),
+        plots: Vec::new(),
     }
 }
 
@@ -224,7 +224,7 @@ fn table4() -> Report {
         key: "aether_table4",
         markdown: md,
         rows,
-        series: Vec::new(),
+        plots: Vec::new(),
     }
 }
 
@@ -351,7 +351,7 @@ fn table5(effort: Effort) -> Report {
         key: "aether_table5",
         markdown: md,
         rows,
-        series: Vec::new(),
+        plots: Vec::new(),
     }
 }
 
@@ -428,7 +428,7 @@ fn table6(effort: Effort) -> Report {
         key: "aether_table6",
         markdown: md,
         rows,
-        series: Vec::new(),
+        plots: Vec::new(),
     }
 }
 
@@ -488,7 +488,7 @@ fn table7() -> Report {
         key: "aether_table7",
         markdown: md,
         rows,
-        series: Vec::new(),
+        plots: Vec::new(),
     }
 }
 

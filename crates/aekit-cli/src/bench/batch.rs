@@ -26,7 +26,7 @@ use aekit_harness::{self as harness, Case, Sample};
 use serde_json::json;
 
 use super::peers::{Gcm, NONCE, peer};
-use super::{Effort, Mix, Report};
+use super::{Effort, Mix, Plot, Report, Series, add_point};
 
 /// Batch sizes measured.
 const BATCHES: [usize; 6] = [1, 4, 16, 64, 256, 1024];
@@ -242,8 +242,10 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
          | messages | batch | AETHER per-message | AETHER batch | bitsliced | AEGIS-256 | AEGIS-256X4 | batch / per-message | batch / AEGIS-256 |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
     );
-    let mut rows = Vec::new();
+    let (mut gcm_rows, mut aether_rows) = (Vec::new(), Vec::new());
+    let (mut gcm_plots, mut aether_plots) = (Vec::new(), Vec::new());
     for mix in Mix::ALL {
+        let (mut gcm_lines, mut aether_lines) = (Vec::new(), Vec::new());
         for n in BATCHES {
             let lengths = mix.lengths(n);
             let total: usize = lengths.iter().sum();
@@ -277,7 +279,12 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
                 ratio(gb(AETHER_BATCH), gb(AETHER_ONE)),
                 ratio(gb(AETHER_BATCH), gb(AEGIS)),
             ));
-            for (c, s) in cs.iter().zip(&r) {
+            for (i, (c, s)) in cs.iter().zip(&r).enumerate() {
+                let (rows, lines) = if i < AETHER_ONE {
+                    (&mut gcm_rows, &mut gcm_lines)
+                } else {
+                    (&mut aether_rows, &mut aether_lines)
+                };
                 rows.push(json!({
                     "mix": mix.name(),
                     "messages": n,
@@ -286,21 +293,41 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
                     "gb_per_s": s.map(|s| s.gb_per_s()),
                     "tsc_per_byte": s.map(|s| s.tsc_per_byte()),
                 }));
+                if let Some(s) = s {
+                    add_point(lines, &c.name, n as f64, s.gb_per_s());
+                }
             }
         }
+        gcm_plots.push(batch_plot("gcm", "AES-128-GCM", mix, gcm_lines));
+        aether_plots.push(batch_plot("aether", "AETHER and AEGIS", mix, aether_lines));
     }
     vec![
         Report {
             key: "batch_gcm",
             markdown: gcm_md,
-            rows: rows.clone(),
-            series: Vec::new(),
+            rows: gcm_rows,
+            plots: gcm_plots,
         },
         Report {
             key: "batch_aether",
             markdown: aether_md,
-            rows,
-            series: Vec::new(),
+            rows: aether_rows,
+            plots: aether_plots,
         },
     ]
+}
+
+/// One mix's plot of a table: GB/s against the number of messages a batch
+/// (`batch-gcm-64b.png`, …, `batch-aether-imix.png`).
+fn batch_plot(table: &str, what: &str, mix: Mix, series: Vec<Series>) -> Plot {
+    let stem = match mix {
+        Mix::Fixed(n) => format!("{n}b"),
+        Mix::Imix => "imix".into(),
+    };
+    Plot {
+        name: format!("batch-{table}-{stem}"),
+        title: format!("{what}: batches of {} messages", mix.name()),
+        x_desc: "messages a batch",
+        series,
+    }
 }

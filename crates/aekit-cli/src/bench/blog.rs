@@ -98,6 +98,6 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
         key: "blog_10mib",
         markdown: md,
         rows,
-        series: Vec::new(),
+        plots: Vec::new(),
     }]
 }

@@ -143,6 +143,6 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
         key: "multicore",
         markdown: md,
         rows,
-        series: Vec::new(),
+        plots: Vec::new(),
     }]
 }

@@ -424,6 +424,6 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
         key: "esp_packet_rate",
         markdown: md,
         rows,
-        series: Vec::new(),
+        plots: Vec::new(),
     }]
 }

@@ -24,7 +24,7 @@ use aekit::{aes, ghash};
 use aekit_harness as harness;
 use serde_json::json;
 
-use super::{Effort, Report};
+use super::{Effort, Plot, Report, Series};
 
 /// The seed's packet size: "chunks of 1024 Byte".
 pub(crate) const PACKET: usize = 1024;
@@ -223,7 +223,7 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
     );
     let (mut rows, mut series) = (Vec::new(), Vec::new());
     for (world, aes, ghash) in worlds() {
-        let mut curves: Vec<(String, Vec<(f64, f64)>)> = [Mode::Inline, Mode::Cpu]
+        let mut curves: Vec<Series> = [Mode::Inline, Mode::Cpu]
             .iter()
             .map(|m| (format!("{world} {}", m.name()), Vec::new()))
             .collect();
@@ -295,6 +295,6 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
         key: "esp_fig3",
         markdown: md,
         rows,
-        series,
+        plots: Plot::sizes("esp_fig3", series),
     }]
 }

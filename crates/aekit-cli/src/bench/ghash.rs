@@ -106,6 +106,6 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
         key: "spec_table1",
         markdown: md,
         rows,
-        series: Vec::new(),
+        plots: Vec::new(),
     }]
 }

@@ -26,7 +26,7 @@ use aekit_harness as harness;
 use serde_json::{Value, json};
 
 use super::seeds::{M4_GCM, M4_GCTR, M4_GHASH, M4_KEY_BITS, M4_SIZES_KB, m4_cell};
-use super::{Effort, Report, change, cycles, measure_all, pct};
+use super::{Effort, Plot, Report, Series, change, cycles, measure_all, pct};
 
 /// The seed's sizes in bytes (its KB read as KiB).
 fn sizes() -> Vec<usize> {
@@ -136,7 +136,7 @@ fn json_rows(
 }
 
 /// A plot line: (bytes, GB/s) at each size measured.
-fn curve(name: String, samples: &[Option<harness::Sample>]) -> (String, Vec<(f64, f64)>) {
+fn curve(name: String, samples: &[Option<harness::Sample>]) -> Series {
     let points = sizes()
         .iter()
         .zip(samples)
@@ -230,7 +230,7 @@ fn gctr(effort: Effort) -> Report {
         key: "m4_gctr",
         markdown: md,
         rows,
-        series,
+        plots: Plot::sizes("m4_gctr", series),
     }
 }
 
@@ -293,7 +293,7 @@ fn ghash(effort: Effort) -> Report {
         key: "m4_ghash",
         markdown: md,
         rows,
-        series: Vec::new(),
+        plots: Vec::new(),
     }
 }
 
@@ -376,7 +376,7 @@ fn gcm(effort: Effort) -> Report {
         key: "m4_gcm",
         markdown: md,
         rows,
-        series,
+        plots: Plot::sizes("m4_gcm", series),
     }
 }
 

@@ -55,7 +55,8 @@
 //! message, no 100 MB ESP message, fewer ESP repeats); the tables and their
 //! other rows are the same. Output:
 //! markdown on stdout, `--json FILE` for machines, `--plot DIR` for PNG
-//! plots of throughput against size.
+//! plots of throughput against message size (`seeds`, `peers`) or against
+//! messages a batch (`batch`: one plot per mix and table).
 
 mod aether_analysis;
 mod batch;
@@ -97,7 +98,8 @@ pub struct Args {
     /// Also write every row as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    /// Also draw PNG plots of throughput against message size into DIR.
+    /// Also draw PNG plots of throughput into DIR: against message size
+    /// (`seeds`, `peers`) or against messages a batch (`batch`).
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
     /// `--suite ct`: measurements per test and implementation (default
@@ -166,31 +168,81 @@ impl Mix {
     }
 }
 
-/// The suites: name and the tables each runs, in order.
+/// The suites: name, the tables each runs in order, and whether any of
+/// them draws a plot (`--plot` is refused up front where none does).
 type Table = fn(Effort) -> Vec<Report>;
-const SUITES: [(&str, &[Table]); 6] = [
+const SUITES: [(&str, &[Table], bool); 6] = [
     (
         "seeds",
         &[ghash::run, blog::run, m4::run, modes::run, fig3::run],
+        true,
     ),
-    ("peers", &[peers::run, cores::run]),
+    ("peers", &[peers::run, cores::run], true),
     // The multi-core rows of `peers` alone, to repeat them cheaply.
-    ("cores", &[cores::run]),
+    ("cores", &[cores::run], false),
     // Many messages per call: the batch APIs beside one-message calls.
-    ("batch", &[batch::run]),
+    ("batch", &[batch::run], true),
     // ESP packet rate (`esp.rs`).
-    ("esp", &[esp::run]),
+    ("esp", &[esp::run], false),
     // AETHER's design tables recomputed: exact searches, not timings.
-    ("aether-analysis", &[aether_analysis::run]),
+    ("aether-analysis", &[aether_analysis::run], false),
 ];
 
 /// One table's results: markdown for people, JSON rows for machines, and
-/// the series to plot (name, [(bytes, GB/s)]).
+/// its plots.
 pub(crate) struct Report {
     pub(crate) key: &'static str,
     pub(crate) markdown: String,
     pub(crate) rows: Vec<Value>,
-    pub(crate) series: Vec<(String, Vec<(f64, f64)>)>,
+    pub(crate) plots: Vec<Plot>,
+}
+
+/// A plotted line: its name and its points (x, GB/s).
+pub(crate) type Series = (String, Vec<(f64, f64)>);
+
+/// One PNG (`DIR/<name>.png`): GB/s against `x_desc` on a log scale, one
+/// line per series; the CPU model is added to `title`.
+pub(crate) struct Plot {
+    pub(crate) name: String,
+    pub(crate) title: String,
+    pub(crate) x_desc: &'static str,
+    pub(crate) series: Vec<Series>,
+}
+
+impl Plot {
+    /// A table's plot against message size, named after its key; none if
+    /// nothing was measured.
+    pub(crate) fn sizes(key: &str, series: Vec<Series>) -> Vec<Plot> {
+        if series.is_empty() {
+            return Vec::new();
+        }
+        let title = match key {
+            "m4_gctr" => "GCTR (AES-128): plain counter mode and FACE",
+            "m4_gcm" => "AES-128-GCM, fixslice AES: FACE with shoup4 and karatsuba GHASH",
+            "esp_fig3" => "ESP encapsulation, 1024-byte packets: inline and CPU producer",
+            "spec_table3" => "AES-128 modes (GCM spec Table 3)",
+            "peers_aes128_encrypt" => "AES-128-GCM encryption, one core",
+            "peers_aes128_decrypt" => "AES-128-GCM decryption, one core",
+            "peers_aes256_encrypt" => "AES-256-GCM encryption, one core",
+            "peers_aes256_decrypt" => "AES-256-GCM decryption, one core",
+            other => other,
+        };
+        vec![Plot {
+            name: key.replace('_', "-"),
+            title: title.into(),
+            x_desc: "message size (bytes)",
+            series,
+        }]
+    }
+}
+
+/// Adds the point (`x`, `y`) to the line `name` of `series`, starting the
+/// line if it is new.
+pub(crate) fn add_point(series: &mut Vec<Series>, name: &str, x: f64, y: f64) {
+    match series.iter_mut().find(|(n, _)| n == name) {
+        Some((_, points)) => points.push((x, y)),
+        None => series.push((name.to_string(), vec![(x, y)])),
+    }
 }
 
 /// Checks, before anything is measured, that `--json` and `--plot` can be
@@ -218,7 +270,9 @@ fn check_outputs(args: &Args) -> Result<(), String> {
 /// Runs `aekit bench`; an error is one line for stderr.
 pub fn run(args: &Args) -> Result<(), String> {
     if args.suite == "gpu" {
-        check_outputs(args)?;
+        if args.json.is_some() || args.plot.is_some() {
+            return Err("--suite gpu writes markdown only; drop --json and --plot".into());
+        }
         return gpu::run(args.quick);
     }
     if args.suite == "ct" {
@@ -240,7 +294,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     if args.measurements.is_some() || args.max_seconds.is_some() || args.only.is_some() {
         return Err("--measurements, --max-seconds and --only apply to --suite ct only".into());
     }
-    let Some(&(suite, tables)) = SUITES.iter().find(|(name, _)| *name == args.suite) else {
+    let Some(&(suite, tables, plots)) = SUITES.iter().find(|s| s.0 == args.suite) else {
         let names: Vec<&str> = SUITES.iter().map(|s| s.0).chain(["gpu", "ct"]).collect();
         return Err(format!(
             "unknown suite {:?} (there are: {})",
@@ -248,6 +302,9 @@ pub fn run(args: &Args) -> Result<(), String> {
             names.join(", ")
         ));
     };
+    if args.plot.is_some() && !plots {
+        return Err(format!("--suite {suite} draws no plots; drop --plot"));
+    }
     check_outputs(args)?;
     let effort = if args.quick {
         Effort {
@@ -301,29 +358,13 @@ pub fn run(args: &Args) -> Result<(), String> {
     }
     if let Some(dir) = &args.plot {
         std::fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
-        for r in reports.iter().filter(|r| !r.series.is_empty()) {
-            let path = dir.join(format!("{}.png", r.key.replace('_', "-")));
-            plot::throughput(&path, &plot_title(r.key, &cpu), &r.series)?;
+        for p in reports.iter().flat_map(|r| &r.plots) {
+            let path = dir.join(format!("{}.png", p.name));
+            plot::throughput(&path, &format!("{} — {cpu}", p.title), p.x_desc, &p.series)?;
             eprintln!("wrote {}", path.display());
         }
     }
     Ok(())
-}
-
-/// A plot's title.
-fn plot_title(key: &str, cpu: &str) -> String {
-    let what = match key {
-        "m4_gctr" => "GCTR (AES-128): plain counter mode and FACE",
-        "m4_gcm" => "AES-128-GCM, fixslice AES: FACE with shoup4 and karatsuba GHASH",
-        "esp_fig3" => "ESP encapsulation, 1024-byte packets: inline and CPU producer",
-        "spec_table3" => "AES-128 modes (GCM spec Table 3)",
-        "peers_aes128_encrypt" => "AES-128-GCM encryption, one core",
-        "peers_aes128_decrypt" => "AES-128-GCM decryption, one core",
-        "peers_aes256_encrypt" => "AES-256-GCM encryption, one core",
-        "peers_aes256_decrypt" => "AES-256-GCM decryption, one core",
-        other => other,
-    };
-    format!("{what} — {cpu}")
 }
 
 /// `(basic − x) / basic` in percent, the seeds' "% change" (positive: fewer

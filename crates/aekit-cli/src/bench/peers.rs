@@ -35,7 +35,7 @@ use aes_gcm::aead::consts::{U12, U16};
 use aes_gcm::aead::{AeadInOut, KeyInit};
 use serde_json::json;
 
-use super::{Effort, Report};
+use super::{Effort, Plot, Report, Series, add_point};
 
 /// Sizes measured, in bytes (see the module header).
 const SIZES: [usize; 8] = [16, 64, 256, 1024, 1500, 8192, 16384, 1 << 20];
@@ -153,7 +153,7 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
                 op.name()
             );
             let mut rows = Vec::new();
-            let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+            let mut series: Vec<Series> = Vec::new();
             for size in SIZES {
                 let mut cases: Vec<Case<'_>> = classes
                     .iter()
@@ -202,12 +202,7 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
                         "ratio_to_best_peer": ratio,
                     }));
                     if let Some(s) = sample {
-                        match series.iter_mut().find(|(n, _)| *n == case.name) {
-                            Some((_, points)) => points.push((size as f64, s.gb_per_s())),
-                            None => {
-                                series.push((case.name.clone(), vec![(size as f64, s.gb_per_s())]))
-                            }
-                        }
+                        add_point(&mut series, &case.name, size as f64, s.gb_per_s());
                     }
                 }
                 summary.push((aead, op, size, peer, best[..classes.len()].to_vec()));
@@ -216,7 +211,7 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
                 key: report_key(key_len, op),
                 markdown: md,
                 rows,
-                series,
+                plots: Plot::sizes(report_key(key_len, op), series),
             });
         }
     }
@@ -294,7 +289,7 @@ fn summary_report(classes: &[Class], rows: &[SummaryRow]) -> Report {
         key: "peers_summary",
         markdown: md,
         rows: json_rows,
-        series: Vec::new(),
+        plots: Vec::new(),
     }
 }
 

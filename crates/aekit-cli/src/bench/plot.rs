@@ -10,6 +10,8 @@ use std::sync::OnceLock;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 
+use super::Series;
+
 /// Where a sans-serif TrueType font is usually found.
 const FONT_PATHS: [&str; 3] = [
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
@@ -37,11 +39,13 @@ fn font() -> Result<(), String> {
         .clone()
 }
 
-/// Draws `series` (name, [(bytes, GB/s)]) on a log-size axis into `path`.
+/// Draws `series` (name, [(x, GB/s)]) into `path`, x on a log scale and
+/// named `x_desc`.
 pub(crate) fn throughput(
     path: &Path,
     title: &str,
-    series: &[(String, Vec<(f64, f64)>)],
+    x_desc: &str,
+    series: &[Series],
 ) -> Result<(), String> {
     font()?;
     let err = |e: &dyn std::fmt::Display| format!("plot {}: {e}", path.display());
@@ -64,7 +68,7 @@ pub(crate) fn throughput(
         .map_err(|e| err(&e))?;
     chart
         .configure_mesh()
-        .x_desc("message size (bytes)")
+        .x_desc(x_desc)
         .y_desc("GB/s")
         .x_label_formatter(&|x| format!("{x:.0}"))
         .label_style(("sans-serif", 15))
