@@ -256,7 +256,7 @@ mod imp {
     use super::super::batch::BatchMessage;
     use super::super::fused_avx2::end_keystream;
     use super::super::kernel::{Kernel, LONG, taken};
-    use super::super::multi_avx512::crypt_groups;
+    use super::super::multi_avx512::{LongPowers, all_powers, crypt_groups, long_powers};
     use super::super::out_of_place::{in_output, io_of};
     use super::super::state::Direction;
     use super::super::supplied_avx512;
@@ -292,19 +292,21 @@ mod imp {
         short: Option<(Ni, Clmul)>,
     }
 
-    /// The key material beyond `vclmul`'s H^16 … H^1: all thirty-two
-    /// powers H^32 … H^1 in one array (the main loop hashes thirty-two
-    /// blocks per reduction with them; the whole-message path's last
-    /// reduction takes up to seventeen), and for every power
-    /// h_L ⊕ h_H (the Karatsuba middle operand), in the order of the
-    /// powers; and FACE's first-round table of the AES key (the main loop
-    /// and the long batch path start their counter blocks at round 2).
-    /// Zeroized on drop.
+    /// The key material beyond `vclmul`'s H^16 … H^1: the powers
+    /// H^(LONG + 4) … H^1 in one array (`multi_avx512::long_powers`: the
+    /// batches' long path multiplies each block by its own power; the
+    /// last thirty-two, H^32 … H^1, are what the main loop hashes
+    /// thirty-two blocks per reduction with, and the whole-message path's
+    /// last reduction takes up to seventeen), and for every power of
+    /// H^32 … H^1 h_L ⊕ h_H (the Karatsuba middle operand), in the order
+    /// of the powers; and FACE's first-round table of the AES key (the
+    /// main loop and the long batch path start their counter blocks at
+    /// round 2). Zeroized on drop.
     #[derive(Zeroize, ZeroizeOnDrop)]
     #[repr(C, align(64))]
     struct Extra {
-        /// Entry e holds H^(32 − e).
-        powers: [u128; 32],
+        /// Entry e holds H^(LONG + 4 − e), then zeros.
+        long: LongPowers,
         high_halves: [u128; 16],
         halves: [u128; 16],
         /// FACE's first round (`ctr/face/round1.rs`): the main loop's
@@ -328,7 +330,7 @@ mod imp {
             // H^(16 + k) = H^16 · H^k; twisted times twisted folds to the
             // twisted product (see `vclmul`). Entry e holds H^(32 − e).
             let h16 = lane0(powers.0[0]);
-            let all: [u128; 32] = core::array::from_fn(|e| {
+            let mut all: [u128; 32] = core::array::from_fn(|e| {
                 if e >= 16 {
                     return powers.0[e - 16];
                 }
@@ -340,12 +342,22 @@ mod imp {
             });
             let mut high = [0u128; 16];
             high.copy_from_slice(&all[..16]);
-            Extra {
+            // SAFETY: the features are enabled on this function.
+            let long = unsafe { long_powers(&all) };
+            all.zeroize();
+            let extra = Extra {
                 high_halves: halves(&high),
-                powers: all,
+                long,
                 halves: halves(&powers.0),
                 round1,
-            }
+            };
+            high.zeroize();
+            extra
+        }
+
+        /// H^32 … H^1: entry e holds H^(32 − e).
+        fn powers(&self) -> &[u128; 32] {
+            all_powers(&self.long)
         }
     }
 
@@ -485,7 +497,7 @@ mod imp {
                 crypt_groups(
                     rk,
                     rounds,
-                    (&self.extra.powers, &self.extra.round1),
+                    (&self.extra.long, &self.extra.round1),
                     run,
                     uniform,
                     encrypt,
@@ -775,7 +787,7 @@ mod imp {
         // neither loads nor spills them.
         let high = || {
             (
-                load4_entries(&extra.powers),
+                load4_entries(extra.powers()),
                 load4_entries(&extra.high_halves),
             )
         };
@@ -961,7 +973,7 @@ mod imp {
         n: usize,
     ) -> Block {
         let rk = kernel.aes.round_keys();
-        let all = &kernel.extra.powers;
+        let all = kernel.extra.powers();
         // len(A) ‖ len(C) in bits, as the reflected integer: len(A) is the
         // high qword.
         let lengths = _mm_set_epi64x((aad.len() as i64) << 3, (n as i64) << 3);

@@ -36,38 +36,63 @@
 //! one-message calls are eight (each Y_0 in a register of its own, or the
 //! 128-bit `ni-clmul` path's twenty blocks one lane each).
 //!
-//! GHASH, lane-major: the ciphertext registers are transposed (a 4 × 4
-//! transpose of 128-bit lanes, eight `VSHUFI64X2` per four registers), so
-//! that register i holds block i of the four messages, lane j from
-//! message j. The shape is shared, so block i of every message is
-//! multiplied by the same power, broadcast, and the products of all four
-//! messages are summed lane by lane and reduced once: no horizontal sums.
-//! Up to eight blocks (the short path, `groups`) the whole message is one
-//! sum: block i times H^(c + 1 − i), the AAD blocks times H^(c + 2), the
-//! lengths blocks times H, one reduction per four messages. Longer
-//! messages (`long_groups`) go in chunks of eight blocks a message (two
-//! registers, eight under AES at once), Horner's rule over the chunks:
-//! the running value times H^8 plus the chunk's blocks times H^8 … H^1,
-//! one reduction per chunk of 32 blocks. The reduced register XORed with
-//! E(K, Y_0)'s is the four tags, lane j message j's. The long path's
-//! counter blocks skip rounds 0 and 1 with FACE's table
+//! GHASH of up to eight blocks (the short path, `groups`), lane-major: the
+//! ciphertext registers are transposed (a 4 × 4 transpose of 128-bit
+//! lanes, eight `VSHUFI64X2` per four registers), so that register i
+//! holds block i of the four messages, lane j from message j. The shape
+//! is shared, so block i of every message is multiplied by the same
+//! power, broadcast, and the products of all four messages are summed
+//! lane by lane and reduced once: block i times H^(c + 1 − i), the AAD
+//! blocks times H^(c + 2), the lengths blocks times H, one reduction per
+//! four messages. The reduced register XORed with E(K, Y_0)'s is the four
+//! tags, lane j message j's.
+//!
+//! Longer messages (`long_groups`, 9 to 128 blocks) go in chunks of eight
+//! blocks a message (two registers, eight under AES at once), and their
+//! GHASH is message-major: each register of a message's four blocks is
+//! multiplied by its own four powers, H^(c + 1 − i) for block i, one
+//! 64-byte load from a table of H^(LONG + 4) … H^1 the key holds
+//! (`long_powers`, 2.2 KiB, made at key setup from H^32 … H^1 in 25
+//! products of four lanes), and the products are summed unreduced over
+//! the whole message, three registers a message. Only at the group's end
+//! do the four messages' sums meet in lanes (six shuffles and three XORs
+//! per component) for one reduction with the AAD's and the lengths'
+//! products. Lane-major with Horner's rule over the chunks, as this path
+//! was, each chunk of 32 blocks cost a transpose (twelve shuffles), the
+//! running value's product with H^8 and a reduction: 169 vector
+//! instructions a chunk (AES-128, encryption, in the disassembly), 60 of
+//! them on the one port that takes shuffles and carry-less products;
+//! message-major it is 144, 40 on that port, beside the 72 AES rounds on
+//! the other. Intel Xeon (Emerald Rapids, 2 vCPUs), AES-128, 64 messages a
+//! batch, TSC cycles a message, old and new in one process, three runs:
+//! encryption 1500 B 1.12–1.19× faster (299.6–331.0 against 347.0–371.6),
+//! 1024 B 1.13–1.19×, 2048 B 1.16–1.20×, 576 B 1.0–1.12×; decryption,
+//! whose products never waited on AES, 1.05–1.14× from 1 KiB and about
+//! the same at 576 B; AES-256
+//! encryption 1.10–1.14×, decryption 1.0–1.06×. The cost: 9 to 12
+//! blocks decrypt 5–10 % slower (the sums' meeting in lanes is on the
+//! group's last chain, and a last register of one block multiplies four
+//! lanes), and key setup 5–6 % longer (410–700 TSC cycles, the table's
+//! 25 products and its wipe: 8 200–9 400 → 8 650–10 150).
+//!
+//! The long path's counter blocks skip rounds 0 and 1 with FACE's table
 //! (`ctr/face/round1.rs`): a message of at most 128 blocks is one run of
 //! 256 counts, so its blocks after round 1 are one register of its own
 //! (round 1 of IV ‖ 0) XOR the table's entries, the same loads for the
 //! four messages. AES-128, 64 messages a batch, TSC cycles a message, old
 //! and new alternating (Intel Xeon with AVX-512, Sapphire Rapids class):
-//! 1500 B 219–223 → 211.5–213.5, 576 B 93–94 → 89.8–89.9. (Chunks of
-//! sixteen blocks a message, half the reductions and Horner products,
-//! were slower: sixteen registers under AES and sixteen of ciphertext do
-//! not fit beside the keys; 1500 B 213–215 → 247–248, 576 B 87 → 101.
-//! Also measured and dropped, 1500 B at about 210: one reduction per four
-//! chunks with the running value added to the first block instead of its
-//! own product (eleven fewer vector instructions a chunk) 210; each
-//! chunk's AES issued before the previous chunk's GHASH 215–220; the AES
-//! rounds kept round-major by `asm!` 221. Decryption, whose GHASH waits on
-//! no AES, runs the same 210–212: the chunk costs about 111 core cycles
-//! where its instructions need 80–87 on the two 512-bit ports, and neither
-//! fewer instructions nor another order moved it.)
+//! 1500 B 219–223 → 211.5–213.5, 576 B 93–94 → 89.8–89.9. (Measured and
+//! dropped on the lane-major form: chunks of sixteen blocks a message,
+//! half the reductions and Horner products — sixteen registers under AES
+//! and sixteen of ciphertext do not fit beside the keys; 1500 B 213–215 →
+//! 247–248, 576 B 87 → 101; one reduction per four chunks with the
+//! running value added to the first block instead of its own product;
+//! each chunk's AES issued before the previous chunk's GHASH; the AES
+//! rounds kept round-major by `asm!`. On the message-major form, each
+//! chunk's GHASH issued after the next chunk's AES: 1500 B 1.04–1.07×
+//! the lane-major form where in order it is 1.12–1.19×. The chunk still
+//! costs about 100 core cycles where its AES rounds need 72 and AES
+//! alone, without the products, runs at about 85.)
 //!
 //! The short path takes a run of groups per call and software-pipelines
 //! them (a group's AES issued before the previous group's GHASH); in a
@@ -89,16 +114,17 @@
 //! lanes. The code here is written from that idea and the GCM spec.
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) use imp::crypt_groups;
+pub(crate) use imp::{LongPowers, all_powers, crypt_groups, long_powers};
 
 #[cfg(target_arch = "x86_64")]
 mod imp {
     use core::arch::x86_64::{
         __m512i, _mm_loadu_si128, _mm_maskz_loadu_epi8, _mm_set_epi32, _mm_set_epi64x,
-        _mm512_aesenc_epi128, _mm512_aesenclast_epi128, _mm512_broadcast_i32x4, _mm512_loadu_si512,
-        _mm512_mask_broadcast_i32x4, _mm512_mask_mov_epi32, _mm512_mask_storeu_epi8,
-        _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8, _mm512_set_epi32, _mm512_set_epi64,
-        _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_shuffle_i64x2, _mm512_storeu_si512,
+        _mm512_aesenc_epi128, _mm512_aesenclast_epi128, _mm512_broadcast_i32x4,
+        _mm512_clmulepi64_epi128, _mm512_loadu_si512, _mm512_mask_broadcast_i32x4,
+        _mm512_mask_mov_epi32, _mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8,
+        _mm512_maskz_mov_epi8, _mm512_set_epi32, _mm512_set_epi64, _mm512_setzero_si512,
+        _mm512_shuffle_epi8, _mm512_shuffle_i64x2, _mm512_storeu_si512, _mm512_ternarylogic_epi32,
         _mm512_xor_si512,
     };
     use core::borrow::BorrowMut;
@@ -126,34 +152,35 @@ mod imp {
     pub(crate) unsafe fn crypt_groups<'a, M: BorrowMut<BatchMessage<'a>>>(
         rk: &RoundKeys,
         rounds: usize,
-        (powers, round1): (&[u128; 32], &Round1<4>),
+        (long, round1): (&LongPowers, &Round1<4>),
         run: &mut [M],
         uniform: bool,
         encrypt: bool,
         tags: &mut [Block],
     ) {
+        let powers = all_powers(long);
         let registers = run[0].borrow().buf.len().div_ceil(64);
         // SAFETY: passed on from the caller.
         unsafe {
             match (rounds, encrypt, registers) {
                 (10, true, 1) => groups::<M, 11, true, 1>(rk, powers, run, uniform, tags),
                 (10, true, 2) => groups::<M, 11, true, 2>(rk, powers, run, uniform, tags),
-                (10, true, _) => long_groups::<M, 11, true>(rk, (powers, round1), run, tags),
+                (10, true, _) => long_groups::<M, 11, true>(rk, (long, round1), run, tags),
                 (10, false, 1) => groups::<M, 11, false, 1>(rk, powers, run, uniform, tags),
                 (10, false, 2) => groups::<M, 11, false, 2>(rk, powers, run, uniform, tags),
-                (10, false, _) => long_groups::<M, 11, false>(rk, (powers, round1), run, tags),
+                (10, false, _) => long_groups::<M, 11, false>(rk, (long, round1), run, tags),
                 (12, true, 1) => groups::<M, 13, true, 1>(rk, powers, run, uniform, tags),
                 (12, true, 2) => groups::<M, 13, true, 2>(rk, powers, run, uniform, tags),
-                (12, true, _) => long_groups::<M, 13, true>(rk, (powers, round1), run, tags),
+                (12, true, _) => long_groups::<M, 13, true>(rk, (long, round1), run, tags),
                 (12, false, 1) => groups::<M, 13, false, 1>(rk, powers, run, uniform, tags),
                 (12, false, 2) => groups::<M, 13, false, 2>(rk, powers, run, uniform, tags),
-                (12, false, _) => long_groups::<M, 13, false>(rk, (powers, round1), run, tags),
+                (12, false, _) => long_groups::<M, 13, false>(rk, (long, round1), run, tags),
                 (_, true, 1) => groups::<M, 15, true, 1>(rk, powers, run, uniform, tags),
                 (_, true, 2) => groups::<M, 15, true, 2>(rk, powers, run, uniform, tags),
-                (_, true, _) => long_groups::<M, 15, true>(rk, (powers, round1), run, tags),
+                (_, true, _) => long_groups::<M, 15, true>(rk, (long, round1), run, tags),
                 (_, false, 1) => groups::<M, 15, false, 1>(rk, powers, run, uniform, tags),
                 (_, false, 2) => groups::<M, 15, false, 2>(rk, powers, run, uniform, tags),
-                (_, false, _) => long_groups::<M, 15, false>(rk, (powers, round1), run, tags),
+                (_, false, _) => long_groups::<M, 15, false>(rk, (long, round1), run, tags),
             }
         }
     }
@@ -613,14 +640,17 @@ mod imp {
         reduce(sum)
     }
 
-    /// Messages of 9 to [`LONG`] blocks, four
-    /// at a time: each message's blocks in chunks of eight (two registers
-    /// a message, eight under AES at once, as the main loops of the
-    /// one-message kernels have), and GHASH lane by lane after each chunk,
-    /// Horner's rule over chunks: the running value times H^8 plus the
-    /// chunk's blocks times H^8 … H^1, one reduction per chunk. What a
-    /// one-message call pays once per message (its start, its partial
-    /// batches at the end, its last reductions) is paid once per four.
+    /// Messages of 9 to [`LONG`] blocks, four at a time: each message's
+    /// blocks in chunks of eight (two registers a message, eight under AES
+    /// at once, as the main loops of the one-message kernels have), and
+    /// GHASH message by message, each register of four blocks times its
+    /// own four powers of H ([`Descending`]), summed unreduced over the
+    /// whole message: no transpose, no reduction and no product of a
+    /// running value per chunk. The four messages' sums meet in lanes once
+    /// per group, with the AAD's and the lengths' products, for one
+    /// reduction. What a one-message call pays once per message (its
+    /// start, its partial batches at the end, its last reductions) is paid
+    /// once per four.
     ///
     /// # Safety
     /// As [`crypt_groups`]; every message is 9 to `LONG` blocks long.
@@ -633,15 +663,190 @@ mod imp {
         const ENCRYPT: bool,
     >(
         rk: &RoundKeys,
-        (all, round1): (&[u128; 32], &Round1<4>),
+        (long, round1): (&LongPowers, &Round1<4>),
         run: &mut [M],
         tags: &mut [Block],
     ) {
+        let c = run[0].borrow().buf.len().div_ceil(16);
         let k = broadcast_keys::<N>(rk);
         let keyed = Keyed::<2>::new(k[0]);
+        let powers = Descending::new(long, c);
         for (group, out) in run.chunks_exact_mut(4).zip(tags.chunks_exact_mut(4)) {
             // SAFETY: passed on from the caller.
-            unsafe { long_group::<M, N, ENCRYPT>(&k, &keyed, (all, round1), group, out) };
+            unsafe { long_group::<M, N, ENCRYPT>(&k, &keyed, (&powers, round1), group, out) };
+        }
+    }
+
+    /// Where H^1 is in the key's [`long_powers`]: H^x is entry `TOP` − x.
+    const TOP: usize = LONG + 4;
+
+    /// The powers the long path multiplies blocks by, made at key setup:
+    /// H^x at entry [`TOP`] − x for x = 1 … `TOP` (≥ c + 2 for every
+    /// message it takes), then eight zero entries. Its last thirty-two
+    /// entries before the zeros are H^32 … H^1 in the order of `all` (the
+    /// key's other powers: [`all_powers`]). Eight registers of four powers
+    /// times H^32 make the next thirty-two.
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512F/BW/VL and VPCLMULQDQ.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,vpclmulqdq")]
+    pub(crate) unsafe fn long_powers(all: &[u128; 32]) -> LongPowers {
+        let mut table = LongPowers([0; POWERS]);
+        // `up[q]` holds H^(4q + 4) … H^(4q + 1) in lanes 0 … 3, the order
+        // `all` keeps (H^32 … H^1), and goes to entry TOP − 4q − 4 on.
+        let mut up = [_mm512_setzero_si512(); TOP / 4];
+        let h32 = power(all, 32);
+        for q in 0..TOP / 4 {
+            up[q] = if q < 8 {
+                // SAFETY: entries 28 − 4q … 31 − 4q of `all` are 64
+                // readable bytes.
+                unsafe { _mm512_loadu_si512(all[28 - 4 * q..].as_ptr().cast()) }
+            } else {
+                reduce(mul_wide(up[q - 8], h32))
+            };
+            let at = TOP - 4 * q - 4;
+            // SAFETY: entries `at` … `at` + 3 < TOP are 64 writable bytes.
+            unsafe { _mm512_storeu_si512(table.0[at..].as_mut_ptr().cast(), up[q]) };
+        }
+        table
+    }
+
+    /// How many entries [`long_powers`] has.
+    pub(crate) const POWERS: usize = TOP + 8;
+
+    /// The table [`long_powers`] makes, wiped with [`crate::secret::wipe`]
+    /// (at memset speed: the `zeroize` crate's element-wise volatile
+    /// writes of its 2 KiB were a tenth of the key setup).
+    pub(crate) struct LongPowers(pub(crate) [u128; POWERS]);
+
+    impl zeroize::Zeroize for LongPowers {
+        fn zeroize(&mut self) {
+            // SAFETY: `u128` has no padding and every byte pattern is a
+            // `u128`; the slice covers the array exactly, borrowed
+            // mutably.
+            let bytes = unsafe {
+                core::slice::from_raw_parts_mut(
+                    self.0.as_mut_ptr().cast::<u8>(),
+                    size_of_val(&self.0),
+                )
+            };
+            crate::secret::wipe(bytes);
+        }
+    }
+
+    /// H^32 … H^1 (entry e holds H^(32 − e)) within [`long_powers`].
+    pub(crate) fn all_powers(long: &LongPowers) -> &[u128; 32] {
+        long.0[TOP - 32..TOP].try_into().expect("32 entries")
+    }
+
+    /// The powers a run of messages of c blocks multiplies its blocks by,
+    /// in the key's [`long_powers`]. Block i of a message with no AAD is
+    /// followed by c − i blocks and the lengths, so it takes
+    /// H^(c + 1 − i), entry `base` + i (`base` = TOP − c − 1): register r
+    /// of a message (blocks 4r … 4r + 3) meets its four powers as one
+    /// 64-byte load, and a block past the message's end (zero) meets H^0
+    /// or zero. The AAD block takes H^(c + 2), entry `base` − 1, and the
+    /// lengths block H, entry TOP − 1.
+    struct Descending<'k> {
+        entries: &'k [u128; POWERS],
+        base: usize,
+    }
+
+    impl Descending<'_> {
+        fn new(long: &LongPowers, c: usize) -> Descending<'_> {
+            debug_assert!(c <= LONG);
+            Descending {
+                entries: &long.0,
+                base: TOP - c - 1,
+            }
+        }
+
+        /// The powers of blocks 4r … 4r + 3.
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn register(&self, r: usize) -> __m512i {
+            let four = &self.entries[self.base + 4 * r..self.base + 4 * r + 4];
+            // SAFETY: `four` is 64 readable bytes.
+            unsafe { _mm512_loadu_si512(four.as_ptr().cast()) }
+        }
+
+        /// H^(c + 2), for the AAD block, in every lane.
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn aad(&self) -> __m512i {
+            splat(&self.entries[self.base - 1])
+        }
+
+        /// H, for the lengths block, in every lane.
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn h1(&self) -> __m512i {
+            splat(&self.entries[TOP - 1])
+        }
+    }
+
+    /// `sum` plus the products of two registers of one message's blocks
+    /// with their powers: eight `VPCLMULQDQ` and four three-way XORs.
+    #[inline]
+    #[target_feature(enable = "avx512f,vpclmulqdq")]
+    fn add_products(sum: Wide, d: [__m512i; 2], h: [__m512i; 2]) -> Wide {
+        let [(d0, h0), (d1, h1)] = [(d[0], h[0]), (d[1], h[1])];
+        Wide {
+            lo: xor3(
+                sum.lo,
+                _mm512_clmulepi64_epi128(d0, h0, 0x00),
+                _mm512_clmulepi64_epi128(d1, h1, 0x00),
+            ),
+            mi: xor3(
+                xor3(
+                    sum.mi,
+                    _mm512_clmulepi64_epi128(d0, h0, 0x01),
+                    _mm512_clmulepi64_epi128(d0, h0, 0x10),
+                ),
+                _mm512_clmulepi64_epi128(d1, h1, 0x01),
+                _mm512_clmulepi64_epi128(d1, h1, 0x10),
+            ),
+            hi: xor3(
+                sum.hi,
+                _mm512_clmulepi64_epi128(d0, h0, 0x11),
+                _mm512_clmulepi64_epi128(d1, h1, 0x11),
+            ),
+        }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn xor3(a: __m512i, b: __m512i, c: __m512i) -> __m512i {
+        _mm512_ternarylogic_epi32(a, b, c, 0x96)
+    }
+
+    /// Four messages' sums, message j's in the four lanes of `sums[j]`,
+    /// as one sum, lane j message j's: each component's lanes added in
+    /// two steps, pairs of messages side by side (six shuffles and three
+    /// XORs, where a transpose and three additions are eleven).
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn gather(sums: &[Wide; 4]) -> Wide {
+        // Lanes 0 ⊕ 2 and 1 ⊕ 3 of `a`, then the same of `b`.
+        let halves = |a: __m512i, b: __m512i| {
+            _mm512_xor_si512(
+                _mm512_shuffle_i64x2::<0x44>(a, b),
+                _mm512_shuffle_i64x2::<0xee>(a, b),
+            )
+        };
+        let one = |part: fn(&Wide) -> __m512i| {
+            let p = halves(part(&sums[0]), part(&sums[1]));
+            let q = halves(part(&sums[2]), part(&sums[3]));
+            // Lane 0 ⊕ 1 of p, 2 ⊕ 3 of p, the same of q.
+            _mm512_xor_si512(
+                _mm512_shuffle_i64x2::<0x88>(p, q),
+                _mm512_shuffle_i64x2::<0xdd>(p, q),
+            )
+        };
+        Wide {
+            lo: one(|w| w.lo),
+            mi: one(|w| w.mi),
+            hi: one(|w| w.hi),
         }
     }
 
@@ -659,7 +864,7 @@ mod imp {
     >(
         k: &[__m512i; N],
         keyed: &Keyed<2>,
-        (all, table): (&[u128; 32], &Round1<4>),
+        (powers, table): (&Descending, &Round1<4>),
         group: &mut [M],
         out: &mut [Block],
     ) {
@@ -695,9 +900,21 @@ mod imp {
         let y0 = _mm512_aesenclast_epi128(y0, k[N - 1]);
         let mut unused = y0;
         let chunks = c.div_ceil(8);
-        // The running GHASH: the AAD blocks before the first chunk (then
-        // times H^9), the reduced value after it (times H^8).
-        let mut acc = (a == 1).then_some((heads.aad, 9));
+        // Each message's products, unreduced.
+        let mut sums = [Wide::zero(); 4];
+        let mut add = |ct: &[[__m512i; 4]], chunk: usize| {
+            let h = powers.register(2 * chunk);
+            if let [ct0, ct1] = ct {
+                let h = [h, powers.register(2 * chunk + 1)];
+                for (j, sum) in sums.iter_mut().enumerate() {
+                    *sum = add_products(*sum, [ct0[j], ct1[j]], h);
+                }
+            } else {
+                for (j, sum) in sums.iter_mut().enumerate() {
+                    *sum = sum.xor(mul_wide(ct[0][j], h));
+                }
+            }
+        };
         for chunk in 0..chunks - 1 {
             let s = counter_blocks(&r, &blocks(2 + 8 * chunk));
             // SAFETY: every message has more than 8(chunk + 1) blocks,
@@ -712,30 +929,34 @@ mod imp {
                     None,
                 )
             };
-            acc = Some((hash::<2>(all, acc, &ct, 8, 8, None), 8));
+            add(&ct, chunk);
         }
-        // The last chunk: b = 1 … 8 blocks, then the lengths blocks.
+        // The last chunk: b = 1 … 8 blocks, zero past each message's end.
         let offset = 128 * (chunks - 1);
         let b = c - 8 * (chunks - 1);
-        let lengths_h = Some(mul_wide(lengths, power(all, 1)));
-        let acc = acc.map(|(acc, e)| (acc, e + b - 7));
         let last = blocks(2 + 8 * (chunks - 1));
-        let hash = if b > 4 {
+        if b > 4 {
             let s = counter_blocks(&r, &last);
             // SAFETY: every message is offset + 65 to offset + 128 bytes.
             let ct = unsafe {
                 crypt::<M, N, ENCRYPT, 2, true, false, 2>(k, s, &mut unused, group, offset, None)
             };
-            hash::<2>(all, acc, &ct, b, b + 1, lengths_h)
+            add(&ct, chunks - 1);
         } else {
             let s = counter_blocks(&r, &[last[0]]);
             // SAFETY: every message is offset + 1 to offset + 64 bytes.
             let ct = unsafe {
                 crypt::<M, N, ENCRYPT, 1, true, false, 2>(k, s, &mut unused, group, offset, None)
             };
-            hash::<1>(all, acc, &ct, b, b + 1, lengths_h)
-        };
-        store_tags(hash, y0, out);
+            add(&ct, chunks - 1);
+        }
+        // The AAD blocks times H^(c + 2), the lengths blocks times H, lane
+        // j message j's.
+        let mut sum = gather(&sums).xor(mul_wide(lengths, powers.h1()));
+        if a == 1 {
+            sum = sum.xor(mul_wide(heads.aad, powers.aad()));
+        }
+        store_tags(reduce(sum), y0, out);
     }
 
     /// H^e in all four lanes (entry 32 − e of the powers).
@@ -749,8 +970,15 @@ mod imp {
     #[inline]
     #[target_feature(enable = "avx512f")]
     fn broadcast(all: &[u128; 32], e: usize) -> __m512i {
-        // SAFETY: `all[e]` is 16 readable bytes; no alignment needed.
-        _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128((&all[e] as *const u128).cast()) })
+        splat(&all[e])
+    }
+
+    /// `p` in all four lanes.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn splat(p: &u128) -> __m512i {
+        // SAFETY: `p` is 16 readable bytes; no alignment needed.
+        _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128((p as *const u128).cast()) })
     }
 
     /// The 4 × 4 transpose of 128-bit lanes: lane j of result l is lane l
