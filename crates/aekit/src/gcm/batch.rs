@@ -24,7 +24,9 @@
 //! end runs one by one. Measured on an Intel Xeon with AVX-512 (Sapphire
 //! Rapids class, 2 vCPUs), `aekit bench --suite batch`, GB/s over the
 //! batch against one-message calls of the same messages: 64 B at 16 to
-//! 1024 messages 2.05–2.34×, 576 B 1.60–1.68×, 1500 B 1.21–1.25× (see
+//! 1024 messages 2.05–2.34×, 576 B 1.60–1.68×, 1500 B 1.21–1.25×; on an
+//! Emerald Rapids Xeon, since the long path hashes message by message,
+//! 576 B 1.82–1.92×, 1500 B 1.27–1.38× at 64 to 1024 messages (see
 //! `docs/BENCHMARKS.md`). On the way (a scratch program, 1024 messages of
 //! 64 bytes, TSC cycles per message, best of many batches): one group per
 //! kernel call 30.5; a run per call, software-pipelined, round 0 in the
