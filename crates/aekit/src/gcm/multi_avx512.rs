@@ -65,7 +65,7 @@
 //! message-major it is 144, 40 on that port, beside the 72 AES rounds on
 //! the other. Intel Xeon (Emerald Rapids, 2 vCPUs), AES-128, 64 messages a
 //! batch, TSC cycles a message, old and new in one process, three runs:
-//! encryption 1500 B 1.12–1.19× faster (299.6–331.0 against 347.0–371.6),
+//! encryption 1500 B 1.12–1.16× faster (299.6–331.0 against 347.0–371.6),
 //! 1024 B 1.13–1.19×, 2048 B 1.16–1.20×, 576 B 1.0–1.12×; decryption,
 //! whose products never waited on AES, 1.05–1.14× from 1 KiB and about
 //! the same at 576 B; AES-256
