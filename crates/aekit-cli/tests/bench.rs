@@ -20,11 +20,17 @@ fn has(rows: &[Value], pairs: &[(&str, Value)]) -> bool {
 /// Runs `aekit bench --suite SUITE --quick --json`; returns the markdown
 /// it printed and the JSON it wrote.
 fn quick(suite: &str) -> (String, Value) {
+    quick_with(suite, &[])
+}
+
+/// [`quick`] with more arguments.
+fn quick_with(suite: &str, more: &[&std::ffi::OsStr]) -> (String, Value) {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("out.json");
     let out = Command::new(env!("CARGO_BIN_EXE_aekit"))
         .args(["bench", "--suite", suite, "--quick", "--json"])
         .arg(&json)
+        .args(more)
         .output()
         .unwrap();
     assert!(
@@ -286,21 +292,8 @@ fn quick_peers_suite_writes_every_row() {
 #[test]
 fn quick_batch_suite_writes_every_row_and_plot() {
     let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("out.json");
     let plots = dir.path().join("plots");
-    let out = Command::new(env!("CARGO_BIN_EXE_aekit"))
-        .args(["bench", "--suite", "batch", "--quick", "--json"])
-        .arg(&json)
-        .arg("--plot")
-        .arg(&plots)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let (_, doc) = quick_with("batch", &["--plot".as_ref(), plots.as_os_str()]);
     assert_eq!(doc["suite"], "batch");
     let tables = [
         (

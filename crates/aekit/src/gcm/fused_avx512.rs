@@ -243,8 +243,7 @@ mod imp {
         _mm512_mask_broadcast_i32x4, _mm512_mask_storeu_epi8, _mm512_mask_storeu_epi64,
         _mm512_maskz_loadu_epi8, _mm512_maskz_loadu_epi64, _mm512_maskz_mov_epi8,
         _mm512_maskz_mov_epi64, _mm512_set_epi32, _mm512_setzero_si512, _mm512_shuffle_epi8,
-        _mm512_shuffle_epi32, _mm512_storeu_si512, _mm512_ternarylogic_epi32, _mm512_xor_si512,
-        _mm512_zextsi128_si512,
+        _mm512_shuffle_epi32, _mm512_storeu_si512, _mm512_xor_si512, _mm512_zextsi128_si512,
     };
 
     use core::borrow::BorrowMut;
@@ -272,7 +271,7 @@ mod imp {
     use crate::ghash::clmul::Clmul;
     use crate::ghash::vclmul::{
         Powers, Vclmul, Wide, bswap_mask, fold_constant, horizontal_xor, lane_mask, load_acc,
-        mul_wide, reduce_to_128, sixteen, store_acc,
+        mul_wide, reduce_to_128, sixteen, store_acc, xor3,
     };
 
     /// The `vaes` round keys and the `vclmul` powers of H; holding one
@@ -1770,12 +1769,6 @@ mod imp {
         for x in s.iter_mut() {
             *x = _mm512_aesenc_epi128(*x, key);
         }
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    fn xor3(a: __m512i, b: __m512i, c: __m512i) -> __m512i {
-        _mm512_ternarylogic_epi32(a, b, c, 0x96)
     }
 
     /// Fewer than sixteen blocks in `V` registers: AES on all of them at

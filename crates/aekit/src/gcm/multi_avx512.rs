@@ -124,8 +124,7 @@ mod imp {
         _mm512_clmulepi64_epi128, _mm512_loadu_si512, _mm512_mask_broadcast_i32x4,
         _mm512_mask_mov_epi32, _mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8,
         _mm512_maskz_mov_epi8, _mm512_set_epi32, _mm512_set_epi64, _mm512_setzero_si512,
-        _mm512_shuffle_epi8, _mm512_shuffle_i64x2, _mm512_storeu_si512, _mm512_ternarylogic_epi32,
-        _mm512_xor_si512,
+        _mm512_shuffle_epi8, _mm512_shuffle_i64x2, _mm512_storeu_si512, _mm512_xor_si512,
     };
     use core::borrow::BorrowMut;
 
@@ -134,7 +133,7 @@ mod imp {
     use crate::aes::Block;
     use crate::aes::vaes::{RoundKeys, broadcast_keys, byte_mask};
     use crate::ctr::face::round1::Round1;
-    use crate::ghash::vclmul::{Wide, bswap_mask, mul_wide, reduce};
+    use crate::ghash::vclmul::{Wide, bswap_mask, mul_wide, reduce, xor3};
 
     /// Encrypts or decrypts the messages of `run` in place, four at a time
     /// (messages 4g … 4g + 3 are group g), and writes their full tags into
@@ -812,12 +811,6 @@ mod imp {
                 _mm512_clmulepi64_epi128(d1, h1, 0x11),
             ),
         }
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    fn xor3(a: __m512i, b: __m512i, c: __m512i) -> __m512i {
-        _mm512_ternarylogic_epi32(a, b, c, 0x96)
     }
 
     /// Four messages' sums, message j's in the four lanes of `sums[j]`,

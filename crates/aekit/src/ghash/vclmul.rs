@@ -114,7 +114,7 @@ pub use imp::Vclmul;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use imp::{
     Powers, Wide, bswap_mask, byte_mask, fold_constant, horizontal_xor, lane_mask, load_acc,
-    mul_wide, reduce, reduce_to_128, sixteen, store_acc,
+    mul_wide, reduce, reduce_to_128, sixteen, store_acc, xor3,
 };
 #[cfg(not(target_arch = "x86_64"))]
 pub use unsupported::Vclmul;
@@ -475,10 +475,17 @@ mod imp {
         let c = fold_constant();
         let t = _mm512_clmulepi64_epi128(z.lo, c, 0x10); // LO_L ⊗ C
         let lo = _mm512_shuffle_epi32(z.lo, _MM_PERM_BADC); // swap(LO)
-        let mi = _mm512_ternarylogic_epi32(z.mi, lo, t, 0x96); // MI'
+        let mi = xor3(z.mi, lo, t); // MI'
         let t = _mm512_clmulepi64_epi128(mi, c, 0x10); // MI'_L ⊗ C
         let mi = _mm512_shuffle_epi32(mi, _MM_PERM_BADC); // swap(MI')
-        _mm512_ternarylogic_epi32(z.hi, mi, t, 0x96)
+        xor3(z.hi, mi, t)
+    }
+
+    /// `a ⊕ b ⊕ c` in one `VPTERNLOGD`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(crate) fn xor3(a: __m512i, b: __m512i, c: __m512i) -> __m512i {
+        _mm512_ternarylogic_epi32(a, b, c, 0x96)
     }
 
     /// The XOR of the four 128-bit lanes.
