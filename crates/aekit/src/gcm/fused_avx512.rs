@@ -8,7 +8,8 @@
 //! of what `vaes` and `vclmul` need. The kernel holds a `Vaes` key and a
 //! `Vclmul` key, each its own capability token, so holding a kernel proves
 //! all five features; `new` computes H = E(K, 0^128) with the `Vaes` key
-//! and precomputes the powers H^16…H^1 (in `Vclmul`), H^32…H^17 and every
+//! and precomputes the powers H^16…H^1 (in `Vclmul`), H^132…H^1 (the
+//! batches' long path takes them all, the main loop H^32…H^1) and every
 //! power's h_L ⊕ h_H (in `Extra`) once, so a call does nothing but load
 //! them.
 //!
