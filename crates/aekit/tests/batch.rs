@@ -258,6 +258,36 @@ fn gcm_batch_of_shaped_messages_equals_one_message_calls() {
     });
 }
 
+/// Every block count the multi-buffer paths take (3 to 128, the long path
+/// from 9: each block count meets its own row of the key's table of
+/// powers), with and without a block of associated data, a run of four
+/// messages of one shape with lengths ending anywhere in the last block:
+/// each equals its one-message call, and one forged message of the run
+/// fails alone.
+#[test]
+fn gcm_batch_of_every_block_count_equals_one_message_calls() {
+    each_relaxed_key(&mut Rng(0xba7c_0008), |gcm, what, rng| {
+        for blocks in 3..=129 {
+            for aad_blocks in [0, 1] {
+                let plain: Vec<Msg> = (0..4)
+                    .map(|_| {
+                        let len = 16 * (blocks - 1) + 1 + rng.below(16);
+                        let aad_len = aad_blocks * (1 + rng.below(16));
+                        random_msg(rng, 12, aad_len, len)
+                    })
+                    .collect();
+                let mut msgs = plain.clone();
+                let results = gcm.encrypt_batch(&mut gcm_batch(&mut msgs));
+                let what = format!("{what} {blocks} blocks, {aad_blocks} of AAD");
+                assert_equals_one_message_calls(gcm, &plain, &msgs, &results, &what);
+                let mut forged = [false; 4];
+                forged[rng.below(4)] = true;
+                assert_forged_fail_alone(gcm, rng, &plain, &mut msgs, &forged, &what);
+            }
+        }
+    });
+}
+
 /// Runs of messages of one length (fixed-size records or packets: the
 /// multi-buffer path makes their masks and lengths block once per call),
 /// longer and shorter than one kernel call's run, and the same runs with
