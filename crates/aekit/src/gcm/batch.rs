@@ -19,9 +19,14 @@
 //! at most one block of associated data go four at a time through the
 //! multi-buffer path (`multi_avx512.rs`): four messages of one shape, one
 //! per 128-bit lane. A run of consecutive messages of one shape goes to
-//! the kernel in whole groups, up to [`RUN`] messages a call; others wait
-//! in their shape's bucket until it holds four, and what is left at the
-//! end runs one by one. Measured on an Intel Xeon with AVX-512 (Sapphire
+//! the kernel in whole groups, up to [`RUN`] messages a call; in a batch
+//! of eight or more, others wait in their shape's bucket until it holds
+//! [`GATHER`] (sixteen) and go to the kernel as one run, and what is left
+//! at the end goes in whole groups, the rest one by one. (Buckets of
+//! four, one group a kernel call, ran interleaved IMIX batches of 64 to
+//! 1024 messages at 1.07–1.21× the one-message calls on an Emerald Rapids
+//! Xeon, the same messages sorted by length at 1.6–1.9×; buckets of
+//! sixteen, a run of four pipelined groups a call, 1.09–1.50×.) Measured on an Intel Xeon with AVX-512 (Sapphire
 //! Rapids class, 2 vCPUs), `aekit bench --suite batch`, GB/s over the
 //! batch against one-message calls of the same messages: 64 B at 16 to
 //! 1024 messages 2.05–2.34×, 576 B 1.60–1.68×, 1500 B 1.21–1.25×; on an
@@ -234,77 +239,146 @@ impl KernelOp for Batch<'_, '_, '_> {
         // Runs of consecutive messages of one multi-buffer shape go
         // straight to the kernel, whole groups of four, up to `RUN` at a
         // time; other messages of such a shape wait in their shape's
-        // bucket until it holds four; the others, and what is left in the
-        // buckets at the end, run one by one. Every message gets its own
+        // bucket until it holds `GATHER`, and go to the kernel as one
+        // run; the others, and what is left in the buckets at the end
+        // beyond whole groups, run one by one. Every message gets its own
         // result, in its place.
-        let messages = self.messages;
-        let mut buckets = Buckets::default();
+        let mut rest = self.messages;
+        // Made at the first message that waits (2 KiB to fill: a batch
+        // of runs alone, 16 messages of 64 bytes, was 10 % slower with
+        // them made up front), and not in a batch of fewer than eight,
+        // where the gathering cost a mix of shapes that formed no group
+        // (four IMIX messages) 15 %.
+        let gather = rest.len() >= 8;
+        let mut buckets: Option<Buckets<'_, '_>> = None;
         // The kernel's tags, one buffer for the batch (zeroed once: a
         // buffer per kernel call cost a 1 KiB `memset` each, also for a
         // message that found no group).
         let mut tags = [[0u8; 16]; RUN];
-        let mut next = 0;
-        while next < messages.len() {
-            let i = next;
-            next += 1;
-            let Some(b) = bucket(gcm, K::LONGEST, &messages[i]) else {
-                results[i] = one(gcm, kernel, &mut messages[i], direction);
-                continue;
-            };
-            if !buckets.holds(b) {
-                let run = &mut messages[i..];
-                let took = groups(gcm, kernel, run, &mut tags, |k| i + k, results, direction);
+        let go = Gathered {
+            gcm,
+            kernel,
+            direction,
+        };
+        let mut i = 0;
+        while !rest.is_empty() {
+            let b = bucket(gcm, K::LONGEST, &rest[0]);
+            if let Some(b) = b
+                && !buckets.as_ref().is_some_and(|w| w.holds(b))
+            {
+                let took = groups(gcm, kernel, rest, &mut tags, |k| i + k, results, direction);
                 if took > 0 {
-                    next = i + took;
+                    rest = &mut core::mem::take(&mut rest)[took..];
+                    i += took;
                     continue;
                 }
             }
-            match buckets.add(b, i) {
+            let Some((m, tail)) = core::mem::take(&mut rest).split_first_mut() else {
+                unreachable!("not empty");
+            };
+            rest = tail;
+            let added = match b {
+                Some(b) if gather => buckets.get_or_insert_with(Buckets::default).add(b, i, m),
+                _ => Added::NoRoom(m),
+            };
+            match added {
                 Added::Waiting => {}
-                Added::Group(index) => {
-                    let Ok(mut group) = messages.get_disjoint_mut(index) else {
-                        unreachable!("a bucket holds distinct indices");
-                    };
-                    let place = |k: usize| index[k];
-                    if groups(
-                        gcm, kernel, &mut group, &mut tags, place, results, direction,
-                    ) == 0
-                    {
-                        // Not taken: the group is of one shape.
-                        one_by_one(gcm, kernel, &mut group, place, results, direction);
-                    }
-                }
-                Added::NoRoom => results[i] = one(gcm, kernel, &mut messages[i], direction),
+                Added::Full(run) => go.run(run, &mut tags, results),
+                Added::NoRoom(m) => results[i] = one(gcm, kernel, m, direction),
             }
+            i += 1;
         }
-        for &i in buckets.left() {
-            results[i] = one(gcm, kernel, &mut messages[i], direction);
+        // What is left in the buckets: their whole groups of four, then
+        // the rest one by one.
+        for left in buckets.iter_mut().flat_map(Buckets::left) {
+            let mut fours = left.chunks_exact_mut(4);
+            for four in &mut fours {
+                let four: [Waiting<'_, '_>; 4] =
+                    core::array::from_fn(|k| four[k].take().expect("held"));
+                go.run(four, &mut tags, results);
+            }
+            for (i, m) in fours.into_remainder().iter_mut().filter_map(Option::take) {
+                results[i] = one(gcm, kernel, m, direction);
+            }
         }
     }
 }
 
-/// Messages of multi-buffer shapes waiting for a group, by shape: at most
+/// A message waiting in a bucket: its place in the batch and itself.
+type Waiting<'m, 'a> = (usize, &'m mut BatchMessage<'a>);
+
+/// Messages of one shape gathered from across a batch, to the kernel's
+/// multi-buffer path as one run (whole groups of four).
+struct Gathered<'g, 'k, K> {
+    gcm: &'g AesGcm,
+    kernel: &'k K,
+    direction: Direction,
+}
+
+impl<K: Kernel + Sync> Gathered<'_, '_, K> {
+    /// The `N` messages of `run` (of one shape), their results into
+    /// `results`.
+    fn run<const N: usize>(
+        &self,
+        run: [Waiting<'_, '_>; N],
+        tags: &mut [Block; RUN],
+        results: &mut [Result<(), Error>],
+    ) {
+        let (gcm, kernel, direction) = (self.gcm, self.kernel, self.direction);
+        let index: [usize; N] = core::array::from_fn(|k| run[k].0);
+        let mut run = run.map(|(_, m)| m);
+        let took = groups(
+            gcm,
+            kernel,
+            &mut run,
+            tags,
+            |k| index[k],
+            results,
+            direction,
+        );
+        // What the kernel did not take (none: the messages are of one
+        // shape, in whole groups).
+        let rest = &mut run[took..];
+        one_by_one(gcm, kernel, rest, |k| index[took + k], results, direction);
+    }
+}
+
+/// Messages of multi-buffer shapes waiting for a run, by shape: at most
 /// [`BUCKETS`] shapes at once (a batch mixing more shapes than that runs
-/// the others' messages one by one, as if they had no shape).
-#[derive(Default)]
-struct Buckets {
+/// the others' messages one by one, as if they had no shape), up to
+/// [`GATHER`] messages each. (Each bucket holds its messages' own
+/// references, taken one by one off the batch: indices into the batch
+/// borrowed back with `get_disjoint_mut` cost its check of every pair,
+/// which at sixteen messages a run made interleaved IMIX batches slower
+/// than at four.)
+struct Buckets<'m, 'a> {
     /// The shape of each bucket (see [`bucket`]), where it holds any.
     shape: [usize; BUCKETS],
     /// Each bucket's messages, the first `count` of them.
-    index: [[usize; 4]; BUCKETS],
+    held: [[Option<Waiting<'m, 'a>>; GATHER]; BUCKETS],
     count: [usize; BUCKETS],
 }
 
-/// What adding a message to the buckets did.
-enum Added {
-    Waiting,
-    /// Its bucket is full: these four messages make a group.
-    Group([usize; 4]),
-    /// Every bucket holds another shape.
-    NoRoom,
+impl Default for Buckets<'_, '_> {
+    fn default() -> Self {
+        Buckets {
+            shape: [0; BUCKETS],
+            held: core::array::from_fn(|_| core::array::from_fn(|_| None)),
+            count: [0; BUCKETS],
+        }
+    }
 }
 
-impl Buckets {
+/// What adding a message to the buckets did.
+enum Added<'m, 'a> {
+    Waiting,
+    /// Its bucket is full: these messages make a run.
+    Full([Waiting<'m, 'a>; GATHER]),
+    /// Every bucket holds another shape: the message back.
+    NoRoom(&'m mut BatchMessage<'a>),
+}
+
+impl<'m, 'a> Buckets<'m, 'a> {
     /// Whether a bucket holds messages of shape `b`.
     fn holds(&self, b: usize) -> bool {
         self.slot(b).is_some()
@@ -314,30 +388,32 @@ impl Buckets {
         (0..BUCKETS).find(|&s| self.count[s] > 0 && self.shape[s] == b)
     }
 
-    /// Adds message `i`, of shape `b`.
-    fn add(&mut self, b: usize, i: usize) -> Added {
+    /// Adds message `i`, `m`, of shape `b`.
+    fn add(&mut self, b: usize, i: usize, m: &'m mut BatchMessage<'a>) -> Added<'m, 'a> {
         let Some(s) = self
             .slot(b)
             .or_else(|| (0..BUCKETS).find(|&s| self.count[s] == 0))
         else {
-            return Added::NoRoom;
+            return Added::NoRoom(m);
         };
         self.shape[s] = b;
-        self.index[s][self.count[s]] = i;
+        self.held[s][self.count[s]] = Some((i, m));
         self.count[s] += 1;
-        if self.count[s] < 4 {
+        if self.count[s] < GATHER {
             return Added::Waiting;
         }
         self.count[s] = 0;
-        Added::Group(self.index[s])
+        Added::Full(core::array::from_fn(|k| {
+            self.held[s][k].take().expect("a full bucket")
+        }))
     }
 
-    /// The messages left waiting.
-    fn left(&self) -> impl Iterator<Item = &usize> {
-        self.index
-            .iter()
+    /// The messages left waiting, bucket by bucket.
+    fn left(&mut self) -> impl Iterator<Item = &mut [Option<Waiting<'m, 'a>>]> {
+        self.held
+            .iter_mut()
             .zip(&self.count)
-            .flat_map(|(index, &count)| &index[..count])
+            .map(|(held, &count)| &mut held[..count])
     }
 }
 
@@ -364,6 +440,11 @@ fn bucket(gcm: &AesGcm, longest: usize, m: &BatchMessage<'_>) -> Option<usize> {
 
 /// Shapes waiting for a group at once.
 const BUCKETS: usize = 8;
+
+/// Messages of one shape a bucket gathers before they go to the kernel
+/// as one run (the kernel pipelines the groups of a run, and pays its
+/// start once per run).
+const GATHER: usize = 16;
 
 /// One message on its own, with the one-message API's checks.
 fn one<K: Kernel + Sync>(
