@@ -277,14 +277,16 @@ impl KernelOp for Batch<'_, '_, '_> {
                 unreachable!("not empty");
             };
             rest = tail;
-            let added = match b {
-                Some(b) if gather => buckets.get_or_insert_with(Buckets::default).add(b, i, m),
-                _ => Added::NoRoom(m),
-            };
-            match added {
-                Added::Waiting => {}
-                Added::Full(run) => go.run(run, &mut tags, results),
-                Added::NoRoom(m) => results[i] = one(gcm, kernel, m, direction),
+            match b {
+                Some(b) if gather => {
+                    let waiting = buckets.get_or_insert_with(Buckets::default);
+                    match waiting.add(b, i, m) {
+                        Added::Waiting => {}
+                        Added::Full(s) => go.run(waiting.take(s), &mut tags, results),
+                        Added::NoRoom(m) => results[i] = one(gcm, kernel, m, direction),
+                    }
+                }
+                _ => results[i] = one(gcm, kernel, m, direction),
             }
             i += 1;
         }
@@ -372,8 +374,9 @@ impl Default for Buckets<'_, '_> {
 /// What adding a message to the buckets did.
 enum Added<'m, 'a> {
     Waiting,
-    /// Its bucket is full: these messages make a run.
-    Full([Waiting<'m, 'a>; GATHER]),
+    /// Its bucket (this one) is full: its messages make a run
+    /// ([`Buckets::take`]).
+    Full(usize),
     /// Every bucket holds another shape: the message back.
     NoRoom(&'m mut BatchMessage<'a>),
 }
@@ -402,10 +405,14 @@ impl<'m, 'a> Buckets<'m, 'a> {
         if self.count[s] < GATHER {
             return Added::Waiting;
         }
+        Added::Full(s)
+    }
+
+    /// The messages of full bucket `s`, which is empty after.
+    fn take(&mut self, s: usize) -> [Waiting<'m, 'a>; GATHER] {
+        debug_assert_eq!(self.count[s], GATHER);
         self.count[s] = 0;
-        Added::Full(core::array::from_fn(|k| {
-            self.held[s][k].take().expect("a full bucket")
-        }))
+        core::array::from_fn(|k| self.held[s][k].take().expect("a full bucket"))
     }
 
     /// The messages left waiting, bucket by bucket.
