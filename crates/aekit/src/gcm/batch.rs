@@ -26,9 +26,10 @@
 //! four, one group a kernel call, ran interleaved IMIX batches of 64 to
 //! 1024 messages at 1.07–1.21× the one-message calls on an Emerald Rapids
 //! Xeon, the same messages sorted by length at 1.6–1.9×; buckets of
-//! sixteen, a run of four pipelined groups a call, 1.09–1.50×.) Measured on an Intel Xeon with AVX-512 (Sapphire
-//! Rapids class, 2 vCPUs), `aekit bench --suite batch`, GB/s over the
-//! batch against one-message calls of the same messages: 64 B at 16 to
+//! sixteen, a run of four pipelined groups a call, 1.09–1.50×.) Measured
+//! on an Intel Xeon with AVX-512 (Sapphire Rapids class, 2 vCPUs),
+//! `aekit bench --suite batch`, GB/s over the batch against one-message
+//! calls of the same messages: 64 B at 16 to
 //! 1024 messages 2.05–2.34×, 576 B 1.60–1.68×, 1500 B 1.21–1.25×; on an
 //! Emerald Rapids Xeon, since the long path hashes message by message,
 //! 576 B 1.82–1.92×, 1500 B 1.27–1.38× at 64 to 1024 messages (see
