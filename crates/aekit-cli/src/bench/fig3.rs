@@ -24,7 +24,7 @@ use aekit::{aes, ghash};
 use aekit_harness as harness;
 use serde_json::json;
 
-use super::{Effort, Plot, Report, Series};
+use super::{Effort, Report, Series};
 
 /// The seed's packet size: "chunks of 1024 Byte".
 pub(crate) const PACKET: usize = 1024;
@@ -291,10 +291,5 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
         }
         series.extend(curves);
     }
-    vec![Report {
-        key: "esp_fig3",
-        markdown: md,
-        rows,
-        plots: Plot::sizes("esp_fig3", series),
-    }]
+    vec![Report::with_sizes_plot("esp_fig3", md, rows, series)]
 }

@@ -26,7 +26,7 @@ use aekit_harness as harness;
 use serde_json::{Value, json};
 
 use super::seeds::{M4_GCM, M4_GCTR, M4_GHASH, M4_KEY_BITS, M4_SIZES_KB, m4_cell};
-use super::{Effort, Plot, Report, Series, change, cycles, measure_all, pct};
+use super::{Effort, Report, Series, change, cycles, measure_all, pct};
 
 /// The seed's sizes in bytes (its KB read as KiB).
 fn sizes() -> Vec<usize> {
@@ -226,12 +226,7 @@ fn gctr(effort: Effort) -> Report {
         ));
         md.push('\n');
     }
-    Report {
-        key: "m4_gctr",
-        markdown: md,
-        rows,
-        plots: Plot::sizes("m4_gctr", series),
-    }
+    Report::with_sizes_plot("m4_gctr", md, rows, series)
 }
 
 fn ghash(effort: Effort) -> Report {
@@ -372,12 +367,7 @@ fn gcm(effort: Effort) -> Report {
         ));
         md.push('\n');
     }
-    Report {
-        key: "m4_gcm",
-        markdown: md,
-        rows,
-        plots: Plot::sizes("m4_gcm", series),
-    }
+    Report::with_sizes_plot("m4_gcm", md, rows, series)
 }
 
 pub(crate) fn run(effort: Effort) -> Vec<Report> {

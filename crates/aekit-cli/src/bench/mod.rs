@@ -209,10 +209,28 @@ pub(crate) struct Plot {
     pub(crate) series: Vec<Series>,
 }
 
+impl Report {
+    /// A table with its plot against message size, named after its key
+    /// (none if nothing was measured).
+    pub(crate) fn with_sizes_plot(
+        key: &'static str,
+        markdown: String,
+        rows: Vec<Value>,
+        series: Vec<Series>,
+    ) -> Report {
+        Report {
+            key,
+            markdown,
+            rows,
+            plots: Plot::sizes(key, series),
+        }
+    }
+}
+
 impl Plot {
     /// A table's plot against message size, named after its key; none if
     /// nothing was measured.
-    pub(crate) fn sizes(key: &str, series: Vec<Series>) -> Vec<Plot> {
+    fn sizes(key: &str, series: Vec<Series>) -> Vec<Plot> {
         if series.is_empty() {
             return Vec::new();
         }

@@ -29,7 +29,7 @@ use hmac::{Hmac, Mac};
 use serde_json::json;
 
 use super::seeds::{SPEC_TABLE3, SPEC_TABLE3_SIZES};
-use super::{Effort, Plot, Report, measure_all};
+use super::{Effort, Report, measure_all};
 
 type Ccm = ccm::Ccm<::aes::Aes128, U16, U12>;
 type Eax = eax::Eax<::aes::Aes128>;
@@ -164,10 +164,10 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
         emit(r.mode, &r.implementation, Some(i));
     }
     emit("CWC", "not measured (no maintained Rust CWC)", None);
-    vec![Report {
-        key: "spec_table3",
-        markdown: md,
-        rows: json_rows,
-        plots: Plot::sizes("spec_table3", series),
-    }]
+    vec![Report::with_sizes_plot(
+        "spec_table3",
+        md,
+        json_rows,
+        series,
+    )]
 }

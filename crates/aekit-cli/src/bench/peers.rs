@@ -35,7 +35,7 @@ use aes_gcm::aead::consts::{U12, U16};
 use aes_gcm::aead::{AeadInOut, KeyInit};
 use serde_json::json;
 
-use super::{Effort, Plot, Report, Series, add_point};
+use super::{Effort, Report, Series, add_point};
 
 /// Sizes measured, in bytes (see the module header).
 const SIZES: [usize; 8] = [16, 64, 256, 1024, 1500, 8192, 16384, 1 << 20];
@@ -207,12 +207,12 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
                 }
                 summary.push((aead, op, size, peer, best[..classes.len()].to_vec()));
             }
-            reports.push(Report {
-                key: report_key(key_len, op),
-                markdown: md,
+            reports.push(Report::with_sizes_plot(
+                report_key(key_len, op),
+                md,
                 rows,
-                plots: Plot::sizes(report_key(key_len, op), series),
-            });
+                series,
+            ));
         }
     }
     reports.push(summary_report(&classes, &summary));
