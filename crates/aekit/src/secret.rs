@@ -19,6 +19,12 @@ pub fn wipe(buf: &mut [u8]) {
     zeroize::optimization_barrier(buf);
 }
 
+/// [`wipe`] for 128-bit words (a key's tables of powers of H).
+pub(crate) fn wipe_words(buf: &mut [u128]) {
+    buf.fill(0);
+    zeroize::optimization_barrier(buf);
+}
+
 /// A heap buffer of bytes that is [`wipe`]d when dropped: a scratch
 /// buffer for plaintext. Its length is fixed when it is made, so it never
 /// reallocates and leaves no unwiped copy behind.

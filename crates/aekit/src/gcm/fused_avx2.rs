@@ -259,8 +259,8 @@ mod imp {
     use core::borrow::BorrowMut;
 
     use crate::gcm::batch::BatchMessage;
-    use crate::gcm::kernel::{Kernel, LONG, finish_two_pass, taken};
-    use crate::gcm::multi_avx2::{Wide, crypt_groups, mul_wide, reduce};
+    use crate::gcm::kernel::{Kernel, LONG, LongPowers, finish_two_pass, taken};
+    use crate::gcm::multi_avx2::{Wide, crypt_groups, long_powers, mul_wide, reduce};
     use crate::gcm::out_of_place::{as_uninit, assume_init, copy_into, in_output, io_of};
     use crate::gcm::state::Direction;
     use crate::gcm::{FusedKernel, supplied_clmul};
@@ -311,8 +311,15 @@ mod imp {
     pub(crate) struct FusedAvx2 {
         ni: FusedNi,
         powers: Powers,
+        /// The multi-buffer path's powers for messages of nine blocks or
+        /// more (`multi_avx2.rs`), H^(LONG + 4) … H^1.
+        long: Long,
         _cpu: Cpu,
     }
+
+    /// [`LongPowers`], zeroized on drop.
+    #[derive(Zeroize, ZeroizeOnDrop)]
+    struct Long(LongPowers);
 
     impl Kernel for FusedAvx2 {
         type Aes = Ni;
@@ -410,7 +417,7 @@ mod imp {
                 crypt_groups(
                     keys,
                     aes.rounds(),
-                    (powers, self.ni.round1()),
+                    (powers, &self.long.0, self.ni.round1()),
                     run,
                     uniform,
                     encrypt,
@@ -477,10 +484,13 @@ mod imp {
             for (j, pair) in powers.0[8..].iter_mut().enumerate() {
                 *pair = [all[31 - 2 * j], all[30 - 2 * j]];
             }
+            // SAFETY: `cpu` proves AVX2 and VPCLMULQDQ.
+            let long = Long(unsafe { long_powers(&all) });
             all.zeroize();
             Some(FusedAvx2 {
                 ni,
                 powers,
+                long,
                 _cpu: cpu,
             })
         }

@@ -255,8 +255,8 @@ mod imp {
     use super::super::FusedKernel;
     use super::super::batch::BatchMessage;
     use super::super::fused_avx2::end_keystream;
-    use super::super::kernel::{Kernel, LONG, taken};
-    use super::super::multi_avx512::{LongPowers, all_powers, crypt_groups, long_powers};
+    use super::super::kernel::{Kernel, LONG, LongPowers, taken};
+    use super::super::multi_avx512::{all_powers, crypt_groups, long_powers};
     use super::super::out_of_place::{in_output, io_of};
     use super::super::state::Direction;
     use super::super::supplied_avx512;

@@ -176,6 +176,29 @@ pub(crate) fn shape(aad_len: usize, len: usize, longest: usize) -> Option<(usize
 /// its counter block's last byte.
 pub(crate) const LONG: usize = 128;
 
+/// Where H^1 is in a key's [`LongPowers`]: H^x is entry `TOP` − x.
+pub(crate) const TOP: usize = LONG + 4;
+
+/// How many entries [`LongPowers`] has.
+pub(crate) const POWERS: usize = TOP + 8;
+
+/// The powers the multi-buffer paths multiply a long message's blocks by
+/// (each block its own, summed over the whole message and reduced once),
+/// made at key setup by `vaes-avx512` and `vaes-avx2`: H^x at entry
+/// [`TOP`] − x for x = 1 … `TOP` (≥ c + 2 for every message of c ≤
+/// [`LONG`] blocks: its AAD block takes H^(c + 2)), then eight zero
+/// entries (a register of four powers read past H^1). Wiped at memset
+/// speed ([`crate::secret::wipe_words`]: the `zeroize` crate's
+/// element-wise volatile writes of its 2 KiB were a tenth of a key
+/// setup).
+pub(crate) struct LongPowers(pub(crate) [u128; POWERS]);
+
+impl zeroize::Zeroize for LongPowers {
+    fn zeroize(&mut self) {
+        crate::secret::wipe_words(&mut self.0);
+    }
+}
+
 /// The messages a kernel's multi-buffer path takes from the start of
 /// `run`: the longest run of whole groups of four, at most as many as
 /// `tags` holds, in which every message has a 96-bit IV, the first one's

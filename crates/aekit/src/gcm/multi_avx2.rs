@@ -34,13 +34,27 @@
 //! H^(c + 1 − i), the AAD blocks H^(c + 2), the lengths blocks H. Longer
 //! ones (9 to [`LONG`], `long_pair`): chunks of eight blocks a message,
 //! eight registers under AES (sixteen blocks, as the one-message loop),
-//! Horner's rule over the chunks in each lane (the value so far added to
-//! the chunk's first block, the chunk times H^8 … H^1, one reduction: 34
-//! products per sixteen blocks, as the one-message loop's 33); the last
-//! chunk, one to eight blocks, ends in H^2 and the lengths blocks times H.
-//! A first long path, message-major (chunks of four blocks, transposes,
-//! 44 products per sixteen blocks), ran 1500-byte batches at 0.76–0.78×
-//! the one-message calls; this one at 1.26× (below).
+//! and the same sum over the whole message: block i of both messages
+//! meets one broadcast power H^(c + 1 − i) from the key's
+//! [`LongPowers`](super::kernel::LongPowers) (H^132 … H^1, 2.2 KiB, made
+//! at key setup in fifty two-lane products), and the message is reduced
+//! once. A first long path, message-major (chunks of four blocks,
+//! transposes, 44 products per sixteen blocks), ran 1500-byte batches at
+//! 0.76–0.78× the one-message calls; the next, Horner's rule over the
+//! chunks in each lane (the value so far added to the chunk's first block,
+//! the chunk times H^8 … H^1, one reduction a chunk), at 1.26×; this one
+//! drops the reduction, the XOR of the value so far and the wait on both
+//! each chunk: forced `vaes-avx2` on an Intel Xeon (Emerald Rapids), 64
+//! messages a batch, TSC cycles a message, old and new in one process,
+//! AES-128 encryption 1500 B 390.6–393.2 → 366.4–368.6 (1.07×), 576 B
+//! 1.05–1.06×, 2048 B 1.07×, decryption 1500 B 1.11×, 576 B 1.05–1.08×;
+//! AES-256 1500 B 1.01–1.03× encryption, 1.03–1.05× decryption (its
+//! thirteen round keys already leave no register: the sum's two more live
+//! registers cost about what the reductions saved; with an index into the
+//! table per block instead of one bounds check per chunk, AES-256
+//! decryption was 5 % slower). Cost: key setup and drop about 700 TSC
+//! cycles longer (AES-128 6 800–7 070 → 7 480–7 810; the key's own
+//! one-lane products, `Clmul::powers_to`, took 1 350).
 //!
 //! AVX2 has no byte-masked loads and stores. A message's last block,
 //! where the message ends inside it, is read as the 16 bytes that end
@@ -59,7 +73,7 @@
 //! is indexed by secret data (the mask table by the length).
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) use imp::{Wide, crypt_groups, mul_wide, reduce};
+pub(crate) use imp::{Wide, crypt_groups, long_powers, mul_wide, reduce};
 
 #[cfg(target_arch = "x86_64")]
 mod imp {
@@ -67,14 +81,14 @@ mod imp {
         __m128i, __m256i, _mm_insert_epi32, _mm_loadl_epi64, _mm_loadu_si128, _mm_set_epi64x,
         _mm_storeu_si128, _mm256_aesenc_epi128, _mm256_aesenclast_epi128, _mm256_and_si256,
         _mm256_blendv_epi8, _mm256_broadcastsi128_si256, _mm256_castsi256_si128,
-        _mm256_clmulepi64_epi128, _mm256_extracti128_si256, _mm256_set_epi64x, _mm256_set_m128i,
-        _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_shuffle_epi32, _mm256_storeu_si256,
-        _mm256_xor_si256,
+        _mm256_clmulepi64_epi128, _mm256_extracti128_si256, _mm256_loadu_si256, _mm256_set_epi64x,
+        _mm256_set_m128i, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_shuffle_epi32,
+        _mm256_storeu_si256, _mm256_xor_si256,
     };
     use core::borrow::BorrowMut;
 
     use super::super::batch::BatchMessage;
-    use super::super::kernel::LONG;
+    use super::super::kernel::{LONG, LongPowers, POWERS, TOP};
     use crate::aes::Block;
     use crate::ctr::face::round1::Round1;
     use crate::ghash::clmul::FOLD;
@@ -162,7 +176,8 @@ mod imp {
     /// Encrypts or decrypts the messages of `run` in place, four at a time
     /// (messages 4g … 4g + 3 are group g, two pairs), and writes their full
     /// tags into `tags`, in order. `keys` are the round keys; `powers` the
-    /// twisted H^16 … H^1 (entry e is H^(16 − e)).
+    /// twisted H^16 … H^1 (entry e is H^(16 − e)); `long` the key's
+    /// [`LongPowers`] (for messages of more than eight blocks).
     ///
     /// # Safety
     /// The CPU must support AVX2, VAES and VPCLMULQDQ; `rounds` is 10, 12
@@ -175,7 +190,7 @@ mod imp {
     pub(crate) unsafe fn crypt_groups<'a, M: BorrowMut<BatchMessage<'a>>>(
         keys: &[Block; 15],
         rounds: usize,
-        (powers, round1): (&[u128; 32], &Round1<1>),
+        (powers, long, round1): (&[u128; 32], &LongPowers, &Round1<1>),
         run: &mut [M],
         uniform: bool,
         encrypt: bool,
@@ -188,13 +203,13 @@ mod imp {
         macro_rules! by_blocks {
             ($n:literal, $enc:literal) => {
                 match blocks {
-                    3 => groups::<M, $n, $enc, 3>(keys, (powers, round1), run, uniform, tags),
-                    4 => groups::<M, $n, $enc, 4>(keys, (powers, round1), run, uniform, tags),
-                    5 => groups::<M, $n, $enc, 5>(keys, (powers, round1), run, uniform, tags),
-                    6 => groups::<M, $n, $enc, 6>(keys, (powers, round1), run, uniform, tags),
-                    7 => groups::<M, $n, $enc, 7>(keys, (powers, round1), run, uniform, tags),
-                    8 => groups::<M, $n, $enc, 8>(keys, (powers, round1), run, uniform, tags),
-                    _ => groups::<M, $n, $enc, 0>(keys, (powers, round1), run, uniform, tags),
+                    3 => groups::<M, $n, $enc, 3>(keys, (powers, long, round1), run, uniform, tags),
+                    4 => groups::<M, $n, $enc, 4>(keys, (powers, long, round1), run, uniform, tags),
+                    5 => groups::<M, $n, $enc, 5>(keys, (powers, long, round1), run, uniform, tags),
+                    6 => groups::<M, $n, $enc, 6>(keys, (powers, long, round1), run, uniform, tags),
+                    7 => groups::<M, $n, $enc, 7>(keys, (powers, long, round1), run, uniform, tags),
+                    8 => groups::<M, $n, $enc, 8>(keys, (powers, long, round1), run, uniform, tags),
+                    _ => groups::<M, $n, $enc, 0>(keys, (powers, long, round1), run, uniform, tags),
                 }
             };
         }
@@ -232,7 +247,7 @@ mod imp {
         const C: usize,
     >(
         keys: &[Block; 15],
-        (powers, table): (&[u128; 32], &Round1<1>),
+        (powers, long, table): (&[u128; 32], &LongPowers, &Round1<1>),
         run: &mut [M],
         uniform: bool,
         tags: &mut [Block],
@@ -255,7 +270,7 @@ mod imp {
         }
         for (pair, out) in run.chunks_exact_mut(2).zip(tags.chunks_exact_mut(2)) {
             if C == 0 {
-                long_pair::<M, N, ENCRYPT>(&k, (powers, table), lengths_h, pair, out);
+                long_pair::<M, N, ENCRYPT>(&k, (powers, long, table), lengths_h, pair, out);
             } else {
                 crypt_pair::<M, N, ENCRYPT, C>(&k, (powers, table), lengths_h, pair, out);
             }
@@ -264,23 +279,25 @@ mod imp {
 
     /// Two messages of 9 to [`LONG`] blocks, lane j message j, in chunks
     /// of eight blocks a message: eight registers under AES (sixteen
-    /// blocks, as the one-message loop), and GHASH by Horner's rule over
-    /// the chunks, each lane its own message's: the value so far added to
-    /// the chunk's first block, the chunk times H^8 … H^1, one reduction
-    /// (the AAD blocks join the first chunk times H^9). The last chunk, of
-    /// one to eight blocks, ends in H^2 and the lengths blocks times H.
+    /// blocks, as the one-message loop), and GHASH message by message in
+    /// each lane: block b of both messages (the two have c blocks) times
+    /// one broadcast power, H^(c + 1 − b) from the key's [`LongPowers`],
+    /// the AAD blocks times H^(c + 2), the lengths blocks times H, every
+    /// product summed unreduced over the whole message and reduced once.
     /// The last block as in [`crypt_pair`].
     ///
     /// Forced on an Intel Xeon with AVX-512, 256 messages, TSC cycles a
     /// message against one-message calls: 1500 B 311 against 401, 576 B
-    /// 134 against 204, 256 B 76 against 100. (With the chunks' blocks in
+    /// 134 against 204, 256 B 76 against 100, when the chunks were hashed
+    /// by Horner's rule (a reduction a chunk and the value so far added
+    /// to the next chunk's first block). (With the chunks' blocks in
     /// runtime-indexed arrays, as the last chunk has them, 1500 B took
     /// 489: every chunk a constant eight blocks now.)
     #[inline]
     #[target_feature(enable = "avx2,vaes,vpclmulqdq")]
     fn long_pair<'a, M: BorrowMut<BatchMessage<'a>>, const N: usize, const ENCRYPT: bool>(
         k: &[__m256i; N],
-        (powers, table): (&[u128; 32], &Round1<1>),
+        (powers, long, table): (&[u128; 32], &LongPowers, &Round1<1>),
         lengths_h: Option<Wide>,
         pair: &mut [M],
         out: &mut [Block],
@@ -292,6 +309,9 @@ mod imp {
         let bswap = bswap_mask();
         let c = m0.buf.len().div_ceil(16);
         debug_assert!(c == m1.buf.len().div_ceil(16) && (9..=LONG).contains(&c));
+        // Block b takes H^(c + 1 − b): entry `base` + b; the AAD blocks
+        // H^(c + 2), entry `base` − 1.
+        let base = TOP - c - 1;
 
         // Counter blocks as in `crypt_pair`, through round 1 by FACE's
         // table (counts at most LONG + 1: one run).
@@ -302,13 +322,13 @@ mod imp {
         }
         let ek_y0 = _mm256_aesenclast_epi128(y0, k[N - 1]);
 
-        // The GHASH value of each lane, reduced, and the AAD blocks' product
-        // (H^9 in the first chunk).
-        let mut acc = _mm256_setzero_si256();
-        let mut aad_h = (!m0.aad.is_empty()).then(|| {
+        // Both messages' products so far, from the AAD blocks' on.
+        let mut sum = if m0.aad.is_empty() {
+            Wide::zero()
+        } else {
             let d = lanes(aad_block(m0.aad), aad_block(m1.aad));
-            mul_wide(_mm256_shuffle_epi8(d, bswap), power(powers, 9))
-        });
+            mul_wide(_mm256_shuffle_epi8(d, bswap), long_power(long, base - 1))
+        };
         // Chunks of eight blocks; the last one holds the rest, 1 to 8.
         let full = (c - 1) / 8;
         for chunk in 0..full {
@@ -329,29 +349,22 @@ mod imp {
                 unreachable!("a whole chunk");
             };
             let ((b0, _), (b1, _)) = (b0.as_chunks_mut::<16>(), b1.as_chunks_mut::<16>());
-            let mut sum = Wide::zero();
-            for (i, (s, (b0, b1))) in s.iter().zip(b0.iter_mut().zip(b1)).enumerate() {
+            let Some(h) = long.0[base + 8 * chunk..].first_chunk::<8>() else {
+                unreachable!("eight powers: base + c ≤ TOP");
+            };
+            for ((s, h), (b0, b1)) in s.iter().zip(h).zip(b0.iter_mut().zip(b1)) {
                 let x = lanes(load(b0), load(b1));
                 let o = _mm256_aesenclast_epi128(*s, _mm256_xor_si256(k[N - 1], x));
                 store(b0, _mm256_castsi256_si128(o));
                 store(b1, _mm256_extracti128_si256::<1>(o));
-                let mut ct = _mm256_shuffle_epi8(if ENCRYPT { o } else { x }, bswap);
-                if i == 0 {
-                    // Horner: the value so far joins the chunk's first
-                    // block (and the AAD blocks the first chunk).
-                    ct = _mm256_xor_si256(ct, acc);
-                    sum = aad_h.take().unwrap_or(Wide::zero());
-                }
-                sum = sum.xor(mul_wide(ct, power(powers, 8 - i)));
+                let ct = _mm256_shuffle_epi8(if ENCRYPT { o } else { x }, bswap);
+                sum = sum.xor(mul_wide(ct, broadcast(h)));
             }
-            acc = reduce(sum);
         }
-        // (The AAD blocks went with the first chunk: there is one, c ≥ 9.)
         // The last chunk's counter blocks and rounds are written out again
         // rather than shared with the loop above: as one loop with a branch
         // for the last chunk, 1500 B with 8 bytes of AAD took 311 → 322 TSC
         // cycles a message, 576 B 132 → 136.
-        let mut sum = Wide::zero();
         let first = 8 * full;
         let blocks = c - first;
         let mut s = [_mm256_setzero_si256(); 8];
@@ -385,11 +398,8 @@ mod imp {
                     if ENCRYPT { o } else { x }
                 }
             };
-            let mut ct = _mm256_shuffle_epi8(c, bswap);
-            if i == 0 {
-                ct = _mm256_xor_si256(ct, acc);
-            }
-            sum = sum.xor(mul_wide(ct, power(powers, blocks + 1 - i)));
+            let ct = _mm256_shuffle_epi8(c, bswap);
+            sum = sum.xor(mul_wide(ct, long_power(long, base + first + i)));
         }
         two_tags(sum, lengths_h, (m0, m1), powers, ek_y0, out);
     }
@@ -641,10 +651,50 @@ mod imp {
     #[inline]
     #[target_feature(enable = "avx2")]
     fn power(powers: &[u128; 32], e: usize) -> __m256i {
-        // SAFETY: the entry is 16 readable bytes; no alignment needed.
-        _mm256_broadcastsi128_si256(unsafe {
-            _mm_loadu_si128((&powers[16 - e] as *const u128).cast())
-        })
+        broadcast(&powers[16 - e])
+    }
+
+    /// Entry `e` of the key's [`LongPowers`] (H^(TOP − e)) in both lanes.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn long_power(long: &LongPowers, e: usize) -> __m256i {
+        broadcast(&long.0[e])
+    }
+
+    /// A power of H in both lanes.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn broadcast(h: &u128) -> __m256i {
+        // SAFETY: `h` is 16 readable bytes; no alignment needed.
+        _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128((h as *const u128).cast()) })
+    }
+
+    /// The key's [`LongPowers`], from H … H^32 (`all`, entry k holds
+    /// H^(k + 1)): those in descending order, then each pair of entries
+    /// (H^(y + 1), H^y) above them as the pair thirty-two entries below
+    /// times H^32 (fifty two-lane products, sixteen independent chains;
+    /// the key's one-lane products, `Clmul::powers_to`, added a fifth to
+    /// the key setup).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2 and VPCLMULQDQ.
+    #[target_feature(enable = "avx2,vpclmulqdq")]
+    pub(crate) unsafe fn long_powers(all: &[u128; 32]) -> LongPowers {
+        let mut table = LongPowers([0; POWERS]);
+        for (e, h) in table.0[TOP - 32..TOP].iter_mut().zip(all.iter().rev()) {
+            *e = *h;
+        }
+        let h32 = long_power(&table, TOP - 32);
+        for i in (0..TOP - 32).step_by(2).rev() {
+            // SAFETY: entries i … i + 33 < TOP are in the table; each
+            // access is two entries, 32 bytes, no alignment needed.
+            unsafe {
+                let below = _mm256_loadu_si256(table.0[i + 32..].as_ptr().cast());
+                let pair = reduce(mul_wide(below, h32));
+                _mm256_storeu_si256(table.0[i..].as_mut_ptr().cast(), pair);
+            }
+        }
+        table
     }
 
     /// FACE's table entry for count `n` (below 256) in both lanes: round

@@ -114,7 +114,7 @@
 //! lanes. The code here is written from that idea and the GCM spec.
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) use imp::{LongPowers, all_powers, crypt_groups, long_powers};
+pub(crate) use imp::{all_powers, crypt_groups, long_powers};
 
 #[cfg(target_arch = "x86_64")]
 mod imp {
@@ -129,7 +129,7 @@ mod imp {
     use core::borrow::BorrowMut;
 
     use super::super::batch::BatchMessage;
-    use super::super::kernel::LONG;
+    use super::super::kernel::{LONG, LongPowers, POWERS, TOP};
     use crate::aes::Block;
     use crate::aes::vaes::{RoundKeys, broadcast_keys, byte_mask};
     use crate::ctr::face::round1::Round1;
@@ -676,15 +676,11 @@ mod imp {
         }
     }
 
-    /// Where H^1 is in the key's [`long_powers`]: H^x is entry `TOP` − x.
-    const TOP: usize = LONG + 4;
-
-    /// The powers the long path multiplies blocks by, made at key setup:
-    /// H^x at entry [`TOP`] − x for x = 1 … `TOP` (≥ c + 2 for every
-    /// message it takes), then eight zero entries. Its last thirty-two
-    /// entries before the zeros are H^32 … H^1 in the order of `all` (the
-    /// key's other powers: [`all_powers`]). Eight registers of four powers
-    /// times H^32 make the next thirty-two.
+    /// The [`LongPowers`] the long path multiplies blocks by, made at key
+    /// setup. Its last thirty-two entries before the zeros are H^32 … H^1
+    /// in the order of `all` (the key's other powers: [`all_powers`]).
+    /// Eight registers of four powers times H^32 make the next
+    /// thirty-two.
     ///
     /// # Safety
     /// The CPU must support AVX-512F/BW/VL and VPCLMULQDQ.
@@ -708,29 +704,6 @@ mod imp {
             unsafe { _mm512_storeu_si512(table.0[at..].as_mut_ptr().cast(), up[q]) };
         }
         table
-    }
-
-    /// How many entries [`long_powers`] has.
-    pub(crate) const POWERS: usize = TOP + 8;
-
-    /// The table [`long_powers`] makes, wiped with [`crate::secret::wipe`]
-    /// (at memset speed: the `zeroize` crate's element-wise volatile
-    /// writes of its 2 KiB were a tenth of the key setup).
-    pub(crate) struct LongPowers(pub(crate) [u128; POWERS]);
-
-    impl zeroize::Zeroize for LongPowers {
-        fn zeroize(&mut self) {
-            // SAFETY: `u128` has no padding and every byte pattern is a
-            // `u128`; the slice covers the array exactly, borrowed
-            // mutably.
-            let bytes = unsafe {
-                core::slice::from_raw_parts_mut(
-                    self.0.as_mut_ptr().cast::<u8>(),
-                    size_of_val(&self.0),
-                )
-            };
-            crate::secret::wipe(bytes);
-        }
     }
 
     /// H^32 … H^1 (entry e holds H^(32 − e)) within [`long_powers`].
