@@ -37,7 +37,7 @@
 //! and the same sum over the whole message: block i of both messages
 //! meets one broadcast power H^(c + 1 − i) from the key's
 //! [`LongPowers`](super::kernel::LongPowers) (H^132 … H^1, 2.2 KiB, made
-//! at key setup in fifty two-lane products), and the message is reduced
+//! at key setup in fifty products of two lanes), and the message is reduced
 //! once. A first long path, message-major (chunks of four blocks,
 //! transposes, 44 products per sixteen blocks), ran 1500-byte batches at
 //! 0.76–0.78× the one-message calls; the next, Horner's rule over the
@@ -672,7 +672,7 @@ mod imp {
     /// The key's [`LongPowers`], from H … H^32 (`all`, entry k holds
     /// H^(k + 1)): those in descending order, then each pair of entries
     /// (H^(y + 1), H^y) above them as the pair thirty-two entries below
-    /// times H^32 (fifty two-lane products, sixteen independent chains;
+    /// times H^32 (fifty products of two lanes, sixteen independent chains;
     /// the key's one-lane products, `Clmul::powers_to`, added a fifth to
     /// the key setup).
     ///
