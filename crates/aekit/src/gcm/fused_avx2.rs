@@ -311,8 +311,8 @@ mod imp {
     pub(crate) struct FusedAvx2 {
         ni: FusedNi,
         powers: Powers,
-        /// The multi-buffer path's powers for messages of nine blocks or
-        /// more (`multi_avx2.rs`), H^(LONG + 4) … H^1.
+        /// The multi-buffer path's powers (`multi_avx2.rs`), H^(LONG + 4)
+        /// … H^1.
         long: Long,
         _cpu: Cpu,
     }
@@ -404,10 +404,6 @@ mod imp {
             };
             let aes = self.ni.aes();
             let encrypt = direction == Direction::Encrypt;
-            let powers = self.powers.0.as_flattened();
-            let Ok(powers) = <&[u128; 32]>::try_from(powers) else {
-                unreachable!("sixteen pairs of powers");
-            };
             let keys = aes.round_keys();
             // SAFETY: `self._cpu` proves AVX2, VAES and VPCLMULQDQ; the run
             // is groups of four messages with 96-bit IVs and one shape of
@@ -417,7 +413,7 @@ mod imp {
                 crypt_groups(
                     keys,
                     aes.rounds(),
-                    (powers, &self.long.0, self.ni.round1()),
+                    (&self.long.0, self.ni.round1()),
                     run,
                     uniform,
                     encrypt,

@@ -175,9 +175,8 @@ mod imp {
 
     /// Encrypts or decrypts the messages of `run` in place, four at a time
     /// (messages 4g … 4g + 3 are group g, two pairs), and writes their full
-    /// tags into `tags`, in order. `keys` are the round keys; `powers` the
-    /// twisted H^16 … H^1 (entry e is H^(16 − e)); `long` the key's
-    /// [`LongPowers`] (for messages of more than eight blocks).
+    /// tags into `tags`, in order. `keys` are the round keys; `long` the
+    /// key's [`LongPowers`] (the twisted H^132 … H^1).
     ///
     /// # Safety
     /// The CPU must support AVX2, VAES and VPCLMULQDQ; `rounds` is 10, 12
@@ -190,7 +189,7 @@ mod imp {
     pub(crate) unsafe fn crypt_groups<'a, M: BorrowMut<BatchMessage<'a>>>(
         keys: &[Block; 15],
         rounds: usize,
-        (powers, long, round1): (&[u128; 32], &LongPowers, &Round1<1>),
+        (long, round1): (&LongPowers, &Round1<1>),
         run: &mut [M],
         uniform: bool,
         encrypt: bool,
@@ -203,13 +202,13 @@ mod imp {
         macro_rules! by_blocks {
             ($n:literal, $enc:literal) => {
                 match blocks {
-                    3 => groups::<M, $n, $enc, 3>(keys, (powers, long, round1), run, uniform, tags),
-                    4 => groups::<M, $n, $enc, 4>(keys, (powers, long, round1), run, uniform, tags),
-                    5 => groups::<M, $n, $enc, 5>(keys, (powers, long, round1), run, uniform, tags),
-                    6 => groups::<M, $n, $enc, 6>(keys, (powers, long, round1), run, uniform, tags),
-                    7 => groups::<M, $n, $enc, 7>(keys, (powers, long, round1), run, uniform, tags),
-                    8 => groups::<M, $n, $enc, 8>(keys, (powers, long, round1), run, uniform, tags),
-                    _ => groups::<M, $n, $enc, 0>(keys, (powers, long, round1), run, uniform, tags),
+                    3 => groups::<M, $n, $enc, 3>(keys, (long, round1), run, uniform, tags),
+                    4 => groups::<M, $n, $enc, 4>(keys, (long, round1), run, uniform, tags),
+                    5 => groups::<M, $n, $enc, 5>(keys, (long, round1), run, uniform, tags),
+                    6 => groups::<M, $n, $enc, 6>(keys, (long, round1), run, uniform, tags),
+                    7 => groups::<M, $n, $enc, 7>(keys, (long, round1), run, uniform, tags),
+                    8 => groups::<M, $n, $enc, 8>(keys, (long, round1), run, uniform, tags),
+                    _ => groups::<M, $n, $enc, 0>(keys, (long, round1), run, uniform, tags),
                 }
             };
         }
@@ -247,7 +246,7 @@ mod imp {
         const C: usize,
     >(
         keys: &[Block; 15],
-        (powers, long, table): (&[u128; 32], &LongPowers, &Round1<1>),
+        (long, table): (&LongPowers, &Round1<1>),
         run: &mut [M],
         uniform: bool,
         tags: &mut [Block],
@@ -260,7 +259,7 @@ mod imp {
             let (aad_bits, bits) = ((first.aad.len() as i64) << 3, (first.buf.len() as i64) << 3);
             mul_wide(
                 _mm256_set_epi64x(aad_bits, bits, aad_bits, bits),
-                power(powers, 1),
+                power(long, 1),
             )
         });
         let mut k = [_mm256_setzero_si256(); N];
@@ -270,9 +269,9 @@ mod imp {
         }
         for (pair, out) in run.chunks_exact_mut(2).zip(tags.chunks_exact_mut(2)) {
             if C == 0 {
-                long_pair::<M, N, ENCRYPT>(&k, (powers, long, table), lengths_h, pair, out);
+                long_pair::<M, N, ENCRYPT>(&k, (long, table), lengths_h, pair, out);
             } else {
-                crypt_pair::<M, N, ENCRYPT, C>(&k, (powers, table), lengths_h, pair, out);
+                crypt_pair::<M, N, ENCRYPT, C>(&k, (long, table), lengths_h, pair, out);
             }
         }
     }
@@ -297,7 +296,7 @@ mod imp {
     #[target_feature(enable = "avx2,vaes,vpclmulqdq")]
     fn long_pair<'a, M: BorrowMut<BatchMessage<'a>>, const N: usize, const ENCRYPT: bool>(
         k: &[__m256i; N],
-        (powers, long, table): (&[u128; 32], &LongPowers, &Round1<1>),
+        (long, table): (&LongPowers, &Round1<1>),
         lengths_h: Option<Wide>,
         pair: &mut [M],
         out: &mut [Block],
@@ -309,8 +308,7 @@ mod imp {
         let bswap = bswap_mask();
         let c = m0.buf.len().div_ceil(16);
         debug_assert!(c == m1.buf.len().div_ceil(16) && (9..=LONG).contains(&c));
-        // Block b takes H^(c + 1 − b): entry `base` + b; the AAD blocks
-        // H^(c + 2), entry `base` − 1.
+        // Block b takes H^(c + 1 − b): entry `base` + b.
         let base = TOP - c - 1;
 
         // Counter blocks as in `crypt_pair`, through round 1 by FACE's
@@ -327,7 +325,7 @@ mod imp {
             Wide::zero()
         } else {
             let d = lanes(aad_block(m0.aad), aad_block(m1.aad));
-            mul_wide(_mm256_shuffle_epi8(d, bswap), long_power(long, base - 1))
+            mul_wide(_mm256_shuffle_epi8(d, bswap), power(long, c + 2))
         };
         // Chunks of eight blocks; the last one holds the rest, 1 to 8.
         let full = (c - 1) / 8;
@@ -399,9 +397,9 @@ mod imp {
                 }
             };
             let ct = _mm256_shuffle_epi8(c, bswap);
-            sum = sum.xor(mul_wide(ct, long_power(long, base + first + i)));
+            sum = sum.xor(mul_wide(ct, broadcast(&long.0[base + first + i])));
         }
-        two_tags(sum, lengths_h, (m0, m1), powers, ek_y0, out);
+        two_tags(sum, lengths_h, (m0, m1), long, ek_y0, out);
     }
 
     /// The block at `at` of `buf` (at + 16 ≤ len).
@@ -445,7 +443,7 @@ mod imp {
         const C: usize,
     >(
         k: &[__m256i; N],
-        (powers, table): (&[u128; 32], &Round1<1>),
+        (long, table): (&LongPowers, &Round1<1>),
         lengths_h: Option<Wide>,
         pair: &mut [M],
         out: &mut [Block],
@@ -520,16 +518,13 @@ mod imp {
         // times H^(C + 2), the lengths blocks times H.
         let mut sum = Wide::zero();
         for (i, ct) in ct.iter().enumerate() {
-            sum = sum.xor(mul_wide(*ct, power(powers, C + 1 - i)));
+            sum = sum.xor(mul_wide(*ct, power(long, C + 1 - i)));
         }
         if m0.aad.len().div_ceil(16) == 1 {
             let d = lanes(aad_block(m0.aad), aad_block(m1.aad));
-            sum = sum.xor(mul_wide(
-                _mm256_shuffle_epi8(d, bswap),
-                power(powers, C + 2),
-            ));
+            sum = sum.xor(mul_wide(_mm256_shuffle_epi8(d, bswap), power(long, C + 2)));
         }
-        two_tags(sum, lengths_h, (m0, m1), powers, ek_y0, out);
+        two_tags(sum, lengths_h, (m0, m1), long, ek_y0, out);
     }
 
     /// Writes `w` over the last 16 bytes of each message, lane j message j.
@@ -551,7 +546,7 @@ mod imp {
         sum: Wide,
         lengths_h: Option<Wide>,
         (m0, m1): (&BatchMessage<'_>, &BatchMessage<'_>),
-        powers: &[u128; 32],
+        long: &LongPowers,
         ek_y0: __m256i,
         out: &mut [Block],
     ) {
@@ -561,7 +556,7 @@ mod imp {
                 let bits =
                     |m: &BatchMessage<'_>| ((m.aad.len() as i64) << 3, (m.buf.len() as i64) << 3);
                 let ((a0, b0), (a1, b1)) = (bits(m0), bits(m1));
-                mul_wide(_mm256_set_epi64x(a1, b1, a0, b0), power(powers, 1))
+                mul_wide(_mm256_set_epi64x(a1, b1, a0, b0), power(long, 1))
             }
         });
         let tags = _mm256_xor_si256(_mm256_shuffle_epi8(reduce(sum), bswap_mask()), ek_y0);
@@ -647,18 +642,12 @@ mod imp {
         unsafe { _mm_loadu_si128(window.as_ptr().cast()) }
     }
 
-    /// H^e in both lanes (entry 16 − e of the powers), 1 ≤ e ≤ 16.
+    /// H^e in both lanes (entry TOP − e of the key's [`LongPowers`]), 1 ≤ e ≤
+    /// TOP.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn power(powers: &[u128; 32], e: usize) -> __m256i {
-        broadcast(&powers[16 - e])
-    }
-
-    /// Entry `e` of the key's [`LongPowers`] (H^(TOP − e)) in both lanes.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn long_power(long: &LongPowers, e: usize) -> __m256i {
-        broadcast(&long.0[e])
+    fn power(long: &LongPowers, e: usize) -> __m256i {
+        broadcast(&long.0[TOP - e])
     }
 
     /// A power of H in both lanes.
@@ -684,7 +673,7 @@ mod imp {
         for (e, h) in table.0[TOP - 32..TOP].iter_mut().zip(all.iter().rev()) {
             *e = *h;
         }
-        let h32 = long_power(&table, TOP - 32);
+        let h32 = power(&table, 32);
         for i in (0..TOP - 32).step_by(2).rev() {
             // SAFETY: entries i … i + 33 < TOP are in the table; each
             // access is two entries, 32 bytes, no alignment needed.
