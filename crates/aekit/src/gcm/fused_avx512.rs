@@ -340,19 +340,19 @@ mod imp {
                 unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), p) };
                 u128::from_le_bytes(b)
             });
-            let mut high = [0u128; 16];
-            high.copy_from_slice(&all[..16]);
+            let Some(high) = all.first_chunk::<16>() else {
+                unreachable!("H^32 … H^17 are the first sixteen");
+            };
+            let high_halves = halves(high);
             // SAFETY: the features are enabled on this function.
             let long = unsafe { long_powers(&all) };
             all.zeroize();
-            let extra = Extra {
-                high_halves: halves(&high),
+            Extra {
+                high_halves,
                 long,
                 halves: halves(&powers.0),
                 round1,
-            };
-            high.zeroize();
-            extra
+            }
         }
 
         /// H^32 … H^1: entry e holds H^(32 − e).
