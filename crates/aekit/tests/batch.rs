@@ -260,7 +260,8 @@ fn gcm_batch_of_shaped_messages_equals_one_message_calls() {
 
 /// Every block count the multi-buffer paths take (3 to 128, the long path
 /// from 9: each block count meets its own row of the key's table of
-/// powers), with and without a block of associated data, a run of four
+/// powers) and 129 (one past them: one by one), with and without a block
+/// of associated data, a run of four
 /// messages of one shape with lengths ending anywhere in the last block:
 /// each equals its one-message call, and one forged message of the run
 /// fails alone.
