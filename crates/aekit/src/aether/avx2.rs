@@ -45,6 +45,8 @@
 //! fast enough to care has AVX2.
 
 pub(crate) use imp::Avx2;
+#[cfg(target_arch = "x86_64")]
+pub(super) use imp::opaque;
 
 #[cfg(target_arch = "x86_64")]
 mod imp {
@@ -183,9 +185,10 @@ mod imp {
     /// emitted). The tables pass through it once per call: knowing them,
     /// LLVM rewrites a `vpshufb` rotation into `vpshuflw` + `vpshufhw` and
     /// distributes the next rotation over the XOR between them, two more
-    /// shuffles per F pair than written.
+    /// shuffles per F pair than written. (`avx512.rs` hides its gather
+    /// indexes the same way.)
     #[target_feature(enable = "avx2")]
-    fn opaque(mut v: __m256i) -> __m256i {
+    pub(in crate::aether) fn opaque(mut v: __m256i) -> __m256i {
         // SAFETY: an empty template; the register is read and written as is.
         unsafe {
             core::arch::asm!("/* {0} */", inout(ymm_reg) v, options(pure, nomem, nostack, preserves_flags));

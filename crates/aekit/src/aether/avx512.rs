@@ -6,20 +6,27 @@
 //! other architectures the token is an empty enum and the file compiles to
 //! nothing callable.
 //!
-//! Representation: one nibble per byte. A word occupies one `__m256i`,
-//! byte `j` holding the spec's nibble `x_j` (so each 128-bit lane is one
-//! half of F's MatrixMul, and each 32-bit element one block `U_c`). The
+//! Representation: one nibble per byte. A word occupies one `__m256i`
+//! whose quadwords 0 to 3 hold the spec's nibbles 0–7, 16–23, 8–15 and
+//! 24–31, in order (so each 32-bit element is one block `U_c`, and each
+//! 128-bit lane holds two blocks of each half of F's MatrixMul). The
 //! state lives as nine such registers for a whole call and is converted
-//! from and to the spec's bytes only at the call's edges; message words are
-//! spread into nibbles (`vpmovzxdq` + `vpmultishiftqb` + `vpand`) and the
-//! keystream gathered back (`vpmaddubsw` + `vpmovwb`).
+//! from and to the spec's bytes only at the call's edges. The layout is
+//! the one a broadcast load spreads without a shuffle: with the word's
+//! 16 bytes in both lanes (`vbroadcasti128`, a load), quadword q of the
+//! register holds source bytes 0–7 (q even) or 8–15 (q odd), among them
+//! the four whose nibbles it takes, and one `vpmultishiftqb` + `vpand`
+//! spreads them. Gathering the output back is `vpmaddubsw` (each nibble
+//! pair into the low byte of a 16-bit element) and one `vpermb` a word,
+//! or one `vpermt2b` for two words (their 32 bytes, one store).
 //!
 //! Math: write `MatrixMul = Rev ∘ M'` with
 //! `M'(u)_{c,k} = T_k ⊕ J_c ⊕ u_{c,k}` (column XOR over the four blocks,
 //! XOR of the block's four nibbles; `Rev` reverses the block order). Then
 //! `F = (Permutation ∘ Rev) ∘ S ∘ M' ∘ S`, and `Permutation ∘ Rev` is one
 //! fixed byte permutation: one `vpermb`. `M'` is
-//! `t1 = u ⊕ pshufd(u, 2301)`, `T = t1 ⊕ pshufd(t1, 1032)` (blocks),
+//! `t1 = u ⊕ vpermq(u, 1032)` (blocks c and c⊕2 sit in the two lanes),
+//! `T = t1 ⊕ pshufd(t1, 2301)` (c⊕1 in the same lane),
 //! `r16 = u ⋘₃₂ 16`, `J ⊕ u = r16 ⊕ ((u ⊕ r16) ⋘₃₂ 8)` (nibbles of a block),
 //! so `M'(u) = t1 ⊕ pshufd(t1) ⊕ r16 ⊕ ((u ⊕ r16) ⋘ 8)`: four shuffles or
 //! rotates, a `vpternlogd` and two XORs.
@@ -45,18 +52,20 @@
 //! depends on data.
 //!
 //! Cost per 48-byte block: 6 F pairs × (10 shuffle/rotate + 5 logic) plus
-//! 12 XOR for the round and keystream, 3 × 3 for spreading the message and
-//! 3 × 2 for gathering the keystream: about 75 instructions on the shuffle
-//! ports, which bounds it near 38 cycles per block on a core with two.
-//! Measured (see `docs/BENCHMARKS.md`): 0.66 TSC cycles per byte at 1 MiB
-//! on a Zen 4-class EPYC, about 32 TSC cycles per block. On Intel cores
-//! (Sapphire and Emerald Rapids) a 256-bit shuffle issues on port 1 or 5
-//! and `vpermb` on port 5 only, and the loop's 123 vector instructions (the
-//! disassembly's count) fill ports 0, 1 and 5 alike: 41 cycles a block at
+//! 12 XOR for the round and keystream, 3 × 2 for spreading the message and
+//! 3 + 2 for gathering the keystream. On Intel cores (Sapphire and Emerald
+//! Rapids) a 256-bit shuffle issues on port 1 or 5 and `vpermb`, `vpermq`
+//! and `vpermt2b` on port 5 only, and the loop's 116 vector uops (the
+//! disassembly's count) fill ports 0, 1 and 5 alike: 39 cycles a block at
 //! best. No 512-bit instruction may run in it: while one does, port 1
 //! takes no vector work (two words' keystream gathered by one 512-bit
-//! `vpmovwb`, as LLVM compiled a two-register `vpermt2b`, cost the whole
-//! loop 25 %).
+//! `vpmovwb`, as LLVM first compiled a two-register `vpermt2b`, cost the
+//! whole loop 25 %; `opaque` now hides the halves from it). Measured (see
+//! `docs/BENCHMARKS.md`): 0.66 TSC cycles per byte at 1 MiB on a Zen
+//! 4-class EPYC with the layout before this one (bytes in spec order:
+//! `vpmovzxdq` before the `vpmultishiftqb`, `vpmovwb` to gather, 2 uops on
+//! Intel; 123 uops a block), and 1.05–1.07× faster than that one on an
+//! Emerald Rapids Xeon at 16 KiB and 1 MiB.
 //!
 //! The output is made in nibbles (the input's XOR the keystream's) and
 //! gathered once; decryption absorbs those nibbles, so the next block's F
@@ -80,6 +89,7 @@ pub(crate) use imp::Avx512;
 mod imp {
     use core::arch::x86_64::*;
 
+    use super::super::avx2::opaque;
     use super::super::{BLOCK_LEN, Engine, State, Word};
     use crate::aether::reference::SBOX;
 
@@ -129,19 +139,40 @@ mod imp {
         }
     }
 
+    /// The nibble held by register byte `r` (see the header): quadwords
+    /// 0 to 3 hold nibbles 0–7, 16–23, 8–15 and 24–31, in order.
+    const fn nibble_at(r: usize) -> usize {
+        let base = [0, 16, 8, 24][r / 8];
+        base + r % 8
+    }
+
+    /// The register byte holding nibble `n` (the inverse of [`nibble_at`]).
+    const fn place_of(n: usize) -> usize {
+        let q = 2 * (n / 8 % 2) + n / 16;
+        8 * q + n % 8
+    }
+
     /// Byte tables, built at compile time.
     struct Tables {
         /// S in both lanes (for `vpshufb`).
         s: [u8; 32],
         /// S << 4 in both lanes.
         s4: [u8; 32],
-        /// `Permutation ∘ Rev`: output byte o reads input byte
+        /// `Permutation ∘ Rev` in this layout: the byte holding output
+        /// nibble o reads the byte holding input nibble
         /// `Permutation⁻¹(o) ⊕ 12` (`⊕ 12` reverses the block order).
         perm: [u8; 32],
-        /// `vpmultishiftqb` offsets that spread 4 bytes into 8 nibbles.
+        /// `vpmultishiftqb` offsets that take each byte's nibble from the
+        /// 16 source bytes in both lanes.
         spread: [u8; 32],
         /// `vpmaddubsw` weights that join nibble pairs: 16, 1, 16, 1, …
         join: [u8; 32],
+        /// `vpermb` indexes that gather the joined bytes (the low byte of
+        /// each 16-bit element) into source order in the low 16 bytes.
+        gather: [u8; 32],
+        /// `vpermt2b` indexes that gather two words' joined bytes, the
+        /// first's then the second's (index bit 5 picks the second).
+        gather2: [u8; 32],
     }
 
     const TABLES: Tables = {
@@ -151,18 +182,27 @@ mod imp {
             perm: [0; 32],
             spread: [0; 32],
             join: [0; 32],
+            gather: [0; 32],
+            gather2: [0; 32],
         };
-        let mut i = 0;
-        while i < 32 {
-            t.s[i] = SBOX[i % 16];
-            t.s4[i] = SBOX[i % 16] << 4;
-            let from = if i < 16 { 2 * i } else { 2 * (i - 16) + 1 };
-            t.perm[i] = (from ^ 12) as u8;
-            // byte 2m of a qword: high nibble of source byte m; 2m+1: low.
-            let m = (i % 8) / 2;
-            t.spread[i] = (8 * m + if i % 2 == 0 { 4 } else { 0 }) as u8;
-            t.join[i] = if i % 2 == 0 { 16 } else { 1 };
-            i += 1;
+        let mut r = 0;
+        while r < 32 {
+            t.s[r] = SBOX[r % 16];
+            t.s4[r] = SBOX[r % 16] << 4;
+            let o = nibble_at(r);
+            let from = if o < 16 { 2 * o } else { 2 * (o - 16) + 1 };
+            t.perm[r] = place_of(from ^ 12) as u8;
+            // Nibble n is the high (n even) or low half of source byte
+            // n / 2, which the byte's quadword of the broadcast holds at
+            // its byte (n / 2) % 8.
+            let n = nibble_at(r);
+            t.spread[r] = (8 * (n / 2 % 8) + if n.is_multiple_of(2) { 4 } else { 0 }) as u8;
+            t.join[r] = if r % 2 == 0 { 16 } else { 1 };
+            if r < 16 {
+                t.gather[r] = place_of(2 * r) as u8;
+            }
+            t.gather2[r] = (place_of(2 * (r % 16)) + 32 * (r / 16)) as u8;
+            r += 1;
         }
         t
     };
@@ -175,6 +215,8 @@ mod imp {
         perm: __m256i,
         spread: __m256i,
         join: __m256i,
+        gather: __m256i,
+        gather2: __m256i,
         low: __m256i,
     }
 
@@ -199,6 +241,13 @@ mod imp {
     }
 
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vbmi")]
+    fn store32(v: __m256i, b: &mut [u8]) {
+        assert!(b.len() >= 32);
+        // SAFETY: just checked: 32 writable bytes; no alignment requirement.
+        unsafe { _mm256_storeu_si256(b.as_mut_ptr().cast(), v) }
+    }
+
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vbmi")]
     fn tables() -> K {
         K {
             s: load32(&TABLES.s),
@@ -206,30 +255,65 @@ mod imp {
             perm: load32(&TABLES.perm),
             spread: load32(&TABLES.spread),
             join: load32(&TABLES.join),
+            // Hidden (`opaque`): knowing the indexes, LLVM turned the
+            // `vpermb` into `vpshufb`s, lane moves and unpacks, seven
+            // instructions for three words' gathers in place of three.
+            gather: opaque(load32(&TABLES.gather)),
+            gather2: opaque(load32(&TABLES.gather2)),
             low: _mm256_set1_epi8(0x0f),
         }
     }
 
-    /// 16 bytes → 32 nibbles, one per byte, most significant first.
+    /// 16 bytes → 32 nibbles, one per byte, in the register's layout:
+    /// the bytes in both lanes (a broadcast load, no shuffle), each
+    /// byte's nibble picked from its quadword by `vpmultishiftqb`.
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vbmi")]
-    fn spread(k: &K, w: __m128i) -> __m256i {
-        let q = _mm256_cvtepu32_epi64(w); // qword q holds source bytes 4q..4q+4
-        _mm256_and_si256(_mm256_multishift_epi64_epi8(k.spread, q), k.low)
+    fn spread(k: &K, b: &[u8]) -> __m256i {
+        let w = _mm256_broadcastsi128_si256(load16(b));
+        _mm256_and_si256(_mm256_multishift_epi64_epi8(k.spread, w), k.low)
     }
 
-    /// 32 nibbles → 16 bytes.
+    /// 32 nibbles → 16 bytes, at a call's edges (the state, a last
+    /// block's keystream). `vpmaddubsw` joins each nibble pair into the
+    /// low byte of its 16-bit element; those elements hold bytes 0–3,
+    /// 8–11, 4–7 and 12–15 by quadword; `vpermq` puts the quadwords in
+    /// order and `vpmovwb` packs the bytes. (A `vpermb` gather, as in the
+    /// loop, let LLVM merge the state's stores into 512-bit ones, which
+    /// made every call 3–4 % slower here.)
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vbmi")]
     fn join(k: &K, v: __m256i) -> __m128i {
-        _mm256_cvtepi16_epi8(_mm256_maddubs_epi16(v, k.join))
+        let pairs = _mm256_maddubs_epi16(v, k.join);
+        _mm256_cvtepi16_epi8(_mm256_permute4x64_epi64::<0xd8>(pairs))
+    }
+
+    /// 32 nibbles → 16 bytes in the loop: the nibble pairs joined, the
+    /// bytes gathered by one `vpermb` (`vpmovwb` is two uops on Intel
+    /// cores, both on port 5).
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vbmi")]
+    fn gather(k: &K, v: __m256i) -> __m128i {
+        let pairs = _mm256_maddubs_epi16(v, k.join);
+        _mm256_castsi256_si128(_mm256_permutexvar_epi8(k.gather, pairs))
+    }
+
+    /// Two words' 32 nibbles each → their 32 bytes, in order.
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vbmi")]
+    fn join2(k: &K, a: __m256i, b: __m256i) -> __m256i {
+        // Each through `opaque`: seeing two 256-bit halves of one
+        // two-source permute, LLVM joined the words' XORs and
+        // `vpmaddubsw`s into 512-bit instructions, and with one in the
+        // loop port 1 takes no vector work on Intel cores (25 % slower).
+        let a = opaque(_mm256_maddubs_epi16(a, k.join));
+        let b = opaque(_mm256_maddubs_epi16(b, k.join));
+        _mm256_permutex2var_epi8(a, k.gather2, b)
     }
 
     /// A block's three message words, spread.
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vbmi")]
     fn spread3(k: &K, b: &[u8]) -> [__m256i; 3] {
         [
-            spread(k, load16(&b[..16])),
-            spread(k, load16(&b[16..32])),
-            spread(k, load16(&b[32..48])),
+            spread(k, &b[..16]),
+            spread(k, &b[16..32]),
+            spread(k, &b[32..48]),
         ]
     }
 
@@ -237,7 +321,7 @@ mod imp {
     /// on every bit of every byte.
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vbmi")]
     fn matrix(u: __m256i) -> __m256i {
-        let t1 = _mm256_xor_si256(u, _mm256_shuffle_epi32::<0x4e>(u)); // blocks c, c⊕2
+        let t1 = _mm256_xor_si256(u, _mm256_permute4x64_epi64::<0x4e>(u)); // blocks c, c⊕2
         let s2 = _mm256_shuffle_epi32::<0xb1>(t1); // blocks c⊕1, c⊕3
         let r16 = _mm256_rol_epi32::<16>(u); // nibble k⊕2 of the block
         let r8 = _mm256_rol_epi32::<8>(_mm256_xor_si256(u, r16)); // k⊕1, k⊕3
@@ -307,7 +391,7 @@ mod imp {
 
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vbmi")]
     fn load_state(k: &K, s: &State) -> [__m256i; 9] {
-        core::array::from_fn(|i| spread(k, load16(&s[i])))
+        core::array::from_fn(|i| spread(k, &s[i]))
     }
 
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vbmi")]
@@ -346,11 +430,7 @@ mod imp {
     fn absorb_repeated_tf(s: &mut State, x: &[Word; 3], times: usize) {
         let k = tables();
         let mut v = load_state(&k, s);
-        let x = [
-            spread(&k, load16(&x[0])),
-            spread(&k, load16(&x[1])),
-            spread(&k, load16(&x[2])),
-        ];
+        let x = [spread(&k, &x[0]), spread(&k, &x[1]), spread(&k, &x[2])];
         for _ in 0..times {
             let f = f9(&k, &v);
             update(&mut v, f, x);
@@ -375,9 +455,9 @@ mod imp {
                 xor(input[1], ks[1]),
                 xor(input[2], ks[2]),
             ];
-            for (w, o) in b.chunks_exact_mut(16).zip(output) {
-                store16(join(&k, o), w);
-            }
+            let (two, last) = b.split_at_mut(32);
+            store32(join2(&k, output[0], output[1]), two);
+            store16(gather(&k, output[2]), last);
             update(&mut v, f, if ENCRYPT { input } else { output });
         }
         store_state(&k, &mut v, s);
