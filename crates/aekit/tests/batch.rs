@@ -1,4 +1,5 @@
-//! The batch APIs (`AesGcm::{encrypt,decrypt}_batch`,
+//! The batch APIs (`AesGcm::{encrypt,decrypt}_batch` and their `_into`
+//! forms,
 //! `Aether::{encrypt,decrypt}_batch`): every message of a batch equals the
 //! one-message API's output, for random batches mixing lengths 0–2000, key
 //! sizes, IV and tag lengths, for batches of mostly short messages (the
@@ -394,6 +395,68 @@ fn gcm_batch_argument_errors_are_per_message() {
             "rejected message {i} is untouched"
         );
     }
+}
+
+/// The `_into` calls write every message's result over whatever the
+/// slice held (stale errors from an earlier batch included) and agree
+/// with the calls that return a `Vec`: one-message equality, argument
+/// errors and a forged message, on every class this CPU runs, in batches
+/// of every size 1 to 40 (the small ones, under a group of four, take a
+/// path of their own).
+#[test]
+fn gcm_batch_into_equals_the_vec_calls() {
+    each_relaxed_key(&mut Rng(0xba7c_0005), |gcm, what, rng| {
+        for n in 1..=40 {
+            let what = format!("{what} n {n}");
+            let mut plain = random_short_msgs(rng, n);
+            if n > 2 {
+                plain[n / 2].tag = vec![0; 3]; // no such tag length
+            }
+            let mut msgs = plain.clone();
+            let mut vec_msgs = plain.clone();
+            let mut results = vec![Err(Error::AuthenticationFailed); n];
+            gcm.encrypt_batch_into(&mut gcm_batch(&mut msgs), &mut results);
+            let expected = gcm.encrypt_batch(&mut gcm_batch(&mut vec_msgs));
+            assert_eq!(results, expected, "{what}");
+            let ok = |v: &[Msg]| -> Vec<Msg> {
+                let kept = v.iter().zip(&expected).filter(|(_, r)| r.is_ok());
+                kept.map(|(m, _)| m.clone()).collect()
+            };
+            let oks = vec![Ok(()); ok(&plain).len()];
+            assert_equals_one_message_calls(gcm, &ok(&plain), &ok(&msgs), &oks, &what);
+            if n > 2 {
+                assert_eq!(results[n / 2], Err(Error::InvalidTagLength(3)), "{what}");
+                assert_eq!(msgs[n / 2].buf, plain[n / 2].buf, "{what} untouched");
+            }
+            // Back, with one message forged.
+            let forged = rng.below(n);
+            if results[forged].is_ok() {
+                msgs[forged].tag[0] ^= 1;
+            }
+            let mut results = vec![Err(Error::EmptyIv); n];
+            gcm.decrypt_batch_into(&mut gcm_batch(&mut msgs), &mut results);
+            for (i, (m, p)) in msgs.iter().zip(&plain).enumerate() {
+                if expected[i].is_err() {
+                    assert_eq!(results[i], expected[i], "{what} msg {i}");
+                } else if i == forged {
+                    assert_eq!(results[i], Err(Error::AuthenticationFailed), "{what}");
+                    assert!(m.buf.iter().all(|&b| b == 0), "{what} not wiped");
+                } else {
+                    assert_eq!(results[i], Ok(()), "{what} msg {i}");
+                    assert_eq!(m.buf, p.buf, "{what} msg {i}");
+                }
+            }
+        }
+    });
+}
+
+#[test]
+#[should_panic(expected = "one result slot per message")]
+fn gcm_batch_into_refuses_a_results_slice_of_another_length() {
+    let gcm = AesGcm::new(&[7; 16]).unwrap();
+    let mut msgs = random_gcm_msgs(&mut Rng(0xba7c_0006), 3);
+    let mut results = vec![Ok(()); 2];
+    gcm.encrypt_batch_into(&mut gcm_batch(&mut msgs), &mut results);
 }
 
 // ---- AETHER ----

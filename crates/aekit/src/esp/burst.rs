@@ -317,7 +317,11 @@ fn run_batch<'a>(
         n += 1;
     }
     let mut results = [const { Ok(()) }; GATHER];
-    gcm.batch_into(&mut batch[..n], encrypt, &mut results[..n]);
+    if encrypt {
+        gcm.encrypt_batch_into(&mut batch[..n], &mut results[..n]);
+    } else {
+        gcm.decrypt_batch_into(&mut batch[..n], &mut results[..n]);
+    }
     results
 }
 
