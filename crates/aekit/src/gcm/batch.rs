@@ -70,8 +70,8 @@
 //! its own moved out of its `Result` in pieces and read back whole (see
 //! `one`). TSC cycles a message, best of 300 blocks of 200 batches,
 //! before → after (`Vec` → `_into`), one-message calls in brackets: 1
-//! message 96–193 → 65–116 (66–96), 4 messages 115–128 → 98–109
-//! (85–94), 8 139–163 → 132–144 (107–128), 16 105–116 → 92–105
+//! message 96–193 → 64–116 (61–96), 4 messages 115–128 → 98–109
+//! (84–94), 8 139–163 → 132–144 (107–128), 16 105–116 → 92–105
 //! (103–115), 64 86–90 → 80–83 (108–120).
 //!
 //! Every other kernel runs each message on the key's own kernel (for
