@@ -158,8 +158,8 @@ impl AesGcm {
     /// [`encrypt_batch`](Self::encrypt_batch) with message i's result
     /// written into `results[i]`: nothing allocated, for callers that
     /// batch again and again. (On an Emerald Rapids Xeon, a batch of one
-    /// 64-byte message took 100–172 TSC cycles through the `Vec`, 65–116
-    /// through this call, the one-message call 66–96.)
+    /// 64-byte message took 98–172 TSC cycles through the `Vec`, 64–116
+    /// through this call, the one-message call 61–96.)
     ///
     /// # Panics
     ///
