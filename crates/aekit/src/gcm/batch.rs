@@ -297,13 +297,13 @@ impl KernelOp for Batch<'_, '_, '_> {
         let mut i = 0;
         while !rest.is_empty() {
             let b = bucket(gcm, K::LONGEST, &rest[0]);
-            // A run starts only where the next message has the same shape
-            // (checked here, the kernel's scan is not made for a mix).
+            // A run starts only where four messages are left and the next
+            // one has the same shape (checked here: the kernel takes whole
+            // groups of four, and its scan is not made for a mix).
             if let Some(b) = b
                 && !buckets.as_ref().is_some_and(|w| w.holds(b))
-                && rest
-                    .get(1)
-                    .is_some_and(|m| bucket(gcm, K::LONGEST, m) == Some(b))
+                && rest.len() >= 4
+                && bucket(gcm, K::LONGEST, &rest[1]) == Some(b)
             {
                 let tags = tags.get_or_insert_with(new_tags);
                 let took = groups(gcm, kernel, rest, tags, |k| i + k, results, direction);
