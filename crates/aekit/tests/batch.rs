@@ -704,13 +704,18 @@ fn aether_batch_forged_messages_fail_alone_and_are_wiped() {
         let mut plain: Vec<AMsg> = (0..256).map(|_| amsg(&mut rng, 8, 1500)).collect();
         plain.extend((0..5).map(|_| amsg(&mut rng, 8, 64)));
         let mut msgs = plain.clone();
-        a.encrypt_batch(&mut aether_batch(&mut msgs));
+        // Through the `_into` calls, over stale results: every entry is
+        // written (a group's encryption writes none of its own).
+        let mut results = vec![Err(Error::AuthenticationFailed); msgs.len()];
+        a.encrypt_batch_into(&mut aether_batch(&mut msgs), &mut results);
+        assert!(results.iter().all(Result::is_ok), "{}", s.name());
         let forged = [7, 100, 255, 258];
         msgs[7].tag[15] ^= 1;
         msgs[100].buf[1499] ^= 0x01; // the short last block
         msgs[255].buf[0] ^= 0x40;
         msgs[258].nonce[3] ^= 2;
-        let results = a.decrypt_batch(&mut aether_batch(&mut msgs));
+        let mut results = vec![Err(Error::EmptyIv); msgs.len()];
+        a.decrypt_batch_into(&mut aether_batch(&mut msgs), &mut results);
         for (i, (m, p)) in msgs.iter().zip(&plain).enumerate() {
             if forged.contains(&i) {
                 assert_eq!(
@@ -730,4 +735,13 @@ fn aether_batch_forged_messages_fail_alone_and_are_wiped() {
             }
         }
     }
+}
+
+#[test]
+#[should_panic(expected = "one result slot per message")]
+fn aether_batch_into_refuses_a_results_slice_of_another_length() {
+    let a = Aether::new(&[7; 32]).unwrap();
+    let mut msgs: Vec<AMsg> = (0..3).map(|_| amsg(&mut Rng(0xba7c_0009), 0, 10)).collect();
+    let mut results = vec![Ok(()); 4];
+    a.decrypt_batch_into(&mut aether_batch(&mut msgs), &mut results);
 }

@@ -86,7 +86,9 @@ impl Aether {
     /// the vector is there for symmetry with [`Aether::decrypt_batch`]).
     /// Each message equals what [`Aether::encrypt_in_place_detached`] gives.
     pub fn encrypt_batch(&self, batch: &mut [BatchMessage<'_>]) -> Vec<Result<(), Error>> {
-        self.batch(batch, true)
+        let mut results = vec![Ok(()); batch.len()];
+        self.batch_into(batch, true, &mut results);
+        results
     }
 
     /// Verifies and decrypts every message of `batch` in place. Returns one
@@ -94,11 +96,54 @@ impl Aether {
     /// gets [`Error::AuthenticationFailed`] and its buffer is zeroed, while
     /// the others decrypt. Tags are compared in constant time.
     pub fn decrypt_batch(&self, batch: &mut [BatchMessage<'_>]) -> Vec<Result<(), Error>> {
-        self.batch(batch, false)
+        let mut results = vec![Ok(()); batch.len()];
+        self.batch_into(batch, false, &mut results);
+        results
     }
 
-    fn batch(&self, batch: &mut [BatchMessage<'_>], encrypt: bool) -> Vec<Result<(), Error>> {
-        let mut results = vec![Ok(()); batch.len()];
+    /// [`encrypt_batch`](Self::encrypt_batch) with message i's result
+    /// written into `results[i]`: nothing allocated for the results (as
+    /// `AesGcm::encrypt_batch_into`).
+    ///
+    /// # Panics
+    ///
+    /// If `results` is not exactly as long as `batch`.
+    pub fn encrypt_batch_into(
+        &self,
+        batch: &mut [BatchMessage<'_>],
+        results: &mut [Result<(), Error>],
+    ) {
+        self.batch_into(batch, true, results);
+    }
+
+    /// [`decrypt_batch`](Self::decrypt_batch) with message i's result
+    /// written into `results[i]`.
+    ///
+    /// # Panics
+    ///
+    /// If `results` is not exactly as long as `batch`.
+    pub fn decrypt_batch_into(
+        &self,
+        batch: &mut [BatchMessage<'_>],
+        results: &mut [Result<(), Error>],
+    ) {
+        self.batch_into(batch, false, results);
+    }
+
+    /// The batch, every message's result written into `results`.
+    fn batch_into(
+        &self,
+        batch: &mut [BatchMessage<'_>],
+        encrypt: bool,
+        results: &mut [Result<(), Error>],
+    ) {
+        assert_eq!(
+            batch.len(),
+            results.len(),
+            "one result slot per message of the batch"
+        );
+        // A group's encryption writes no result (it cannot fail).
+        results.fill(Ok(()));
         let (x512, x256) = (Avx512::detect(), Avx2::detect());
         // The engines a key's batch may use besides its own one-message
         // engine (module header, "Which engine"). An `avx2` key stays on
@@ -143,13 +188,12 @@ impl Aether {
             shapes.iter().any(|&((a, b), n)| pays(a + b, n))
         };
         if grouped {
-            self.groups(one, engines, batch, encrypt, &mut results);
+            self.groups(one, engines, batch, encrypt, results);
         } else {
-            for (m, r) in batch.iter_mut().zip(&mut results) {
+            for (m, r) in batch.iter_mut().zip(results) {
                 *r = self.one(m, encrypt);
             }
         }
-        results
     }
 
     /// One message on the key's one-message engine.
