@@ -49,7 +49,7 @@ fn cut<'b>(buf: &'b mut [u8], lengths: &'b [usize]) -> impl Iterator<Item = &'b 
 /// built every call, as a caller builds it, into memory it keeps. (A new
 /// `Vec` each call, an allocation and a free, made a batch of one 64-byte
 /// message 0.57× the one-message call in this table; the API itself,
-/// over a list built once, 0.98–1.01×.) Collecting a vector's own
+/// over a list built once, 0.83–1.01×.) Collecting a vector's own
 /// `into_iter` into elements of the same size and alignment reuses its
 /// buffer (a new vector collected from nothing would have no capacity:
 /// the check below fails if the buffer was not kept).
