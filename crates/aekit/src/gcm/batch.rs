@@ -169,7 +169,6 @@ impl AesGcm {
         batch: &mut [BatchMessage<'_>],
         results: &mut [Result<(), Error>],
     ) {
-        results.fill(Ok(()));
         self.crypt_batch_into(batch, Direction::Encrypt, results);
     }
 
@@ -184,12 +183,10 @@ impl AesGcm {
         batch: &mut [BatchMessage<'_>],
         results: &mut [Result<(), Error>],
     ) {
-        results.fill(Ok(()));
         self.crypt_batch_into(batch, Direction::Decrypt, results);
     }
 
-    /// The batch with the results written into `results` (every entry
-    /// `Ok(())` on entry: the multi-buffer path writes failures only).
+    /// The batch with every message's result written into `results`.
     fn crypt_batch_into(
         &self,
         batch: &mut [BatchMessage<'_>],
@@ -201,6 +198,8 @@ impl AesGcm {
             results.len(),
             "one result slot per message of the batch"
         );
+        // The multi-buffer path writes failures only.
+        results.fill(Ok(()));
         self.run(Batch {
             gcm: self,
             messages: batch,
