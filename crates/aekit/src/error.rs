@@ -183,3 +183,19 @@ pub(crate) fn split_tag(sealed: &[u8], tag_len: usize) -> Result<(&[u8], &[u8]),
         .ok_or(Error::AuthenticationFailed)?;
     Ok(sealed.split_at(split))
 }
+
+/// A batch's result slots (AES-GCM's and AETHER's `_into` calls), checked
+/// against its number of messages and set to `Ok`: the batch paths write
+/// failures only.
+///
+/// # Panics
+///
+/// If `results` is not exactly `messages` long.
+pub(crate) fn reset_results(results: &mut [Result<(), Error>], messages: usize) {
+    assert_eq!(
+        messages,
+        results.len(),
+        "one result slot per message of the batch"
+    );
+    results.fill(Ok(()));
+}

@@ -137,13 +137,7 @@ impl Aether {
         encrypt: bool,
         results: &mut [Result<(), Error>],
     ) {
-        assert_eq!(
-            batch.len(),
-            results.len(),
-            "one result slot per message of the batch"
-        );
-        // A group's encryption writes no result (it cannot fail).
-        results.fill(Ok(()));
+        crate::error::reset_results(results, batch.len());
         let (x512, x256) = (Avx512::detect(), Avx2::detect());
         // The engines a key's batch may use besides its own one-message
         // engine (module header, "Which engine"). An `avx2` key stays on

@@ -193,13 +193,7 @@ impl AesGcm {
         direction: Direction,
         results: &mut [Result<(), Error>],
     ) {
-        assert_eq!(
-            batch.len(),
-            results.len(),
-            "one result slot per message of the batch"
-        );
-        // The multi-buffer path writes failures only.
-        results.fill(Ok(()));
+        crate::error::reset_results(results, batch.len());
         self.run(Batch {
             gcm: self,
             messages: batch,
