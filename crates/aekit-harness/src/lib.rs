@@ -15,7 +15,7 @@
 //! current x86-64, not the core clock when turbo or power saving changes it.
 //! The tables say "TSC cycles" for that reason.
 
-#![deny(unsafe_code)] // allowed on three items: `rdtsc`, the fenced `rdtsc` and the allocator
+#![deny(unsafe_code)] // allowed on four items: `rdtsc`, the fenced `rdtsc`, the core clock's chain and the allocator
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
@@ -217,6 +217,52 @@ pub fn tsc_ghz(d: Duration) -> f64 {
     while t0.elapsed() < d {}
     let c1 = tsc();
     c1.wrapping_sub(c0) as f64 / t0.elapsed().as_nanos() as f64
+}
+
+/// Core clock cycles per TSC cycle, measured now: `CHAIN` dependent
+/// register additions (`add x, y` into x, one core cycle each on every x86-64
+/// core), timed by the TSC, the median of five runs. What turns the
+/// tables' TSC cycles into core cycles, the unit in which an execution
+/// port's bound is counted (`docs/BENCHMARKS.md` uses it so), as long as
+/// the clock holds. (An addition of an immediate would not do: Intel's
+/// Golden Cove cores fold chains of those at rename, and such a chain ran
+/// at four additions a TSC cycle on an Emerald Rapids Xeon.) `None` off
+/// x86-64.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)] // the chain, in `asm!`
+pub fn core_per_tsc() -> Option<f64> {
+    const CHAIN: u64 = 8_000_000; // eight additions a pass, a million passes
+    let mut runs = [0.0; 5];
+    for r in &mut runs {
+        let (mut x, mut passes) = (1u64, CHAIN / 8);
+        let c0 = tsc_fenced();
+        // SAFETY: register arithmetic and a counted loop on the operands
+        // given; no memory, no stack, nothing else changed.
+        unsafe {
+            core::arch::asm!(
+                "2:",
+                "add {x}, {y}", "add {x}, {y}", "add {x}, {y}", "add {x}, {y}",
+                "add {x}, {y}", "add {x}, {y}", "add {x}, {y}", "add {x}, {y}",
+                "dec {n}",
+                "jnz 2b",
+                x = inout(reg) x,
+                y = in(reg) black_box(3u64),
+                n = inout(reg) passes,
+                options(nomem, nostack),
+            );
+        }
+        let c1 = tsc_fenced();
+        black_box((x, passes));
+        *r = CHAIN as f64 / c1.wrapping_sub(c0).max(1) as f64;
+    }
+    runs.sort_by(f64::total_cmp);
+    Some(runs[2])
+}
+
+/// Core clock cycles per TSC cycle: unknown off x86-64.
+#[cfg(not(target_arch = "x86_64"))]
+pub fn core_per_tsc() -> Option<f64> {
+    None
 }
 
 /// Bytes requested from [`CountingAlloc`] since the program started.
