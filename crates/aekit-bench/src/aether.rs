@@ -10,7 +10,9 @@ use aekit::aether::{Aether, Strategy};
 use ascon_aead::AsconAead128;
 use ascon_aead::aead::{AeadInOut, KeyInit};
 
-use crate::harness::{Case, Op, Sample, cpu_model, measure, print_table, size_label, tsc_ghz};
+use crate::harness::{
+    Case, Op, Sample, core_per_tsc, cpu_model, measure, print_table, size_label, tsc_ghz,
+};
 
 const SIZES: [usize; 4] = [64, 1 << 10, 16 << 10, 1 << 20];
 const ROUNDS: usize = 25;
@@ -80,6 +82,11 @@ pub fn run() {
         "TSC: {:.3} GHz",
         tsc_ghz(std::time::Duration::from_millis(50))
     );
+    if let Some(c) = core_per_tsc() {
+        println!(
+            "Core clock: {c:.2}× the TSC (a chain of dependent additions, timed before the runs)"
+        );
+    }
     println!("Encryption in place, empty associated data, best of {ROUNDS} interleaved batches.\n");
     for c in &cases {
         if let Err(why) = &c.run {
