@@ -19,6 +19,7 @@ pub fn wipe(buf: &mut [u8]) {
     zeroize::optimization_barrier(buf);
 }
 
+#[cfg(target_arch = "x86_64")]
 /// [`wipe`] for 128-bit words (a key's tables of powers of H).
 pub(crate) fn wipe_words(buf: &mut [u128]) {
     buf.fill(0);

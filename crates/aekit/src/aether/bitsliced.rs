@@ -264,6 +264,7 @@ impl<const N: usize> Lanes<N> {
         (i + 9 - self.rot % 9) % 9
     }
 
+    #[cfg(any(target_arch = "x86_64", test))]
     /// Word `i` of the state.
     pub(crate) fn word(&self, i: usize) -> &Planes<N> {
         &self.s[self.slot(i)]

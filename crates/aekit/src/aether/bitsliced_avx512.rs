@@ -62,6 +62,7 @@
 //! constants, loads and stores at addresses fixed by the (public) lengths;
 //! no branch or memory index depends on the key, the nonces or the data.
 
+#[cfg(target_arch = "x86_64")]
 use super::BLOCK_LEN;
 use super::bitsliced::{Lanes, Planes, Rows, Slicer};
 

@@ -259,6 +259,7 @@ use crate::ghash::clmul::Clmul;
 /// AES-NI and PCLMULQDQ in one pass. Holding one proves the CPU has both
 /// halves' features: each field is its own capability token. Off x86-64
 /// `Ni` and `Clmul` have no values, so neither has `FusedNi`.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // no value exists there to read
 pub(crate) struct FusedNi {
     aes: Ni,
     ghash: Clmul,
@@ -459,6 +460,7 @@ impl FusedKernel for FusedNi {
 /// The `ni` key and the `clmul` key of H = E(K, 0^128): what this kernel,
 /// `vaes-avx2` and (on Intel, for the short path) `vaes-avx512` hold.
 /// `None` where the CPU lacks AES-NI or PCLMULQDQ.
+#[cfg(target_arch = "x86_64")]
 impl FusedNi {
     /// FACE's first-round table of this key.
     pub(crate) fn round1(&self) -> &Round1<1> {

@@ -10,7 +10,9 @@
 //! to run counter mode by a FACE variant (`ctr::face`), one engine for the
 //! whole call so that its tables are built once per message.
 
-use core::borrow::{Borrow, BorrowMut};
+#[cfg(target_arch = "x86_64")]
+use core::borrow::Borrow;
+use core::borrow::BorrowMut;
 use core::mem::MaybeUninit;
 
 use super::batch::BatchMessage;
@@ -171,17 +173,21 @@ pub(crate) fn shape(aad_len: usize, len: usize, longest: usize) -> Option<(usize
     ((3..=longest).contains(&shape.0) && shape.1 <= 1).then_some(shape)
 }
 
+#[cfg(target_arch = "x86_64")]
 /// The most message blocks of a multi-buffer shape `vaes-avx512` and
 /// `vaes-avx2` take (2 KiB): a message's counts, 2 to `LONG` + 1, stay in
 /// its counter block's last byte.
 pub(crate) const LONG: usize = 128;
 
+#[cfg(target_arch = "x86_64")]
 /// Where H^1 is in a key's [`LongPowers`]: H^x is entry `TOP` − x.
 pub(crate) const TOP: usize = LONG + 4;
 
+#[cfg(target_arch = "x86_64")]
 /// How many entries [`LongPowers`] has.
 pub(crate) const POWERS: usize = TOP + 8;
 
+#[cfg(target_arch = "x86_64")]
 /// The powers the multi-buffer paths multiply a long message's blocks by
 /// (each block its own, summed over the whole message and reduced once),
 /// made at key setup by `vaes-avx512` and `vaes-avx2`: H^x at entry
@@ -193,6 +199,7 @@ pub(crate) const POWERS: usize = TOP + 8;
 /// setup).
 pub(crate) struct LongPowers(pub(crate) [u128; POWERS]);
 
+#[cfg(target_arch = "x86_64")]
 impl zeroize::Zeroize for LongPowers {
     fn zeroize(&mut self) {
         crate::secret::wipe_words(&mut self.0);
@@ -210,6 +217,7 @@ impl zeroize::Zeroize for LongPowers {
 /// comparisons a message of a run of equal lengths.
 #[inline]
 #[allow(clippy::type_complexity)]
+#[cfg(target_arch = "x86_64")]
 pub(crate) fn taken<'r, 'a, M: Borrow<BatchMessage<'a>>>(
     run: &'r mut [M],
     longest: usize,
@@ -509,6 +517,7 @@ pub(crate) mod tests {
     /// other (uninitialized memory), against the general path over a
     /// (table, bitserial) pair: for the kernels whose long messages are
     /// split by the buffer's address.
+    #[cfg(target_arch = "x86_64")]
     #[allow(unsafe_code)]
     pub(crate) fn messages_at_offsets<F: Kernel>(
         ks: &KeySchedule,

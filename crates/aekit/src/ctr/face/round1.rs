@@ -104,6 +104,7 @@ impl<const COPIES: usize> Zeroize for Round1<COPIES> {
 }
 
 impl<const COPIES: usize> Round1<COPIES> {
+    #[cfg(any(target_arch = "x86_64", test))]
     /// Where copy `k` holds entry 0: at `k` of four copies, so that one of
     /// them starts a line at every count; a single copy at 2, so that the
     /// whole-message loops, which start at count 2 (Y_1 = IV ‖ 2), start
@@ -167,6 +168,7 @@ impl<const COPIES: usize> Round1<COPIES> {
         }
     }
 
+    #[cfg(any(target_arch = "x86_64", test))]
     /// The `n` entries of counts `low` … `low` + `n` − 1, which must share
     /// a run (`low` + `n` ≤ 256), as a pointer for the kernels' vector
     /// loads: from the copy where entry `low` starts a line, if there are
