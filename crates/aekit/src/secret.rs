@@ -19,8 +19,8 @@ pub fn wipe(buf: &mut [u8]) {
     zeroize::optimization_barrier(buf);
 }
 
-#[cfg(target_arch = "x86_64")]
 /// [`wipe`] for 128-bit words (a key's tables of powers of H).
+#[cfg(target_arch = "x86_64")]
 pub(crate) fn wipe_words(buf: &mut [u128]) {
     buf.fill(0);
     zeroize::optimization_barrier(buf);

@@ -264,8 +264,8 @@ impl<const N: usize> Lanes<N> {
         (i + 9 - self.rot % 9) % 9
     }
 
-    #[cfg(any(target_arch = "x86_64", test))]
     /// Word `i` of the state.
+    #[cfg(any(target_arch = "x86_64", test))]
     pub(crate) fn word(&self, i: usize) -> &Planes<N> {
         &self.s[self.slot(i)]
     }

@@ -173,21 +173,20 @@ pub(crate) fn shape(aad_len: usize, len: usize, longest: usize) -> Option<(usize
     ((3..=longest).contains(&shape.0) && shape.1 <= 1).then_some(shape)
 }
 
-#[cfg(target_arch = "x86_64")]
 /// The most message blocks of a multi-buffer shape `vaes-avx512` and
 /// `vaes-avx2` take (2 KiB): a message's counts, 2 to `LONG` + 1, stay in
 /// its counter block's last byte.
+#[cfg(target_arch = "x86_64")]
 pub(crate) const LONG: usize = 128;
 
-#[cfg(target_arch = "x86_64")]
 /// Where H^1 is in a key's [`LongPowers`]: H^x is entry `TOP` − x.
+#[cfg(target_arch = "x86_64")]
 pub(crate) const TOP: usize = LONG + 4;
 
-#[cfg(target_arch = "x86_64")]
 /// How many entries [`LongPowers`] has.
+#[cfg(target_arch = "x86_64")]
 pub(crate) const POWERS: usize = TOP + 8;
 
-#[cfg(target_arch = "x86_64")]
 /// The powers the multi-buffer paths multiply a long message's blocks by
 /// (each block its own, summed over the whole message and reduced once),
 /// made at key setup by `vaes-avx512` and `vaes-avx2`: H^x at entry
@@ -197,6 +196,7 @@ pub(crate) const POWERS: usize = TOP + 8;
 /// speed ([`crate::secret::wipe_words`]: the `zeroize` crate's
 /// element-wise volatile writes of its 2 KiB were a tenth of a key
 /// setup).
+#[cfg(target_arch = "x86_64")]
 pub(crate) struct LongPowers(pub(crate) [u128; POWERS]);
 
 #[cfg(target_arch = "x86_64")]

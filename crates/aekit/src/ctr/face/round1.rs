@@ -104,11 +104,11 @@ impl<const COPIES: usize> Zeroize for Round1<COPIES> {
 }
 
 impl<const COPIES: usize> Round1<COPIES> {
-    #[cfg(any(target_arch = "x86_64", test))]
     /// Where copy `k` holds entry 0: at `k` of four copies, so that one of
     /// them starts a line at every count; a single copy at 2, so that the
     /// whole-message loops, which start at count 2 (Y_1 = IV ‖ 2), start
     /// on one.
+    #[cfg(any(target_arch = "x86_64", test))]
     const fn shift(k: usize) -> usize {
         if COPIES == 1 { 2 } else { k }
     }
@@ -168,11 +168,11 @@ impl<const COPIES: usize> Round1<COPIES> {
         }
     }
 
-    #[cfg(any(target_arch = "x86_64", test))]
     /// The `n` entries of counts `low` … `low` + `n` − 1, which must share
     /// a run (`low` + `n` ≤ 256), as a pointer for the kernels' vector
     /// loads: from the copy where entry `low` starts a line, if there are
     /// four.
+    #[cfg(any(target_arch = "x86_64", test))]
     pub(crate) fn entries(&self, low: u8, n: usize) -> *const Block {
         let low = usize::from(low);
         let k = if COPIES == 1 {
