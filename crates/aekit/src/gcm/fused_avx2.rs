@@ -87,11 +87,18 @@
 //! → 188 800–192 800; AES-256 1 MiB 2–4 %; 16 KiB within 1 %.
 //!
 //! The powers: `clmul` stores the twisted H..H^8; this kernel makes
-//! H^9..H^32 with `clmul`'s own product at key setup and stores them as
-//! sixteen lane pairs, 512 bytes in `FusedAvx2::powers`, zeroized on drop
-//! (so the kernel holds a `ni-clmul` kernel, whose keys it uses too —
-//! `ni`'s 240 bytes, `clmul`'s 128 and 256 of powers in that kernel's
-//! order — and these 512).
+//! H^9..H^32 with `clmul`'s own product at key setup, and the powers up to
+//! H^(LONG + 4) of the multi-buffer path from those (`LongPowers`, 2240
+//! bytes, zeroized on drop). That table keeps them in descending order,
+//! so its last thirty-two entries are the loop's sixteen lane pairs as
+//! they are: (H^32, H^31) … (H^18, H^17), then (H^16, H^15) … (H^2, H^1),
+//! each one 32-byte load ([`FusedAvx2::pairs`]; a copy of them in that
+//! order, 512 bytes, was kept beside the table until the two were seen to
+//! be the same: without it, forced on an Emerald Rapids Xeon, 1500 B, 16
+//! KiB and 1 MiB ran within ±1 % of the old code, the sign following
+//! which key was allocated first). The kernel also holds a `ni-clmul` kernel, whose keys it
+//! uses: `ni`'s 240 bytes, `clmul`'s 128 and 256 of powers in that
+//! kernel's order.
 //!
 //! # The schedule
 //!
@@ -259,7 +266,7 @@ mod imp {
     use core::borrow::BorrowMut;
 
     use crate::gcm::batch::BatchMessage;
-    use crate::gcm::kernel::{Kernel, LONG, LongPowers, finish_two_pass, taken};
+    use crate::gcm::kernel::{Kernel, LONG, LongPowers, TOP, finish_two_pass, taken};
     use crate::gcm::multi_avx2::{Wide, crypt_groups, long_powers, mul_wide, reduce};
     use crate::gcm::out_of_place::{as_uninit, assume_init, copy_into, in_output, io_of};
     use crate::gcm::state::Direction;
@@ -296,23 +303,15 @@ mod imp {
         }
     }
 
-    /// The twisted H^16..H^1 as eight lane pairs: `0[j]` is
-    /// (H^{16−2j}, H^{15−2j}), lane 0 first, one 32-byte load each; then
-    /// H^32..H^17 the same way (`0[8 + j]` is (H^{32−2j}, H^{31−2j})), for
-    /// the first batch of a pair.
-    #[derive(Zeroize, ZeroizeOnDrop)]
-    #[repr(C, align(32))]
-    struct Powers([[u128; 2]; 16]);
-
     /// VAES and VPCLMULQDQ on YMM in one pass. Holding one proves the CPU
     /// has AVX2, VAES and VPCLMULQDQ (`_cpu`) and the `ni` and `clmul`
     /// features (`ni`, whose keys and whole-message paths this kernel
     /// also uses).
     pub(crate) struct FusedAvx2 {
         ni: FusedNi,
-        powers: Powers,
-        /// The multi-buffer path's powers (`multi_avx2.rs`), H^(LONG + 4)
-        /// … H^1.
+        /// The powers, H^(LONG + 4) … H^1 in descending order: the
+        /// multi-buffer path's (`multi_avx2.rs`), and the last thirty-two
+        /// are the loop's (see [`FusedAvx2::pairs`]).
         long: Long,
         _cpu: Cpu,
     }
@@ -471,21 +470,11 @@ mod imp {
             let ghash = ni.ghash();
 
             let mut all = ghash.powers_to::<32>();
-            // Pairs 0..8: (H^16, H^15) … (H^2, H^1); pairs 8..16: (H^32,
-            // H^31) … (H^18, H^17).
-            let mut powers = Powers([[0; 2]; 16]);
-            for (j, pair) in powers.0[..8].iter_mut().enumerate() {
-                *pair = [all[15 - 2 * j], all[14 - 2 * j]];
-            }
-            for (j, pair) in powers.0[8..].iter_mut().enumerate() {
-                *pair = [all[31 - 2 * j], all[30 - 2 * j]];
-            }
             // SAFETY: `cpu` proves AVX2 and VPCLMULQDQ.
             let long = Long(unsafe { long_powers(&all) });
             all.zeroize();
             Some(FusedAvx2 {
                 ni,
-                powers,
                 long,
                 _cpu: cpu,
             })
@@ -493,6 +482,31 @@ mod imp {
     }
 
     impl FusedAvx2 {
+        /// H^16 … H^1, then the table's eight zero entries: what the loop
+        /// multiplies a batch by that is hashed alone or second of a pair
+        /// (pair j, a 32-byte load at entry 2j, is (H^{16−2j},
+        /// H^{15−2j}), lane 0 first: the descending order puts the pairs
+        /// side by side), and the blocks before the loop.
+        fn low_powers(&self) -> &[u128; 24] {
+            self.long.0.0[TOP - 16..]
+                .try_into()
+                .expect("H^16 … H^1 and eight zeros")
+        }
+
+        /// The eight pairs of powers a batch is multiplied by: H^32 …
+        /// H^17 for the first batch of a pair ([`Kind::Open`], whose sums
+        /// the second's join before one reduction), H^16 … H^1 otherwise.
+        fn pairs(&self, kind: Kind) -> &[u128; 16] {
+            let from = if kind == Kind::Open {
+                TOP - 32
+            } else {
+                TOP - 16
+            };
+            self.long.0.0[from..from + 16]
+                .try_into()
+                .expect("sixteen powers")
+        }
+
         /// A whole message not [`takes_ni`]'s, in place in `out` (`input`
         /// `None`) or from `input` into `out` (of the same length, possibly
         /// uninitialized; every byte is written): the associated data
@@ -678,9 +692,7 @@ mod imp {
             self.ghash().update_padded(&mut y, aad);
             let acc = clmul::load(&y);
             let aes = (self.aes().round_keys(), self.aes().rounds());
-            let Ok(powers) = <&[u128; 32]>::try_from(self.powers.0.as_flattened()) else {
-                unreachable!("sixteen pairs of powers");
-            };
+            let powers = self.low_powers();
             let encrypt = direction == Direction::Encrypt;
             let first = (iv, acc, q, encrypt);
             // SAFETY: passed on from the caller; ⌈q/2⌉ registers.
@@ -877,7 +889,7 @@ mod imp {
                 // time with the tail.
                 // SAFETY: the features are enabled here; the last batch
                 // is 256 readable bytes, written.
-                acc = unsafe { hash_batch(batch(dst, batches - 1), &self.powers, acc) };
+                acc = unsafe { hash_batch(batch(dst, batches - 1), self.pairs(Kind::Alone), acc) };
             }
             // Lane 0 of `ctr`: the next counter block.
             (_mm256_castsi256_si128(ctr), acc)
@@ -908,9 +920,9 @@ mod imp {
             };
             let x: &[u8; BATCH] = x[..BATCH].try_into().expect("16 blocks");
             // SAFETY: `x` is 256 readable bytes; `keys` holds `rounds` + 1
-            // round keys, `self.powers` sixteen 32-byte pairs, `CONSTS` 32
+            // round keys, `self.pairs` eight 32-byte pairs, `CONSTS` 32
             // bytes; the features are enabled on this function.
-            unsafe { stitched(s, x, keys, rounds, &self.powers, kind, sums) }
+            unsafe { stitched(s, x, keys, rounds, self.pairs(kind), kind, sums) }
         }
     }
 
@@ -1013,7 +1025,7 @@ mod imp {
     /// register j's pair of blocks times H^{q−2j}, H^{q−2j−1} (the
     /// powers from entry 16 − q + 2j of the stored H^16 … H^1, one 32-byte
     /// load; for an odd `q` the last register's second lane is zero and
-    /// meets H^32), one reduction.
+    /// meets the zero entry after H^1), one reduction.
     ///
     /// # Safety
     ///
@@ -1024,7 +1036,7 @@ mod imp {
     #[target_feature(enable = "avx2,vaes,vpclmulqdq")]
     unsafe fn head_pairs<const R: usize>(
         (keys, rounds): (&[Block; 15], usize),
-        powers: &[u128; 32],
+        powers: &[u128; 24],
         (iv, acc, q, encrypt): (&[u8; 12], __m128i, usize, bool),
         (src, dst): (*const u8, *mut u8),
     ) -> __m128i {
@@ -1078,7 +1090,7 @@ mod imp {
             if j == 0 {
                 ct = _mm256_xor_si256(ct, _mm256_zextsi128_si256(acc));
             }
-            // SAFETY: entries 16 − q + 2j and the next lie inside the 32
+            // SAFETY: entries 16 − q + 2j and the next lie inside the 24
             // (16 − q + 2j + 1 ≤ 16 for j < R).
             let h = unsafe { _mm256_loadu_si256(powers.as_ptr().add(16 - q + 2 * j).cast()) };
             sum = sum.xor(mul_wide(ct, h));
@@ -1261,6 +1273,7 @@ mod imp {
     /// states stay in ymm0–ymm7, the sums lo, hi and middle in ymm9–ymm11
     /// (in and out: the GHASH value in the low lane of ymm9, or a pair's
     /// first sums), the reflection mask in ymm15, the round key in ymm8.
+    /// `h` is the batch's eight pairs of powers ([`FusedAvx2::pairs`]).
     ///
     /// # Safety
     /// The CPU must support AVX2, VAES and VPCLMULQDQ; `rounds` is 10, 12
@@ -1272,15 +1285,10 @@ mod imp {
         x: &[u8; BATCH],
         keys: &[Block],
         rounds: usize,
-        powers: &Powers,
+        h: &[u128; 16],
         kind: Kind,
         sums: &mut [__m256i; 3],
     ) {
-        let h = if kind == Kind::Open {
-            &powers.0[8..]
-        } else {
-            &powers.0[..8]
-        };
         // The schedule: the reflection mask loaded (every batch: no
         // register is kept between two `asm!` blocks), the first two
         // pairs' products, rounds 2–7 each followed by a pair's products,
@@ -1407,9 +1415,9 @@ mod imp {
     /// # Safety
     /// The CPU must support AVX2 and VPCLMULQDQ.
     #[target_feature(enable = "avx2,vpclmulqdq")]
-    unsafe fn hash_batch(x: &[u8; BATCH], powers: &Powers, acc: __m128i) -> __m128i {
+    unsafe fn hash_batch(x: &[u8; BATCH], h: &[u128; 16], acc: __m128i) -> __m128i {
         let acc_out: __m128i;
-        // SAFETY: `x` (256 bytes), the first eight pairs of powers (256
+        // SAFETY: `x` (256 bytes), the eight pairs of powers (256
         // bytes) and `CONSTS` (32 bytes) are read at offsets inside them;
         // the features are enabled on this function.
         unsafe {
@@ -1424,7 +1432,7 @@ mod imp {
                 product!("6"),
                 product!("7"),
                 reduce!(),
-                h = in(reg) powers.0.as_ptr(),
+                h = in(reg) h.as_ptr(),
                 consts = in(reg) CONSTS.0.as_ptr(),
                 x = in(reg) x.as_ptr(),
                 inout("xmm9") acc => acc_out,
