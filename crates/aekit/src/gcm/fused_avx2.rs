@@ -96,9 +96,9 @@
 //! order, 512 bytes, was kept beside the table until the two were seen to
 //! be the same: without it, forced on an Emerald Rapids Xeon, 1500 B, 16
 //! KiB and 1 MiB ran within ±1 % of the old code, the sign following
-//! which key was allocated first). The kernel also holds a `ni-clmul` kernel, whose keys it
-//! uses: `ni`'s 240 bytes, `clmul`'s 128 and 256 of powers in that
-//! kernel's order.
+//! which key was allocated first). The kernel also holds a `ni-clmul`
+//! kernel, whose keys it uses: `ni`'s 240 bytes, `clmul`'s 128 and 256 of
+//! powers in that kernel's order.
 //!
 //! # The schedule
 //!

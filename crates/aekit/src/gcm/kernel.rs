@@ -195,9 +195,10 @@ pub(crate) const POWERS: usize = TOP + 8;
 /// entries (a register of four powers read past H^1). Wiped at memset
 /// speed ([`crate::secret::wipe_words`]: the `zeroize` crate's
 /// element-wise volatile writes of its 2 KiB were a tenth of a key
-/// setup). On a 64-byte boundary, so that no 32- or 64-byte load of
-/// powers at an even entry splits a cache line (`vaes-avx2`'s loop reads
-/// its pairs from the last thirty-two entries).
+/// setup). On a 64-byte boundary, so that no 32-byte load at an even
+/// entry (`vaes-avx2`'s loop reads its pairs of powers from the last
+/// thirty-two) and no 64-byte load at a multiple of four splits a cache
+/// line.
 #[cfg(target_arch = "x86_64")]
 #[repr(C, align(64))]
 pub(crate) struct LongPowers(pub(crate) [u128; POWERS]);
