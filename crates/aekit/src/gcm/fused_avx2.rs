@@ -497,14 +497,9 @@ mod imp {
         /// H^17 for the first batch of a pair ([`Kind::Open`], whose sums
         /// the second's join before one reduction), H^16 … H^1 otherwise.
         fn pairs(&self, kind: Kind) -> &[u128; 16] {
-            let from = if kind == Kind::Open {
-                TOP - 32
-            } else {
-                TOP - 16
-            };
-            self.long.0.0[from..from + 16]
-                .try_into()
-                .expect("sixteen powers")
+            let (high, low) = self.long.0.powers_32_to_1().split_at(16);
+            let half = if kind == Kind::Open { high } else { low };
+            half.try_into().expect("sixteen powers")
         }
 
         /// A whole message not [`takes_ni`]'s, in place in `out` (`input`

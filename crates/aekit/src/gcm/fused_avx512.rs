@@ -256,7 +256,7 @@ mod imp {
     use super::super::batch::BatchMessage;
     use super::super::fused_avx2::end_keystream;
     use super::super::kernel::{Kernel, LONG, LongPowers, taken};
-    use super::super::multi_avx512::{all_powers, crypt_groups, long_powers};
+    use super::super::multi_avx512::{crypt_groups, long_powers};
     use super::super::out_of_place::{in_output, io_of};
     use super::super::state::Direction;
     use super::super::supplied_avx512;
@@ -357,7 +357,7 @@ mod imp {
 
         /// H^32 … H^1: entry e holds H^(32 − e).
         fn powers(&self) -> &[u128; 32] {
-            all_powers(&self.long)
+            self.long.powers_32_to_1()
         }
     }
 

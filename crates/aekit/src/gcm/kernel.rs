@@ -204,6 +204,15 @@ pub(crate) const POWERS: usize = TOP + 8;
 pub(crate) struct LongPowers(pub(crate) [u128; POWERS]);
 
 #[cfg(target_arch = "x86_64")]
+impl LongPowers {
+    /// H^32 … H^1 (entry e holds H^(32 − e)): the last thirty-two powers,
+    /// what the fused kernels' main loops multiply by.
+    pub(crate) fn powers_32_to_1(&self) -> &[u128; 32] {
+        self.0[TOP - 32..TOP].try_into().expect("32 entries")
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
 impl zeroize::Zeroize for LongPowers {
     fn zeroize(&mut self) {
         crate::secret::wipe_words(&mut self.0);

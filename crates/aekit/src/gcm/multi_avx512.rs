@@ -114,7 +114,7 @@
 //! lanes. The code here is written from that idea and the GCM spec.
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) use imp::{all_powers, crypt_groups, long_powers};
+pub(crate) use imp::{crypt_groups, long_powers};
 
 #[cfg(target_arch = "x86_64")]
 mod imp {
@@ -157,7 +157,7 @@ mod imp {
         encrypt: bool,
         tags: &mut [Block],
     ) {
-        let powers = all_powers(long);
+        let powers = long.powers_32_to_1();
         let registers = run[0].borrow().buf.len().div_ceil(64);
         // SAFETY: passed on from the caller.
         unsafe {
@@ -678,9 +678,9 @@ mod imp {
 
     /// The [`LongPowers`] the long path multiplies blocks by, made at key
     /// setup. Its last thirty-two entries before the zeros are H^32 … H^1
-    /// in the order of `all` (the key's other powers: [`all_powers`]).
-    /// Eight registers of four powers times H^32 make the next
-    /// thirty-two.
+    /// in the order of `all` (the key's other powers:
+    /// [`LongPowers::powers_32_to_1`]). Eight registers of four powers
+    /// times H^32 make the next thirty-two.
     ///
     /// # Safety
     /// The CPU must support AVX-512F/BW/VL and VPCLMULQDQ.
@@ -704,11 +704,6 @@ mod imp {
             unsafe { _mm512_storeu_si512(table.0[at..].as_mut_ptr().cast(), up[q]) };
         }
         table
-    }
-
-    /// H^32 … H^1 (entry e holds H^(32 − e)) within [`long_powers`].
-    pub(crate) fn all_powers(long: &LongPowers) -> &[u128; 32] {
-        long.0[TOP - 32..TOP].try_into().expect("32 entries")
     }
 
     /// The powers a run of messages of c blocks multiplies its blocks by,
