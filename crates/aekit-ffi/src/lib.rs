@@ -158,7 +158,10 @@ impl From<aekit::Error> for Status {
         match e {
             E::InvalidKeyLength(_) => Status::KeyLength,
             E::EmptyIv | E::InvalidNonceLength(_) | E::IvTooLong => Status::NonceLength,
-            E::InvalidTagLength(_) => Status::TagLength,
+            E::InvalidTagLength(_)
+            | E::TagShorterThan64Bits(_)
+            | E::TagMustBe128Bits { .. }
+            | E::TagLengthMismatch { .. } => Status::TagLength,
             E::MessageTooLong | E::AadTooLong => Status::TooLong,
             E::AadAfterMessage => Status::AadAfterMessage,
             E::AuthenticationFailed => Status::AuthenticationFailed,

@@ -15,8 +15,8 @@ pub enum Error {
     InvalidNonceLength(usize),
     /// The IV is longer than GCM allows (2^61 − 1 bytes) or than the API takes.
     IvTooLong,
-    /// The tag length is not one GCM allows (4, 8, 12, 13, 14, 15 or 16
-    /// bytes; 8 for GCM over a 64-bit block cipher).
+    /// The tag length is not one GCM allows (4 or 8 to 16 bytes; 8 for GCM
+    /// over a 64-bit block cipher).
     InvalidTagLength(usize),
     /// The tag length is one SP 800-38D allows but shorter than the 64 bits
     /// the GCM spec requires (§2.1); `AesGcm::with_relaxed_tag_rules`
@@ -29,6 +29,15 @@ pub enum Error {
         iv_len: usize,
         /// The tag length asked for, in bytes.
         tag_len: usize,
+    },
+    /// The key is bound to one tag length (`AesGcm::with_tag_length`, as
+    /// the GCM spec requires, §2.1) and the call gave another: a tag
+    /// truncated in transit, or a caller's mistake. Nothing was computed.
+    TagLengthMismatch {
+        /// The length the key is bound to, in bytes.
+        bound: usize,
+        /// The length the call gave, in bytes.
+        given: usize,
     },
     /// The plaintext or ciphertext exceeds GCM's limit of 2^36 − 32 bytes.
     MessageTooLong,
@@ -103,7 +112,7 @@ impl fmt::Display for Error {
             Error::IvTooLong => f.write_str("IV too long (GCM allows at most 2^61 - 1 bytes)"),
             Error::InvalidTagLength(n) => write!(
                 f,
-                "invalid tag length {n} bytes (GCM allows 4, 8, 12, 13, 14, 15 or 16; GCM-64 8)"
+                "invalid tag length {n} bytes (GCM allows 4 or 8 to 16; GCM-64 8)"
             ),
             Error::TagShorterThan64Bits(n) => write!(
                 f,
@@ -114,6 +123,11 @@ impl fmt::Display for Error {
                 f,
                 "a {tag_len}-byte tag with a {iv_len}-byte IV: the GCM spec requires 16-byte \
                  tags unless the IV is 12 bytes (AesGcm::with_relaxed_tag_rules allows it)"
+            ),
+            Error::TagLengthMismatch { bound, given } => write!(
+                f,
+                "a {given}-byte tag for a key bound to {bound}-byte tags (the GCM spec fixes \
+                 one tag length per key)"
             ),
             Error::MessageTooLong => {
                 f.write_str("message too long (GCM allows at most 2^36 - 32 bytes)")

@@ -8,7 +8,8 @@
 //! ```
 //! # fn main() -> Result<(), aekit::Error> {
 //! let key = [0x42u8; 32];
-//! let gcm = aekit::AesGcm::new(&key)?; // the fastest constant-time strategies here
+//! // The fastest constant-time implementation here, bound to 16-byte tags.
+//! let gcm = aekit::AesGcm::new(&key)?.with_tag_length(16)?;
 //! let mut buf = *b"attack at dawn";
 //! let tag = gcm.encrypt_in_place_detached(b"unique nonce", b"header", &mut buf, 16)?;
 //! gcm.decrypt_in_place_detached(b"unique nonce", b"header", &mut buf, tag.as_ref())?;
@@ -30,7 +31,7 @@ pub mod keystream;
 pub mod secret;
 
 pub use error::Error;
-pub use gcm::{AadPrefix, Aes128Gcm, Aes256Gcm, AesGcm, Decryptor, Encryptor, Gmac, Tag};
+pub use gcm::{AadPrefix, Aes128Gcm, Aes256Gcm, AesGcm, Decryptor, Encryptor, Gmac, IvPrefix, Tag};
 
 // The README's examples are compiled and run as doc-tests.
 #[doc = include_str!("../../../README.md")]

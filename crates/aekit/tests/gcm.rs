@@ -12,7 +12,8 @@ use common::{Rng, implementations, unhex};
 use proptest::prelude::*;
 use serde_json::Value;
 
-const TAG_LENGTHS: [usize; 7] = [4, 8, 12, 13, 14, 15, 16];
+/// The GCM spec's whole-byte tags (64 to 128 bits) and SP 800-38D's 32 bits.
+const TAG_LENGTHS: [usize; 10] = [4, 8, 9, 10, 11, 12, 13, 14, 15, 16];
 
 fn vectors(name: &str) -> Value {
     let path = format!("{}/../../vectors/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -165,7 +166,7 @@ fn wycheproof_under_the_default_tag_rules() {
 
 /// The spec's rules on every entry point and every constructor, for every
 /// tag length 0..=17 and IVs of 12 and other lengths; the relaxed rules
-/// accept every SP 800-38D length with any IV.
+/// accept every length of either document with any IV.
 #[test]
 fn tag_rules_on_every_entry_point() {
     use aekit::gcm::{Class, Pool, TagRules};
@@ -564,7 +565,7 @@ fn precise_errors_for_bad_input() {
         Err(Error::EmptyIv)
     );
     assert_eq!(gcm.encryptor(&[]).err().unwrap(), Error::EmptyIv);
-    for bad in [0, 1, 3, 5, 6, 7, 9, 10, 11, 17, 32] {
+    for bad in [0, 1, 3, 5, 6, 7, 17, 32] {
         let expected = Some(Error::InvalidTagLength(bad));
         assert_eq!(
             gcm.encrypt_in_place_detached(&[0; 12], b"", &mut buf, bad)
@@ -964,4 +965,176 @@ fn supplied_keystream_matches_one_shot_on_every_implementation() {
             assert!(ct.iter().all(|&b| b == 0), "{id}: wiped");
         }
     }
+}
+
+/// A key bound to one tag length (the spec's "t must be fixed for any
+/// fixed value of the key", §2.1) refuses every other length on every entry
+/// point, before computing anything; a tag an attacker truncated, which an
+/// unbound key checks and accepts, is refused.
+#[test]
+fn a_key_bound_to_its_tag_length_refuses_every_other() {
+    use aekit::gcm::{BatchMessage, Pool};
+    let pool = Pool::new(2).unwrap().with_threshold(0);
+    for imp in implementations() {
+        let key = [0x42u8; 16];
+        let (iv, aad) = ([5u8; 12], b"header");
+        let unbound = imp.build(&key).unwrap();
+        let gcm = imp.build(&key).unwrap().with_tag_length(16).unwrap();
+        assert_eq!(gcm.tag_length(), Some(16));
+        assert_eq!(unbound.tag_length(), None);
+        let id = imp.to_string();
+        let mut sealed = *b"wire transfer: 100 EUR to account 1234";
+        let tag = gcm
+            .encrypt_in_place_detached(&iv, aad, &mut sealed, 16)
+            .unwrap();
+        // The attack: the last four tag bytes cut off in transit.
+        let truncated = &tag.as_bytes()[..12];
+        let mut buf = sealed;
+        unbound
+            .decrypt_in_place_detached(&iv, aad, &mut buf, truncated)
+            .expect("an unbound key checks a truncated tag and accepts it");
+        let mismatch = |given| Error::TagLengthMismatch { bound: 16, given };
+        let mut buf = sealed;
+        assert_eq!(
+            gcm.decrypt_in_place_detached(&iv, aad, &mut buf, truncated),
+            Err(mismatch(12)),
+            "{id}"
+        );
+        assert_eq!(buf, sealed, "{id}: refused before anything was computed");
+        let mut whole = sealed.to_vec();
+        whole.extend_from_slice(truncated);
+        assert_eq!(gcm.decrypt(&iv, aad, &whole, 12), Err(mismatch(12)), "{id}");
+        assert_eq!(
+            gcm.decryptor(&iv).unwrap().finish(truncated),
+            Err(mismatch(12)),
+            "{id}: Decryptor::finish"
+        );
+        assert_eq!(
+            gcm.decrypt_in_place_detached_par(&pool, &iv, aad, &mut buf, truncated),
+            Err(mismatch(12)),
+            "{id}: parallel"
+        );
+        let mut out = vec![0u8; sealed.len()];
+        assert_eq!(
+            gcm.decrypt_detached_into(&iv, aad, &sealed, &mut out, truncated),
+            Err(mismatch(12)),
+            "{id}: out of place"
+        );
+        let prefix = gcm.aad_prefix(b"head").unwrap();
+        assert_eq!(
+            prefix.decryptor(&iv).unwrap().finish(truncated),
+            Err(mismatch(12)),
+            "{id}: AadPrefix"
+        );
+        let ivp = gcm.iv_prefix(&iv[..4]).unwrap();
+        assert_eq!(
+            ivp.decrypt_in_place_detached(&iv[4..], aad, &mut buf, truncated),
+            Err(mismatch(12)),
+            "{id}: IvPrefix"
+        );
+        // Batches refuse the message, not the batch.
+        let mut short_tag = [0u8; 12];
+        let mut data = *b"batch";
+        let mut messages = [BatchMessage {
+            iv: &iv,
+            aad,
+            buf: &mut data,
+            tag: &mut short_tag,
+        }];
+        let mut results = [Ok(())];
+        gcm.encrypt_batch_into(&mut messages, &mut results);
+        assert_eq!(results[0], Err(mismatch(12)), "{id}: batch");
+        // Encryption under another length is refused too; the bound one runs.
+        for tag_len in [4, 8, 12, 15] {
+            let mut buf = *b"m";
+            assert_eq!(
+                gcm.encrypt_in_place_detached(&iv, aad, &mut buf, tag_len)
+                    .map(drop),
+                Err(mismatch(tag_len)),
+                "{id}"
+            );
+            assert_eq!(&buf, b"m", "{id}");
+        }
+        let mut buf = sealed;
+        gcm.decrypt_in_place_detached(&iv, aad, &mut buf, tag.as_bytes())
+            .unwrap();
+        assert_eq!(&buf, b"wire transfer: 100 EUR to account 1234", "{id}");
+    }
+}
+
+/// Binding checks the length against the key's rules (with a 12-byte IV),
+/// and a bound key still applies the rules for other IVs.
+#[test]
+fn binding_a_tag_length_follows_the_rules() {
+    let key = [1u8; 16];
+    let bind = |gcm: AesGcm, n| gcm.with_tag_length(n).map(|g| g.tag_length());
+    for n in 0..=17 {
+        assert_eq!(
+            bind(AesGcm::new(&key).unwrap(), n),
+            spec_rule(n, 12).map(|()| Some(n)),
+            "spec, {n}"
+        );
+        let relaxed = AesGcm::new(&key).unwrap().with_relaxed_tag_rules();
+        let expected = if TAG_LENGTHS.contains(&n) {
+            Ok(Some(n))
+        } else {
+            Err(Error::InvalidTagLength(n))
+        };
+        assert_eq!(bind(relaxed, n), expected, "relaxed, {n}");
+    }
+    let gcm = AesGcm::new(&key).unwrap().with_tag_length(12).unwrap();
+    assert_eq!(
+        gcm.encrypt(&[0; 16], b"", b"m", 12),
+        Err(Error::TagMustBe128Bits {
+            iv_len: 16,
+            tag_len: 12
+        })
+    );
+    gcm.encrypt(&[0; 12], b"", b"m", 12).unwrap();
+    // GMAC built from a bound key keeps the binding.
+    let gmac = Gmac::from(AesGcm::new(&key).unwrap().with_tag_length(16).unwrap());
+    let tag = gmac.compute(&[0; 12], b"data", 16).unwrap();
+    assert_eq!(
+        gmac.verify(&[0; 12], b"data", &tag.as_bytes()[..8]),
+        Err(Error::TagLengthMismatch {
+            bound: 16,
+            given: 8
+        })
+    );
+}
+
+/// Tags of 9, 10 and 11 bytes (72 to 88 bits, which the spec's "between 64
+/// and 128" includes) are the full tag's first bytes, with the spec's
+/// test cases 1–18 where the IV is 96 bits.
+#[test]
+fn tags_of_nine_to_eleven_bytes_are_the_full_tags_prefix() {
+    let v = vectors("gcm_spec_appendix_b.json");
+    let mut checked = 0;
+    for case in v["cases"].as_array().unwrap() {
+        let (key, iv, aad) = (field(case, "key"), field(case, "iv"), field(case, "aad"));
+        if iv.len() != 12 {
+            continue;
+        }
+        let (pt, ct, tag) = (
+            field(case, "plaintext"),
+            field(case, "ciphertext"),
+            field(case, "tag"),
+        );
+        let gcm = AesGcm::new(&key).unwrap();
+        for tag_len in 9..=11 {
+            let mut buf = pt.clone();
+            let got = gcm
+                .encrypt_in_place_detached(&iv, &aad, &mut buf, tag_len)
+                .unwrap();
+            assert_eq!(
+                (buf.as_slice(), got.as_bytes()),
+                (ct.as_slice(), &tag[..tag_len])
+            );
+            gcm.decrypt_in_place_detached(&iv, &aad, &mut buf, &tag[..tag_len])
+                .unwrap();
+            assert_eq!(buf, pt);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 18, "only {checked} checks");
 }

@@ -15,6 +15,7 @@ mod fused_avx512;
 #[allow(unsafe_code)] // AES-NI/PCLMULQDQ intrinsics; every block carries a SAFETY line.
 mod fused_ni;
 mod incremental;
+mod iv_prefix;
 mod kernel;
 #[allow(unsafe_code)] // VAES/VPCLMULQDQ intrinsics; every block carries a SAFETY line.
 mod multi_avx2;
@@ -46,6 +47,7 @@ use kernel::{FacePair, Kernel, Pair};
 
 pub use batch::BatchMessage;
 pub use incremental::IncrementalGmac;
+pub use iv_prefix::IvPrefix;
 pub use nonce::{CounterNonces, NONCE_LEN, RANDOM_NONCE_LIMIT, RandomNonceSealer};
 pub use parallel::{DEFAULT_THRESHOLD, Pool};
 pub use rustcrypto::{AeadAesGcm, Aes128Gcm, Aes256Gcm};
@@ -255,26 +257,29 @@ pub(crate) trait FusedKernel: Kernel + Sized {
 
 /// Which tag lengths a key accepts, by the length of the IV.
 ///
-/// The GCM spec (§2.1) requires tags of at least 64 bits, and 128-bit tags
-/// whenever the IV is not 96 bits (the IV is then hashed into Y_0). That is
-/// the default of every constructor. NIST SP 800-38D also allows
-/// 32-bit tags and short tags with any IV; interoperability and test
-/// suites (Wycheproof) need them, behind
-/// [`AesGcm::with_relaxed_tag_rules`], a name that says what it gives up.
+/// The GCM spec (§2.1) lets a tag be any length from 64 to 128 bits (aekit
+/// takes whole bytes, as §2.1 permits), and requires 128-bit tags whenever
+/// the IV is not 96 bits (the IV is then hashed into Y_0). That is the
+/// default of every constructor. NIST SP 800-38D also allows 32-bit tags
+/// and short tags with any IV; interoperability and test suites
+/// (Wycheproof) need them, behind [`AesGcm::with_relaxed_tag_rules`], a
+/// name that says what it gives up.
 ///
 /// | IV        | [`TagRules::Spec`] (default) | [`TagRules::Relaxed`] |
 /// |-----------|------------------------------|------------------------|
-/// | 12 bytes  | 8, 12, 13, 14, 15, 16 bytes  | 4, 8, 12–16 bytes      |
-/// | any other | 16 bytes                     | 4, 8, 12–16 bytes      |
+/// | 12 bytes  | 8–16 bytes                   | 4, 8–16 bytes          |
+/// | any other | 16 bytes                     | 4, 8–16 bytes          |
 ///
-/// The spec also asks that one key keep one tag length; aekit cannot see
-/// across calls, so that is the caller's to keep.
+/// The spec also requires that one key keep one tag length: bind it with
+/// [`AesGcm::with_tag_length`], after which a call with any other length,
+/// a tag truncated in transit among them, is refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TagRules {
-    /// The GCM spec's rules (§2.1): at least 64 bits, and 128 bits with any
+    /// The GCM spec's rules (§2.1): 64 to 128 bits, and 128 bits with any
     /// IV that is not 96 bits.
     Spec,
-    /// SP 800-38D's lengths with any IV: 32, 64 and 96–128 bits.
+    /// Every length of [`TAG_LENGTHS`] with any IV: the spec's 64 to 128
+    /// bits and SP 800-38D's 32.
     Relaxed,
 }
 
@@ -290,7 +295,7 @@ const fn lengths_mask(lengths: &[usize]) -> u32 {
     mask
 }
 const RELAXED_LENGTHS: u32 = lengths_mask(&TAG_LENGTHS);
-const SPEC_LENGTHS_96: u32 = RELAXED_LENGTHS & !((1 << 8) - 1);
+const SPEC_LENGTHS_96: u32 = lengths_mask(&[8, 9, 10, 11, 12, 13, 14, 15, 16]);
 const SPEC_LENGTHS_OTHER: u32 = 1 << 16;
 
 impl TagRules {
@@ -328,10 +333,14 @@ impl TagRules {
 /// construction. Key material and tables are zeroized when it is dropped.
 ///
 /// Tags follow the GCM spec's rules ([`TagRules::Spec`]) unless the key is
-/// built [`with_relaxed_tag_rules`](AesGcm::with_relaxed_tag_rules).
+/// built [`with_relaxed_tag_rules`](AesGcm::with_relaxed_tag_rules), and
+/// take one length only once it is bound
+/// [`with_tag_length`](AesGcm::with_tag_length).
 pub struct AesGcm {
     inner: Inner,
     tag_rules: TagRules,
+    /// The one tag length this key takes, once bound.
+    tag_length: Option<usize>,
 }
 
 /// The implementation a key runs on: the enum matched once per call.
@@ -427,12 +436,13 @@ impl AesGcm {
         AesGcm {
             inner,
             tag_rules: TagRules::Spec,
+            tag_length: None,
         }
     }
 
-    /// This key with NIST SP 800-38D's tag lengths instead of the GCM
-    /// spec's (see [`TagRules`]): 4-byte tags, and tags shorter than 16
-    /// bytes with IVs that are not 12 bytes. For interoperability and test
+    /// This key with NIST SP 800-38D's tag lengths beside the GCM spec's
+    /// (see [`TagRules`]): 4-byte tags, and tags shorter than 16 bytes with
+    /// IVs that are not 12 bytes. For interoperability and test
     /// suites; a 4-byte tag is forged with probability 2^-32 per attempt,
     /// less with long messages.
     ///
@@ -459,11 +469,52 @@ impl AesGcm {
         self.tag_rules
     }
 
-    /// Checks a tag length against this key's rules for an IV of `iv_len`
-    /// bytes: the one place every entry point asks.
+    /// This key bound to tags of `tag_len` bytes, as the GCM spec requires
+    /// (§2.1: "the tag length t must be fixed for any fixed value of the
+    /// key"). Every later call with another length fails with
+    /// [`Error::TagLengthMismatch`] before anything is computed: a
+    /// decryption whose tag was truncated in transit is refused, where an
+    /// unbound key would check the shorter tag. The length must pass the
+    /// key's [`TagRules`] with a 12-byte IV (calls with other IVs still
+    /// apply the rules for theirs).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), aekit::Error> {
+    /// let gcm = aekit::AesGcm::new(&[7u8; 16])?.with_tag_length(16)?;
+    /// let mut msg = *b"attack at dawn";
+    /// let tag = gcm.encrypt_in_place_detached(&[0; 12], b"", &mut msg, 16)?;
+    /// // A tag cut to 12 bytes on the way is refused, not checked.
+    /// assert_eq!(
+    ///     gcm.decrypt_in_place_detached(&[0; 12], b"", &mut msg.clone(), &tag.as_bytes()[..12]),
+    ///     Err(aekit::Error::TagLengthMismatch { bound: 16, given: 12 })
+    /// );
+    /// gcm.decrypt_in_place_detached(&[0; 12], b"", &mut msg, tag.as_bytes())?;
+    /// assert_eq!(&msg, b"attack at dawn");
+    /// # Ok(()) }
+    /// ```
+    pub fn with_tag_length(mut self, tag_len: usize) -> Result<AesGcm, Error> {
+        self.tag_rules.check(tag_len, 12)?;
+        self.tag_length = Some(tag_len);
+        Ok(self)
+    }
+
+    /// The tag length this key is bound to, if it is
+    /// ([`with_tag_length`](Self::with_tag_length)).
+    pub fn tag_length(&self) -> Option<usize> {
+        self.tag_length
+    }
+
+    /// Checks a tag length against this key's bound length and rules for
+    /// an IV of `iv_len` bytes: the one place every entry point asks.
     #[inline(always)]
     fn check_tag(&self, tag_len: usize, iv_len: usize) -> Result<(), Error> {
-        self.tag_rules.check(tag_len, iv_len)
+        match self.tag_length {
+            Some(bound) if bound != tag_len => Err(Error::TagLengthMismatch {
+                bound,
+                given: tag_len,
+            }),
+            _ => self.tag_rules.check(tag_len, iv_len),
+        }
     }
 
     /// The checks of a whole-message call, before anything is computed:
@@ -519,8 +570,9 @@ impl AesGcm {
     /// Encrypts `buf` in place and returns a tag of `tag_len` bytes.
     /// The IV may have any length of at least one byte; 12 bytes is the fast
     /// and recommended one. It must never repeat under one key. The tag
-    /// length must pass this key's [`TagRules`]: by default at least 8
-    /// bytes, and 16 with an IV that is not 12 bytes.
+    /// length must pass this key's [`TagRules`] (by default 8 to 16 bytes,
+    /// and 16 with an IV that is not 12 bytes) and be the key's bound
+    /// length, if it has one ([`with_tag_length`](Self::with_tag_length)).
     pub fn encrypt_in_place_detached(
         &self,
         iv: &[u8],
@@ -574,7 +626,7 @@ impl AesGcm {
     }
 
     /// Hashes a fixed prefix of the associated data once, for many
-    /// messages (spec §6: fixed parts of A processed in advance). Clone the
+    /// messages (spec §6, Table 2: fixed parts of A processed in advance). Clone the
     /// [`AadPrefix`] or start messages from it directly; each gets its own
     /// IV.
     ///
@@ -600,6 +652,30 @@ impl AesGcm {
     /// ```
     pub fn aad_prefix(&self, aad: &[u8]) -> Result<AadPrefix<'_>, Error> {
         AadPrefix::new(self, aad)
+    }
+
+    /// Hashes a fixed leading part of the IV once, for many messages (spec
+    /// §6, Table 2: fixed parts of the IV processed in advance). Worth it
+    /// for IVs longer than 12 bytes, which GCM hashes into Y_0: each
+    /// message then hashes only the rest of its IV. Any prefix length is
+    /// taken, an empty one too.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), aekit::Error> {
+    /// let gcm = aekit::AesGcm::new(&[3u8; 16])?.with_tag_length(16)?;
+    /// let sender = gcm.iv_prefix(b"sender 0042, session 7f31e2a0")?; // hashed once
+    /// for n in 0u64..3 {
+    ///     let mut msg = *b"payload";
+    ///     let tag = sender.encrypt_in_place_detached(&n.to_be_bytes(), b"", &mut msg, 16)?;
+    ///     let iv = [&b"sender 0042, session 7f31e2a0"[..], &n.to_be_bytes()].concat();
+    ///     let mut again = *b"payload";
+    ///     let same = gcm.encrypt_in_place_detached(&iv, b"", &mut again, 16)?;
+    ///     assert_eq!((msg, tag.as_ref()), (again, same.as_ref()));
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn iv_prefix(&self, prefix: &[u8]) -> Result<IvPrefix<'_>, Error> {
+        IvPrefix::new(self, prefix)
     }
 
     /// Runs `op` on this key's implementation: the one match per call.
@@ -658,6 +734,11 @@ fn verify_or_wipe(full: Block, tag: &[u8], buf: &mut [u8]) -> Result<(), Error> 
 /// Checks the lengths of a one-shot call before anything is computed.
 fn check_lengths(iv: &[u8], aad: &[u8], buf: &[u8]) -> Result<(), Error> {
     check_iv(iv)?;
+    check_data(aad, buf)
+}
+
+/// Checks the associated data's and the message's lengths.
+fn check_data(aad: &[u8], buf: &[u8]) -> Result<(), Error> {
     if aad.len() as u64 > MAX_AAD_LEN {
         return Err(Error::AadTooLong);
     }
@@ -786,8 +867,8 @@ impl Gmac {
         })
     }
 
-    /// The tag of `aad` under `iv`, `tag_len` bytes long (by default at
-    /// least 8, and 16 with an IV that is not 12 bytes; see [`TagRules`]).
+    /// The tag of `aad` under `iv`, `tag_len` bytes long (by default 8 to
+    /// 16, and 16 with an IV that is not 12 bytes; see [`TagRules`]).
     pub fn compute(&self, iv: &[u8], aad: &[u8], tag_len: usize) -> Result<Tag, Error> {
         self.gcm
             .encrypt_in_place_detached(iv, aad, &mut [], tag_len)

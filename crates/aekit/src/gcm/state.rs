@@ -23,9 +23,11 @@ pub const MAX_MESSAGE_LEN: u64 = (1 << 36) - 32;
 /// Largest associated data (and IV) GCM allows: 2^64 − 1 bits, rounded
 /// down to whole bytes.
 pub const MAX_AAD_LEN: u64 = (1 << 61) - 1;
-/// Every tag length GCM allows, in bytes (NIST SP 800-38D §5.2.1.2); which
-/// of them a key accepts for a given IV is its [`TagRules`](super::TagRules).
-pub const TAG_LENGTHS: [usize; 7] = [4, 8, 12, 13, 14, 15, 16];
+/// Every tag length aekit takes, in bytes: the GCM spec's whole-byte
+/// lengths from 64 to 128 bits (§2.1), and the 32 bits NIST SP 800-38D
+/// (§5.2.1.2) adds. Which of them a key accepts for a given IV is its
+/// [`TagRules`](super::TagRules).
+pub const TAG_LENGTHS: [usize; 10] = [4, 8, 9, 10, 11, 12, 13, 14, 15, 16];
 
 /// Whether message data is being encrypted or decrypted: GHASH always reads
 /// the ciphertext, before decryption or after encryption.
@@ -110,6 +112,86 @@ pub(crate) fn pre_counter<G: GhashKey>(ghash: &G, iv: &[u8]) -> Block {
     }
 }
 
+/// Y_0 of an IV that arrives in pieces: GHASH over the IV's whole blocks
+/// so far, and the bytes after them (spec §2.3: for an IV that is not 96
+/// bits, Y_0 = GHASH(H, {}, IV)). A fixed prefix of the IV hashed once is
+/// this, cloned for each message (spec §6, Table 2: fixed parts of the IV
+/// processed in advance); see [`IvPrefix`](super::IvPrefix).
+///
+/// The running value is a function of H and is wiped on drop; the pending
+/// bytes and the length are the IV's, which is public.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub(crate) struct IvHash {
+    /// GHASH over the whole blocks absorbed.
+    y: Block,
+    /// The IV's bytes after its last whole block.
+    #[zeroize(skip)]
+    pending: Block,
+    #[zeroize(skip)]
+    pending_len: usize,
+    /// The IV's length so far, in bytes.
+    #[zeroize(skip)]
+    len: u64,
+}
+
+impl IvHash {
+    /// No IV byte yet.
+    pub(crate) fn new() -> IvHash {
+        IvHash {
+            y: [0; 16],
+            pending: [0; 16],
+            pending_len: 0,
+            len: 0,
+        }
+    }
+
+    /// The IV's length so far, in bytes.
+    pub(crate) fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Appends `bytes` to the IV: [`Error::IvTooLong`] past GCM's limit,
+    /// leaving the hash as it was.
+    pub(crate) fn absorb<G: GhashKey>(&mut self, ghash: &G, mut bytes: &[u8]) -> Result<(), Error> {
+        self.len = self
+            .len
+            .checked_add(bytes.len() as u64)
+            .filter(|&n| n <= MAX_AAD_LEN)
+            .ok_or(Error::IvTooLong)?;
+        if self.pending_len > 0 {
+            let take = (16 - self.pending_len).min(bytes.len());
+            self.pending[self.pending_len..][..take].copy_from_slice(&bytes[..take]);
+            self.pending_len += take;
+            bytes = &bytes[take..];
+            if self.pending_len < 16 {
+                return Ok(());
+            }
+            ghash.update_blocks(&mut self.y, &self.pending);
+            self.pending_len = 0;
+        }
+        let whole = bytes.len() / 16 * 16;
+        ghash.update_blocks(&mut self.y, &bytes[..whole]);
+        self.pending_len = bytes.len() - whole;
+        self.pending[..self.pending_len].copy_from_slice(&bytes[whole..]);
+        Ok(())
+    }
+
+    /// Y_0 of the IV absorbed, which must not be empty: the 96-bit form
+    /// when it is 12 bytes (then all of it is pending), GHASH otherwise.
+    pub(crate) fn pre_counter<G: GhashKey>(&self, ghash: &G) -> Block {
+        debug_assert!(self.len > 0, "an IV of at least one byte");
+        if self.len == 12 {
+            return pre_counter(ghash, &self.pending[..12]);
+        }
+        let mut j0 = self.y;
+        ghash.update_padded(&mut j0, &self.pending[..self.pending_len]);
+        let mut lengths = [0u8; 16];
+        lengths[8..].copy_from_slice(&(self.len * 8).to_be_bytes());
+        ghash.update_blocks(&mut j0, &lengths);
+        j0
+    }
+}
+
 impl State {
     /// Y_0 from the IV (spec §2.3): IV ‖ 0^31 ‖ 1 for 96-bit IVs, otherwise
     /// GHASH(H, {}, IV). The IV must have passed [`check_iv`].
@@ -124,15 +206,20 @@ impl State {
     /// data (the fixed prefix of [`AadPrefix`](super::AadPrefix)), but
     /// never after message data. The IV must have passed [`check_iv`].
     pub(crate) fn set_iv<K: Kernel>(&mut self, kernel: &K, iv: &[u8]) {
+        let j0 = pre_counter(kernel.ghash(), iv);
+        self.set_pre_counter(kernel, j0, iv.len() == 12);
+    }
+
+    /// [`State::set_iv`] from Y_0 itself, computed by the caller
+    /// ([`IvHash`]); `public` says whether it is a 96-bit IV's.
+    pub(crate) fn set_pre_counter<K: Kernel>(&mut self, kernel: &K, j0: Block, public: bool) {
         debug_assert!(!self.in_text, "the IV is set before any message data");
-        let (aes, ghash) = (kernel.aes(), kernel.ghash());
-        let j0 = pre_counter(ghash, iv);
         let mut tag_mask = [j0];
-        aes.encrypt_blocks(&mut tag_mask);
+        kernel.aes().encrypt_blocks(&mut tag_mask);
         self.tag_mask = u128::from_ne_bytes(tag_mask[0]);
         self.counter = j0;
         incr32(&mut self.counter);
-        self.public_counter = iv.len() == 12;
+        self.public_counter = public;
         tag_mask.zeroize();
     }
 

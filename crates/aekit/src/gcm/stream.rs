@@ -156,6 +156,12 @@ impl<'k> Online<'k> {
         })
     }
 
+    /// A message whose state the caller began (under an IV whose Y_0 it
+    /// computed, `iv_len` bytes long).
+    pub(super) fn with_state(gcm: &'k AesGcm, state: State, iv_len: usize) -> Online<'k> {
+        Online { gcm, state, iv_len }
+    }
+
     /// A message under `iv` that starts from a copy of `prefix`.
     fn from_prefix(prefix: &AadPrefix<'k>, iv: &[u8]) -> Result<Online<'k>, Error> {
         check_iv(iv)?;

@@ -1,0 +1,195 @@
+//! Fixed parts of the IV processed in advance (spec §6, Table 2: "fixed
+//! parts of the IV or the AAD can be processed in advance").
+//!
+//! An IV that is not 96 bits enters GCM through Y_0 = GHASH(H, {}, IV)
+//! (spec §2.3), so the GHASH value over a prefix that every message's IV
+//! shares — a sender's identity, a protocol label, a salt — depends on the
+//! key and the prefix only. [`IvPrefix`] holds it: each message then hashes
+//! the rest of its IV and the length block, instead of the whole IV. The
+//! associated data's counterpart is [`AadPrefix`](super::AadPrefix).
+//!
+//! The output is byte for byte that of the one-shot API with the whole IV,
+//! tag rules included (they see the whole IV's length). A prefix and rest
+//! that make 12 bytes take the 96-bit form, with nothing hashed.
+
+use super::kernel::Kernel;
+use super::state::{Direction, IvHash, State};
+use super::stream::{Decryptor, Encryptor, Online};
+use super::{AesGcm, KernelOp, OneShot, Tag, check_data, verify_or_wipe};
+use crate::Error;
+use crate::aes::Block;
+
+/// A fixed leading part of the IV, hashed once under a key; see
+/// [`AesGcm::iv_prefix`].
+///
+/// Every call takes the rest of the message's IV. The whole IV (prefix ‖
+/// rest) must never repeat under the key. The GHASH value it holds is a
+/// function of H, kept as secret: zeroized on drop in every copy.
+#[derive(Clone)]
+pub struct IvPrefix<'k> {
+    gcm: &'k AesGcm,
+    hash: IvHash,
+}
+
+impl<'k> IvPrefix<'k> {
+    pub(super) fn new(gcm: &'k AesGcm, prefix: &[u8]) -> Result<IvPrefix<'k>, Error> {
+        let mut hash = IvHash::new();
+        gcm.run(Absorb {
+            hash: &mut hash,
+            bytes: prefix,
+        })?;
+        Ok(IvPrefix { gcm, hash })
+    }
+
+    /// The prefix's length in bytes.
+    pub fn len(&self) -> u64 {
+        self.hash.len()
+    }
+
+    /// Whether the prefix is empty (then nothing was precomputed).
+    pub fn is_empty(&self) -> bool {
+        self.hash.len() == 0
+    }
+
+    /// [`AesGcm::encrypt_in_place_detached`] under the IV prefix ‖
+    /// `iv_rest`.
+    pub fn encrypt_in_place_detached(
+        &self,
+        iv_rest: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag_len: usize,
+    ) -> Result<Tag, Error> {
+        let hash = self.whole_iv(iv_rest, tag_len)?;
+        check_data(aad, buf)?;
+        let full = self.gcm.run(Prefixed {
+            hash: &hash,
+            aad,
+            buf,
+            direction: Direction::Encrypt,
+        })?;
+        Ok(Tag::truncate(full, tag_len))
+    }
+
+    /// [`AesGcm::decrypt_in_place_detached`] under the IV prefix ‖
+    /// `iv_rest`: on failure `buf` is zeroed.
+    pub fn decrypt_in_place_detached(
+        &self,
+        iv_rest: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &[u8],
+    ) -> Result<(), Error> {
+        let hash = self.whole_iv(iv_rest, tag.len())?;
+        check_data(aad, buf)?;
+        let full = self.gcm.run(Prefixed {
+            hash: &hash,
+            aad,
+            buf: &mut *buf,
+            direction: Direction::Decrypt,
+        })?;
+        verify_or_wipe(full, tag, buf)
+    }
+
+    /// [`AesGcm::encryptor`] under the IV prefix ‖ `iv_rest`.
+    pub fn encryptor(&self, iv_rest: &[u8]) -> Result<Encryptor<'k>, Error> {
+        self.online(iv_rest).map(Encryptor)
+    }
+
+    /// [`AesGcm::decryptor`] under the IV prefix ‖ `iv_rest`: as there,
+    /// plaintext comes out before the tag is checked.
+    pub fn decryptor(&self, iv_rest: &[u8]) -> Result<Decryptor<'k>, Error> {
+        self.online(iv_rest).map(Decryptor)
+    }
+
+    /// The hash of the whole IV, after the checks a one-shot call makes on
+    /// it: not empty, not too long, and a tag length the key's rules allow
+    /// with it.
+    fn whole_iv(&self, iv_rest: &[u8], tag_len: usize) -> Result<IvHash, Error> {
+        let hash = self.extended(iv_rest)?;
+        self.gcm.check_tag(tag_len, iv_len(&hash))?;
+        Ok(hash)
+    }
+
+    /// The prefix's hash continued over `iv_rest`.
+    fn extended(&self, iv_rest: &[u8]) -> Result<IvHash, Error> {
+        let mut hash = self.hash.clone();
+        self.gcm.run(Absorb {
+            hash: &mut hash,
+            bytes: iv_rest,
+        })?;
+        if hash.len() == 0 {
+            return Err(Error::EmptyIv);
+        }
+        Ok(hash)
+    }
+
+    fn online(&self, iv_rest: &[u8]) -> Result<Online<'k>, Error> {
+        let hash = self.extended(iv_rest)?;
+        let state = self.gcm.run(Start { hash: &hash });
+        Ok(Online::with_state(self.gcm, state, iv_len(&hash)))
+    }
+}
+
+/// The IV's length for the tag rules, which only ask whether it is 12.
+fn iv_len(hash: &IvHash) -> usize {
+    usize::try_from(hash.len()).unwrap_or(usize::MAX)
+}
+
+/// Appends bytes to an IV's hash.
+struct Absorb<'h, 'a> {
+    hash: &'h mut IvHash,
+    bytes: &'a [u8],
+}
+
+impl KernelOp for Absorb<'_, '_> {
+    type Output = Result<(), Error>;
+    fn run<K: Kernel + Sync>(self, kernel: &K) -> Self::Output {
+        self.hash.absorb(kernel.ghash(), self.bytes)
+    }
+}
+
+/// A message's state under the IV hashed.
+struct Start<'h> {
+    hash: &'h IvHash,
+}
+
+impl KernelOp for Start<'_> {
+    type Output = State;
+    fn run<K: Kernel + Sync>(self, kernel: &K) -> State {
+        let mut state = State::with_tag_mask(&[0; 16]);
+        let j0 = self.hash.pre_counter(kernel.ghash());
+        state.set_pre_counter(kernel, j0, self.hash.len() == 12);
+        state
+    }
+}
+
+/// A whole message under the IV hashed; a 12-byte IV goes the one-shot
+/// way, through the kernel's whole-message path.
+struct Prefixed<'h, 'a> {
+    hash: &'h IvHash,
+    aad: &'a [u8],
+    buf: &'a mut [u8],
+    direction: Direction,
+}
+
+impl KernelOp for Prefixed<'_, '_> {
+    type Output = Result<Block, Error>;
+    fn run<K: Kernel + Sync>(self, kernel: &K) -> Self::Output {
+        if self.hash.len() == 12 {
+            // The 96-bit Y_0 is IV ‖ 0^31 ‖ 1: its first 12 bytes are the IV.
+            let iv = self.hash.pre_counter(kernel.ghash());
+            return OneShot {
+                iv: &iv[..12],
+                aad: self.aad,
+                buf: self.buf,
+                direction: self.direction,
+            }
+            .run(kernel);
+        }
+        let mut state = Start { hash: self.hash }.run(kernel);
+        state.aad(kernel, self.aad)?;
+        state.crypt(kernel, self.buf, self.direction)?;
+        Ok(state.finish(kernel))
+    }
+}
