@@ -214,3 +214,69 @@ proptest! {
         prop_assert_eq!(opened, pt);
     }
 }
+
+/// E(K, x) by the `des` crate directly, outside aekit's mode.
+fn tdea(key: &[u8], x: u64) -> u64 {
+    use des::cipher::{Array, BlockCipherEncrypt, KeyInit};
+    let cipher = des::TdesEde3::new_from_slice(key).unwrap();
+    let mut block = Array::from(x.to_be_bytes());
+    cipher.encrypt_block(&mut block);
+    u64::from_be_bytes(block.into())
+}
+
+/// The appendix's printed layout, Y_0 = 0^31 1 ‖ IV: checked against TDEA
+/// computed directly (the tag of an empty message with no associated data
+/// is E(K, Y_0), its GHASH64 being 0), and its hazard shown: the keystream
+/// of the message under IV v is the tag mask of the message under v+1 and
+/// runs through the keystream of v+1's message, which the default layout
+/// never does.
+#[test]
+fn printed_appendix_layout_and_its_overlap_hazard() {
+    use aekit::gcm64::IvLayout;
+    let key: Vec<u8> = (0u8..24).map(|i| i.wrapping_mul(37) ^ 0x5a).collect();
+    let printed = TdeaGcm::new(&key)
+        .unwrap()
+        .with_printed_appendix_iv_layout();
+    let default = TdeaGcm::new(&key).unwrap();
+    assert_eq!(printed.iv_layout(), IvLayout::PrintedAppendix);
+    assert_eq!(default.iv_layout(), IvLayout::IvThenCounter);
+    let v = 0x0102_0304u32;
+    let tag_of_nothing = |gcm: &TdeaGcm, iv: u32| {
+        let tag = gcm.encrypt(&iv.to_be_bytes(), b"", b"").unwrap();
+        u64::from_be_bytes(tag.try_into().unwrap())
+    };
+    assert_eq!(
+        tag_of_nothing(&printed, v),
+        tdea(&key, 1 << 32 | u64::from(v))
+    );
+    assert_eq!(
+        tag_of_nothing(&default, v),
+        tdea(&key, u64::from(v) << 32 | 1)
+    );
+    // Both directions agree under the printed layout.
+    let sealed = printed
+        .encrypt(&v.to_be_bytes(), b"ad", b"legacy peer")
+        .unwrap();
+    assert_eq!(
+        printed.decrypt(&v.to_be_bytes(), b"ad", &sealed).unwrap(),
+        b"legacy peer"
+    );
+    assert!(default.decrypt(&v.to_be_bytes(), b"ad", &sealed).is_err());
+    // The hazard: 16 zero bytes under v are E(K, Y_1) ‖ E(K, Y_2).
+    let zeros = |gcm: &TdeaGcm, iv: u32| gcm.encrypt(&iv.to_be_bytes(), b"", &[0; 16]).unwrap();
+    let under_v = zeros(&printed, v);
+    let under_next = zeros(&printed, v + 1);
+    assert_eq!(
+        u64::from_be_bytes(under_v[..8].try_into().unwrap()),
+        tag_of_nothing(&printed, v + 1),
+        "the keystream under v is the tag mask under v+1"
+    );
+    assert_eq!(under_v[8..16], under_next[..8], "the keystreams overlap");
+    let under_v = zeros(&default, v);
+    let under_next = zeros(&default, v + 1);
+    assert_ne!(
+        u64::from_be_bytes(under_v[..8].try_into().unwrap()),
+        tag_of_nothing(&default, v + 1)
+    );
+    assert_ne!(under_v[8..16], under_next[..8]);
+}

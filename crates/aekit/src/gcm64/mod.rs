@@ -29,7 +29,10 @@
 //! 64-bit versions") — so the counter runs in its own field and distinct
 //! 32-bit IVs never share a counter block. No published vectors exist to
 //! interoperate with; aekit's known answers (`vectors/gcm64_tdea_kat.json`)
-//! follow this layout.
+//! follow this layout. For peers that followed the text, the printed
+//! layout is there under a name that says so,
+//! [`TdeaGcm::with_printed_appendix_iv_layout`] ([`IvLayout`]), with the
+//! hazard above.
 //!
 //! # Security limits — read before use
 //!
@@ -146,6 +149,20 @@ impl Strategy {
     }
 }
 
+/// Where a 32-bit IV goes in Y_0; other IV lengths are hashed
+/// (Y_0 = GHASH64(H, {}, IV)) under either.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IvLayout {
+    /// Y_0 = IV ‖ 0^31 1, the layout of §2.3: the counter runs in its own
+    /// 32 bits, and distinct IVs never share a counter block. The default.
+    IvThenCounter,
+    /// Y_0 = 0^31 1 ‖ IV, as Appendix A is printed: incr runs the counter
+    /// through the IV, so a message under IV v uses the counter blocks of
+    /// IVs v+1, v+2, …, and the keystream of one message is the tag mask
+    /// of the next; see [`TdeaGcm::with_printed_appendix_iv_layout`].
+    PrintedAppendix,
+}
+
 /// A hash key in the strategy chosen for it; zeroized on drop.
 enum HashKey {
     BitSerial(bitserial::BitSerial),
@@ -172,6 +189,7 @@ pub struct TdeaGcm {
     block_limit: u64,
     /// Blocks the cipher has computed (or reserved) under this key.
     blocks_used: AtomicU64,
+    iv_layout: IvLayout,
 }
 
 /// Whether GHASH64 reads the buffer before or after the keystream.
@@ -202,7 +220,29 @@ impl TdeaGcm {
             ghash,
             block_limit: DEFAULT_BLOCK_LIMIT,
             blocks_used: AtomicU64::new(1), // H = E(K, 0^64)
+            iv_layout: IvLayout::IvThenCounter,
         })
+    }
+
+    /// This key with 32-bit IVs laid out as Appendix A is printed,
+    /// Y_0 = 0^31 1 ‖ IV ([`IvLayout::PrintedAppendix`]), to interoperate
+    /// with implementations that followed the text. **It is unsafe with
+    /// consecutive IVs**: incr counts in the IV's own bits, so the message
+    /// under IV v is encrypted with the counter blocks Y_0 of IVs v+1,
+    /// v+2, …. Its keystream then overlaps the next messages' (two
+    /// plaintexts' XOR leaks), and E(K, Y_1) under v is the tag mask
+    /// E(K, Y_0) under v+1, so the tags of those messages give away their
+    /// GHASH64 values and with them H: forgeries follow. Use it only to
+    /// read or write data of such a peer, with IVs that lie further apart
+    /// than any message is long (in 64-bit blocks, plus one).
+    pub fn with_printed_appendix_iv_layout(mut self) -> TdeaGcm {
+        self.iv_layout = IvLayout::PrintedAppendix;
+        self
+    }
+
+    /// Where this key puts a 32-bit IV in Y_0.
+    pub fn iv_layout(&self) -> IvLayout {
+        self.iv_layout
     }
 
     /// Lowers this key's limit to `blocks` cipher blocks in all (H
@@ -323,9 +363,10 @@ impl TdeaGcm {
     /// One message on this key's GHASH64 strategy (the one match per call);
     /// returns the full 64-bit tag.
     fn run(&self, iv: &[u8], aad: &[u8], buf: &mut [u8], direction: Direction) -> u64 {
+        let layout = self.iv_layout;
         match &self.ghash {
-            HashKey::BitSerial(g) => crypt(&self.cipher, g, iv, aad, buf, direction),
-            HashKey::Ctmul(g) => crypt(&self.cipher, g, iv, aad, buf, direction),
+            HashKey::BitSerial(g) => crypt(&self.cipher, g, layout, iv, aad, buf, direction),
+            HashKey::Ctmul(g) => crypt(&self.cipher, g, layout, iv, aad, buf, direction),
         }
     }
 }
@@ -345,12 +386,13 @@ fn encrypt_block(cipher: &TdesEde3, x: u64) -> u64 {
 fn crypt<G: Ghash64Key>(
     cipher: &TdesEde3,
     ghash: &G,
+    layout: IvLayout,
     iv: &[u8],
     aad: &[u8],
     buf: &mut [u8],
     direction: Direction,
 ) -> u64 {
-    let y0 = pre_counter(ghash, iv);
+    let y0 = pre_counter(ghash, layout, iv);
     let mut x = hash_padded(ghash, 0, aad);
     if direction == Direction::Decrypt {
         x = hash_padded(ghash, x, buf);
@@ -371,11 +413,16 @@ fn crypt<G: Ghash64Key>(
     tag
 }
 
-/// Y_0: IV ‖ 0^31 1 for a 32-bit IV (see the deviation in the module
-/// docs), otherwise GHASH64(H, {}, IV).
-fn pre_counter<G: Ghash64Key>(ghash: &G, iv: &[u8]) -> u64 {
+/// Y_0: a 32-bit IV and 0^31 1 in the key's layout (IV ‖ 0^31 1 unless
+/// asked otherwise; see the deviation in the module docs), otherwise
+/// GHASH64(H, {}, IV).
+fn pre_counter<G: Ghash64Key>(ghash: &G, layout: IvLayout, iv: &[u8]) -> u64 {
     if let Ok(iv) = <[u8; FAST_IV_LEN]>::try_from(iv) {
-        u64::from(u32::from_be_bytes(iv)) << 32 | 1
+        let iv = u64::from(u32::from_be_bytes(iv));
+        match layout {
+            IvLayout::IvThenCounter => iv << 32 | 1,
+            IvLayout::PrintedAppendix => 1 << 32 | iv,
+        }
     } else {
         let x = hash_padded(ghash, 0, iv);
         lengths(ghash, x, 0, iv.len())
@@ -433,7 +480,20 @@ mod tests {
     #[test]
     fn fast_iv_is_iv_then_0_31_1() {
         let key = ctmul::Ctmul::new(0x0123_4567_89ab_cdef);
-        assert_eq!(pre_counter(&key, &[1, 2, 3, 4]), 0x0102_0304_0000_0001);
+        let iv = [1, 2, 3, 4];
+        assert_eq!(
+            pre_counter(&key, IvLayout::IvThenCounter, &iv),
+            0x0102_0304_0000_0001
+        );
+        assert_eq!(
+            pre_counter(&key, IvLayout::PrintedAppendix, &iv),
+            0x0000_0001_0102_0304
+        );
+        // Other lengths are hashed the same way under either layout.
+        assert_eq!(
+            pre_counter(&key, IvLayout::IvThenCounter, &iv[..3]),
+            pre_counter(&key, IvLayout::PrintedAppendix, &iv[..3])
+        );
     }
 
     #[test]
