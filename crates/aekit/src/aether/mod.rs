@@ -87,7 +87,8 @@ pub(crate) type Word = [u8; 16];
 /// The nine words `S0..S8`.
 pub(crate) type State = [Word; 9];
 
-/// Z0, Z1, Z2: SHA-512's first three round constants, as the spec pins them.
+/// Z0, Z1, Z2, made of SHA-512's first four round constants, K[0] to
+/// K[3], as the spec pins them: Z0 = K[0] ‖ K[1], Z1 = K[2] ‖ K[3], Z2 = K[1] ‖ K[0].
 const Z0: Word = hex16(0x428a2f98d728ae22, 0x7137449123ef65cd);
 const Z1: Word = hex16(0xb5c0fbcfec4d3b2f, 0xe9b5dba58189dbbc);
 const Z2: Word = hex16(0x7137449123ef65cd, 0x428a2f98d728ae22);
