@@ -142,10 +142,14 @@ impl AesGcm {
     }
 
     /// A new random key of `bit_length` bits (128, 192 or 256).
+    ///
+    /// Other lengths raise what `cryptography` raises: `ValueError` for an
+    /// int from 0 to 2^64 - 1, `OverflowError` for a negative one or a
+    /// larger one (the conversion to an unsigned 64-bit int fails first).
     #[classmethod]
     fn generate_key<'py>(
         cls: &Bound<'py, PyType>,
-        bit_length: i64,
+        bit_length: u64,
     ) -> PyResult<Bound<'py, PyBytes>> {
         if ![128, 192, 256].contains(&bit_length) {
             return Err(PyValueError::new_err("bit_length must be 128, 192, or 256"));

@@ -45,6 +45,14 @@ def test_generate_key_bad_length(lib, bits):
         lib.generate_key(bits)
 
 
+@pytest.mark.parametrize("bits", [2**63, 2**64 - 1, 2**64, 2**70, -1, -2**70])
+def test_generate_key_out_of_range_raises_what_cryptography_raises(bits):
+    with pytest.raises(Exception) as theirs:
+        Reference.generate_key(bits)
+    with pytest.raises(theirs.type):
+        aekit.AESGCM.generate_key(bits)
+
+
 def test_generate_key_bad_type(lib):
     with pytest.raises(TypeError):
         lib.generate_key("128")
