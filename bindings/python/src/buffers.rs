@@ -1,14 +1,18 @@
 //! Byte strings in and out of Python.
 //!
-//! Inputs are any object with the buffer protocol, as `cryptography`
-//! accepts them (`bytes`, `bytearray`, `memoryview`, `array('B')`, NumPy
-//! `uint8` arrays): the one-shot calls read the message where it lies
-//! ([`Input::beside`]), unless it overlaps their output, when it is copied
-//! into the output first with the GIL held; the nonce and the associated
-//! data are copied out of a mutable buffer ([`Input::to_cow`]). Outputs
-//! are new `bytes` objects, whose storage is handed to the computation
-//! uninitialized ([`new_bytes`]: no zeroing first) and filled before
-//! Python sees them, or a caller's writable buffer, written where it lies
+//! Inputs are any object with the buffer protocol whose memory is
+//! C-contiguous, taken as the bytes it lies in whatever its item format
+//! (`bytes`, `bytearray`, `memoryview`, `array('B')` or `array('I')`,
+//! NumPy arrays of any dtype: `cryptography` takes the byte formats only,
+//! and refuses the others with `TypeError`); a buffer that is not
+//! C-contiguous raises `BufferError`, as in `cryptography`. The one-shot
+//! calls read the message where it lies ([`Input::beside`]), unless it
+//! overlaps their output, when it is copied into the output first with
+//! the GIL held; the nonce and the associated data are copied out of a
+//! mutable buffer ([`Input::to_cow`]). Outputs are new `bytes` objects,
+//! whose storage is handed to the computation uninitialized
+//! ([`new_bytes`]: no zeroing first) and filled before Python sees them,
+//! or a caller's writable buffer of any format, written where it lies
 //! ([`Output::with_space`], [`Output::with_bytes`]).
 //!
 //! This module holds the bindings' only unsafe code: those two views of
@@ -17,7 +21,11 @@
 //! writing the output buffer of an `*_into` call, or a mutable input,
 //! while it runs (as with `cryptography`, whose calls also write the
 //! buffer with the GIL released, and `hashlib`, which reads buffers with
-//! it released).
+//! it released). An exporter may give an empty buffer a null pointer,
+//! which no slice may hold: every view of Python's memory is made by
+//! [`slice_at`] or [`slice_at_mut`], which give an empty buffer the empty
+//! slice, and a non-empty buffer without memory is refused when it is
+//! taken ([`memory`]).
 //!
 //! Work on 2 KiB or more runs with the GIL released ([`detach_from`],
 //! the threshold `hashlib` uses), so other Python threads run meanwhile;
@@ -26,8 +34,9 @@
 
 use std::borrow::Cow;
 use std::mem::MaybeUninit;
+use std::ptr::NonNull;
 
-use pyo3::buffer::PyBuffer;
+use pyo3::buffer::PyUntypedBuffer;
 use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -54,22 +63,20 @@ where
 pub enum Input<'a> {
     /// A `bytes` object, read in place.
     Bytes(&'a [u8]),
-    /// Any other contiguous buffer of bytes.
-    Buffer(PyBuffer<u8>),
+    /// Any other C-contiguous buffer, read as its bytes.
+    Buffer(PyUntypedBuffer),
 }
 
 impl<'a> Input<'a> {
     /// The argument `name` as bytes; `TypeError` for an object without the
-    /// buffer protocol or whose items are not bytes, `BufferError` for a
-    /// non-contiguous one (as `cryptography` does).
+    /// buffer protocol, `BufferError` for a buffer that is not
+    /// C-contiguous (as `cryptography` does).
     pub fn new(obj: &'a Bound<'_, PyAny>, name: &str) -> PyResult<Input<'a>> {
         if let Ok(bytes) = obj.cast::<PyBytes>() {
             return Ok(Input::Bytes(bytes.as_bytes()));
         }
-        let buffer = PyBuffer::<u8>::get(obj).map_err(|_| not_bytes(obj, name))?;
-        if !buffer.is_c_contiguous() {
-            return Err(PyBufferError::new_err("Buffer is not contiguous."));
-        }
+        let buffer = PyUntypedBuffer::get(obj).map_err(|_| not_bytes(obj, name))?;
+        memory(&buffer)?;
         Ok(Input::Buffer(buffer))
     }
 
@@ -83,9 +90,36 @@ impl<'a> Input<'a> {
 
     /// The length in bytes.
     pub fn len(&self) -> usize {
+        self.memory().1
+    }
+
+    /// The start and the length in bytes; the start is dangling, not
+    /// null, when the length is 0.
+    fn memory(&self) -> (*const u8, usize) {
         match self {
-            Input::Bytes(b) => b.len(),
-            Input::Buffer(b) => b.item_count(),
+            Input::Bytes(b) => (b.as_ptr(), b.len()),
+            Input::Buffer(b) => match memory(b) {
+                Ok(Some((start, len))) => (start.cast_const(), len),
+                // Empty (`Input::new` refused every buffer `memory` refuses).
+                _ => (NonNull::dangling().as_ptr(), 0),
+            },
+        }
+    }
+
+    /// The bytes, read where they lie; for reading with the GIL held
+    /// (`_py`), when no Python thread changes them.
+    fn held(&self, _py: Python<'_>) -> &[u8] {
+        match self {
+            Input::Bytes(b) => b,
+            Input::Buffer(_) => {
+                let (start, len) = self.memory();
+                // SAFETY: `len` readable bytes of a C-contiguous buffer
+                // (checked by `Input::new`), exported to us while `self`
+                // lives (the exporter may not resize or free it
+                // meanwhile), and unchanged by Python code while the GIL
+                // is held.
+                unsafe { slice_at(start, len) }
+            }
         }
     }
 
@@ -104,32 +138,29 @@ impl<'a> Input<'a> {
     /// GIL held, cost more than the encryption it fed (1 MiB: 109 µs a
     /// call against 75 from `bytes`).
     pub fn beside(&self, out: &[MaybeUninit<u8>]) -> Option<&[u8]> {
-        let input = match self {
-            Input::Bytes(b) => return Some(b),
-            Input::Buffer(b) => {
-                let (start, len) = (b.buf_ptr().cast_const().cast::<u8>(), b.item_count());
-                // SAFETY: a C-contiguous buffer of `len` `u8` items
-                // (checked by `Input::new`), exported to us while `self`
-                // lives (the exporter may not resize or free it
-                // meanwhile); on writers Python allows, see above.
-                unsafe { core::slice::from_raw_parts(start, len) }
-            }
-        };
-        let (inside, outside) = (input.as_ptr_range(), out.as_ptr_range());
-        let apart = inside.end as usize <= outside.start as usize
-            || outside.end as usize <= inside.start as usize;
-        (apart || input.is_empty()).then_some(input)
+        if let Input::Bytes(b) = self {
+            return Some(b);
+        }
+        let (start, len) = self.memory();
+        // Compared as addresses before any slice of the input is made, so
+        // none is made over the output's memory.
+        let (inside, outside) = (start as usize, out.as_ptr_range());
+        let apart = inside + len <= outside.start as usize || outside.end as usize <= inside;
+        // SAFETY: `len` readable bytes of a C-contiguous buffer (checked
+        // by `Input::new`), exported to us while `self` lives (the
+        // exporter may not resize or free it meanwhile), apart from `out`;
+        // on writers Python allows, see above.
+        (apart || len == 0).then(|| unsafe { slice_at(start, len) })
     }
 
     /// Copies the bytes into `out`, which is exactly [`len`](Self::len) long.
     pub fn copy_to(&self, py: Python<'_>, out: &mut [u8]) -> PyResult<()> {
-        match self {
-            Input::Bytes(b) => {
-                out.copy_from_slice(b);
-                Ok(())
-            }
-            Input::Buffer(b) => b.copy_to_slice(py, out),
+        let bytes = self.held(py);
+        if bytes.len() != out.len() {
+            return Err(PyValueError::new_err("input and output lengths differ"));
         }
+        out.copy_from_slice(bytes);
+        Ok(())
     }
 
     /// Copies the bytes into `out`, which is exactly [`len`](Self::len)
@@ -140,20 +171,17 @@ impl<'a> Input<'a> {
         _py: Python<'_>,
         out: &'o mut [MaybeUninit<u8>],
     ) -> PyResult<&'o mut [u8]> {
-        let (src, len) = match self {
-            Input::Bytes(b) => (b.as_ptr(), b.len()),
-            Input::Buffer(b) => (b.buf_ptr().cast_const().cast::<u8>(), b.item_count()),
-        };
+        let (src, len) = self.memory();
         if len != out.len() {
             return Err(PyValueError::new_err("input and output lengths differ"));
         }
         // SAFETY: `src` is `len` readable bytes (a `bytes` object's, or a
-        // C-contiguous buffer of `u8` items, checked by `Input::new`),
-        // alive while `self` is; the GIL is held (`_py`), so no Python
-        // thread changes them meanwhile; `out` is `len` writable bytes.
-        // They may overlap (a buffer and a memoryview of it), hence
-        // `copy`, not `copy_nonoverlapping`; every byte of `out` is then
-        // written.
+        // C-contiguous buffer's, checked by `Input::new`; dangling, not
+        // null, when `len` is 0), alive while `self` is; the GIL is held
+        // (`_py`), so no Python thread changes them meanwhile; `out` is
+        // `len` writable bytes. They may overlap (a buffer and a
+        // memoryview of it), hence `copy`, not `copy_nonoverlapping`;
+        // every byte of `out` is then written.
         unsafe {
             core::ptr::copy(src, out.as_mut_ptr().cast::<u8>(), len);
             Ok(assume_written(out))
@@ -169,9 +197,56 @@ impl<'a> Input<'a> {
     pub fn to_cow(&self, py: Python<'_>) -> PyResult<Cow<'a, [u8]>> {
         match self {
             Input::Bytes(b) => Ok(Cow::Borrowed(b)),
-            Input::Buffer(b) => b.to_vec(py).map(Cow::Owned),
+            Input::Buffer(_) => Ok(Cow::Owned(self.held(py).to_vec())),
         }
     }
+}
+
+/// The start and the length in bytes of a buffer's memory (`None` when it
+/// is empty, whose start may be null); `BufferError` for a buffer that is
+/// not C-contiguous, or that is not empty and has no memory.
+fn memory(buffer: &PyUntypedBuffer) -> PyResult<Option<(*mut u8, usize)>> {
+    if !buffer.is_c_contiguous() {
+        return Err(PyBufferError::new_err("Buffer is not contiguous."));
+    }
+    let (start, len) = (buffer.buf_ptr().cast::<u8>(), buffer.len_bytes());
+    if len == 0 {
+        return Ok(None);
+    }
+    if start.is_null() {
+        return Err(PyBufferError::new_err("Buffer has a length but no memory."));
+    }
+    Ok(Some((start, len)))
+}
+
+/// The `len` bytes at `start`: the empty slice when `len` is 0, whatever
+/// `start` is (an exporter may give an empty buffer a null pointer).
+///
+/// # Safety
+/// When `len` is not 0, `start` must be `len` readable bytes that nothing
+/// writes during `'m`.
+unsafe fn slice_at<'m>(start: *const u8, len: usize) -> &'m [u8] {
+    if len == 0 {
+        return &[];
+    }
+    // SAFETY: non-null and readable for `len` bytes (the caller's
+    // promise); `u8` has alignment 1.
+    unsafe { core::slice::from_raw_parts(start, len) }
+}
+
+/// The `len` items at `start`, writable: the empty slice when `len` is 0,
+/// whatever `start` is.
+///
+/// # Safety
+/// When `len` is not 0, `start` must be `len` items, aligned, valid for
+/// reading and writing and used by nothing else during `'m`.
+unsafe fn slice_at_mut<'m, T>(start: *mut T, len: usize) -> &'m mut [T] {
+    if len == 0 {
+        return &mut [];
+    }
+    // SAFETY: non-null, aligned, readable and writable for `len` items,
+    // and not aliased (the caller's promise).
+    unsafe { core::slice::from_raw_parts_mut(start, len) }
 }
 
 /// The `TypeError` for an argument that is not a byte string.
@@ -185,29 +260,42 @@ fn not_bytes(obj: &Bound<'_, PyAny>, name: &str) -> PyErr {
     ))
 }
 
-/// A caller's writable buffer, the destination of the `*_into` methods.
+/// A caller's writable buffer, the destination of the `*_into` methods:
+/// any C-contiguous buffer, written as its bytes.
 pub struct Output {
-    buffer: PyBuffer<u8>,
+    /// Exported to us while this lives (the exporter may not resize or
+    /// free it meanwhile).
+    _buffer: PyUntypedBuffer,
+    /// Its memory, from [`memory`]: `None` when it is empty.
+    memory: Option<(*mut u8, usize)>,
 }
 
 impl Output {
-    /// The argument `name` as a writable contiguous buffer of bytes.
+    /// The argument `name` as a writable C-contiguous buffer.
     pub fn new(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Output> {
-        let buffer = PyBuffer::<u8>::get(obj).map_err(|_| not_bytes(obj, name))?;
+        let buffer = PyUntypedBuffer::get(obj).map_err(|_| not_bytes(obj, name))?;
         if buffer.readonly() {
             return Err(PyTypeError::new_err(format!(
                 "argument '{name}': Buffer is not writable."
             )));
         }
-        if !buffer.is_c_contiguous() {
-            return Err(PyBufferError::new_err("Buffer is not contiguous."));
-        }
-        Ok(Output { buffer })
+        let memory = memory(&buffer)?;
+        Ok(Output {
+            _buffer: buffer,
+            memory,
+        })
     }
 
     /// The buffer's length in bytes.
     pub fn len(&self) -> usize {
-        self.buffer.item_count()
+        self.memory.map_or(0, |(_, len)| len)
+    }
+
+    /// The start of the buffer's memory, dangling (not null) when it is
+    /// empty.
+    fn start(&self) -> *mut u8 {
+        self.memory
+            .map_or(NonNull::dangling().as_ptr(), |(start, _)| start)
     }
 
     /// Fails with `ValueError` unless the buffer is exactly `len` bytes,
@@ -225,23 +313,22 @@ impl Output {
     /// stays so). The caller must not use the buffer from another thread
     /// meanwhile, as with `cryptography`'s `*_into` calls.
     pub fn with_space<T>(&self, f: impl FnOnce(&mut [MaybeUninit<u8>]) -> T) -> T {
-        let (ptr, len) = (self.buffer.buf_ptr().cast::<MaybeUninit<u8>>(), self.len());
-        // SAFETY: a writable, C-contiguous buffer of `len` `u8` items
-        // (checked by `Output::new`), exported to us while `self.buffer`
-        // lives (the exporter may not resize or free it meanwhile);
-        // `MaybeUninit<u8>` has `u8`'s layout and no validity rule, and
-        // only initialized bytes are stored through it.
-        let space = unsafe { core::slice::from_raw_parts_mut(ptr, len) };
+        let (start, len) = (self.start().cast::<MaybeUninit<u8>>(), self.len());
+        // SAFETY: `len` bytes of a writable, C-contiguous buffer (checked
+        // by `Output::new`), exported to us while `self` lives (the
+        // exporter may not resize or free it meanwhile); `MaybeUninit<u8>`
+        // has `u8`'s layout, alignment 1 and no validity rule, and only
+        // initialized bytes are stored through it.
+        let space = unsafe { slice_at_mut(start, len) };
         f(space)
     }
 
     /// Runs `f` on the buffer's bytes (Python's buffers are initialized
     /// memory), under the rule of [`with_space`](Self::with_space).
     pub fn with_bytes<T>(&self, f: impl FnOnce(&mut [u8]) -> T) -> T {
-        let (ptr, len) = (self.buffer.buf_ptr().cast::<u8>(), self.len());
         // SAFETY: as in `with_space`; the bytes of an exported buffer are
         // initialized.
-        let bytes = unsafe { core::slice::from_raw_parts_mut(ptr, len) };
+        let bytes = unsafe { slice_at_mut(self.start(), self.len()) };
         f(bytes)
     }
 }
@@ -267,10 +354,10 @@ pub fn new_bytes(
     };
     // SAFETY: the object is a new `bytes` of `len` bytes that nothing else
     // references yet, so its storage is ours to write until it is
-    // returned; `MaybeUninit<u8>` has no validity rule.
+    // returned; `MaybeUninit<u8>` has alignment 1 and no validity rule.
     let space = unsafe {
         let data = ffi::PyBytes_AsString(bytes.as_ptr()).cast::<MaybeUninit<u8>>();
-        core::slice::from_raw_parts_mut(data, len)
+        slice_at_mut(data, len)
     };
     fill(space)?;
     Ok(bytes)

@@ -95,6 +95,92 @@ def test_every_bytes_like_input_is_accepted():
     assert ours.encrypt(nonce, memoryview(padded)[2:-2], aad) == expected
 
 
+def test_buffers_of_any_format_are_read_as_their_bytes():
+    """An `array('I')`, a cast memoryview, a NumPy array of any dtype: any
+    C-contiguous buffer is its bytes, as hashlib takes it, for every
+    argument and every destination."""
+    import array
+
+    rng = random.Random(11)
+    key, nonce, aad, message = rng.randbytes(32), rng.randbytes(12), rng.randbytes(40), rng.randbytes(4000)
+    expected = Reference(key).encrypt(nonce, message, aad)
+
+    def as_words(b: bytes):
+        return array.array("I", b)
+
+    def as_cast(b: bytes):
+        return memoryview(bytearray(b)).cast("I")
+
+    wraps = [as_words, as_cast]
+    try:
+        import numpy as np
+    except ImportError:
+        pass
+    else:
+        wraps += [lambda b: np.frombuffer(b, dtype=np.uint32).copy(),
+                  lambda b: np.frombuffer(b, dtype=np.float32).copy(),
+                  lambda b: np.frombuffer(b, dtype=">u2").reshape(2, -1).copy()]
+    for wrap in wraps:
+        ours = aekit.AESGCM(wrap(key))
+        assert ours.encrypt(wrap(nonce), wrap(message), wrap(aad)) == expected
+        assert ours.decrypt(wrap(nonce), wrap(expected), wrap(aad)) == message
+        sealed = wrap(bytes(len(expected)))
+        assert ours.encrypt_into(wrap(nonce), wrap(message), wrap(aad), sealed) == len(expected)
+        assert bytes(memoryview(sealed).cast("B")) == expected
+        plain = wrap(bytes(len(message)))
+        assert ours.decrypt_into(wrap(nonce), wrap(expected), wrap(aad), plain) == len(message)
+        assert bytes(memoryview(plain).cast("B")) == message
+        stream = ours.encryptor(wrap(nonce))
+        stream.authenticate_additional_data(wrap(aad))
+        out = wrap(bytes(len(message)))
+        assert stream.update_into(wrap(message), out) == len(message)
+        assert bytes(memoryview(out).cast("B")) == expected[:-16]
+
+
+def test_empty_buffers_without_memory():
+    """An exporter may give an empty buffer a null pointer (here a
+    memoryview made by `PyMemoryView_FromMemory(NULL, 0)`): read and
+    written as empty, in a child process so that a crash fails this test
+    and only it."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import ctypes, io
+        import aekit
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM as Reference
+        view = ctypes.pythonapi.PyMemoryView_FromMemory
+        view.restype = ctypes.py_object
+        view.argtypes = (ctypes.c_void_p, ctypes.c_ssize_t, ctypes.c_int)
+        def empty():
+            return view(None, 0, 0x100)
+        def space():
+            return view(None, 0, 0x200)
+        key, nonce = bytes(16), bytes(12)
+        a = aekit.AESGCM(key)
+        expected = Reference(key).encrypt(nonce, b"", None)
+        assert a.encrypt(nonce, empty(), empty()) == expected
+        assert a.decrypt(nonce, expected, empty()) == b""
+        assert a.decrypt_into(nonce, expected, empty(), space()) == 0
+        assert aekit.AETHER(bytes(32)).encrypt(bytes(16), empty(), empty())
+        e = a.encryptor(nonce)
+        e.authenticate_additional_data(empty())
+        assert e.update(empty()) == b""
+        assert e.update_into(empty(), space()) == 0
+        e.finalize()
+        assert e.tag == expected
+        sealed = io.BytesIO()
+        aekit.chunked.encrypt_file(key, io.BytesIO(b"abc"), sealed, context=empty())
+        with aekit.chunked.Reader(key, io.BytesIO(sealed.getvalue()), context=empty()) as r:
+            assert r.readinto(space()) == 0
+            assert r.read() == b"abc"
+        print("ok")
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
+
+
 def test_generate_key_makes_keys_cryptography_accepts():
     for bits in (128, 192, 256):
         key = aekit.AESGCM.generate_key(bits)

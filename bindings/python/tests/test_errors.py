@@ -88,6 +88,21 @@ def test_non_contiguous_buffers_are_refused(lib):
         lib(KEY).encrypt(NONCE, strided, None)
     with pytest.raises(BufferError):
         lib(KEY).encrypt(NONCE, b"m", strided)
+    with pytest.raises(BufferError, match="not contiguous"):
+        lib(KEY).encrypt_into(NONCE, b"m", None, memoryview(bytearray(34))[::2])
+
+
+def test_non_contiguous_buffers_of_any_format_are_refused():
+    import array
+
+    words = memoryview(array.array("I", range(16)))[::2]
+    a = aekit.AESGCM(KEY)
+    with pytest.raises(BufferError, match="not contiguous"):
+        a.encrypt(NONCE, words, None)
+    with pytest.raises(BufferError, match="not contiguous"):
+        a.encrypt_into(NONCE, b"\0" * 16, None, words)
+    with pytest.raises(BufferError, match="not contiguous"):
+        a.encryptor(NONCE).update_into(b"\0" * 4, words)
 
 
 @pytest.mark.parametrize("length", [0, 1, 15])
