@@ -256,6 +256,13 @@ impl AeadBase {
     /// `decrypt` into `buf`, a writable buffer of exactly `len(data) - 16`
     /// bytes; returns the number of bytes written. `buf` is zeroed when the
     /// tag does not verify: it never keeps unauthenticated plaintext.
+    ///
+    /// During the call, though, it holds some: the plaintext is written
+    /// into `buf` in the same pass that computes the tag, before the tag
+    /// is checked, and is wiped only when the check fails. From 2 KiB on
+    /// the call runs with the GIL released, so another thread that reads
+    /// `buf` meanwhile may see plaintext that is then found not to be
+    /// authentic. Read `buf` only after the call returns.
     #[pyo3(signature = (nonce, data, associated_data, buf))]
     fn decrypt_into<'py>(
         &self,

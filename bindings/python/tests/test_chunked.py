@@ -325,3 +325,10 @@ def test_python_reads_what_the_cli_writes(aekit_cli, tmp_path, key_len, length):
     with aekit.chunked.Reader(key, tmp_path / "sealed", context=b"v1") as reader:
         assert reader.seek(length // 2) == length // 2
         assert reader.read() == message[length // 2:]
+
+
+def test_the_docstrings_state_the_bounds():
+    for function in (aekit.chunked.encrypt_file, aekit.chunked.decrypt_file):
+        doc = " ".join(function.__doc__.split())
+        assert "1 to 256" in doc and "overwrite" in doc and "FileExistsError" in doc
+    assert "0600" in " ".join(aekit.chunked.decrypt_file.__doc__.split())

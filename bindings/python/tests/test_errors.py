@@ -175,3 +175,9 @@ def test_streaming_errors():
         d.finalize_with_tag(b"t" * 16)
     with pytest.raises(cx.AlreadyFinalized):
         d.update(b"x")
+
+
+def test_decrypt_into_says_its_buffer_holds_unverified_plaintext_during_the_call():
+    doc = " ".join(aekit.AESGCM.decrypt_into.__doc__.split())
+    assert "before the tag is checked" in doc
+    assert "GIL released" in doc and "another thread" in doc

@@ -24,7 +24,10 @@ class AEAD:
     ) -> int: ...
     def decrypt_into(
         self, nonce: Buffer, data: Buffer, associated_data: Optional[Buffer], buf: Buffer
-    ) -> int: ...
+    ) -> int:
+        """Decrypts into `buf` (zeroed if the tag does not verify). During
+        the call `buf` holds plaintext not yet verified, with the GIL
+        released from 2 KiB on: read it only after the call returns."""
 
 class AESGCM(AEAD):
     """AES-GCM with a 128-, 192- or 256-bit key: cryptography's AESGCM,
@@ -85,9 +88,12 @@ def encrypt_file(
     *,
     context: Optional[Buffer] = None,
     threads: Optional[int] = None,
+    overwrite: bool = False,
 ) -> int:
     """Encrypts `src` into `dst` in the C2SP chunked format; returns the
-    plaintext length."""
+    plaintext length. `threads`: 1 to 256 (default one per core, at most
+    256). An existing `dst` path raises `FileExistsError` unless
+    `overwrite`."""
 
 def decrypt_file(
     key: Buffer,
@@ -96,6 +102,10 @@ def decrypt_file(
     *,
     context: Optional[Buffer] = None,
     threads: Optional[int] = None,
+    overwrite: bool = False,
 ) -> int:
     """Decrypts the C2SP chunked file `src` into `dst`; returns the
-    plaintext length. Raises `aekit.InvalidTag` with the reason."""
+    plaintext length. Raises `aekit.InvalidTag` with the reason. A `dst`
+    path is created with mode 0600 and appears only if everything
+    verified; an existing one raises `FileExistsError` unless
+    `overwrite`. `threads`: 1 to 256 (default one per core, at most 256)."""

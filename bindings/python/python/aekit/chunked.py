@@ -4,7 +4,12 @@
 A key of 16 bytes selects Cobblestone-128 (AES-128-GCM), 32 bytes
 Cobblestone-256 (AES-256-GCM). ``context`` (bytes, default empty) is bound
 into the key derivation: decryption needs the same one. Sources and
-destinations are paths or binary file objects.
+destinations are paths or binary file objects. ``threads`` (1 to 256,
+default one per core, at most 256) is the number of worker threads of
+``encrypt_file`` and ``decrypt_file``. A destination path is written under
+a temporary name beside it and renamed onto it only once everything
+succeeded (decrypted files with mode 0600); an existing one raises
+``FileExistsError`` unless ``overwrite=True``.
 
 >>> import io, aekit
 >>> key = aekit.AESGCM.generate_key(128)
