@@ -290,9 +290,15 @@ pub(crate) unsafe fn one_shot<K: OneShot>(
             match sealed {
                 Ok(tag) => rest[..TAG].copy_from_slice(&tag),
                 Err(e) => {
-                    // Nothing was encrypted: leave no copy of the
-                    // plaintext where ciphertext was expected.
-                    body.fill(0);
+                    // Nothing was encrypted. In place the body is the
+                    // caller's plaintext, refused untouched (every check
+                    // comes before any byte is computed); out of place it
+                    // may hold a copy of it (`OneShot::seal_from`'s
+                    // default), which must not be left where ciphertext
+                    // was expected.
+                    if !in_place {
+                        body.fill(0);
+                    }
                     return Err(e);
                 }
             }

@@ -206,6 +206,10 @@ static void test_aether(void) {
            AEKIT_AUTHENTICATION_FAILED);
     CHECK(all_zero(back, 16));
     EXPECT(aekit_aether_encrypt(x, nonce, 12, ad, 48, msg, 16, out, sizeof out, &n), AEKIT_NONCE_LENGTH);
+    /* Refused in place: the plaintext stays. */
+    memcpy(out, msg, 16);
+    EXPECT(aekit_aether_encrypt(x, nonce, 12, ad, 48, out, 16, out, sizeof out, &n), AEKIT_NONCE_LENGTH);
+    CHECK(memcmp(out, msg, 16) == 0);
     aekit_aether_free(x);
     EXPECT(aekit_aether_new(key, 16, &x), AEKIT_KEY_LENGTH);
     CHECK(x == NULL);
@@ -233,6 +237,13 @@ static void test_errors(void) {
     memset(sealed, 0x11, sizeof sealed);
     EXPECT(aekit_aes_gcm_encrypt(gcm, nonce, 0, NULL, 0, secret, 4, sealed, 20, &n), AEKIT_NONCE_LENGTH);
     CHECK(memcmp(sealed, secret, 4) != 0);
+    /* In place, a refused call leaves the caller's plaintext as it was:
+     * it may be the only copy. */
+    uint8_t only_copy[20] = {0xaa, 0xbb, 0xcc, 0xdd};
+    EXPECT(aekit_aes_gcm_encrypt(gcm, nonce, 0, NULL, 0, only_copy, 4, only_copy, 20, &n), AEKIT_NONCE_LENGTH);
+    CHECK(memcmp(only_copy, secret, 4) == 0 && n == 0);
+    EXPECT(aekit_aes_gcm_decrypt(gcm, nonce, 0, NULL, 0, only_copy, 20, only_copy, 20, &n), AEKIT_NONCE_LENGTH);
+    CHECK(memcmp(only_copy, secret, 4) == 0 && n == 0);
     EXPECT(aekit_aes_gcm_encrypt(gcm, nonce, 12, NULL, 0, buf, 4, buf + 32, 19, &n), AEKIT_BUFFER_TOO_SMALL);
     CHECK(n == 20);
     /* A message whose length plus the tag does not fit in size_t. */
