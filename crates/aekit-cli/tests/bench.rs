@@ -53,6 +53,7 @@ fn quick_seeds_suite_writes_every_row() {
         "256-byte table (shoup4) against karatsuba",
         "full GCM",
         "GCM spec Table 3",
+        "ESP seed's Fig. 3 as bare GCM",
         "ESP seed's Fig. 3",
     ] {
         assert!(md.contains(title), "markdown lacks {title}");
@@ -127,6 +128,31 @@ fn quick_seeds_suite_writes_every_row() {
             );
         }
     }
+    // The ESP seed's Fig. 3 as bare GCM: every world and keystream at 1
+    // and 10 MB (100 MB only without --quick), with ordered quantiles.
+    let bare = rows(&doc, "gcm_fig3");
+    for world in ["default", "table", "fixslice"] {
+        for keystream in ["stock", "precomputed"] {
+            for mb in [1, 10] {
+                let row = bare
+                    .iter()
+                    .find(|r| {
+                        r["world"] == world
+                            && r["keystream"] == keystream
+                            && r["message_bytes"] == mb * 1_000_000
+                    })
+                    .unwrap_or_else(|| panic!("gcm_fig3 lacks {world} {keystream} {mb} MB"));
+                let q: Vec<f64> = ["min", "p5", "p25", "median", "p75", "p95", "max"]
+                    .iter()
+                    .map(|p| row[format!("{p}_seconds")].as_f64().unwrap())
+                    .collect();
+                assert!(q[0] > 0.0 && q.windows(2).all(|w| w[0] <= w[1]), "{row}");
+                assert!(row["runs"].as_u64() >= Some(3), "{row}");
+                assert_eq!(row["chunk_bytes"], 1024);
+            }
+        }
+    }
+    assert!(!has(bare, &[("message_bytes", 100_000_000.into())]));
     // The ESP seed's Fig. 3: every world, mode and direction at 1 and
     // 10 MB (100 MB only without --quick), with a spread over the runs.
     let esp = rows(&doc, "esp_fig3");

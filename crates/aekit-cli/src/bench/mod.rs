@@ -14,8 +14,9 @@
 //! 4. GCM spec Table 3 (`modes.rs`): cycles per byte of GCM at each storage
 //!    size beside CCM, EAX, OCB3 and CBC-HMAC-SHA1.
 //! 5. The ESP seed's Fig. 3 (`fig3.rs`): 1, 10 and 100 MB in 1024-byte
-//!    packets with inline keystream and with a CPU producer, runtimes with
-//!    their spread over repeated runs.
+//!    chunks, as bare GCM (stock against precomputed keystream, up to the
+//!    seed's thousand runs) and as ESP packets (inline keystream against a
+//!    CPU producer), runtimes with their spread over repeated runs.
 //!
 //! `--suite peers`: aekit's AES-GCM beside the best libraries.
 //!
@@ -238,6 +239,7 @@ impl Plot {
             "m4_gctr" => "GCTR (AES-128): plain counter mode and FACE",
             "m4_gcm" => "AES-128-GCM, fixslice AES: FACE with shoup4 and karatsuba GHASH",
             "esp_fig3" => "ESP encapsulation, 1024-byte packets: inline and CPU producer",
+            "gcm_fig3" => "AES-128-GCM over 1024-byte chunks: stock and precomputed keystream",
             "spec_table3" => "AES-128 modes (GCM spec Table 3)",
             "peers_aes128_encrypt" => "AES-128-GCM encryption, one core",
             "peers_aes128_decrypt" => "AES-128-GCM decryption, one core",
