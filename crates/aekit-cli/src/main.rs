@@ -318,11 +318,9 @@ fn main() -> ExitCode {
         ));
     }));
     let cli = Cli::parse();
-    // A mistyped AEKIT_KERNEL is a usage error before anything is read or
-    // written (`info` reports it in its Default line instead).
-    if !matches!(cli.command, Command::Info)
-        && let Err(e) = aekit::gcm::Class::forced()
-    {
+    // A mistyped AEKIT_KERNEL is a usage error, for every command, before
+    // anything is read or written.
+    if let Err(e) = aekit::gcm::Class::forced() {
         say(format_args!("aekit: AEKIT_KERNEL: {e}"));
         return ExitCode::from(2);
     }

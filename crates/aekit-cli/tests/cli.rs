@@ -276,8 +276,7 @@ fn existing_outputs_are_replaced_only_with_force() {
     assert_eq!(fs::read(dir.join("m.out")).expect("replaced"), b"new");
 }
 
-/// `AEKIT_KERNEL` caps the default implementation at a lower class, and
-/// an unknown value is an error, not silently ignored.
+/// `AEKIT_KERNEL` caps the default implementation at a lower class.
 #[test]
 fn aekit_kernel_caps_the_default() {
     let info = |value: &str| {
@@ -302,14 +301,37 @@ fn aekit_kernel_caps_the_default() {
     assert!(!pair.contains("fused"), "{pair}");
     let ni = info("ni-clmul");
     assert!(!ni.contains("vaes"), "{ni}");
-    assert!(info("no-such-kernel").contains("AEKIT_KERNEL"));
-    let keygen = Command::new(env!("CARGO_BIN_EXE_aekit"))
-        .args(["keygen", "-o", "-"])
-        .env("AEKIT_KERNEL", "no-such-kernel")
-        .output()
-        .expect("run aekit");
-    assert_eq!(keygen.status.code(), Some(2), "a usage error");
-    assert!(String::from_utf8_lossy(&keygen.stderr).contains("AEKIT_KERNEL"));
+}
+
+/// An unknown `AEKIT_KERNEL` is a usage error (status 2) before anything is
+/// done, with the same one line from every command, `info` included.
+#[test]
+fn an_unknown_aekit_kernel_is_a_usage_error_everywhere() {
+    let (_tmp, dir) = setup();
+    fs::write(dir.join("m"), b"message").expect("write");
+    let mut messages = Vec::new();
+    for args in [
+        "info",
+        "selftest",
+        "keygen -o new.key",
+        "encrypt --key k.key -o m.aekit m",
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_aekit"))
+            .args(split(args))
+            .current_dir(&dir)
+            .env("AEKIT_KERNEL", "bogus")
+            .output()
+            .expect("run aekit");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "aekit {args}: {stderr}");
+        assert!(out.stdout.is_empty(), "aekit {args} wrote to stdout");
+        assert!(stderr.starts_with("aekit: AEKIT_KERNEL: "), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+        messages.push(stderr);
+    }
+    assert!(messages.iter().all(|m| *m == messages[0]), "{messages:?}");
+    assert!(!dir.join("new.key").exists() && !dir.join("m.aekit").exists());
+    assert!(leftovers(&dir).is_empty());
 }
 
 #[test]
