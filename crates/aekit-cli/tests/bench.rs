@@ -53,6 +53,8 @@ fn quick_seeds_suite_writes_every_row() {
         "256-byte table (shoup4) against karatsuba",
         "full GCM",
         "GCM spec Table 3",
+        "GCM spec Table 3's GCM rows over each AES",
+        "Which of GCM spec Table 3's orderings reproduce",
         "ESP seed's Fig. 3 as bare GCM",
         "ESP seed's Fig. 3",
     ] {
@@ -128,6 +130,43 @@ fn quick_seeds_suite_writes_every_row() {
             );
         }
     }
+    // Table 3's GCM rows over each AES beside counter mode alone, and
+    // which of the spec's orderings reproduce with each.
+    let by_aes = rows(&doc, "spec_table3_aes");
+    let rankings = rows(&doc, "spec_table3_rankings");
+    for aes in ["table", "fixslice", "ni"] {
+        for n in [16, 64, 256, 1024, 8192] {
+            for mode in [
+                "GCM, 64Kb storage",
+                "GCM, 8Kb storage",
+                "GCM, 4Kb storage",
+                "GCM, 256b storage",
+                "AES alone (counter mode)",
+            ] {
+                let at = [
+                    ("aes", aes.into()),
+                    ("mode", mode.into()),
+                    ("size_bytes", n.into()),
+                ];
+                assert!(has(by_aes, &at), "spec_table3_aes lacks {at:?}");
+            }
+            let at: [(&str, Value); 3] = [
+                ("aes", aes.into()),
+                ("scope", "gcm storage".into()),
+                ("size_bytes", n.into()),
+            ];
+            let row = rankings
+                .iter()
+                .find(|r| at.iter().all(|(k, v)| &r[*k] == v))
+                .unwrap_or_else(|| panic!("spec_table3_rankings lacks {at:?}"));
+            assert_eq!(row["measured_order"].as_array().map(Vec::len), Some(4));
+            assert!(
+                ["same", "same up to ties", "different"]
+                    .contains(&row["verdict"].as_str().unwrap())
+            );
+        }
+    }
+    assert!(has(rankings, &[("scope", "all modes".into())]));
     // The ESP seed's Fig. 3 as bare GCM: every world and keystream at 1
     // and 10 MB (100 MB only without --quick), with ordered quantiles.
     let bare = rows(&doc, "gcm_fig3");
