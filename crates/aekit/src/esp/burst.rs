@@ -39,10 +39,13 @@
 //! window in between agrees too); the first packet that could come out
 //! otherwise ends the run and starts the next, checked once the run's
 //! packets have moved the window. In a run, refused packets get their
-//! refusal, short packets are decrypted together in one batch (a forged
-//! one wiped by it), long ones one at a time, and then, in order, each
-//! decrypted packet's padding is checked and the window moved, as
-//! [`Sa::decapsulate_in_place`] does. With ESN the high half of a
+//! refusal and the packets the multi-buffer path takes are decrypted
+//! together in one batch (a forged one wiped by it); then, in order,
+//! each of those has its padding checked and the window moved, and every
+//! other packet is decrypted, checked and marked whole, as
+//! [`Sa::decapsulate_in_place`] does. No packet moves the window before
+//! the packets ahead of it in the run have, so none is marked in a window
+//! that has already left it behind. With ESN the high half of a
 //! sequence number is inferred from the window (RFC 4303 Appendix A2.2):
 //! the number congruent to the received low half in [top − W + 1,
 //! top − W + 2^32], a range that slides up with the top. A number s
@@ -209,7 +212,7 @@ impl Sa {
         // it and against the SA's own window comes out the same whichever
         // of them do.
         self.run_window.clone_from(&self.window);
-        let mut opened: [Option<(u64, usize)>; GATHER] = [const { None }; GATHER];
+        let mut opened: [Option<Opened>; GATHER] = [const { None }; GATHER];
         let mut taken = 0;
         for (packet, slot) in packets.iter_mut().zip(&mut opened) {
             match self.check_header(packet) {
@@ -221,7 +224,9 @@ impl Sa {
                     results.push(Err(e));
                 }
                 Ok((seq, body_len)) => {
-                    if self.run_window.check(seq).is_err() {
+                    // Checked against the run's window, and marked there if
+                    // it passes.
+                    if self.run_window.accept(seq).is_err() {
                         break; // a packet before may replay it or push it out
                     }
                     // With ESN, passing the run's window means every window
@@ -230,22 +235,18 @@ impl Sa {
                         !self.config.extended_sequence_numbers
                             || self.run_window.infer_esn(seq as u32) == Some(seq)
                     );
-                    self.run_window.accept(seq);
-                    if self.engine.gcm.takes_in_lanes(aad_len, body_len) {
-                        // Decrypted in the batch below; its result then.
-                        results.push(Err(Error::AuthenticationFailed));
-                        *slot = Some((seq, body_len));
-                    } else {
-                        results.push(self.decapsulate_checked(packet, seq, body_len));
-                    }
+                    // Its result once the run's window moves, below.
+                    results.push(Err(Error::AuthenticationFailed));
+                    *slot = Some(Opened {
+                        seq,
+                        body_len,
+                        in_lanes: self.engine.gcm.takes_in_lanes(aad_len, body_len),
+                    });
                 }
             }
             taken += 1;
         }
 
-        if opened.iter().all(Option::is_none) {
-            return taken; // nothing for the batch: every packet is done
-        }
         let mut nonces = [[0u8; 12]; GATHER];
         let mut aads = [[0u8; 12]; GATHER];
         for ((packet, slot), (nonce, aad)) in packets
@@ -253,9 +254,9 @@ impl Sa {
             .zip(&opened)
             .zip(nonces.iter_mut().zip(&mut aads))
         {
-            if let Some((seq, _)) = *slot {
+            if let Some(o) = slot.filter(|o| o.in_lanes) {
                 *nonce = rfc4106_nonce(self.engine.salt, &packet[8..header]);
-                *aad = self.aad(seq).0;
+                *aad = self.aad(o.seq).0;
             }
         }
         let messages = packets
@@ -263,8 +264,8 @@ impl Sa {
             .zip(&opened)
             .zip(nonces.iter().zip(&aads))
             .filter_map(|((packet, slot), (nonce, aad))| {
-                let (_, body_len) = (*slot)?;
-                let (body, icv) = packet[header..].split_at_mut(body_len);
+                let o = slot.filter(|o| o.in_lanes)?;
+                let (body, icv) = packet[header..].split_at_mut(o.body_len);
                 Some(BatchMessage {
                     iv: nonce,
                     aad: &aad[..aad_len],
@@ -272,13 +273,31 @@ impl Sa {
                     tag: icv,
                 })
             });
-        let decrypted = run_batch(&self.engine.gcm, messages, false);
-        // In order: the padding, then the window, as `Sa::open` does.
+        let decrypted = if opened.iter().flatten().any(|o| o.in_lanes) {
+            run_batch(&self.engine.gcm, messages, false)
+        } else {
+            [const { Ok(()) }; GATHER]
+        };
+        // In order, as one at a time: a packet the batch decrypted has its
+        // padding checked and the window moved; any other is decrypted,
+        // checked and marked whole. The window moves packet by packet in
+        // the run's order, so each packet is marked in a window between
+        // the SA's and the run's, which both let it in: never in one that
+        // has left it behind.
         let mut decrypted = decrypted.into_iter();
         for ((packet, slot), r) in packets.iter_mut().zip(&opened).zip(&mut results[base..]) {
-            let Some((seq, body_len)) = *slot else {
+            let Some(Opened {
+                seq,
+                body_len,
+                in_lanes,
+            }) = *slot
+            else {
                 continue;
             };
+            if !in_lanes {
+                *r = self.decapsulate_checked(packet, seq, body_len);
+                continue;
+            }
             *r = match decrypted.next() {
                 Some(Ok(())) => {
                     let body = &mut packet[header..header + body_len];
@@ -323,6 +342,15 @@ fn run_batch<'a>(
         gcm.decrypt_batch_into(&mut batch[..n], &mut results[..n]);
     }
     results
+}
+
+/// A packet of an inbound run that passed its header check: its sequence
+/// number, its body's length, and whether the batch decrypts it.
+#[derive(Clone, Copy)]
+struct Opened {
+    seq: u64,
+    body_len: usize,
+    in_lanes: bool,
 }
 
 /// What a framed outbound packet's encryption needs.

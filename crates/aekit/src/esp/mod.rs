@@ -779,10 +779,7 @@ impl Sa {
         } else {
             u64::from(low)
         };
-        window.check(seq).map_err(|refusal| match refusal {
-            Refusal::Duplicate => Error::Replay(seq),
-            Refusal::Stale => Error::Stale(seq),
-        })?;
+        window.check(seq).map_err(|refusal| refused(refusal, seq))?;
         let iv = &packet[8..header];
         if self.config.nonce == NonceFormat::ContinuousCounter {
             // What a sender never makes: a counter beyond 2^64, or a packet
@@ -822,9 +819,10 @@ impl Sa {
     }
 
     /// The end of [`Sa::open`] once `body` has authenticated and been
-    /// decrypted: the padding checked (the body wiped if it is wrong),
-    /// then the window moved. Returns the next header and the payload's
-    /// length.
+    /// decrypted: the padding checked, then the window moved (the body
+    /// wiped if either refuses: a window that no longer lets `seq` in
+    /// refuses it as [`Sa::check_header`] would). Returns the next header
+    /// and the payload's length.
     fn accept_opened(&mut self, seq: u64, body: &mut [u8]) -> Result<(u8, usize), Error> {
         let body_len = body.len();
         let next_header = body[body_len - 1];
@@ -838,7 +836,10 @@ impl Sa {
             crate::secret::wipe(body);
             return Err(Error::BadPadding);
         }
-        self.window.accept(seq);
+        if let Err(refusal) = self.window.accept(seq) {
+            crate::secret::wipe(body);
+            return Err(refused(refusal, seq));
+        }
         Ok((next_header, body_len - 2 - pad))
     }
 
@@ -1017,6 +1018,14 @@ impl Sa {
         // Authentic (just sealed, or just verified): the pipeline may follow.
         pipeline.observe(index);
         Ok(())
+    }
+}
+
+/// The error of a sequence number the window refuses.
+fn refused(refusal: Refusal, seq: u64) -> Error {
+    match refusal {
+        Refusal::Duplicate => Error::Replay(seq),
+        Refusal::Stale => Error::Stale(seq),
     }
 }
 

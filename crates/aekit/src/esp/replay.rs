@@ -78,8 +78,12 @@ impl ReplayWindow {
         }
     }
 
-    /// Records an authenticated `seq` that passed [`check`](Self::check).
-    pub fn accept(&mut self, seq: u64) {
+    /// Records an authenticated `seq`, if [`check`](Self::check) lets it
+    /// in; otherwise returns check's refusal and changes nothing. A number
+    /// left of the window is refused, never marked: its bit in the ring
+    /// stands for a number inside the window.
+    pub fn accept(&mut self, seq: u64) -> Result<(), Refusal> {
+        self.check(seq)?;
         if seq > self.top {
             let from = self.top >> 6;
             let to = seq >> 6;
@@ -92,6 +96,7 @@ impl ReplayWindow {
         }
         let word = self.word(seq);
         self.words[word] |= bit(seq);
+        Ok(())
     }
 
     /// The full 64-bit sequence number whose low half is `low`, inferred as
@@ -159,8 +164,10 @@ mod tests {
                     Ok(())
                 };
                 assert_eq!(window.check(seq), want, "size {size} seq {seq} top {top}");
+                // Accepting refuses what checking refuses, and then
+                // changes nothing.
+                assert_eq!(window.accept(seq), want, "size {size} seq {seq} top {top}");
                 if want.is_ok() {
-                    window.accept(seq);
                     seen.insert(seq);
                     top = top.max(seq);
                 }
@@ -168,16 +175,33 @@ mod tests {
         }
     }
 
+    /// A number left of the window shares its ring bit with one inside
+    /// it (1024 numbers, a ring of 2048): accepting it is refused and
+    /// marks nothing.
+    #[test]
+    fn a_stale_number_is_refused_not_marked() {
+        let mut window = ReplayWindow::new(1024);
+        window.accept(100).unwrap();
+        window.accept(2200).unwrap();
+        assert_eq!(window.accept(100), Err(Refusal::Stale));
+        assert_eq!(window.check(2148), Ok(()));
+        assert_eq!(window.accept(2200), Err(Refusal::Duplicate));
+        assert_eq!(window.top(), 2200);
+        window.accept(2148).unwrap();
+        assert_eq!(window.check(2148), Err(Refusal::Duplicate));
+        assert_eq!(window.check(100), Err(Refusal::Stale));
+    }
+
     #[test]
     fn esn_inference_rfc4303_a2() {
         let mut window = ReplayWindow::new(64);
-        window.accept(100);
+        window.accept(100).unwrap();
         assert_eq!(window.infer_esn(101), Some(101));
         assert_eq!(window.infer_esn(40), Some(40));
         // Far below the window: taken as the next subspace.
         assert_eq!(window.infer_esn(10), Some(1 << 32 | 10));
         // Window straddling 2^32 (case B).
-        window.accept((1 << 32) + 5);
+        window.accept((1 << 32) + 5).unwrap();
         assert_eq!(window.infer_esn(6), Some((1 << 32) + 6));
         assert_eq!(
             window.infer_esn(u32::MAX - 3),
