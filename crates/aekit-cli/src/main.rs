@@ -90,7 +90,8 @@ Exit status:
   7  a self-test failed
 141  standard output was closed early (a broken pipe); nothing is printed
 128+N  stopped by signal N (SIGINT, SIGTERM, SIGHUP, SIGQUIT, ...); any unfinished
-     output file was removed";
+     output file was removed. A signal that arrives once the output file is in place
+     stops nothing: the command ends with 0 and a note that the file is complete";
 
 /// A failure: what to print, and the exit status.
 #[derive(Debug)]
@@ -175,7 +176,13 @@ enum Command {
     /// Decrypt a file (or stdin); to a file, nothing appears unless it all verifies.
     ///
     /// With -o FILE, FILE appears only if every chunk verified; on any
-    /// failure or interruption nothing is left behind.
+    /// failure or interruption nothing is left behind. An interruption
+    /// (Ctrl-C, or any other signal that would end the process) either
+    /// comes before FILE is put in place, and then FILE does not appear,
+    /// the unfinished file is removed and the status is 128 + the signal's
+    /// number (130 for Ctrl-C); or it comes once FILE is in place and
+    /// complete, too late to stop anything, and then the command ends with
+    /// 0, keeps FILE and notes the signal on stderr (unless -q).
     ///
     /// To standard output (no -o, or -o -), plaintext streams out: each chunk
     /// is written as soon as it has verified, so a failure later in the file
@@ -318,6 +325,7 @@ fn main() -> ExitCode {
         ));
     }));
     let cli = Cli::parse();
+    let quiet = cli.quiet;
     // A mistyped AEKIT_KERNEL is a usage error, for every command, before
     // anything is read or written.
     if let Err(e) = aekit::gcm::Class::forced() {
@@ -342,7 +350,17 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run(&args).map_err(|e| Failure::new(Exit::Failure, e)),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => {
+            if let Some((signal, file)) = output::signal_after_commit()
+                && !quiet
+            {
+                say(format_args!(
+                    "aekit: note: {signal} arrived after {} was complete; it is kept",
+                    file.display()
+                ));
+            }
+            ExitCode::SUCCESS
+        }
         Err(failure) => {
             if failure.exit != Exit::BrokenPipe {
                 say(format_args!("aekit: {}", failure.message));

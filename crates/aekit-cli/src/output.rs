@@ -10,6 +10,17 @@
 //! a reboot, or a power cut can leave one; it is hidden, private, and holds
 //! only chunks that had verified.
 //!
+//! A signal and the commit decide once between them, under one lock
+//! ([`State`]): creating the temporary file, putting it in place, and a
+//! signal's decision each hold it throughout. A signal that takes it first
+//! removes the temporary file and ends the process (128 + its number, "the
+//! unfinished output file was removed"): nothing is put in place. A commit
+//! that takes it first puts the file in place and marks it committed; a
+//! signal from then on stops nothing, and the command ends as it would
+//! have (status 0, with a note that the signal came after the output was
+//! complete, [`signal_after_commit`]). A failed commit leaves the file
+//! pending, and a signal then still removes it.
+//!
 //! An existing target is replaced only with `--force`, and only if it is a
 //! regular file: a device node, a FIFO, a socket, a directory or a symbolic
 //! link is refused (renaming over `/dev/null` would turn it into a file of
@@ -33,32 +44,62 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::{Exit, Failure, is_dash};
 
-/// Temporary files not yet committed, for the signal handler.
-static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// What the signal handler and the output share. Every change to it, and
+/// each decision a signal takes on it, holds the lock: whatever a signal
+/// finds is what happened, and nothing changes until it has acted.
+struct State {
+    /// Temporary files not yet committed.
+    pending: Vec<PathBuf>,
+    /// The file put in place, once one was: a signal no longer stops the
+    /// command.
+    committed: Option<PathBuf>,
+    /// The first signal that arrived once `committed` was set.
+    late: Option<String>,
+}
+
+static STATE: Mutex<State> = Mutex::new(State {
+    pending: Vec::new(),
+    committed: None,
+    late: None,
+});
 
 /// Plaintext is going straight to standard output (what an interruption
 /// leaves there is incomplete).
 static STREAMING_PLAINTEXT: AtomicBool = AtomicBool::new(false);
 
-fn pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
-    PENDING
+fn state() -> std::sync::MutexGuard<'static, State> {
+    STATE
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Deletes every pending file; whether there was one.
-pub fn remove_pending_files() -> bool {
-    let mut files = pending();
-    let any = !files.is_empty();
-    for path in files.drain(..) {
+/// Deletes every pending file in `state`; whether there was one.
+fn remove(state: &mut State) -> bool {
+    let any = !state.pending.is_empty();
+    for path in state.pending.drain(..) {
         let _ = fs::remove_file(path);
     }
     any
 }
 
-/// What an interruption left, for its one line on stderr.
-fn interrupted(signal: &str) {
-    let what = if remove_pending_files() {
+/// Deletes every pending file.
+pub fn remove_pending_files() {
+    remove(&mut state());
+}
+
+/// A terminating signal, named `signal`: before the output file was put in
+/// place, deletes the pending files, says what the interruption left in
+/// one line on stderr and exits with `status`, holding the lock to the end
+/// so that no commit can start meanwhile. Once it was put in place, only
+/// records the signal for [`signal_after_commit`] and returns: the command
+/// has done its work and ends as it would have.
+fn on_signal(signal: String, status: i32) {
+    let mut state = state();
+    if state.committed.is_some() {
+        state.late.get_or_insert(signal);
+        return;
+    }
+    let what = if remove(&mut state) {
         "; the unfinished output file was removed"
     } else if STREAMING_PLAINTEXT.load(Ordering::SeqCst) {
         "; what was written to standard output is incomplete"
@@ -66,6 +107,14 @@ fn interrupted(signal: &str) {
         ""
     };
     let _ = writeln!(io::stderr(), "aekit: interrupted by {signal}{what}");
+    std::process::exit(status);
+}
+
+/// The signal that arrived after the output file was put in place, with
+/// the file, if one did: it stopped nothing.
+pub fn signal_after_commit() -> Option<(String, PathBuf)> {
+    let state = state();
+    state.late.clone().zip(state.committed.clone())
 }
 
 /// The signals whose default action ends the process and that a process
@@ -89,9 +138,10 @@ fn terminating_signals() -> Vec<libc::c_int> {
     signals
 }
 
-/// On any catchable terminating signal: delete the pending files, say what
-/// was left, exit with 128 + the signal's number (as a shell reports a
-/// process the signal ended). SIGXFSZ (the file-size limit) is made
+/// On any catchable terminating signal before the output file was put in
+/// place: delete the pending files, say what was left, exit with 128 + the
+/// signal's number (as a shell reports a process the signal ended); after
+/// it, nothing ([`on_signal`]). SIGXFSZ (the file-size limit) is made
 /// harmless instead, so that the write that crossed the limit fails with
 /// an error that is reported and cleaned up like any other.
 #[cfg(unix)]
@@ -108,23 +158,20 @@ pub fn remove_pending_files_on_signal() {
     let _ = std::thread::Builder::new()
         .name("signals".into())
         .spawn(move || {
-            if let Some(signal) = signals.forever().next() {
+            for signal in signals.forever() {
                 let name = signal_hook::low_level::signal_name(signal)
                     .map_or_else(|| format!("signal {signal}"), str::to_owned);
-                interrupted(&name);
-                std::process::exit(128 + signal);
+                on_signal(name, 128 + signal);
             }
         });
 }
 
-/// On Ctrl-C (and termination, where the platform has it): delete the
-/// pending files and exit with 130.
+/// On Ctrl-C (and termination, where the platform has it) before the
+/// output file was put in place: delete the pending files and exit with
+/// 130; after it, nothing ([`on_signal`]).
 #[cfg(not(unix))]
 pub fn remove_pending_files_on_signal() {
-    let _ = ctrlc::set_handler(|| {
-        interrupted("Ctrl-C");
-        std::process::exit(130);
-    });
+    let _ = ctrlc::set_handler(|| on_signal("Ctrl-C".to_owned(), 130));
 }
 
 /// The destination of a command's output.
@@ -193,9 +240,13 @@ impl Output {
         };
         check_replaceable(target, options.force)?;
         let temp = temp_name(target)?;
+        // Created and listed under one lock: a signal finds it listed or
+        // finds no file.
+        let mut state = state();
         let file = create_new(&temp, options.private)
             .map_err(|e| Failure::io("creating a temporary file for", target, e))?;
-        pending().push(temp.clone());
+        state.pending.push(temp.clone());
+        drop(state);
         Ok(Output::File(PendingFile {
             file,
             temp,
@@ -284,11 +335,15 @@ fn not_regular(kind: &fs::FileType) -> Option<&'static str> {
 }
 
 impl PendingFile {
+    /// Puts the file in place. The data is synced first, while a signal can
+    /// still remove the file; the rest holds the lock, so that a signal
+    /// finds the file either pending or committed.
     fn commit(&mut self) -> Result<(), Failure> {
         let target = &self.target;
         self.file
             .sync_all()
             .map_err(|e| Failure::io("writing", target, e))?;
+        let mut state = state();
         if self.force {
             // Checked again: a device node may have been put there since
             // the output was opened.
@@ -314,7 +369,8 @@ impl PendingFile {
                 }
             }
         }
-        pending().retain(|p| p != &self.temp);
+        state.pending.retain(|p| p != &self.temp);
+        state.committed = Some(target.clone());
         Ok(())
     }
 }
@@ -322,8 +378,9 @@ impl PendingFile {
 impl Drop for PendingFile {
     fn drop(&mut self) {
         if !self.done {
+            let mut state = state();
             let _ = fs::remove_file(&self.temp);
-            pending().retain(|p| p != &self.temp);
+            state.pending.retain(|p| p != &self.temp);
         }
     }
 }
@@ -334,16 +391,22 @@ impl Spool {
     fn create() -> Result<Spool, Failure> {
         let dir = std::env::temp_dir();
         let path = temp_name(&dir.join("spool"))?;
+        // Under the lock: a signal finds the file unlinked or listed, or
+        // finds no file.
+        #[cfg_attr(unix, allow(unused_mut))]
+        let mut state = state();
         let file = create_new(&path, true)
             .map_err(|e| Failure::io("creating a spool file in", &dir, e))?;
         #[cfg(unix)]
         {
             fs::remove_file(&path).map_err(|e| Failure::io("unlinking", &path, e))?;
+            drop(state);
             Ok(Spool { file })
         }
         #[cfg(not(unix))]
         {
-            pending().push(path.clone());
+            state.pending.push(path.clone());
+            drop(state);
             Ok(Spool { file, path })
         }
     }
@@ -371,8 +434,9 @@ impl Spool {
 #[cfg(not(unix))]
 impl Drop for Spool {
     fn drop(&mut self) {
+        let mut state = state();
         let _ = fs::remove_file(&self.path);
-        pending().retain(|p| p != &self.path);
+        state.pending.retain(|p| p != &self.path);
     }
 }
 
