@@ -379,7 +379,8 @@ fn sequence_numbers_never_wrap() {
 #[test]
 fn continuous_counter_packets_match_an_independent_computation() {
     let mut rng = Rng(4303);
-    for (key_len, esn, icv_len) in [(16, false, 16), (24, true, 8), (32, false, 12)] {
+    // The continuous counter takes 16-byte ICVs only.
+    for (key_len, esn, icv_len) in [(16, false, 16), (24, true, 16), (32, false, 16)] {
         let key = rng.bytes(key_len);
         for keystream in [
             KeystreamSource::Inline,
@@ -509,6 +510,34 @@ fn malformed_unknown_and_badly_padded_packets_are_refused() {
         Sa::new(&[0; 15], SALT, config).err(),
         Some(Error::Crypto(aekit::Error::InvalidKeyLength(15)))
     );
+}
+
+/// The continuous counter's GCM IV is 16 bytes, and GCM takes only
+/// 128-bit tags with an IV other than 96 bits: an SA of that format
+/// refuses 8- and 12-byte ICVs and takes 16; RFC 4106 SAs take all three.
+#[test]
+fn continuous_counter_takes_only_16_byte_icvs() {
+    let key = [7u8; 16];
+    for keystream in [KeystreamSource::Inline, pipeline(Schedule::Immediate)] {
+        for icv_len in [8, 12, 16] {
+            let config = |nonce| Config {
+                icv_len,
+                nonce,
+                keystream,
+                ..Config::default()
+            };
+            let continuous = Sa::new(&key, SALT, config(NonceFormat::ContinuousCounter));
+            if icv_len == 16 {
+                assert!(continuous.is_ok());
+            } else {
+                let err = continuous.err().unwrap();
+                assert!(matches!(err, Error::InvalidConfig(_)), "{err:?}");
+                let message = err.to_string();
+                assert!(message.contains("16-byte ICV"), "{message}");
+            }
+            assert!(Sa::new(&key, SALT, config(NonceFormat::Rfc4106)).is_ok());
+        }
+    }
 }
 
 /// A producer of the caller's own, given to the SA: every packet served

@@ -89,7 +89,11 @@ fn default_kernel_and_in_place_equal_the_pair_path() {
                 for first in starts(esn) {
                     let base = Config {
                         spi: 0xdead_0001,
-                        icv_len: [8, 12, 16][rng.below(3)],
+                        // The continuous counter takes 16-byte ICVs only.
+                        icv_len: match nonce {
+                            NonceFormat::Rfc4106 => [8, 12, 16][rng.below(3)],
+                            _ => 16,
+                        },
                         extended_sequence_numbers: esn,
                         nonce,
                         implementation: pair(),
@@ -455,8 +459,8 @@ fn bursts_and_workers_deliver_what_single_packets_deliver() {
 /// keystream and RFC 4106 nonces, through the batch API's multi-buffer
 /// path), over bursts of 1 to 100 packets of mostly short payloads, with
 /// packets refused for want of room among them, every key size, ESN on
-/// and off, every ICV length, and sequence numbers running out inside a
-/// burst.
+/// and off, every ICV length each nonce format takes, and sequence
+/// numbers running out inside a burst.
 #[test]
 fn outbound_bursts_equal_one_at_a_time() {
     let mut rng = Rng(0xb0b5);
@@ -465,6 +469,10 @@ fn outbound_bursts_equal_one_at_a_time() {
         for esn in [false, true] {
             for icv_len in [8, 12, 16] {
                 for nonce in [NonceFormat::Rfc4106, NonceFormat::ContinuousCounter] {
+                    // The continuous counter takes 16-byte ICVs only.
+                    if nonce == NonceFormat::ContinuousCounter && icv_len != 16 {
+                        continue;
+                    }
                     let config = Config {
                         spi: 0x5eed,
                         icv_len,

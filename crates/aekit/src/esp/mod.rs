@@ -57,6 +57,8 @@
 //! counters are exactly GCM's incr32 from Y_0. Counter blocks never repeat
 //! under one key, which is all GCM's security needs of them; the GHASH of
 //! a 16-byte IV is skipped because the IV is already a full counter block.
+//! An IV of other than 96 bits binds its key to 128-bit tags (GCM spec
+//! §2.1), so an SA of this format takes a 16-byte ICV only.
 //!
 //! ## Where the keystream comes from
 //!
@@ -166,6 +168,10 @@ pub enum NonceFormat {
     Rfc4106,
     /// The seed's continuous counter: **not RFC 4106**. 12-byte IV on the
     /// wire, salt ‖ IV used as Y_0 directly, one counter per SA.
+    ///
+    /// The GCM IV is 16 bytes, and a key used with an IV other than 96
+    /// bits takes 128-bit tags only (GCM spec §2.1): the ICV must be 16
+    /// bytes ([`Sa::new`] refuses 8 and 12 with [`Error::InvalidConfig`]).
     ContinuousCounter,
 }
 
@@ -212,7 +218,9 @@ impl Default for PipelineConfig {
 pub struct Config {
     /// Security Parameters Index.
     pub spi: u32,
-    /// ICV (tag) length: 8, 12 or 16 bytes.
+    /// ICV (tag) length: 8, 12 or 16 bytes with [`NonceFormat::Rfc4106`];
+    /// 16 bytes with [`NonceFormat::ContinuousCounter`], whose 16-byte
+    /// GCM IV binds the key to 128-bit tags.
     pub icv_len: usize,
     /// Extended (64-bit) sequence numbers, RFC 4303 §2.2.1.
     pub extended_sequence_numbers: bool,
@@ -383,6 +391,14 @@ impl Sa {
     ) -> Result<Sa, Error> {
         if ![8, 12, 16].contains(&config.icv_len) {
             return Err(Error::InvalidIcvLength(config.icv_len));
+        }
+        // GCM spec §2.1: a key used with an IV of other than 96 bits must
+        // be used with 128-bit tags.
+        if config.nonce == NonceFormat::ContinuousCounter && config.icv_len != 16 {
+            return Err(Error::InvalidConfig(
+                "the continuous counter's 16-byte GCM IV needs a 16-byte ICV \
+                 (GCM takes only 128-bit tags with an IV other than 96 bits)",
+            ));
         }
         if !replay::WINDOW_SIZES.contains(&config.replay_window) {
             return Err(Error::InvalidConfig("replay window must be 32 to 2^20"));
