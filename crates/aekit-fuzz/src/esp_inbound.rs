@@ -72,15 +72,20 @@ pub fn config(flags: u8) -> Config {
             },
         }),
     };
+    let nonce = if flags & 2 == 0 {
+        NonceFormat::Rfc4106
+    } else {
+        NonceFormat::ContinuousCounter
+    };
     Config {
         spi: SPI,
-        icv_len: [8, 12, 16][usize::from(flags >> 4 & 3) % 3],
-        extended_sequence_numbers: flags & 1 != 0,
-        nonce: if flags & 2 == 0 {
-            NonceFormat::Rfc4106
-        } else {
-            NonceFormat::ContinuousCounter
+        // The continuous counter's 16-byte IV takes 16-byte ICVs only.
+        icv_len: match nonce {
+            NonceFormat::Rfc4106 => [8, 12, 16][usize::from(flags >> 4 & 3) % 3],
+            NonceFormat::ContinuousCounter => 16,
         },
+        extended_sequence_numbers: flags & 1 != 0,
+        nonce,
         keystream,
         replay_window: [32, 64, 100, 1024][usize::from(flags >> 2 & 3)],
         ..Config::default()
