@@ -15,8 +15,11 @@
 //!   security association 0, 1, 2, … (a *linear index*), the
 //!   [`KeystreamProducer`] trait (fill a buffer with E(K, counter) for a
 //!   range of indices) and [`CpuProducer`], AES in any aekit strategy;
-//! - `thread.rs`: a producer running on its own thread, fed buffers
-//!   through a channel and handing them back filled;
+//! - `buffer.rs`: one buffer of keystream with room for its history, the
+//!   unit that moves between the pipeline and the producer;
+//! - `thread.rs`: where the producer runs ([`Schedule`]): on its own
+//!   thread, fed buffers through a channel and handing them back filled,
+//!   or on the caller's;
 //! - `pipeline.rs`: [`Pipeline`], the double buffers with their history,
 //!   and the accounting of every packet that had to compute its keystream
 //!   inline.
@@ -43,6 +46,7 @@
 //! `unsafe` or locks per packet; whole buffers moved through a channel
 //! need neither).
 
+mod buffer;
 mod cuda;
 mod pipeline;
 mod thread;
@@ -52,7 +56,8 @@ pub use cuda::{
     CudaProducer, DeviceInfo, GpuOptions, GpuService, ServiceStats, Variant, device_info,
     measure_d2h, measure_kernel,
 };
-pub use pipeline::{Pipeline, PipelineStats, Schedule};
+pub use pipeline::{Pipeline, PipelineStats};
+pub use thread::Schedule;
 
 use core::num::NonZeroU32;
 

@@ -47,22 +47,10 @@
 //! one running position, `aim`; a buffer that comes back for a range the
 //! pipeline has already left is sent straight out again at `aim`.
 
-use super::thread::{Driver, FIRST_FILL_WAIT, guarded};
-use super::{BlockStorage, CounterSpace, KeystreamProducer};
+use super::buffer::{Buffer, guarded};
+use super::thread::{Driver, FIRST_FILL_WAIT, Schedule};
+use super::{CounterSpace, KeystreamProducer};
 use crate::Error;
-
-/// Where and when the producer runs; see the module docs of `thread.rs`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Schedule {
-    /// On its own thread: the real pipeline.
-    Thread,
-    /// On the caller's thread, at once, whenever a buffer is handed over:
-    /// deterministic, a producer that is never behind.
-    Immediate,
-    /// On the caller's thread, only when [`Pipeline::fill_now`] is called:
-    /// deterministic, and a producer that can be held back.
-    Manual,
-}
 
 /// What the pipeline did, packet by packet and block by block.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -120,99 +108,6 @@ impl PipelineStats {
         self.failed += other.failed;
         self.producer_errors += other.producer_errors;
         self.reaims += other.reaims;
-    }
-}
-
-/// One buffer: `history` blocks for indices `first − history .. first`
-/// followed by the fresh blocks for `first .. first + fresh`. Blocks from
-/// `valid_from` on hold keystream; after a failed fill, none does. Zeroized
-/// on drop: unused keystream is as sensitive as the plaintext it would have
-/// covered.
-pub(super) struct Buffer {
-    storage: Box<dyn BlockStorage>,
-    history: usize,
-    first: u64,
-    valid_from: u64,
-    failed: Option<Error>,
-}
-
-impl Buffer {
-    /// A buffer in the producer's memory, or on the heap if it has none
-    /// (or its `allocate` failed or panicked).
-    fn new(producer: &mut dyn KeystreamProducer, history: usize, fresh: usize) -> Buffer {
-        let blocks = history + fresh;
-        let storage = match guarded(|| producer.allocate(blocks)) {
-            Ok(storage) if storage.blocks().len() == blocks => storage,
-            _ => Box::new(vec![[0u8; 16]; blocks]),
-        };
-        Buffer {
-            storage,
-            history,
-            first: 0,
-            valid_from: 0,
-            failed: None,
-        }
-    }
-
-    /// Runs the producer over the fresh part (called where the driver runs
-    /// it); a failure is kept for the pipeline to count.
-    /// A panic in the producer counts as a failed fill
-    /// ([`Error::ProducerPanicked`]).
-    pub(super) fn fill(&mut self, producer: &mut dyn KeystreamProducer, space: &CounterSpace) {
-        let (history, first) = (self.history, self.first);
-        let fresh = &mut self.storage.blocks_mut()[history..];
-        if let Err(e) = guarded(|| producer.fill(space, first, fresh)) {
-            self.refuse(e);
-        }
-    }
-
-    /// Marks the buffer failed with `error`: no block of it is served.
-    pub(super) fn refuse(&mut self, error: Error) {
-        self.failed = Some(error);
-        self.valid_from = self.end();
-    }
-
-    /// Whether the fill panicked (the producer must not be used again).
-    pub(super) fn panicked(&self) -> bool {
-        self.failed == Some(Error::ProducerPanicked)
-    }
-
-    fn len(&self) -> usize {
-        self.storage.blocks().len()
-    }
-
-    /// One past the last fresh index; saturating, for a buffer aimed at
-    /// the very end of the index space (its fill fails there).
-    fn end(&self) -> u64 {
-        self.first
-            .saturating_add((self.len() - self.history) as u64)
-    }
-
-    /// The index of the first history block (the buffer's earliest).
-    fn history_start(&self) -> u64 {
-        self.first.saturating_sub(self.history as u64)
-    }
-
-    fn holds(&self, first: u64, end: u64) -> bool {
-        first >= self.valid_from && end <= self.end()
-    }
-
-    /// The blocks for `first .. first + count`, which [`holds`](Self::holds).
-    fn bytes(&self, first: u64, count: usize) -> &[u8] {
-        // Index `self.first` sits at block `history`; `first` is at least
-        // `valid_from`, which is at most `history` blocks before it.
-        let start = if first >= self.first {
-            self.history + (first - self.first) as usize
-        } else {
-            self.history - (self.first - first) as usize
-        };
-        self.storage.blocks()[start..start + count].as_flattened()
-    }
-}
-
-impl Drop for Buffer {
-    fn drop(&mut self) {
-        crate::secret::wipe(self.storage.blocks_mut().as_flattened_mut());
     }
 }
 
@@ -440,11 +335,7 @@ impl Pipeline {
         let (Some(old), Some(mut new)) = (self.current.take(), self.next.take()) else {
             unreachable!("swap needs both buffers");
         };
-        if new.failed.is_none() && old.end() == new.first && old.valid_from <= new.history_start() {
-            let (history, tail) = (self.history, old.len() - self.history);
-            new.storage.blocks_mut()[..history].copy_from_slice(&old.storage.blocks()[tail..]);
-            new.valid_from = new.history_start();
-        }
+        new.inherit_history(&old);
         self.floor = self.floor.max(new.valid_from);
         self.current = Some(new);
         self.submit(old);
@@ -475,6 +366,7 @@ impl Pipeline {
 mod tests {
     use super::*;
     use crate::aes::Block;
+    use crate::keystream::BlockStorage;
 
     /// A producer whose "keystream" is the index itself, so every byte
     /// served says where it came from.

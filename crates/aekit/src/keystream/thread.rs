@@ -43,14 +43,27 @@
 //! than no pipeline at all).
 
 use std::collections::VecDeque;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::pipeline::{Buffer, Schedule};
+use super::buffer::Buffer;
 use super::{CounterSpace, KeystreamProducer};
 use crate::Error;
+
+/// Where and when the producer runs; see the module docs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Schedule {
+    /// On its own thread: the real pipeline.
+    Thread,
+    /// On the caller's thread, at once, whenever a buffer is handed over:
+    /// deterministic, a producer that is never behind.
+    Immediate,
+    /// On the caller's thread, only when
+    /// [`Pipeline::fill_now`](super::Pipeline::fill_now) is called:
+    /// deterministic, and a producer that can be held back.
+    Manual,
+}
 
 /// The longest a new pipeline on the `Thread` schedule waits for its first
 /// buffer, so that the first packets find keystream: a CPU fills a buffer
@@ -60,12 +73,6 @@ pub(super) const FIRST_FILL_WAIT: Duration = Duration::from_millis(500);
 /// The longest dropping a pipeline waits for its worker thread to finish
 /// the fill in hand; a producer stalled longer is left to finish alone.
 pub(super) const DROP_WAIT: Duration = Duration::from_secs(1);
-
-/// Runs `f` on the producer, turning a panic into
-/// [`Error::ProducerPanicked`].
-pub(super) fn guarded<T>(f: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
-    catch_unwind(AssertUnwindSafe(f)).unwrap_or(Err(Error::ProducerPanicked))
-}
 
 /// Runs a producer on one of the three schedules.
 pub(super) enum Driver {
