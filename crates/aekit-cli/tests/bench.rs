@@ -23,6 +23,21 @@ fn quick(suite: &str) -> (String, Value) {
     quick_with(suite, &[])
 }
 
+/// Checks that `dir/name.png` is a PNG at least `min_width` pixels wide and
+/// wider than tall (panels side by side, the legend beside them).
+fn assert_png(dir: &std::path::Path, name: &str, min_width: u32) {
+    let png = std::fs::read(dir.join(format!("{name}.png")))
+        .unwrap_or_else(|e| panic!("{name}.png: {e}"));
+    assert!(png.starts_with(b"\x89PNG"), "{name}.png is not a PNG");
+    // The IHDR chunk: width and height, big-endian, at bytes 16 and 20.
+    let width = u32::from_be_bytes(png[16..20].try_into().unwrap());
+    let height = u32::from_be_bytes(png[20..24].try_into().unwrap());
+    assert!(
+        width >= min_width && width > height,
+        "{name}.png is {width} × {height}"
+    );
+}
+
 /// [`quick`] with more arguments.
 fn quick_with(suite: &str, more: &[&std::ffi::OsStr]) -> (String, Value) {
     let dir = tempfile::tempdir().unwrap();
@@ -45,7 +60,20 @@ fn quick_with(suite: &str, more: &[&std::ffi::OsStr]) -> (String, Value) {
 
 #[test]
 fn quick_seeds_suite_writes_every_row() {
-    let (md, doc) = quick("seeds");
+    let dir = tempfile::tempdir().unwrap();
+    let (md, doc) = quick_with("seeds", &["--plot".as_ref(), dir.path().as_os_str()]);
+    // One plot per table with one, a panel per world where the worlds'
+    // scales differ (three panels side by side).
+    for (name, panels) in [
+        ("m4-gctr", 2),
+        ("m4-gcm", 2),
+        ("spec-table3", 1),
+        ("spec-table3-aes", 3),
+        ("gcm-fig3", 3),
+        ("esp-fig3", 3),
+    ] {
+        assert_png(dir.path(), name, 500 * panels);
+    }
     for title in [
         "GCM spec Table 1",
         "10 MiB",
@@ -305,7 +333,16 @@ fn an_unknown_suite_is_refused() {
 /// only without `--quick`).
 #[test]
 fn quick_peers_suite_writes_every_row() {
-    let (md, doc) = quick("peers");
+    let dir = tempfile::tempdir().unwrap();
+    let (md, doc) = quick_with("peers", &["--plot".as_ref(), dir.path().as_os_str()]);
+    for name in [
+        "peers-aes128-encrypt",
+        "peers-aes128-decrypt",
+        "peers-aes256-encrypt",
+        "peers-aes256-decrypt",
+    ] {
+        assert_png(dir.path(), name, 1000);
+    }
     for text in [
         "CPU: ",
         "aekit default (`AesGcm::new`",
@@ -406,11 +443,7 @@ fn quick_batch_suite_writes_every_row_and_plot() {
                     assert!(has(rows, &at), "{table}: no row {mix} × {n} {case}");
                 }
             }
-            let png = std::fs::read(plots.join(format!("batch-{stem}-{file}.png"))).unwrap();
-            assert!(
-                png.starts_with(b"\x89PNG"),
-                "batch-{stem}-{file}.png is not a PNG"
-            );
+            assert_png(&plots, &format!("batch-{stem}-{file}"), 1000);
         }
     }
 }

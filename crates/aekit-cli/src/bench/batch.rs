@@ -27,7 +27,7 @@ use aekit_harness::{self as harness, Case, Sample};
 use serde_json::json;
 
 use super::peers::{Gcm, NONCE, peer};
-use super::{Effort, Mix, Plot, Report, Series, add_point};
+use super::{Effort, Mix, Panel, Plot, Report, Series, XAxis, add_point};
 
 /// Batch sizes measured.
 const BATCHES: [usize; 6] = [1, 4, 16, 64, 256, 1024];
@@ -348,7 +348,8 @@ fn batch_plot(table: &str, what: &str, mix: Mix, series: Vec<Series>) -> Plot {
     Plot {
         name: format!("batch-{table}-{stem}"),
         title: format!("{what}: batches of {} messages", mix.name()),
-        x_desc: "messages a batch",
-        series,
+        x: XAxis::Count("messages a batch"),
+        y_desc: "GB/s",
+        panels: vec![Panel::new("", series)],
     }
 }

@@ -42,7 +42,7 @@ use aekit::{AesGcm, aes, ghash};
 use aekit_harness as harness;
 use serde_json::json;
 
-use super::{Effort, Report, Series};
+use super::{Bars, Effort, Panel, Report, Series};
 
 /// The seed's packet size: "chunks of 1024 Byte".
 pub(crate) const PACKET: usize = 1024;
@@ -368,7 +368,7 @@ fn bare_gcm(effort: Effort) -> Report {
         .iter()
         .map(|&mb| (mb, harness::random_bytes(mb * MB, 42)))
         .collect();
-    let (mut rows, mut series) = (Vec::new(), Vec::new());
+    let (mut rows, mut panels) = (Vec::new(), Vec::new());
     for (world, aes, ghash) in worlds() {
         let gcm = match world {
             "default" => AesGcm::new(&key),
@@ -382,10 +382,9 @@ fn bare_gcm(effort: Effort) -> Report {
             }
         };
         let label = format!("{world} ({})", gcm.implementation());
-        let mut curves: Vec<Series> = ["stock", "precomputed"]
-            .iter()
-            .map(|k| (format!("{world} {k}"), Vec::new()))
-            .collect();
+        let names = ["stock", "precomputed"];
+        let mut curves: Vec<Series> = names.map(|k| (k.to_string(), Vec::new())).to_vec();
+        let mut bars: Vec<Bars> = names.map(|k| (k.to_string(), Vec::new())).to_vec();
         for (mb, plain) in &data {
             let mut buf = plain.clone();
             match measure_pair(&gcm, aes, &key, &mut buf, budget, fewest) {
@@ -429,7 +428,11 @@ fn bare_gcm(effort: Effort) -> Report {
                             row[format!("{p}_seconds")] = json!(q.at(at));
                         }
                         rows.push(row);
-                        curves[k].1.push((buf.len() as f64, rate / 1e3));
+                        let bytes = buf.len() as f64;
+                        curves[k].1.push((bytes, rate));
+                        bars[k]
+                            .1
+                            .push((bytes, bytes / q.at(0.95) / 1e6, bytes / q.at(0.05) / 1e6));
                     }
                 }
                 Err(why) => {
@@ -437,9 +440,13 @@ fn bare_gcm(effort: Effort) -> Report {
                 }
             }
         }
-        series.extend(curves);
+        panels.push(Panel {
+            title: label,
+            series: curves,
+            spread: bars,
+        });
     }
-    Report::with_sizes_plot("gcm_fig3", md, rows, series)
+    Report::with_panels_plot("gcm_fig3", md, rows, "MB/s (median; bars p5–p95)", panels)
 }
 
 /// One world and size measured: the runtimes of each way (stock, then
@@ -509,12 +516,11 @@ fn esp_form(effort: Effort) -> Report {
          MB/s | vs inline | packet thread CPU s | fallbacks |\n\
          |---|---|---|---|---:|---:|---|---:|---:|---:|---:|\n",
     );
-    let (mut rows, mut series) = (Vec::new(), Vec::new());
+    let (mut rows, mut panels) = (Vec::new(), Vec::new());
     for (world, aes, ghash) in worlds() {
-        let mut curves: Vec<Series> = [Mode::Inline, Mode::Cpu]
-            .iter()
-            .map(|m| (format!("{world} {}", m.name()), Vec::new()))
-            .collect();
+        let modes = [Mode::Inline, Mode::Cpu];
+        let mut curves: Vec<Series> = modes.map(|m| (m.name().to_string(), Vec::new())).to_vec();
+        let mut bars: Vec<Bars> = modes.map(|m| (m.name().to_string(), Vec::new())).to_vec();
         for &mb in sizes {
             let data = harness::random_bytes(mb * MB, 42);
             let reps = repeats(mb, effort.quick);
@@ -572,14 +578,28 @@ fn esp_form(effort: Effort) -> Report {
                         "fallbacks": s.median.stats.fallbacks(),
                     }));
                     if direction == 0 {
-                        curves[m].1.push((data.len() as f64, rate / 1e3));
+                        let bytes = data.len() as f64;
+                        curves[m].1.push((bytes, rate));
+                        bars[m]
+                            .1
+                            .push((bytes, bytes / s.slowest / 1e6, bytes / s.fastest / 1e6));
                     }
                 }
             }
         }
-        series.extend(curves);
+        panels.push(Panel {
+            title: format!("{world} ({} + {})", aes.name(), ghash.name()),
+            series: curves,
+            spread: bars,
+        });
     }
-    Report::with_sizes_plot("esp_fig3", md, rows, series)
+    Report::with_panels_plot(
+        "esp_fig3",
+        md,
+        rows,
+        "MB/s, encapsulation (median; bars fastest–slowest)",
+        panels,
+    )
 }
 
 #[cfg(test)]

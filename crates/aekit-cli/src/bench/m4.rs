@@ -26,7 +26,7 @@ use aekit_harness as harness;
 use serde_json::{Value, json};
 
 use super::seeds::{M4_GCM, M4_GCTR, M4_GHASH, M4_KEY_BITS, M4_SIZES_KB, m4_cell};
-use super::{Effort, Report, Series, change, cycles, measure_all, pct};
+use super::{Effort, Report, Series, add_line, change, cycles, measure_all, pct};
 
 /// The seed's sizes in bytes (its KB read as KiB).
 fn sizes() -> Vec<usize> {
@@ -160,7 +160,7 @@ fn gctr(effort: Effort) -> Report {
          against the basic row of the same AES, as in the seed (positive: fewer cycles). \
          Seed: fixsliced AES on a Cortex-M4 at 168 MHz.\n\n",
     );
-    let (mut rows, mut series) = (Vec::new(), Vec::new());
+    let (mut rows, mut panels) = (Vec::new(), Vec::new());
     for (k, bits) in M4_KEY_BITS.into_iter().enumerate() {
         let key = key(bits);
         let ciphers: Vec<(Aes, Cipher)> = [Aes::Table, Aes::Fixslice]
@@ -212,7 +212,8 @@ fn gctr(effort: Effort) -> Report {
                     seed.as_ref(),
                 );
                 if bits == 128 {
-                    series.push(curve(format!("{} {}", a.name(), row_name(row)), these));
+                    let panel = format!("{} AES", a.name());
+                    add_line(&mut panels, &panel, curve(row_name(row).into(), these));
                 }
                 cells.push(cell);
                 seeds.push(seed);
@@ -226,7 +227,7 @@ fn gctr(effort: Effort) -> Report {
         ));
         md.push('\n');
     }
-    Report::with_sizes_plot("m4_gctr", md, rows, series)
+    Report::with_panels_plot("m4_gctr", md, rows, "GB/s", panels)
 }
 
 fn ghash(effort: Effort) -> Report {
@@ -300,7 +301,7 @@ fn gcm(effort: Effort) -> Report {
          are its fixsliced AES with its 256-byte 4-bit GHASH table (`shoup4`) or \
          Karatsuba.\n\n",
     );
-    let (mut rows, mut series) = (Vec::new(), Vec::new());
+    let (mut rows, mut panels) = (Vec::new(), Vec::new());
     let combos: Vec<(Ghash, Aes)> = [Ghash::Shoup4, Ghash::Karatsuba]
         .into_iter()
         .flat_map(|g| [Aes::Fixslice, Aes::Table].map(|a| (g, a)))
@@ -353,7 +354,8 @@ fn gcm(effort: Effort) -> Report {
                     seed.as_ref(),
                 );
                 if bits == 128 && a == Aes::Fixslice {
-                    series.push(curve(format!("{} {}", g.name(), row_name(row)), these));
+                    let panel = format!("{} GHASH, fixslice AES", g.name());
+                    add_line(&mut panels, &panel, curve(row_name(row).into(), these));
                 }
                 cells.push(cell);
                 seeds.push(seed);
@@ -367,7 +369,7 @@ fn gcm(effort: Effort) -> Report {
         ));
         md.push('\n');
     }
-    Report::with_sizes_plot("m4_gcm", md, rows, series)
+    Report::with_panels_plot("m4_gcm", md, rows, "GB/s", panels)
 }
 
 pub(crate) fn run(effort: Effort) -> Vec<Report> {

@@ -57,7 +57,8 @@
 //! other rows are the same. Output:
 //! markdown on stdout, `--json FILE` for machines, `--plot DIR` for PNG
 //! plots of throughput against message size (`seeds`, `peers`) or against
-//! messages a batch (`batch`: one plot per mix and table).
+//! messages a batch (`batch`: one plot per mix and table), in panels where
+//! lines' scales differ too much for one (`plot.rs`).
 
 mod aether_analysis;
 mod batch;
@@ -198,32 +199,77 @@ pub(crate) struct Report {
     pub(crate) plots: Vec<Plot>,
 }
 
-/// A plotted line: its name and its points (x, GB/s).
+/// A plotted line: its name and its points (x, y).
 pub(crate) type Series = (String, Vec<(f64, f64)>);
 
-/// One PNG (`DIR/<name>.png`): GB/s against `x_desc` on a log scale, one
-/// line per series; the CPU model is added to `title`.
+/// A line's spread: its name and, at each x, the low and high ends of a
+/// bar drawn across the line.
+pub(crate) type Bars = (String, Vec<(f64, f64, f64)>);
+
+/// What a plot's x axis counts, with its description.
+pub(crate) enum XAxis {
+    /// Bytes, labelled as readers name them (`64 B`, `1 KiB`, `100 MB`).
+    Bytes(&'static str),
+    /// A plain count.
+    Count(&'static str),
+}
+
+/// One panel of a plot: its title (empty for none), its lines and their
+/// spread. Each panel has its own y scale (`plot.rs`).
+pub(crate) struct Panel {
+    pub(crate) title: String,
+    pub(crate) series: Vec<Series>,
+    pub(crate) spread: Vec<Bars>,
+}
+
+impl Panel {
+    /// A panel of lines without spread.
+    pub(crate) fn new(title: impl Into<String>, series: Vec<Series>) -> Panel {
+        Panel {
+            title: title.into(),
+            series,
+            spread: Vec::new(),
+        }
+    }
+}
+
+/// One PNG (`DIR/<name>.png`): `y_desc` against `x` on a log scale, in
+/// panels side by side, a line per series; the CPU model is added to
+/// `title`.
 pub(crate) struct Plot {
     pub(crate) name: String,
     pub(crate) title: String,
-    pub(crate) x_desc: &'static str,
-    pub(crate) series: Vec<Series>,
+    pub(crate) x: XAxis,
+    pub(crate) y_desc: &'static str,
+    pub(crate) panels: Vec<Panel>,
 }
 
 impl Report {
-    /// A table with its plot against message size, named after its key
-    /// (none if nothing was measured).
+    /// A table with its plot of GB/s against message size, one panel,
+    /// named after its key (none if nothing was measured).
     pub(crate) fn with_sizes_plot(
         key: &'static str,
         markdown: String,
         rows: Vec<Value>,
         series: Vec<Series>,
     ) -> Report {
+        Report::with_panels_plot(key, markdown, rows, "GB/s", vec![Panel::new("", series)])
+    }
+
+    /// A table with its plot of `y_desc` against message size in `panels`,
+    /// named after its key (none if nothing was measured).
+    pub(crate) fn with_panels_plot(
+        key: &'static str,
+        markdown: String,
+        rows: Vec<Value>,
+        y_desc: &'static str,
+        panels: Vec<Panel>,
+    ) -> Report {
         Report {
             key,
             markdown,
             rows,
-            plots: Plot::sizes(key, series),
+            plots: Plot::sizes(key, y_desc, panels),
         }
     }
 }
@@ -231,8 +277,9 @@ impl Report {
 impl Plot {
     /// A table's plot against message size, named after its key; none if
     /// nothing was measured.
-    fn sizes(key: &str, series: Vec<Series>) -> Vec<Plot> {
-        if series.is_empty() {
+    fn sizes(key: &str, y_desc: &'static str, mut panels: Vec<Panel>) -> Vec<Plot> {
+        panels.retain(|p| p.series.iter().any(|s| !s.1.is_empty()));
+        if panels.is_empty() {
             return Vec::new();
         }
         let title = match key {
@@ -241,6 +288,7 @@ impl Plot {
             "esp_fig3" => "ESP encapsulation, 1024-byte packets: inline and CPU producer",
             "gcm_fig3" => "AES-128-GCM over 1024-byte chunks: stock and precomputed keystream",
             "spec_table3" => "AES-128 modes (GCM spec Table 3)",
+            "spec_table3_aes" => "AES-128-GCM over each AES (GCM spec Table 3's GCM rows)",
             "peers_aes128_encrypt" => "AES-128-GCM encryption, one core",
             "peers_aes128_decrypt" => "AES-128-GCM decryption, one core",
             "peers_aes256_encrypt" => "AES-256-GCM encryption, one core",
@@ -250,9 +298,19 @@ impl Plot {
         vec![Plot {
             name: key.replace('_', "-"),
             title: title.into(),
-            x_desc: "message size (bytes)",
-            series,
+            x: XAxis::Bytes("message size"),
+            y_desc,
+            panels,
         }]
+    }
+}
+
+/// Adds `line` to the panel titled `title` of `panels`, starting the panel
+/// if it is new.
+pub(crate) fn add_line(panels: &mut Vec<Panel>, title: &str, line: Series) {
+    match panels.iter_mut().find(|p| p.title == title) {
+        Some(panel) => panel.series.push(line),
+        None => panels.push(Panel::new(title, vec![line])),
     }
 }
 
@@ -388,7 +446,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
         for p in reports.iter().flat_map(|r| &r.plots) {
             let path = dir.join(format!("{}.png", p.name));
-            plot::throughput(&path, &format!("{} — {cpu}", p.title), p.x_desc, &p.series)?;
+            plot::draw(&path, p, &cpu)?;
             eprintln!("wrote {}", path.display());
         }
     }
