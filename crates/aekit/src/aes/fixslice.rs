@@ -534,7 +534,7 @@ pub(crate) fn unpack(state: &State, blocks: &mut [Block]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aes::{gf_mul, sub_byte};
+    use crate::aes::schedule::{gf_mul, sub_byte};
 
     /// Deterministic test bytes (an LCG is plenty for layout tests).
     fn blocks(seed: u64, n: usize) -> Vec<Block> {

@@ -1,7 +1,8 @@
 //! The AES block cipher (FIPS-197), forward direction only — GCM never
 //! decrypts a block.
 //!
-//! One trait, [`BlockCipher`], and one file per implementation strategy:
+//! One trait, [`BlockCipher`] (`block.rs`), and one file per
+//! implementation strategy:
 //!
 //! | token      | file          | constant-time | how                                        |
 //! |------------|---------------|---------------|--------------------------------------------|
@@ -10,57 +11,27 @@
 //! | `ni`       | `ni.rs`       | yes           | AES-NI, eight blocks in flight             |
 //! | `vaes`     | `vaes.rs`     | yes           | VAES on 512-bit registers (AVX-512)        |
 //!
-//! The key schedule (FIPS-197 §5.2 KeyExpansion) is computed here once, in
-//! constant time, and each strategy converts the round keys to its own
-//! layout. [`Strategy`] is the registry tests and benchmarks iterate.
+//! The key schedule (FIPS-197 §5.2 KeyExpansion, `schedule.rs`) is
+//! computed once, in constant time, and each strategy converts the round
+//! keys to its own layout. This file holds the choice among the
+//! strategies: [`Strategy`], the registry tests and benchmarks iterate,
+//! and [`Cipher`], a key expanded in the strategy chosen for it. The
+//! strategies use `block.rs` and `schedule.rs`, never this file.
 
+pub(crate) mod block;
 pub mod fixslice;
 #[allow(unsafe_code)] // AES-NI intrinsics; every block carries a SAFETY line.
 pub mod ni;
+pub(crate) mod schedule;
 pub mod table;
 #[allow(unsafe_code)] // VAES/AVX-512 intrinsics; every block carries a SAFETY line.
 pub mod vaes;
 
-use zeroize::{Zeroize, ZeroizeOnDrop};
+pub use block::{Block, BlockCipher};
+pub use schedule::KeySchedule;
+pub(crate) use schedule::{SBOX, gf_mul, xtime};
 
 use crate::Error;
-
-/// A 16-byte AES block.
-pub type Block = [u8; 16];
-
-/// One AES implementation holding its expanded key.
-///
-/// Implementations are built from a [`KeySchedule`]; `new` returns `None`
-/// when this CPU lacks the instructions the implementation needs, so safe
-/// code can never reach an instruction the CPU does not have.
-pub trait BlockCipher: Sized + Send + Sync {
-    /// The strategy's token (`table`, `fixslice`, `ni`).
-    const NAME: &'static str;
-    /// Whether no branch and no memory index depends on the key or the data.
-    const CONSTANT_TIME: bool;
-    /// Key-dependent bytes held for an AES-256 key (round keys in this
-    /// strategy's layout); key-independent tables are not counted.
-    const STORAGE_BYTES: usize;
-
-    /// Whether this CPU can run the strategy.
-    fn is_available() -> bool {
-        true
-    }
-
-    /// Converts the FIPS-197 round keys to this strategy's layout.
-    fn new(keys: &KeySchedule) -> Option<Self>;
-
-    /// Encrypts every block in place.
-    fn encrypt_blocks(&self, blocks: &mut [Block]);
-
-    /// Counter mode with GCM's incr32 (spec §2.3): XORs `data` with
-    /// E(K, counter), E(K, incr32(counter)), … and leaves `counter` at the
-    /// first unused value. A partial last block consumes a whole counter.
-    /// Strategies override this to keep more blocks in flight.
-    fn ctr32(&self, counter: &mut Block, data: &mut [u8]) {
-        crate::ctr::apply_keystream(self, counter, data);
-    }
-}
 
 /// The AES implementations of aekit, as data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -195,216 +166,6 @@ impl Cipher {
             Cipher::Fixslice(a) => a.ctr32(counter, data),
             Cipher::Ni(a) => a.ctr32(counter, data),
             Cipher::Vaes(a) => a.ctr32(counter, data),
-        }
-    }
-}
-
-/// The FIPS-197 key schedule: `rounds + 1` round keys of 16 bytes, each in
-/// the byte order of the state (column-major, as the spec's `w[i]` words
-/// laid end to end).
-#[derive(Clone, Zeroize, ZeroizeOnDrop)]
-pub struct KeySchedule {
-    round_keys: [Block; 15],
-    rounds: usize,
-}
-
-impl KeySchedule {
-    /// Expands a 16-, 24- or 32-byte key (FIPS-197 §5.2). Constant-time:
-    /// SubWord computes the S-box arithmetically instead of indexing a table.
-    pub fn new(key: &[u8]) -> Result<KeySchedule, Error> {
-        let nk = match key.len() {
-            16 | 24 | 32 => key.len() / 4,
-            n => return Err(Error::InvalidKeyLength(n)),
-        };
-        let rounds = nk + 6;
-        let mut w = [[0u8; 4]; 60];
-        for (i, word) in key.chunks_exact(4).enumerate() {
-            w[i].copy_from_slice(word);
-        }
-        let mut rcon = 1u8;
-        for i in nk..4 * (rounds + 1) {
-            let mut t = w[i - 1];
-            if i % nk == 0 {
-                // RotWord, SubWord, Rcon.
-                t = sub_word([t[1], t[2], t[3], t[0]]);
-                t[0] ^= rcon;
-                rcon = xtime(rcon);
-            } else if nk > 6 && i % nk == 4 {
-                t = sub_word(t);
-            }
-            for b in 0..4 {
-                w[i][b] = w[i - nk][b] ^ t[b];
-            }
-        }
-        let mut round_keys = [[0u8; 16]; 15];
-        for (r, rk) in round_keys.iter_mut().enumerate().take(rounds + 1) {
-            for c in 0..4 {
-                rk[4 * c..4 * c + 4].copy_from_slice(&w[4 * r + c]);
-            }
-        }
-        w.zeroize();
-        Ok(KeySchedule { round_keys, rounds })
-    }
-
-    /// Number of rounds: 10, 12 or 14.
-    pub fn rounds(&self) -> usize {
-        self.rounds
-    }
-
-    /// The `rounds + 1` round keys.
-    pub fn round_keys(&self) -> &[Block] {
-        &self.round_keys[..=self.rounds]
-    }
-}
-
-/// Multiplication by x in GF(2^8) mod x^8 + x^4 + x^3 + x + 1, branch-free.
-#[inline(always)]
-pub(crate) const fn xtime(a: u8) -> u8 {
-    (a << 1) ^ (0x1b & (a >> 7).wrapping_neg())
-}
-
-/// Product in GF(2^8), branch-free (eight masked shift-and-add steps).
-pub(crate) const fn gf_mul(mut a: u8, mut b: u8) -> u8 {
-    let mut p = 0u8;
-    let mut i = 0;
-    while i < 8 {
-        p ^= a & (b & 1).wrapping_neg();
-        a = xtime(a);
-        b >>= 1;
-        i += 1;
-    }
-    p
-}
-
-/// The AES S-box computed, not looked up: the inverse x^254 followed by
-/// the affine map of FIPS-197 §5.1.1. Constant-time; used by the key
-/// schedule and to build the lookup tables at compile time. (One byte
-/// of [`sub_word`].)
-pub(crate) const fn sub_byte(x: u8) -> u8 {
-    sub_word([x, 0, 0, 0])[0]
-}
-
-/// SubWord (FIPS-197 §5.2): the S-box on four bytes at once, each byte a
-/// lane of one 32-bit integer (SIMD within a register), so the key
-/// schedule pays one addition chain per word instead of four; byte by
-/// byte, the chain was two thirds of `AesGcm::new` (about 6 000 of 9 400
-/// TSC cycles, AES-128, an Intel Xeon). Constant-time: the same
-/// operations whatever the bytes.
-pub(crate) const fn sub_word(w: [u8; 4]) -> [u8; 4] {
-    const LOW7: u32 = 0x7f7f_7f7f;
-    const LSB: u32 = 0x0101_0101;
-    // xtime in every lane: shift each byte left, reduce by 0x1b (bits 4,
-    // 3, 1, 0) where its top bit was set: four shifts of that bit, not a
-    // multiplication, which would lengthen the chain each product is.
-    const fn xtime4(a: u32) -> u32 {
-        let top = a & !LOW7;
-        ((a & LOW7) << 1) ^ (top >> 3) ^ (top >> 4) ^ (top >> 6) ^ (top >> 7)
-    }
-    // Lane-wise product in GF(2^8): eight masked shift-and-add steps.
-    const fn mul4(mut a: u32, b: u32) -> u32 {
-        let mut p = 0u32;
-        let mut i = 0;
-        while i < 8 {
-            p ^= a & (((b >> i) & LSB) * 0xff);
-            a = xtime4(a);
-            i += 1;
-        }
-        p
-    }
-    // Lane-wise rotation of each byte left by k (1 to 7).
-    const fn rotl4(x: u32, k: u32) -> u32 {
-        let high = (0xffu32 << k) & 0xff;
-        ((x << k) & (high * LSB)) | ((x >> (8 - k)) & ((0xff >> (8 - k)) * LSB))
-    }
-    let x = u32::from_le_bytes(w);
-    // x^254 = x^-1 (and 0 ↦ 0) by square-and-multiply on the fixed
-    // exponent.
-    let x2 = mul4(x, x);
-    let x3 = mul4(x2, x);
-    let x6 = mul4(x3, x3);
-    let x12 = mul4(x6, x6);
-    let x15 = mul4(x12, x3);
-    let x30 = mul4(x15, x15);
-    let x60 = mul4(x30, x30);
-    let x120 = mul4(x60, x60);
-    let x126 = mul4(x120, x6);
-    let x127 = mul4(x126, x);
-    let inv = mul4(x127, x127); // x^254
-    let s = inv ^ rotl4(inv, 1) ^ rotl4(inv, 2) ^ rotl4(inv, 3) ^ rotl4(inv, 4) ^ (0x63 * LSB);
-    s.to_le_bytes()
-}
-
-/// The S-box as a table, built at compile time from [`sub_byte`]. Only the
-/// non-constant-time `table` strategy indexes it.
-pub(crate) const SBOX: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[i] = sub_byte(i as u8);
-        i += 1;
-    }
-    t
-};
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use hex_literal::hex;
-
-    #[test]
-    fn sbox_known_entries() {
-        // FIPS-197 Figure 7.
-        assert_eq!(SBOX[0x00], 0x63);
-        assert_eq!(SBOX[0x01], 0x7c);
-        assert_eq!(SBOX[0x53], 0xed);
-        assert_eq!(SBOX[0xff], 0x16);
-    }
-
-    #[test]
-    fn sub_word_is_the_sbox_in_every_lane() {
-        // Each lane on its own: every byte in every lane, beside other
-        // bytes, against the S-box of one byte (checked above against
-        // FIPS-197's figure).
-        for x in 0..=255u8 {
-            let w = [x, x ^ 0x5a, x.wrapping_mul(7), !x];
-            assert_eq!(sub_word(w), w.map(|b| SBOX[usize::from(b)]), "{w:02x?}");
-        }
-    }
-
-    #[test]
-    fn key_expansion_fips197_appendix_a() {
-        // FIPS-197 A.1: w[40..44] of the AES-128 key 2b7e1516...
-        let ks = KeySchedule::new(&hex!("2b7e151628aed2a6abf7158809cf4f3c")).unwrap();
-        assert_eq!(ks.rounds(), 10);
-        assert_eq!(
-            ks.round_keys()[10],
-            hex!("d014f9a8c9ee2589e13f0cc8b6630ca6")
-        );
-        // A.2: AES-192, last round key w[48..52].
-        let ks =
-            KeySchedule::new(&hex!("8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b")).unwrap();
-        assert_eq!(
-            ks.round_keys()[12],
-            hex!("e98ba06f448c773c8ecc720401002202")
-        );
-        // A.3: AES-256, last round key w[56..60].
-        let ks = KeySchedule::new(&hex!(
-            "603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4"
-        ))
-        .unwrap();
-        assert_eq!(
-            ks.round_keys()[14],
-            hex!("fe4890d1e6188d0b046df344706c631e")
-        );
-    }
-
-    #[test]
-    fn bad_key_lengths() {
-        for n in [0, 1, 15, 17, 23, 25, 31, 33, 64] {
-            assert_eq!(
-                KeySchedule::new(&vec![0; n]).err(),
-                Some(Error::InvalidKeyLength(n))
-            );
         }
     }
 }

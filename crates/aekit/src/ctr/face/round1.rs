@@ -188,7 +188,7 @@ impl<const COPIES: usize> Round1<COPIES> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aes::{sub_byte, xtime};
+    use crate::aes::schedule::{sub_byte, xtime};
 
     /// FIPS-197's round 1 byte by byte (§5.1: AddRoundKey with rk0, then
     /// SubBytes, ShiftRows, MixColumns, AddRoundKey with rk1), byte i of
