@@ -77,12 +77,15 @@
 //! [`crate::ctr::apply_keystream`]'s exactly; `tests/face.rs` checks it
 //! across every reset, across the 32-bit wrap and from arbitrary counters.
 
+mod engine;
 pub(crate) mod fixslice;
 #[allow(unsafe_code)] // AES-NI intrinsics; every block carries a SAFETY line.
 pub(crate) mod round1;
 pub(crate) mod table;
 
 use zeroize::Zeroize;
+
+pub(crate) use engine::Engine;
 
 use crate::Error;
 use crate::aes::{self, Block, BlockCipher, Cipher};
@@ -205,28 +208,6 @@ impl FaceOp for Apply<'_> {
     fn run<E: Engine>(self, face: &mut Face<'_, E>) {
         face.apply(self.counter, self.data);
     }
-}
-
-/// The caches of one FACE variant on one AES strategy.
-pub(crate) trait Engine: Zeroize {
-    /// The cipher whose rounds the engine enters.
-    type Aes: BlockCipher;
-    /// Blocks made per [`Engine::keystream`]; a group's first low byte is
-    /// a multiple of it.
-    const GROUP: usize;
-
-    /// Builds what depends on the key and bytes 0..11 of `counter` (the
-    /// tables of `rd1+` and `rd2+`).
-    fn new(aes: &Self::Aes, counter: &Block) -> Self;
-
-    /// Rebuilds what depends on bytes 12..14 of `counter` (byte 15 is
-    /// ignored).
-    fn reset(&mut self, aes: &Self::Aes, counter: &Block);
-
-    /// The keystream of the `out.len() ≤ GROUP` counters whose bytes 12..14
-    /// are those of the last reset and whose low bytes are `low`, `low +
-    /// 1`, …; `low` is a multiple of `GROUP`.
-    fn keystream(&mut self, aes: &Self::Aes, low: u8, out: &mut [Block]);
 }
 
 /// The largest group of any engine.

@@ -67,7 +67,7 @@
 
 use zeroize::Zeroize;
 
-use super::Engine;
+use super::engine::Engine;
 use crate::aes::Block;
 use crate::aes::fixslice::{Fixslice, GROUP, State, ark_sub, gather, mix_columns, pack, unpack};
 

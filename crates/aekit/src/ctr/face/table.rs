@@ -41,7 +41,7 @@
 
 use zeroize::Zeroize;
 
-use super::Engine;
+use super::engine::Engine;
 use crate::aes::Block;
 use crate::aes::table::{TE, Table, byte, round_column};
 
