@@ -112,27 +112,10 @@
 
 use core::borrow::BorrowMut;
 
-use super::kernel::{Kernel, shape};
-use super::state::Direction;
-use super::{AesGcm, KernelOp, OneShot, copy_tag, verify_or_wipe};
+use super::kernel::{BatchMessage, Direction, Kernel, KernelOp, shape};
+use super::{AesGcm, OneShot, copy_tag, verify_or_wipe};
 use crate::Error;
 use crate::aes::Block;
-
-/// One message of a batch: borrowed IV, associated data, buffer (encrypted
-/// or decrypted in place) and tag slot.
-#[derive(Debug)]
-pub struct BatchMessage<'a> {
-    /// The IV (any length of at least one byte; 12 is the fast one). It
-    /// must never repeat under one key.
-    pub iv: &'a [u8],
-    /// The associated data, authenticated and not encrypted.
-    pub aad: &'a [u8],
-    /// The plaintext (encryption) or ciphertext (decryption), replaced in place.
-    pub buf: &'a mut [u8],
-    /// Encryption writes the tag here, as many bytes as the slot is long;
-    /// decryption reads the received tag from it.
-    pub tag: &'a mut [u8],
-}
 
 impl AesGcm {
     /// Encrypts every message of `batch` in place and writes its tag into

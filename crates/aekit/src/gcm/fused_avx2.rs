@@ -265,12 +265,12 @@ mod imp {
     use crate::gcm::fused_ni::{CONSTS, FusedNi, Kind, Pairing};
     use core::borrow::BorrowMut;
 
-    use crate::gcm::batch::BatchMessage;
-    use crate::gcm::kernel::{Kernel, LONG, LongPowers, TOP, finish_two_pass, taken};
+    use crate::gcm::kernel::{
+        BatchMessage, Direction, FusedKernel, Kernel, LONG, LongPowers, TOP, as_uninit,
+        assume_init, copy_into, finish_two_pass, in_output, io_of, taken,
+    };
     use crate::gcm::multi_avx2::{Wide, crypt_groups, long_powers, mul_wide, reduce};
-    use crate::gcm::out_of_place::{as_uninit, assume_init, copy_into, in_output, io_of};
-    use crate::gcm::state::Direction;
-    use crate::gcm::{FusedKernel, supplied_clmul};
+    use crate::gcm::supplied_clmul;
     use crate::ghash::GhashKey;
     use crate::ghash::clmul::{self, Clmul};
 
@@ -1528,8 +1528,7 @@ mod imp {
 #[cfg(not(target_arch = "x86_64"))]
 mod unsupported {
     use crate::aes::{KeySchedule, ni::Ni};
-    use crate::gcm::FusedKernel;
-    use crate::gcm::kernel::Kernel;
+    use crate::gcm::kernel::{FusedKernel, Kernel};
     use crate::ghash::clmul::Clmul;
 
     /// VAES and VPCLMULQDQ are x86-64 only: here the kernel has no values.

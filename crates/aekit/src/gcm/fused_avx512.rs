@@ -252,13 +252,11 @@ mod imp {
 
     use zeroize::{Zeroize, ZeroizeOnDrop};
 
-    use super::super::FusedKernel;
-    use super::super::batch::BatchMessage;
     use super::super::fused_avx2::end_keystream;
-    use super::super::kernel::{Kernel, LONG, LongPowers, taken};
+    use super::super::kernel::{
+        BatchMessage, Direction, FusedKernel, Kernel, LONG, LongPowers, in_output, io_of, taken,
+    };
     use super::super::multi_avx512::{crypt_groups, long_powers};
-    use super::super::out_of_place::{in_output, io_of};
-    use super::super::state::Direction;
     use super::super::supplied_avx512;
     use crate::aes::ni::{self, Ni};
     use crate::aes::vaes::{
@@ -2000,8 +1998,7 @@ mod imp {
 
 #[cfg(not(target_arch = "x86_64"))]
 mod unsupported {
-    use super::super::FusedKernel;
-    use super::super::kernel::Kernel;
+    use super::super::kernel::{FusedKernel, Kernel};
     use crate::aes::{KeySchedule, vaes::Vaes};
     use crate::ghash::vclmul::Vclmul;
 

@@ -248,8 +248,7 @@
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-use super::FusedKernel;
-use super::kernel::Kernel;
+use super::kernel::{FusedKernel, Kernel};
 use crate::aes::ni::Ni;
 use crate::aes::{BlockCipher, KeySchedule};
 use crate::ctr::face::round1::Round1;
@@ -315,7 +314,7 @@ impl Kernel for FusedNi {
         counter: &mut crate::aes::Block,
         y: &mut crate::aes::Block,
         data: &mut [u8],
-        direction: super::state::Direction,
+        direction: super::kernel::Direction,
         public: bool,
     ) {
         debug_assert_eq!(data.len() % 16, 0);
@@ -333,10 +332,10 @@ impl Kernel for FusedNi {
         y: &mut crate::aes::Block,
         input: &[u8],
         out: &mut [core::mem::MaybeUninit<u8>],
-        direction: super::state::Direction,
+        direction: super::kernel::Direction,
         public: bool,
     ) {
-        let io = super::out_of_place::io_of(input, out);
+        let io = super::kernel::io_of(input, out);
         // SAFETY: as in `crypt_blocks`; `io_of` gives `input`, readable,
         // and `out`, writable (every byte is written, and only what was
         // written is read back), not overlapping.
@@ -349,20 +348,12 @@ impl Kernel for FusedNi {
         iv: &[u8; 12],
         aad: &[u8],
         data: &mut [u8],
-        direction: super::state::Direction,
+        direction: super::kernel::Direction,
     ) -> Option<crate::aes::Block> {
         crypt_short(&self.aes, &self.ghash, iv, aad, data, direction).or_else(|| {
             // SAFETY: as in `crypt_blocks`; `whole` writes the message's
             // bytes with initialized ones only.
-            Some(unsafe {
-                self.whole(
-                    iv,
-                    aad,
-                    None,
-                    super::out_of_place::as_uninit(data),
-                    direction,
-                )
-            })
+            Some(unsafe { self.whole(iv, aad, None, super::kernel::as_uninit(data), direction) })
         })
     }
 
@@ -377,7 +368,7 @@ impl Kernel for FusedNi {
         aad: &[u8],
         input: &[u8],
         out: &'o mut [core::mem::MaybeUninit<u8>],
-        direction: super::state::Direction,
+        direction: super::kernel::Direction,
     ) -> Result<crate::aes::Block, &'o mut [core::mem::MaybeUninit<u8>]> {
         debug_assert_eq!(input.len(), out.len());
         if takes_short(aad, input) {
@@ -393,7 +384,7 @@ impl Kernel for FusedNi {
         keystream: &[u8],
         aad: &[u8],
         data: &mut [u8],
-        direction: super::state::Direction,
+        direction: super::kernel::Direction,
     ) -> Option<crate::aes::Block> {
         Some(super::supplied_clmul::crypt(
             &self.ghash,
@@ -426,7 +417,7 @@ pub(crate) fn crypt_short(
     iv: &[u8; 12],
     aad: &[u8],
     data: &mut [u8],
-    direction: super::state::Direction,
+    direction: super::kernel::Direction,
 ) -> Option<crate::aes::Block> {
     if !takes_short(aad, data) {
         return None;
@@ -493,9 +484,7 @@ mod imp {
     use super::FusedNi;
     use crate::aes::Block;
     use crate::aes::ni::{self, Ni};
-    use crate::gcm::kernel::finish_two_pass;
-    use crate::gcm::out_of_place::{assume_init, copy_into, in_output};
-    use crate::gcm::state::Direction;
+    use crate::gcm::kernel::{Direction, assume_init, copy_into, finish_two_pass, in_output};
     use crate::ghash::GhashKey;
     use crate::ghash::clmul::{self, Clmul};
 

@@ -62,10 +62,10 @@
 use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-use super::kernel::Kernel;
+use super::kernel::{Kernel, KernelOp};
 use super::parallel::hash_key;
 use super::state::{MAX_AAD_LEN, pre_counter};
-use super::{AesGcm, KernelOp, Tag};
+use super::{AesGcm, Tag};
 use crate::Error;
 use crate::aes::{self, Block, BlockCipher};
 use crate::ghash::{self, GhashKey, field, karatsuba};

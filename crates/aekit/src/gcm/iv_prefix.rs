@@ -12,10 +12,10 @@
 //! tag rules included (they see the whole IV's length). A prefix and rest
 //! that make 12 bytes take the 96-bit form, with nothing hashed.
 
-use super::kernel::Kernel;
-use super::state::{Direction, IvHash, State};
+use super::kernel::{Direction, Kernel, KernelOp};
+use super::state::{IvHash, State};
 use super::stream::{Decryptor, Encryptor, Online};
-use super::{AesGcm, KernelOp, OneShot, Tag, check_data, verify_or_wipe};
+use super::{AesGcm, OneShot, Tag, check_data, verify_or_wipe};
 use crate::Error;
 use crate::aes::Block;
 

@@ -1,26 +1,42 @@
-//! What the GCM mode asks of an implementation: an AES, a GHASH, and a way
-//! to run counter mode and GHASH over whole blocks.
+//! The kernel contract: what the GCM mode asks of an implementation (an
+//! AES, a GHASH, and a way to run counter mode and GHASH over whole
+//! blocks), and every type that contract names: [`Direction`],
+//! [`BatchMessage`], [`KernelOp`] (a computation run on the concrete
+//! kernel), [`FusedKernel`], and the views of output memory that may not
+//! be initialized yet ([`copy_into`], [`io_of`], [`in_output`],
+//! [`assume_init`], [`as_uninit`]). Everything else in `gcm` builds on
+//! this file; it builds on nothing in `gcm`.
 //!
 //! A plain (AES strategy, GHASH strategy) pair runs the two in passes: a
 //! few KiB of counter mode, then GHASH over the same bytes while they are
-//! still in L1. Fused kernels ([`super::Fused`]) override
-//! [`Kernel::crypt_blocks`] to do both in one pass, interleaving the AES
-//! rounds of some blocks with the carry-less products of others so that
-//! both execution units stay busy. FACE kernels ([`FacePair`]) override it
-//! to run counter mode by a FACE variant (`ctr::face`), one engine for the
-//! whole call so that its tables are built once per message.
+//! still in L1. Fused kernels override [`Kernel::crypt_blocks`] to do both
+//! in one pass, interleaving the AES rounds of some blocks with the
+//! carry-less products of others so that both execution units stay busy.
+//! FACE kernels ([`FacePair`]) override it to run counter mode by a FACE
+//! variant (`ctr::face`), one engine for the whole call so that its tables
+//! are built once per message.
 
 #[cfg(target_arch = "x86_64")]
 use core::borrow::Borrow;
 use core::borrow::BorrowMut;
 use core::mem::MaybeUninit;
 
-use super::batch::BatchMessage;
-use super::out_of_place::copy_into;
-use super::state::Direction;
-use crate::aes::{Block, BlockCipher};
+use crate::aes::{Block, BlockCipher, KeySchedule};
 use crate::ctr::face::{Engine, Face, FaceCipher, FaceOp, Variant};
 use crate::ghash::GhashKey;
+
+/// Whether message data is being encrypted or decrypted: GHASH always reads
+/// the ciphertext, before decryption or after encryption.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Direction {
+    Encrypt,
+    Decrypt,
+}
+
+/// Bytes an out-of-place call copies and then encrypts or decrypts at a
+/// time: half of the smallest L1 data cache aekit runs on (32 KiB), so the
+/// piece is still there when the kernel reads it back.
+pub const OUT_OF_PLACE_PASS: usize = 16 * 1024;
 
 /// Bytes encrypted, then hashed, per pass of the two-pass default: small
 /// enough that GHASH reads the ciphertext back from L1.
@@ -60,7 +76,7 @@ pub(crate) trait Kernel {
     /// [`crypt_blocks`](Self::crypt_blocks) from `input` into `out` (of
     /// the same length, whole blocks, possibly uninitialized), writing
     /// every byte of `out`. The default copies
-    /// [`OUT_OF_PLACE_PASS`](super::OUT_OF_PLACE_PASS) bytes at a time and
+    /// [`OUT_OF_PLACE_PASS`](OUT_OF_PLACE_PASS) bytes at a time and
     /// runs each piece in place while it is in L1; a kernel whose loop
     /// reads one buffer and writes another does it in one pass.
     fn crypt_blocks_into(
@@ -73,8 +89,8 @@ pub(crate) trait Kernel {
         public: bool,
     ) {
         debug_assert_eq!(input.len(), out.len());
-        let passes = input.chunks(super::OUT_OF_PLACE_PASS);
-        for (input, out) in passes.zip(out.chunks_mut(super::OUT_OF_PLACE_PASS)) {
+        let passes = input.chunks(OUT_OF_PLACE_PASS);
+        for (input, out) in passes.zip(out.chunks_mut(OUT_OF_PLACE_PASS)) {
             let piece = copy_into(out, input);
             self.crypt_blocks(counter, y, piece, direction, public);
         }
@@ -159,6 +175,39 @@ pub(crate) trait Kernel {
     ) -> usize {
         0
     }
+}
+
+/// A computation that needs the concrete kernel type. Every kernel is
+/// `Sync`, so an op may share it across threads (`parallel.rs`).
+pub(crate) trait KernelOp {
+    type Output;
+    fn run<K: Kernel + Sync>(self, kernel: &K) -> Self::Output;
+}
+
+/// A fused kernel: a [`Kernel`] built straight from the key schedule.
+pub(crate) trait FusedKernel: Kernel + Sized {
+    /// The kernel's token.
+    const NAME: &'static str;
+    /// Whether this CPU has every instruction the kernel uses.
+    fn is_available() -> bool;
+    /// Expands the key; `None` when the CPU lacks the instructions.
+    fn new(keys: &KeySchedule) -> Option<Self>;
+}
+
+/// One message of a batch: borrowed IV, associated data, buffer (encrypted
+/// or decrypted in place) and tag slot.
+#[derive(Debug)]
+pub struct BatchMessage<'a> {
+    /// The IV (any length of at least one byte; 12 is the fast one). It
+    /// must never repeat under one key.
+    pub iv: &'a [u8],
+    /// The associated data, authenticated and not encrypted.
+    pub aad: &'a [u8],
+    /// The plaintext (encryption) or ciphertext (decryption), replaced in place.
+    pub buf: &'a mut [u8],
+    /// Encryption writes the tag here, as many bytes as the slot is long;
+    /// decryption reads the received tag from it.
+    pub tag: &'a mut [u8],
 }
 
 /// A message's shape for a multi-buffer path taking up to `longest`
@@ -390,13 +439,82 @@ pub(crate) fn finish_two_pass<K: Kernel>(
     }
 }
 
+/// Copies `input` into `out` (of the same length) and returns it, written.
+#[allow(unsafe_code)] // the copy, then the view of the written bytes
+pub(crate) fn copy_into<'a>(out: &'a mut [MaybeUninit<u8>], input: &[u8]) -> &'a mut [u8] {
+    assert_eq!(
+        out.len(),
+        input.len(),
+        "copy into a buffer of the same length"
+    );
+    // SAFETY: `input` is readable and `out` writable for `out.len()` bytes;
+    // a shared and a mutable borrow do not overlap.
+    unsafe {
+        core::ptr::copy_nonoverlapping(input.as_ptr(), out.as_mut_ptr().cast(), out.len());
+        assume_init(out)
+    }
+}
+
+/// `input` and `out` (of the same length, whole blocks) as a kernel's
+/// one-pass loop takes them: where it reads, where it writes, how many
+/// bytes. The two do not overlap (a shared and a mutable borrow).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // the kernels are x86-64's
+pub(crate) fn io_of(input: &[u8], out: &mut [MaybeUninit<u8>]) -> (*const u8, *mut u8, usize) {
+    debug_assert!(input.len() == out.len() && input.len().is_multiple_of(16));
+    let n = input.len().min(out.len());
+    (input.as_ptr(), out.as_mut_ptr().cast(), n)
+}
+
+/// The `len` bytes at `to`, holding what the `len` bytes at `from` hold:
+/// copied there first unless `from` is `to` (in place). How a kernel's
+/// last bytes out of place are finished in place in the output.
+///
+/// # Safety
+/// `from` must be readable and `to` writable for `len` bytes, the same
+/// pointer or two ranges that do not overlap; nothing else may access the
+/// bytes at `to` while the returned slice lives.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // the kernels are x86-64's
+#[allow(unsafe_code)]
+pub(crate) unsafe fn in_output<'a>(from: *const u8, to: *mut u8, len: usize) -> &'a mut [u8] {
+    // SAFETY: the caller's contract; after the copy (or in place) every
+    // byte of the slice is initialized.
+    unsafe {
+        if !core::ptr::eq(from, to) {
+            core::ptr::copy_nonoverlapping(from, to, len);
+        }
+        core::slice::from_raw_parts_mut(to, len)
+    }
+}
+
+/// `out`, every byte of which has been written.
+///
+/// # Safety
+/// Every byte of `out` must have been written.
+#[allow(unsafe_code)]
+pub(crate) unsafe fn assume_init(out: &mut [MaybeUninit<u8>]) -> &mut [u8] {
+    // SAFETY: `MaybeUninit<u8>` has the layout of `u8`, and every byte is
+    // initialized (the caller's promise).
+    unsafe { &mut *(core::ptr::from_mut(out) as *mut [u8]) }
+}
+
+/// An initialized buffer seen as output space.
+///
+/// # Safety
+/// Only initialized bytes may be written through the view (a store of an
+/// uninitialized byte would leave `out` holding one).
+#[allow(unsafe_code)]
+pub(crate) unsafe fn as_uninit(out: &mut [u8]) -> &mut [MaybeUninit<u8>] {
+    // SAFETY: `u8` and `MaybeUninit<u8>` have the same layout; the view is
+    // only written with initialized bytes (the caller's promise).
+    unsafe { &mut *(core::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
     use crate::aes::KeySchedule;
     use crate::aes::ni::Ni;
     use crate::aes::table::Table;
-    use crate::gcm::FusedKernel;
     use crate::gcm::fused_avx2::FusedAvx2;
     use crate::gcm::fused_avx512::FusedAvx512;
     use crate::gcm::fused_ni::FusedNi;

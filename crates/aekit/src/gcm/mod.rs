@@ -43,18 +43,18 @@ use crate::Error;
 use crate::aes::{self, Block, BlockCipher, Cipher, KeySchedule};
 use crate::ctr::face::{self, FaceCipher};
 use crate::ghash::{self, GhashKey};
-use kernel::{FacePair, Kernel, Pair};
+use kernel::{Direction, FacePair, FusedKernel, Kernel, KernelOp, Pair};
 
-pub use batch::BatchMessage;
 pub use incremental::IncrementalGmac;
 pub use iv_prefix::IvPrefix;
+pub use kernel::{BatchMessage, OUT_OF_PLACE_PASS};
 pub use nonce::{CounterNonces, NONCE_LEN, RANDOM_NONCE_LIMIT, RandomNonceSealer};
 pub use parallel::{DEFAULT_THRESHOLD, Pool};
 pub use rustcrypto::{AeadAesGcm, Aes128Gcm, Aes256Gcm};
 pub use state::{MAX_AAD_LEN, MAX_MESSAGE_LEN, TAG_LENGTHS};
 pub use stream::{AadPrefix, Decryptor, Encryptor};
 
-use state::{Direction, State, check_iv, tags_match};
+use state::{State, check_iv, tags_match};
 
 /// An authentication tag of 4 to 16 bytes.
 #[derive(Clone, Copy, Debug)]
@@ -243,16 +243,6 @@ impl Class {
             .find(|c| c.is_available())
             .unwrap_or(Class::Portable))
     }
-}
-
-/// A fused kernel: a [`Kernel`] built straight from the key schedule.
-pub(crate) trait FusedKernel: Kernel + Sized {
-    /// The kernel's token.
-    const NAME: &'static str;
-    /// Whether this CPU has every instruction the kernel uses.
-    fn is_available() -> bool;
-    /// Expands the key; `None` when the CPU lacks the instructions.
-    fn new(keys: &KeySchedule) -> Option<Self>;
 }
 
 /// Which tag lengths a key accepts, by the length of the IV.
@@ -748,13 +738,6 @@ fn check_data(aad: &[u8], buf: &[u8]) -> Result<(), Error> {
     Ok(())
 }
 
-/// A computation that needs the concrete kernel type. Every kernel is
-/// `Sync`, so an op may share it across threads (`parallel.rs`).
-trait KernelOp {
-    type Output;
-    fn run<K: Kernel + Sync>(self, kernel: &K) -> Self::Output;
-}
-
 /// The AES key of a FACE implementation: a strategy FACE applies to.
 enum FaceAes {
     Table(Box<aes::table::Table>),
@@ -837,11 +820,6 @@ impl KernelOp for OneShot<'_> {
         Ok(state.finish(kernel))
     }
 }
-
-/// Bytes an out-of-place call copies and then encrypts or decrypts at a
-/// time: half of the smallest L1 data cache aekit runs on (32 KiB), so the
-/// piece is still there when the kernel reads it back.
-pub const OUT_OF_PLACE_PASS: usize = 16 * 1024;
 
 /// GMAC: GCM with an empty message, authenticating associated data only.
 pub struct Gmac {

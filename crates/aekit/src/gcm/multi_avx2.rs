@@ -87,8 +87,7 @@ mod imp {
     };
     use core::borrow::BorrowMut;
 
-    use super::super::batch::BatchMessage;
-    use super::super::kernel::{LONG, LongPowers, POWERS, TOP};
+    use super::super::kernel::{BatchMessage, LONG, LongPowers, POWERS, TOP};
     use crate::aes::Block;
     use crate::ctr::face::round1::Round1;
     use crate::ghash::clmul::FOLD;

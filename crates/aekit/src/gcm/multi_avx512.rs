@@ -128,8 +128,7 @@ mod imp {
     };
     use core::borrow::BorrowMut;
 
-    use super::super::batch::BatchMessage;
-    use super::super::kernel::{LONG, LongPowers, POWERS, TOP};
+    use super::super::kernel::{BatchMessage, LONG, LongPowers, POWERS, TOP};
     use crate::aes::Block;
     use crate::aes::vaes::{RoundKeys, broadcast_keys, byte_mask};
     use crate::ctr::face::round1::Round1;

@@ -15,13 +15,13 @@
 
 use core::mem::MaybeUninit;
 
-use super::kernel::Kernel;
-use super::parallel::{Split, Text};
-use super::state::{Direction, State};
-use super::stream::Online;
-use super::{
-    AesGcm, Decryptor, Encryptor, KernelOp, OUT_OF_PLACE_PASS, OneShot, Pool, Tag, verify_or_wipe,
+use super::kernel::{
+    Direction, Kernel, KernelOp, OUT_OF_PLACE_PASS, as_uninit, assume_init, copy_into,
 };
+use super::parallel::{Split, Text};
+use super::state::State;
+use super::stream::Online;
+use super::{AesGcm, Decryptor, Encryptor, OneShot, Pool, Tag, verify_or_wipe};
 use crate::Error;
 use crate::aes::Block;
 use crate::error::split_tag;
@@ -412,70 +412,4 @@ impl KernelOp for OutOfPlace<'_> {
         }
         Ok(state.finish(kernel))
     }
-}
-
-/// Copies `input` into `out` (of the same length) and returns it, written.
-pub(crate) fn copy_into<'a>(out: &'a mut [MaybeUninit<u8>], input: &[u8]) -> &'a mut [u8] {
-    assert_eq!(
-        out.len(),
-        input.len(),
-        "copy into a buffer of the same length"
-    );
-    // SAFETY: `input` is readable and `out` writable for `out.len()` bytes;
-    // a shared and a mutable borrow do not overlap.
-    unsafe {
-        core::ptr::copy_nonoverlapping(input.as_ptr(), out.as_mut_ptr().cast(), out.len());
-        assume_init(out)
-    }
-}
-
-/// `input` and `out` (of the same length, whole blocks) as a kernel's
-/// one-pass loop takes them: where it reads, where it writes, how many
-/// bytes. The two do not overlap (a shared and a mutable borrow).
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // the kernels are x86-64's
-pub(crate) fn io_of(input: &[u8], out: &mut [MaybeUninit<u8>]) -> (*const u8, *mut u8, usize) {
-    debug_assert!(input.len() == out.len() && input.len().is_multiple_of(16));
-    let n = input.len().min(out.len());
-    (input.as_ptr(), out.as_mut_ptr().cast(), n)
-}
-
-/// The `len` bytes at `to`, holding what the `len` bytes at `from` hold:
-/// copied there first unless `from` is `to` (in place). How a kernel's
-/// last bytes out of place are finished in place in the output.
-///
-/// # Safety
-/// `from` must be readable and `to` writable for `len` bytes, the same
-/// pointer or two ranges that do not overlap; nothing else may access the
-/// bytes at `to` while the returned slice lives.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // the kernels are x86-64's
-pub(crate) unsafe fn in_output<'a>(from: *const u8, to: *mut u8, len: usize) -> &'a mut [u8] {
-    // SAFETY: the caller's contract; after the copy (or in place) every
-    // byte of the slice is initialized.
-    unsafe {
-        if !core::ptr::eq(from, to) {
-            core::ptr::copy_nonoverlapping(from, to, len);
-        }
-        core::slice::from_raw_parts_mut(to, len)
-    }
-}
-
-/// `out`, every byte of which has been written.
-///
-/// # Safety
-/// Every byte of `out` must have been written.
-pub(crate) unsafe fn assume_init(out: &mut [MaybeUninit<u8>]) -> &mut [u8] {
-    // SAFETY: `MaybeUninit<u8>` has the layout of `u8`, and every byte is
-    // initialized (the caller's promise).
-    unsafe { &mut *(core::ptr::from_mut(out) as *mut [u8]) }
-}
-
-/// An initialized buffer seen as output space.
-///
-/// # Safety
-/// Only initialized bytes may be written through the view (a store of an
-/// uninitialized byte would leave `out` holding one).
-pub(crate) unsafe fn as_uninit(out: &mut [u8]) -> &mut [MaybeUninit<u8>] {
-    // SAFETY: `u8` and `MaybeUninit<u8>` have the same layout; the view is
-    // only written with initialized bytes (the caller's promise).
-    unsafe { &mut *(core::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) }
 }

@@ -141,9 +141,9 @@ use std::time::{Duration, Instant};
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use zeroize::Zeroize;
 
-use super::kernel::Kernel;
-use super::state::{Direction, State};
-use super::{AesGcm, KernelOp, Tag, verify_or_wipe};
+use super::kernel::{Direction, Kernel, KernelOp};
+use super::state::State;
+use super::{AesGcm, Tag, verify_or_wipe};
 use crate::Error;
 use crate::aes::Block;
 use crate::ghash::{GhashKey, field, karatsuba};
@@ -641,10 +641,10 @@ mod tests {
     use crate::aes::BlockCipher;
     use crate::aes::KeySchedule;
     use crate::aes::ni::Ni;
-    use crate::gcm::FusedKernel;
     use crate::gcm::fused_avx2::FusedAvx2;
     use crate::gcm::fused_avx512::FusedAvx512;
     use crate::gcm::fused_ni::FusedNi;
+    use crate::gcm::kernel::FusedKernel;
     use crate::gcm::kernel::Pair;
     use crate::ghash::bitserial::BitSerial;
     use crate::ghash::clmul::Clmul;

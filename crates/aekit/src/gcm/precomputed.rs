@@ -39,9 +39,9 @@
 //! Rejected: a trait object for "where keystream comes from" inside
 //! `State` (a dynamic call per pass on the fast path).
 
-use super::kernel::Kernel;
-use super::state::{Direction, State};
-use super::{AesGcm, KernelOp, Tag, check_lengths, verify_or_wipe};
+use super::kernel::{Direction, Kernel, KernelOp};
+use super::state::State;
+use super::{AesGcm, Tag, check_lengths, verify_or_wipe};
 use crate::Error;
 use crate::aes::Block;
 

@@ -11,8 +11,7 @@ use core::mem::MaybeUninit;
 use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-use super::kernel::Kernel;
-use super::out_of_place::copy_into;
+use super::kernel::{Direction, Kernel, copy_into};
 use crate::Error;
 use crate::aes::{Block, BlockCipher};
 use crate::ctr::incr32;
@@ -28,14 +27,6 @@ pub const MAX_AAD_LEN: u64 = (1 << 61) - 1;
 /// (§5.2.1.2) adds. Which of them a key accepts for a given IV is its
 /// [`TagRules`](super::TagRules).
 pub const TAG_LENGTHS: [usize; 10] = [4, 8, 9, 10, 11, 12, 13, 14, 15, 16];
-
-/// Whether message data is being encrypted or decrypted: GHASH always reads
-/// the ciphertext, before decryption or after encryption.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Direction {
-    Encrypt,
-    Decrypt,
-}
 
 /// One message in progress. Only the secret fields are zeroized on drop:
 /// E(K, Y_0), the GHASH value and the keystream. The counter, the lengths

@@ -15,9 +15,9 @@ use core::mem::MaybeUninit;
 
 use zeroize::Zeroize;
 
-use super::kernel::Kernel;
-use super::state::{Direction, State, check_iv, tags_match};
-use super::{AesGcm, KernelOp, Tag};
+use super::kernel::{Direction, Kernel, KernelOp};
+use super::state::{State, check_iv, tags_match};
+use super::{AesGcm, Tag};
 use crate::Error;
 use crate::aes::Block;
 

@@ -46,8 +46,8 @@ mod imp {
         _mm512_xor_si512, _mm512_zextsi128_si512,
     };
 
+    use super::super::kernel::Direction;
     use super::super::precomputed::sums;
-    use super::super::state::Direction;
     use crate::aes::Block;
     use crate::ghash::vclmul::{
         Powers, Vclmul, Wide, bswap_mask, byte_mask, lane_mask, load_acc, mul_wide, reduce_to_128,

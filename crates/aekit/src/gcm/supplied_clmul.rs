@@ -32,8 +32,8 @@ mod imp {
         _mm_storeu_si128, _mm_xor_si128,
     };
 
+    use super::super::kernel::Direction;
     use super::super::precomputed::sums;
-    use super::super::state::Direction;
     use crate::aes::Block;
     use crate::ghash::clmul::{Clmul, Wide, byte_reverse_mask, mul_wide, reduce, store, to_m128};
 
