@@ -1,22 +1,61 @@
-//! Wiping message-sized buffers that held secrets, at `memset` speed.
+//! Handling secrets at the end of their use: wiping message-sized buffers
+//! at `memset` speed, and the one way aekit checks a tag — in constant
+//! time, releasing the plaintext only when it matches.
 //!
 //! `zeroize` clears a `[u8]` (and a `Vec<u8>`, and a `Zeroizing<Vec<u8>>`
 //! when it drops) with one volatile store per byte: that is what keeps the
-//! compiler from deleting stores to memory nobody reads again, and it costs
-//! a cycle a byte. Right for keys and blocks; for a buffer of plaintext it
-//! is a second pass as slow as the decryption that filled it (16 KiB: about
-//! 16 000 cycles). [`wipe`] stores the zeros with `fill` (the compiler's
-//! `memset`, vector-wide) and then hands the buffer to
-//! [`zeroize::optimization_barrier`], which the compiler must assume reads
-//! it, so the stores cannot be removed either.
+//! compiler from deleting stores to memory nobody reads again. Right for
+//! keys and blocks; for a buffer of plaintext it is a second pass, byte by
+//! byte, over everything the decryption just wrote. [`wipe`] stores the
+//! zeros with `fill` (the compiler's `memset`, vector-wide) and then hands
+//! the buffer to [`zeroize::optimization_barrier`], which the compiler must
+//! assume reads it, so the stores cannot be removed either.
+//!
+//! `verify_or_wipe` is the tag check of every AEAD here that decrypts in
+//! place: the computed tag is compared with the received one by
+//! `tags_match` (`subtle`, no branch on the bytes), wiped either way, and
+//! on a mismatch the decrypted buffer is wiped before the error returns, so
+//! unverified plaintext never reaches the caller.
 
 use core::ops::{Deref, DerefMut};
+
+use subtle::ConstantTimeEq;
+
+use crate::Error;
 
 /// Overwrites `buf` with zeros; the stores are kept even when `buf` is
 /// about to be freed.
 pub fn wipe(buf: &mut [u8]) {
     buf.fill(0);
     zeroize::optimization_barrier(buf);
+}
+
+/// Whether the received tag equals the computed one: the same length and
+/// the same bytes, compared in constant time in the bytes (the lengths are
+/// public). A scheme with truncated tags passes the computed tag's prefix
+/// of the received tag's length, after checking that length against its
+/// rules.
+pub(crate) fn tags_match(computed: &[u8], received: &[u8]) -> bool {
+    computed.ct_eq(received).into()
+}
+
+/// The end of an in-place decryption: checks `received` against
+/// `computed` ([`tags_match`]), wipes `computed` either way, and on a
+/// mismatch wipes `buf`, the decrypted message, and returns
+/// [`Error::AuthenticationFailed`].
+pub(crate) fn verify_or_wipe(
+    computed: &mut [u8],
+    received: &[u8],
+    buf: &mut [u8],
+) -> Result<(), Error> {
+    let ok = tags_match(computed, received);
+    wipe(computed);
+    if ok {
+        Ok(())
+    } else {
+        wipe(buf);
+        Err(Error::AuthenticationFailed)
+    }
 }
 
 /// [`wipe`] for 128-bit words (a key's tables of powers of H).
@@ -85,5 +124,38 @@ mod tests {
         buf[99] = 7;
         assert_eq!(buf[99], 7);
         assert_eq!(format!("{buf:?}"), "SecretBuf(100 bytes)");
+    }
+
+    #[test]
+    fn tags_match_needs_every_byte_and_the_length() {
+        let computed: [u8; 16] = core::array::from_fn(|i| (i * 17 + 3) as u8);
+        assert!(tags_match(&computed, &computed));
+        assert!(tags_match(&computed[..8], &computed[..8]));
+        assert!(!tags_match(&computed, &computed[..15]));
+        assert!(!tags_match(&computed[..15], &computed));
+        for flip in 0..16 {
+            let mut tag = computed;
+            tag[flip] ^= 0x01;
+            assert!(!tags_match(&computed, &tag), "byte {flip}");
+        }
+    }
+
+    #[test]
+    fn verify_or_wipe_releases_the_buffer_only_on_a_match() {
+        let received = [7u8; 16];
+        let mut computed = received;
+        let mut buf = vec![0x5a; 40];
+        assert_eq!(verify_or_wipe(&mut computed, &received, &mut buf), Ok(()));
+        assert_eq!(computed, [0; 16], "the computed tag is wiped");
+        assert_eq!(buf, vec![0x5a; 40]);
+
+        let mut computed = received;
+        computed[15] ^= 1;
+        assert_eq!(
+            verify_or_wipe(&mut computed, &received, &mut buf),
+            Err(Error::AuthenticationFailed)
+        );
+        assert_eq!(computed, [0; 16]);
+        assert_eq!(buf, vec![0; 40], "the plaintext is wiped");
     }
 }

@@ -57,7 +57,6 @@
 //! transposes; the last block of a decryption is rebuilt as "recovered
 //! bytes, 0x80, zeros" with per-lane masks built from the (public) lengths.
 
-use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
 use super::bitsliced::{self, Aligned, Lanes, Planes, Slicer};
@@ -65,6 +64,7 @@ use super::bitsliced_avx2::Avx2;
 use super::bitsliced_avx512::Avx512;
 use super::{Aether, BLOCK_LEN, Imp, Key, NONCE_LEN, TAG_LEN, Z0, Z1, Z2};
 use crate::Error;
+use crate::secret;
 
 /// One message of a batch: borrowed nonce, associated data, buffer
 /// (encrypted or decrypted in place) and tag slot.
@@ -561,14 +561,11 @@ fn crypt_group<const N: usize, S: Slicer<N>>(
             t.copy_from_slice(&block[..TAG_LEN]);
         }
     });
-    for (e, tag) in group.iter_mut().zip(&tags) {
+    for (e, tag) in group.iter_mut().zip(&mut tags) {
         if encrypt {
             e.m.tag.copy_from_slice(tag);
-        } else if bool::from(tag.ct_eq(&e.m.tag[..])) {
-            results[e.index] = Ok(());
         } else {
-            crate::secret::wipe(e.m.buf);
-            results[e.index] = Err(Error::AuthenticationFailed);
+            results[e.index] = secret::verify_or_wipe(tag, &e.m.tag[..], e.m.buf);
         }
     }
     tags.zeroize();

@@ -64,12 +64,11 @@ mod bitsliced_avx512;
 mod portable;
 mod reference;
 
-use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::Error;
 use crate::error::split_tag;
-use crate::secret::wipe;
+use crate::secret::{self, wipe};
 
 pub use batch::BatchMessage;
 
@@ -436,14 +435,7 @@ impl Aether {
         });
         // A tag of the wrong length compares unequal, in constant time in
         // the tag's contents.
-        let ok = tag.len() == TAG_LEN && bool::from(expected.ct_eq(tag));
-        expected.zeroize();
-        if ok {
-            Ok(())
-        } else {
-            crate::secret::wipe(buf);
-            Err(Error::AuthenticationFailed)
-        }
+        secret::verify_or_wipe(&mut expected, tag, buf)
     }
 
     /// Encrypts `plaintext` and returns ciphertext ‖ tag.

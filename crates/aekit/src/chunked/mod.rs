@@ -81,10 +81,10 @@ use std::io::{self, Read};
 
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha512;
-use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
 use crate::AesGcm;
+use crate::secret;
 
 pub use parallel::{
     ReadAt, decrypt_parallel, decrypt_parallel_at, encrypt_parallel, encrypt_parallel_at,
@@ -397,7 +397,7 @@ pub fn open_header(
     let (salt, commitment) = header.split_at(SALT_LEN);
     let salt: &Salt = salt.try_into().expect("split at its length");
     let (key, mut expected) = derive(aead, input_key, salt, context)?;
-    let ok = bool::from(expected.ct_eq(commitment));
+    let ok = secret::tags_match(&expected, commitment);
     expected.zeroize();
     if ok { Ok(key) } else { Err(Error::Commitment) }
 }

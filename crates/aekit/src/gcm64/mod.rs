@@ -76,12 +76,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use des::TdesEde3;
 use des::cipher::{Array, BlockCipherEncrypt, KeyInit};
-use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
 use crate::Error;
 use crate::error::split_tag;
 use crate::gcm::MAX_AAD_LEN;
+use crate::secret;
 
 /// Key length of three-key TDEA, in bytes.
 pub const KEY_LEN: usize = 24;
@@ -301,14 +301,7 @@ impl TdeaGcm {
         }
         self.admit(iv, aad, buf.len())?;
         let mut full = self.run(iv, aad, buf, Direction::Decrypt).to_be_bytes();
-        let ok: bool = full.ct_eq(tag).into();
-        full.zeroize();
-        if ok {
-            Ok(())
-        } else {
-            buf.zeroize();
-            Err(Error::AuthenticationFailed)
-        }
+        secret::verify_or_wipe(&mut full, tag, buf)
     }
 
     /// Encrypts `plaintext` and returns ciphertext ‖ tag.
