@@ -31,7 +31,7 @@
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-use super::Ghash64Key;
+use super::ghash64::Ghash64Key;
 
 /// R = 11011000 ‖ 0^56: α^64 = 1 + α + α^3 + α^4 in the bit order above.
 pub const R: u64 = 0xD8 << 56;

@@ -40,7 +40,7 @@
 //! operands (x86-64, 64-bit ARM application cores).
 //!
 //! Rejected: PCLMULQDQ (an intrinsics module and a capability token for a
-//! mode whose cipher, TDEA, costs about 50 times more per block than this
+//! mode whose cipher, TDEA, costs far more per block than this
 //! multiplication) and Shoup's 4-bit tables (not constant-time, for the
 //! same non-gain).
 //!
@@ -48,7 +48,7 @@
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-use super::Ghash64Key;
+use super::ghash64::Ghash64Key;
 use crate::ghash::karatsuba::clmul64;
 
 /// X · H in GF(2^64), both in the element layout.

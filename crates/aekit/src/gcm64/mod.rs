@@ -71,6 +71,7 @@
 
 pub mod bitserial;
 pub mod ctmul;
+mod ghash64;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -83,6 +84,8 @@ use crate::error::split_tag;
 use crate::gcm::MAX_AAD_LEN;
 use crate::secret;
 
+pub use ghash64::Ghash64Key;
+
 /// Key length of three-key TDEA, in bytes.
 pub const KEY_LEN: usize = 24;
 /// The one tag length GCM-64 takes: 8 bytes, the whole block.
@@ -92,23 +95,6 @@ pub const FAST_IV_LEN: usize = 4;
 /// The most blocks one key computes: 2^20 (8 MiB), NIST SP 800-67 Rev. 2's
 /// limit for a TDEA key bundle.
 pub const DEFAULT_BLOCK_LIMIT: u64 = 1 << 20;
-
-/// GHASH64 for one hash key H: the product X · H in GF(2^64).
-///
-/// Elements are `u64`s read big-endian from their 8 bytes (bit X_0, the
-/// coefficient of α^0, is the most significant bit; see [`bitserial`]).
-pub trait Ghash64Key: Sized + Send + Sync {
-    /// The strategy's token.
-    const NAME: &'static str;
-    /// Whether no branch and no memory index depends on H or the data.
-    const CONSTANT_TIME: bool;
-    /// Key-dependent bytes held.
-    const STORAGE_BYTES: usize;
-    /// Precomputes whatever the strategy needs from H = E(K, 0^64).
-    fn new(h: u64) -> Self;
-    /// X · H.
-    fn mul_h(&self, x: u64) -> u64;
-}
 
 /// The GHASH64 implementations, as data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
