@@ -113,7 +113,8 @@
 use core::borrow::BorrowMut;
 
 use super::kernel::{BatchMessage, Direction, Kernel, KernelOp, shape};
-use super::{AesGcm, OneShot, copy_tag, verify_or_wipe};
+use super::state::verify_or_wipe;
+use super::{AesGcm, OneShot, copy_tag};
 use crate::Error;
 use crate::aes::Block;
 

@@ -59,12 +59,11 @@
 //! GHASH values per page would make them logarithmic at the price of a
 //! per-page tree the caller would have to store).
 
-use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use super::kernel::{Kernel, KernelOp};
 use super::parallel::hash_key;
-use super::state::{MAX_AAD_LEN, pre_counter};
+use super::state::{MAX_AAD_LEN, pre_counter, verify_or_wipe};
 use super::{AesGcm, Tag};
 use crate::Error;
 use crate::aes::{self, Block, BlockCipher};
@@ -264,14 +263,7 @@ impl IncrementalGmac {
         if tag.len() != 16 {
             return Err(Error::InvalidTagLength(tag.len()));
         }
-        let mut full = self.full_tag(iv);
-        let ok: bool = full.ct_eq(tag).into();
-        full.zeroize();
-        if ok {
-            Ok(())
-        } else {
-            Err(Error::AuthenticationFailed)
-        }
+        verify_or_wipe(self.full_tag(iv), tag, &mut [])
     }
 
     /// S ⊕ E(K, IV ‖ 0^31 1), S = (X ⊕ len(A) ‖ 0^64) · H.

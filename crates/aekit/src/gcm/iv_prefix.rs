@@ -13,9 +13,9 @@
 //! that make 12 bytes take the 96-bit form, with nothing hashed.
 
 use super::kernel::{Direction, Kernel, KernelOp};
-use super::state::{IvHash, State};
+use super::state::{IvHash, State, verify_or_wipe};
 use super::stream::{Decryptor, Encryptor, Online};
-use super::{AesGcm, OneShot, Tag, check_data, verify_or_wipe};
+use super::{AesGcm, OneShot, Tag, check_data};
 use crate::Error;
 use crate::aes::Block;
 

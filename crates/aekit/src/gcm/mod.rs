@@ -54,7 +54,7 @@ pub use rustcrypto::{AeadAesGcm, Aes128Gcm, Aes256Gcm};
 pub use state::{MAX_AAD_LEN, MAX_MESSAGE_LEN, TAG_LENGTHS};
 pub use stream::{AadPrefix, Decryptor, Encryptor};
 
-use state::{State, check_iv, tags_match};
+use state::{State, check_iv, verify_or_wipe};
 
 /// An authentication tag of 4 to 16 bytes.
 #[derive(Clone, Copy, Debug)]
@@ -704,21 +704,6 @@ fn pair(
     let ghash = ghash::Key::new(ghash_strategy, &h[0]);
     h.zeroize();
     Ok((aes, ghash?))
-}
-
-/// Compares the computed tag with the received one in constant time; on a
-/// mismatch wipes the decrypted `buf`, so no unverified plaintext leaves.
-fn verify_or_wipe(full: Block, tag: &[u8], buf: &mut [u8]) -> Result<(), Error> {
-    let ok = tags_match(&full, tag);
-    // Cleared as one `u128`: one volatile store, not sixteen.
-    let mut full = u128::from_ne_bytes(full);
-    full.zeroize();
-    if ok {
-        Ok(())
-    } else {
-        crate::secret::wipe(buf);
-        Err(Error::AuthenticationFailed)
-    }
 }
 
 /// Checks the lengths of a one-shot call before anything is computed.

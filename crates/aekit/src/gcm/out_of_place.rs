@@ -19,9 +19,9 @@ use super::kernel::{
     Direction, Kernel, KernelOp, OUT_OF_PLACE_PASS, as_uninit, assume_init, copy_into,
 };
 use super::parallel::{Split, Text};
-use super::state::State;
+use super::state::{State, verify_or_wipe};
 use super::stream::Online;
-use super::{AesGcm, Decryptor, Encryptor, OneShot, Pool, Tag, verify_or_wipe};
+use super::{AesGcm, Decryptor, Encryptor, OneShot, Pool, Tag};
 use crate::Error;
 use crate::aes::Block;
 use crate::error::split_tag;

@@ -142,8 +142,8 @@ use rayon::{ThreadPool, ThreadPoolBuilder};
 use zeroize::Zeroize;
 
 use super::kernel::{Direction, Kernel, KernelOp};
-use super::state::State;
-use super::{AesGcm, Tag, verify_or_wipe};
+use super::state::{State, verify_or_wipe};
+use super::{AesGcm, Tag};
 use crate::Error;
 use crate::aes::Block;
 use crate::ghash::{GhashKey, field, karatsuba};

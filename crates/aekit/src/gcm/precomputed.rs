@@ -40,8 +40,8 @@
 //! `State` (a dynamic call per pass on the fast path).
 
 use super::kernel::{Direction, Kernel, KernelOp};
-use super::state::State;
-use super::{AesGcm, Tag, check_lengths, verify_or_wipe};
+use super::state::{State, verify_or_wipe};
+use super::{AesGcm, Tag, check_lengths};
 use crate::Error;
 use crate::aes::Block;
 

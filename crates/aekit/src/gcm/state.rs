@@ -470,11 +470,29 @@ impl State {
     }
 }
 
+/// The one tag check of `gcm`: compares the computed tag `full` with the
+/// received `tag` in constant time ([`tags_match`]), clears `full`, and on
+/// a mismatch wipes `buf` (the decrypted message; empty where nothing was
+/// decrypted, or where it was released already, as on line), so no
+/// unverified plaintext leaves.
+pub(crate) fn verify_or_wipe(full: Block, tag: &[u8], buf: &mut [u8]) -> Result<(), Error> {
+    let ok = tags_match(&full, tag);
+    // Cleared as one `u128`: one volatile store, not sixteen.
+    let mut full = u128::from_ne_bytes(full);
+    full.zeroize();
+    if ok {
+        Ok(())
+    } else {
+        crate::secret::wipe(buf);
+        Err(Error::AuthenticationFailed)
+    }
+}
+
 /// Compares the first `expected.len()` bytes (at most 16) of the computed
 /// tag with the received one in constant time: the difference as one
 /// `u128`, masked to the tag's length, then one `ct_eq` (`subtle`'s slice
 /// comparison pays an optimization barrier per byte, a function call each).
-pub(crate) fn tags_match(computed: &Block, expected: &[u8]) -> bool {
+fn tags_match(computed: &Block, expected: &[u8]) -> bool {
     let len = expected.len();
     debug_assert!(len <= 16);
     let mut received = [0u8; 16];

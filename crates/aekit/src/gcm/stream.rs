@@ -13,10 +13,8 @@
 
 use core::mem::MaybeUninit;
 
-use zeroize::Zeroize;
-
 use super::kernel::{Direction, Kernel, KernelOp};
-use super::state::{State, check_iv, tags_match};
+use super::state::{State, check_iv, verify_or_wipe};
 use super::{AesGcm, Tag};
 use crate::Error;
 use crate::aes::Block;
@@ -74,14 +72,9 @@ impl<'k> Decryptor<'k> {
     /// Ends the message and checks its tag in constant time.
     pub fn finish(mut self, tag: &[u8]) -> Result<(), Error> {
         self.0.check_tag(tag.len())?;
-        let mut computed = self.0.step(Step::Finish)?;
-        let ok = tags_match(&computed, tag);
-        computed.zeroize();
-        if ok {
-            Ok(())
-        } else {
-            Err(Error::AuthenticationFailed)
-        }
+        let computed = self.0.step(Step::Finish)?;
+        // The plaintext is the caller's already: nothing here to wipe.
+        verify_or_wipe(computed, tag, &mut [])
     }
 }
 
