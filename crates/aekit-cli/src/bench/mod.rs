@@ -12,7 +12,9 @@
 //!    256-byte 4-bit table (`shoup4`) against karatsuba, and full GCM, at 1,
 //!    4, 20 and 40 KiB for AES-128 and -256.
 //! 4. GCM spec Table 3 (`modes.rs`): cycles per byte of GCM at each storage
-//!    size beside CCM, EAX, OCB3 and CBC-HMAC-SHA1.
+//!    size beside CCM, EAX, OCB3 and CBC-HMAC-SHA1; the GCM rows again over
+//!    `table`, `fixslice` and `ni` AES, and which of the spec's orderings
+//!    reproduce with each.
 //! 5. The ESP seed's Fig. 3 (`fig3.rs`): 1, 10 and 100 MB in 1024-byte
 //!    chunks, as bare GCM (stock against precomputed keystream, up to the
 //!    seed's thousand runs) and as ESP packets (inline keystream against a
