@@ -19,7 +19,7 @@
 //! alone.
 //!
 //! Every failure is one line on stderr and an exit status of its own
-//! ([`Exit`]); the table is in `aekit --help`. A write error anywhere,
+//! ([`Exit`], `failure.rs`); the table is in `aekit --help`. A write error anywhere,
 //! standard output included, is a failure, never a success or a panic; a
 //! closed pipe on standard output ends the command quietly with 141, as if
 //! SIGPIPE had. Files are written to a temporary name beside the target
@@ -30,6 +30,7 @@
 
 #[cfg(feature = "bench")]
 mod bench;
+mod failure;
 mod info;
 mod output;
 mod selftest;
@@ -45,100 +46,13 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use zeroize::Zeroize;
 
+use failure::{EXIT_CODES, Exit, Failure, is_dash};
 use output::{Options, Output};
 
 /// Counts heap bytes, for `aekit bench` (the blog table's heap column).
 #[cfg(feature = "bench")]
 #[global_allocator]
 static ALLOCATOR: aekit_harness::CountingAlloc = aekit_harness::CountingAlloc;
-
-/// The exit statuses, one per kind of failure, as `aekit --help` lists them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Exit {
-    /// An I/O error or a refusal (missing file, output exists).
-    Failure = 1,
-    /// The key file is not a key: not 16 or 32 bytes, not the size `--aead`
-    /// takes, or text (hex digits, a passphrase) instead of raw bytes.
-    KeySize = 3,
-    /// The key commitment does not match.
-    WrongKey = 4,
-    /// The ciphertext ends early, continues after its end, or its final
-    /// chunk does not authenticate.
-    Truncated = 5,
-    /// A chunk before the final one does not authenticate.
-    Modified = 6,
-    /// A known-answer test failed.
-    SelftestFailed = 7,
-    /// Standard output was closed before everything was written (a broken
-    /// pipe, as in `aekit selftest | head -1`): the status a shell shows for
-    /// a command that SIGPIPE ended, with no message.
-    BrokenPipe = 141,
-}
-
-const EXIT_CODES: &str = "\
-Exit status:
-  0  success
-  1  I/O error or refusal (missing input, output exists without --force, ...)
-  2  usage error
-  3  not a key: the key file is not 16 or 32 bytes, not the --aead's size, or is text
-     (hex digits, a passphrase) instead of the raw bytes `aekit keygen` writes
-  4  wrong key or wrong context (the key commitment does not match; no chunk was decrypted)
-  5  truncated: the file ends early, has data after its end, or its final chunk was changed
-  6  modified: a chunk before the final one does not authenticate (changed or reordered);
-     also data appended after the end once it makes the final chunk as long as a full
-     one (16 400 bytes with its tag): the format cannot tell the two apart
-  7  a self-test failed
-141  standard output was closed early (a broken pipe); nothing is printed
-128+N  stopped by signal N (SIGINT, SIGTERM, SIGHUP, SIGQUIT, ...); any unfinished
-     output file was removed. A signal that arrives once the output file is in place
-     stops nothing: the command ends with 0 and a note that the file is complete";
-
-/// A failure: what to print, and the exit status.
-#[derive(Debug)]
-struct Failure {
-    exit: Exit,
-    message: String,
-}
-
-impl Failure {
-    fn new(exit: Exit, message: impl Into<String>) -> Failure {
-        Failure {
-            exit,
-            message: message.into(),
-        }
-    }
-
-    /// An I/O error about `path`, read or written as `what`.
-    fn io(what: &str, path: &Path, e: io::Error) -> Failure {
-        Failure::new(Exit::Failure, format!("{what} {}: {e}", path.display()))
-    }
-
-    /// A write to standard output failed: quietly [`Exit::BrokenPipe`] if
-    /// the reader went away, else an I/O failure.
-    fn stdout(e: io::Error) -> Failure {
-        if e.kind() == io::ErrorKind::BrokenPipe {
-            Failure::new(Exit::BrokenPipe, "")
-        } else {
-            Failure::io("writing", Path::new("standard output"), e)
-        }
-    }
-}
-
-impl From<chunked::Error> for Failure {
-    fn from(e: chunked::Error) -> Failure {
-        use chunked::Error as E;
-        let exit = match &e {
-            E::KeyLength { .. } | E::NonceLength(_) => Exit::KeySize,
-            E::Commitment => Exit::WrongKey,
-            E::Truncated | E::Authentication { last: true, .. } => Exit::Truncated,
-            E::Authentication { last: false, .. } => Exit::Modified,
-            // Only standard output can be a closed pipe.
-            E::Io(e) if e.kind() == io::ErrorKind::BrokenPipe => Exit::BrokenPipe,
-            _ => Exit::Failure,
-        };
-        Failure::new(exit, e.to_string())
-    }
-}
 
 #[derive(Parser)]
 #[command(
@@ -412,10 +326,6 @@ fn keygen(path: Option<&Path>, aead: Aead) -> Result<(), Failure> {
         (Err(e), None) => Err(Failure::stdout(e)),
         (Err(e), Some(_)) => Err(Failure::new(Exit::Failure, e.to_string())),
     }
-}
-
-fn is_dash(path: &Path) -> bool {
-    path.as_os_str() == "-"
 }
 
 /// What a key file holds if it is text rather than raw bytes — hex digits

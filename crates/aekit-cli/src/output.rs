@@ -42,7 +42,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::{Exit, Failure, is_dash};
+use crate::failure::{Exit, Failure, is_dash};
 
 /// What the signal handler and the output share. Every change to it, and
 /// each decision a signal takes on it, holds the lock: whatever a signal

@@ -38,7 +38,7 @@ use aekit::{AesGcm, aes, ghash};
 use serde_json::Value;
 use sha2::{Digest, Sha512};
 
-use crate::{Exit, Failure};
+use crate::failure::{Exit, Failure};
 
 const APPENDIX_B: &str = include_str!("../../../vectors/gcm_spec_appendix_b.json");
 const AETHER_KAT: &str = include_str!("../../../vectors/aether-kat.json");
