@@ -135,8 +135,8 @@ impl<'a> Input<'a> {
     /// released from 2 KiB; aekit's kernels are constant-time (no byte of
     /// data steers a branch or an address), so the race changes the
     /// bytes written and nothing else. Copying the buffer first, with the
-    /// GIL held, cost more than the encryption it fed (1 MiB: 109 µs a
-    /// call against 75 from `bytes`).
+    /// GIL held, would be a second pass over the message, as long as the
+    /// encryption it feeds.
     pub fn beside(&self, out: &[MaybeUninit<u8>]) -> Option<&[u8]> {
         if let Input::Bytes(b) = self {
             return Some(b);

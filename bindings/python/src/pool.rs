@@ -3,11 +3,11 @@
 //! (`aekit.set_threads(0)` or `n`), as in the Rust library.
 //!
 //! Why not by default: on an idle machine two cores encrypt 1 MiB in about
-//! half the time (docs/BENCHMARKS.md), but where the cores are busy with
-//! other processes a worker that is not scheduled holds up the message it
-//! took a slice of, and a 1 MiB call measured four to five times slower
-//! than on one thread (2-vCPU EPYC, load average 20). A drop-in must not do
-//! that behind the caller's back.
+//! half the time, but where the cores are busy with other processes a
+//! worker that is not scheduled holds up the message it took a slice of,
+//! and the call waits for it: several times as long as on one thread
+//! (docs/BENCHMARKS.md, the Python bindings). A drop-in must not do that
+//! behind the caller's back.
 //!
 //! The pool is created on the first message long enough to be split (the
 //! pool's own threshold, [`aekit::gcm::DEFAULT_THRESHOLD`]), so programs

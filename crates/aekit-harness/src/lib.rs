@@ -227,14 +227,12 @@ pub fn tsc_ghz(d: Duration) -> f64 {
 /// as long as the clock holds (turbo moves it by a few percent between
 /// one measurement and the next). The fastest run, as the tables keep the
 /// best batch: a run the system interrupts reads a slower clock, and no
-/// run can read a faster one than the core's. Checked on an Emerald
-/// Rapids Xeon against instructions of known throughput: twelve
-/// independent `VAESENC` on 512-bit registers timed with it came out at
-/// 1.01–1.07 core cycles each (one 512-bit AES port), `VPXORQ` at
-/// 0.50–0.57 (two ports). (An addition of an immediate would not do:
-/// Intel's Golden Cove cores fold chains of those at rename, and such a
-/// chain ran at four additions a TSC cycle on the same Xeon.) `None` off
-/// x86-64.
+/// run can read a faster one than the core's. Instructions of known
+/// throughput check it: independent 512-bit `VAESENC` (one AES port) come
+/// out at one core cycle each, `VPXORQ` (two ports) at half of one. (An
+/// addition of an immediate would not do: Intel's Golden Cove cores fold
+/// chains of those at rename, so the chain would read a clock several
+/// times too fast.) `None` off x86-64.
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)] // the chain, in `asm!`
 pub fn core_per_tsc() -> Option<f64> {

@@ -413,10 +413,10 @@ mod imp {
     /// big-endian) in a register, made from the IV's bytes by integer
     /// reads. A block assembled in memory from the IV's 12 bytes and a
     /// count byte is several narrow stores, and a 16-byte load of it waits
-    /// for them (no store forwarding): about 30 TSC cycles a whole message
-    /// where the first counter block is read at once (Intel Xeon with
-    /// AVX-512, `ni-clmul`). Store it with one 16-byte write where a
-    /// `Block` is needed.
+    /// for them to reach the cache (no store forwarding), on the critical
+    /// path of a kernel that reads its first counter block at once
+    /// (`ni-clmul`). Store it with one 16-byte write where a `Block` is
+    /// needed.
     #[inline]
     #[target_feature(enable = "sse2")]
     pub(crate) fn counter_block(iv: &[u8; 12], count: u32) -> __m128i {

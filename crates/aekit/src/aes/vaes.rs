@@ -51,13 +51,13 @@
 //!
 //! # Cost
 //!
-//! Measured on Zen 4 (TSC cycles, noisy shared machine): counter mode over
-//! 16 KiB at about 0.11 cycles per byte for AES-128 and 0.16 for AES-256,
-//! close to one 512-bit `VAESENC` per cycle; a lone block (E(K, Y_0)) takes
-//! about 37 and 48 cycles, its latency. A lone block runs on a 128-bit
-//! register with AES-NI and is read as two 8-byte words, so that a block
-//! the caller has just written with 8-byte stores is forwarded from the
-//! store buffer instead of waiting for the cache.
+//! Long inputs: one 512-bit `VAESENC` per round and four blocks, the AES
+//! unit's throughput. A lone block (E(K, Y_0)) costs the latency of its
+//! rounds; it runs on a 128-bit register with AES-NI and is read as two
+//! 8-byte words, so that a block the caller has just written with 8-byte
+//! stores is forwarded from the store buffer instead of waiting for the
+//! cache. Measured figures: the seeds' GCTR tables in
+//! `docs/BENCHMARKS.md`.
 //!
 //! # Storage
 //!

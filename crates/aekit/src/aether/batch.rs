@@ -25,32 +25,18 @@
 //!
 //! Each engine's cost is a fixed part (the 40 rounds of initialization
 //! and finalization, which every lane shares) and a part per block (with
-//! the transposes of the data in and out). Measured on an Intel Xeon with
-//! AVX-512 (Sapphire Rapids class, family 6 model 167), messages of one
-//! shape, best of 30 batches (a scratch loop), GB/s:
-//!
-//! | length | `avx512` one by one | bitsliced, 512 lanes (512 messages) | 256 lanes, AVX-512 (256) | 256 lanes, AVX2 (256) | 128 lanes, portable (128) | `portable` one by one |
-//! |---:|---:|---:|---:|---:|---:|---:|
-//! | 64 B | 0.14–0.15 | 0.25–0.26 | 0.23 | 0.11 | 0.05 | 0.009 |
-//! | 576 B | 1.04 | 1.35–1.40 | 1.17–1.18 | 0.55 | 0.31 | 0.061 |
-//! | 1500 B | 1.93–1.95 | 2.08–2.20 | 1.89–1.91 | 0.88–0.93 | 0.49 | 0.11 |
-//! | 4096 B | 2.95 | 2.63 | 2.35–2.37 | 1.13–1.16 | 0.66 | 0.16 |
-//!
-//! The costs the choice uses ([`Cost`]), in nanoseconds for a shape of
-//! `k` blocks, are fitted to `aekit bench --suite batch` on the same
-//! machine (its messages lie in one buffer, where the scratch loop's were
-//! apart; the groups ran 5–10 % slower there): the `avx512` engine
-//! 420 + 12k a message, the `portable` one 6 700 + 210k; a group of 512
-//! lanes 118 000 + 9 140k, of 256 (AVX-512) 74 700 + 4 670k, of 256 (AVX2)
-//! 130 000 + 9 260k, of 128 (portable) 145 000 + 7 580k. So an `avx512`
-//! key's run of 64-byte messages goes bitsliced from about 190 messages,
-//! one of 576-byte messages from about 240 (256 lanes; 512 from about
-//! 420), and messages of 33 blocks (1500 bytes) or more never: the
-//! bitsliced F is cheaper than the one-message engine's (whose `vpshufb`
-//! S-box is bound by the shuffle ports), but the transposes in and out
-//! cost about as much as the rounds of a block, so the longer the message
-//! the less a group gains. Other
-//! CPUs would draw these lines elsewhere; the costs are this machine's.
+//! the transposes of the data in and out): [`Cost`], in nanoseconds for a
+//! shape of `k` blocks, fitted to `aekit bench --suite batch` on an Intel
+//! Xeon with AVX-512 (the constants and the runs they come from:
+//! `docs/BENCHMARKS.md`, "AETHER bitsliced with AVX-512"). Each piece of a
+//! run goes to the engine with the lowest cost per message. What that
+//! gives: short messages go to a bitsliced group once a run has enough of
+//! them to fill its lanes, and long ones (33 blocks, 1500 bytes, and more)
+//! never do: the bitsliced F is cheaper than the one-message engine's
+//! (whose `vpshufb` S-box is bound by the shuffle ports), but the
+//! transposes in and out cost about as much as the rounds of a block, so
+//! the longer the message the less a group gains. Other CPUs would draw
+//! these lines elsewhere; the costs are that machine's.
 //!
 //! The mode on a group is `AETHER.md`'s, lane by lane: the per-message
 //! differences (nonce, data, the short last block) enter through the
@@ -166,8 +152,8 @@ impl Aether {
                 .any(|e| e.cost().of(k) < one.of(k) * n.min(e.lanes()) as u64)
         };
         // A batch with no shape of enough messages for a group to pay is
-        // not grouped at all (sorting it cost 4 % of a batch of 256 mixed
-        // lengths). At two blocks (the fewest) a group's fixed part weighs
+        // not grouped at all (sorting it would be work for nothing). At
+        // two blocks (the fewest) a group's fixed part weighs
         // most: a batch too small to pay there needs no count. The shapes
         // are few: a list does.
         let grouped = pays(2, batch.len()) && {
@@ -270,8 +256,8 @@ impl Aether {
 }
 
 /// What a call costs: nanoseconds, fixed and per 48-byte block (of
-/// associated data and message together), as measured on an Intel Xeon
-/// with AVX-512 (module header, "Which engine").
+/// associated data and message together), fitted to runs on an Intel
+/// Xeon with AVX-512 (module header, "Which engine").
 #[derive(Clone, Copy, Debug)]
 struct Cost {
     fixed: u64,

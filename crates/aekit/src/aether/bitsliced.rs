@@ -202,8 +202,7 @@ pub(crate) const ADD: [usize; 9] = [9, 3, 6, 10, 4, 11, 8, 2, 0];
 
 /// Plane arrays on a cache-line boundary: a plane is 16, 32 or 64 bytes,
 /// and one that straddles two lines makes every vector load and store of
-/// it two (the AVX-512 engine's F measured 590 against 485 TSC cycles on
-/// an Intel Xeon with the planes 16 bytes off the line).
+/// it two.
 #[repr(C, align(64))]
 pub(crate) struct Aligned<T>(pub(crate) T);
 

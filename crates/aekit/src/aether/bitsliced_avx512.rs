@@ -29,30 +29,29 @@
 //!   the word its F read (new `S_i` over old `S_{i−1}`, in an order that
 //!   reads every added word before it is overwritten; `Lanes` keeps the
 //!   rotation), so the state is 9 words, not 18: 72 KiB for 512 lanes,
-//!   which the core's L2 serves (round of 9 F: 5.1–5.5 k TSC cycles in a
-//!   batch, against 6.9–7.6 k with a second state).
+//!   which the core's L2 serves (a second state's copy would double the
+//!   traffic of every round).
 //! - **Transposes in two passes**: Hacker's Delight's six rounds of block
 //!   swaps (two `vpternlogq`, two shifts and a XOR each) commute, so three
-//!   run on eight rows in registers, then the other three: 355 TSC cycles
-//!   for a 64×64 transpose of 512 lanes, against 757 with a load and store
-//!   per round.
+//!   run on eight rows in registers, then the other three: two passes
+//!   over memory for a 64×64 transpose instead of a load and a store per
+//!   round.
 //! - **Gather and scatter with vectors**: a lane's 48-byte block is one
 //!   masked load (or store), and eight lanes' blocks become the rows of six
 //!   transposes with an 8×8 transpose of 64-bit elements (22 shuffles).
 //!
 //! Cost per F: 64 × 8 (S-boxes) + 2 × 4 × 32 (MatrixMul) + 128 (the XOR R
-//! adds) = 896 instructions for 256 or 512 messages: at two 512-bit logic
-//! instructions a cycle, 448 core cycles (about 310 TSC cycles on the Xeon
-//! measured, whose core runs 1.45 times its TSC); measured 485 with the
-//! state in L1, about 570 in a batch. Per 48-byte block: twelve F and six
-//! transposes each way, the transposes about as much as the rounds.
+//! adds) = 896 logic instructions for 256 or 512 messages, which bound it
+//! on cores that issue two 512-bit logic instructions a cycle. Per 48-byte
+//! block: twelve F and six transposes each way, the transposes about as
+//! much as the rounds. Measured figures: `docs/BENCHMARKS.md`, "AETHER
+//! bitsliced with AVX-512".
 //!
 //! Two widths: 512-bit registers carry twice the messages per instruction,
 //! and on cores that run them on two ports (Intel's AVX-512 cores issue
 //! 256-bit logic on three) they are worth it when a group fills 512 lanes.
 //! Every plane array is on a cache-line boundary (`Aligned`): planes 16
-//! bytes off the line split every 512-bit access in two (F 590 against 485
-//! TSC cycles).
+//! bytes off the line split every 512-bit access in two.
 //!
 //! CPU features: AVX-512F and AVX-512VL (`vpternlogq` on 256-bit
 //! registers), checked at run time; the [`Avx512`] token exists only where
@@ -468,8 +467,8 @@ macro_rules! engine {
             ) {
                 each_half(x, |rows| transpose(rows));
                 // Whole 64-byte stores, read back by `put`: a masked store
-                // does not forward to the loads after it (measured: the
-                // scatter took twice as long).
+                // does not forward to the loads after it, which would wait
+                // for the cache instead.
                 let mut blocks = [[0u8; 64]; 8];
                 for m in 0..64 {
                     let mut q = [_mm512_setzero_si512(); 8];

@@ -18,11 +18,10 @@
 //! ([`encrypt_parallel_at`], [`decrypt_parallel_at`]: [`ReadAt`], on Unix
 //! `pread`) takes no lock to read: a worker claims the next batch number
 //! with an atomic and reads the batch at its own offset, so copying the
-//! file out of the page cache runs on all cores too. With AES-GCM at about
-//! 14 GB/s that copy, not the cipher, was the cost a second core could not
-//! share: 1 GiB took 0.25 s on one thread and 0.23 s on two under the lock,
-//! and takes 0.19 s and 0.10 s by position (encryption; decryption 0.18 s
-//! and 0.10 s).
+//! file out of the page cache runs on all cores too: with the fused AES-GCM
+//! kernels that copy costs more than the cipher, and under a lock it would
+//! be the part a second core cannot share (`docs/BENCHMARKS.md`, "`aekit
+//! encrypt`: one core against two").
 //! Both sources cut a batch into chunks with the same function (full
 //! chunks, then the short final one or the error where the input ended),
 //! so the chunks, the final-chunk decision and every error are the ones a

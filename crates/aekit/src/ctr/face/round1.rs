@@ -50,15 +50,13 @@
 //! and no 64-byte load of them splits one. A whole message's loop starts
 //! at count 2 (Y_1 = IV ‖ 2) or, where the kernel first runs the blocks up
 //! to the buffer's next 64-byte boundary alone (`vaes-avx512`), at count 3,
-//! 4 or 5; with one copy (entry c at index c + 2) the data's loads and
-//! stores or the table's loads split lines (AES-128, 1 MiB, a buffer 16
-//! bytes off a boundary, Intel Xeon with AVX-512: 123 000 TSC cycles, or
-//! 119 000–121 000 with the data aligned and the table not, against
-//! 115 500 with both aligned). 16 KiB per key, boxed (moved by value with
-//! its kernel it made a key setup 5 500 → 11 900 TSC cycles; boxed,
-//! 5 900), zeroized on drop. `ni-clmul` (16-byte loads) and `vaes-avx2`
-//! (32-byte loads, a loop starting at count 2) keep one copy, entry c at
-//! index c + 2: 4 KiB.
+//! 4 or 5; with one copy (entry c at index c + 2) either the data's loads
+//! and stores or the table's loads would split lines (measured:
+//! `docs/BENCHMARKS.md`, "Buffers off a 64-byte boundary"). 16 KiB per
+//! key, boxed (a key setup moves the kernel that holds it by value, and
+//! would copy the 16 KiB with it), zeroized on drop. `ni-clmul` (16-byte
+//! loads) and `vaes-avx2` (32-byte loads, a loop starting at count 2) keep
+//! one copy, entry c at index c + 2: 4 KiB.
 
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::{
@@ -73,13 +71,12 @@ use crate::aes::{Block, KeySchedule};
 /// header, "Layout"): four where a kernel's loop may start at any count
 /// and loads 64 bytes at a time (`vaes-avx512`), one where it starts at
 /// count 2 or loads at most 32 bytes (`ni-clmul`, `vaes-avx2`). Wiped on
-/// drop with [`crate::secret::wipe`] (at memset speed: a byte-wise
-/// zeroize of a 4 KiB table added 2 000–4 000 TSC cycles to every key
-/// setup).
+/// drop with [`crate::secret::wipe`], at memset speed: a byte-wise
+/// zeroize of the table would cost a key setup more than building it.
 pub(crate) struct Round1<const COPIES: usize> {
     /// Copy k holds entry c (count byte c) at index c + [`Self::shift`](k).
-    /// Boxed: 16 KiB moved with the kernel that holds it was a third of a
-    /// key setup.
+    /// Boxed, so that moving the kernel that holds it moves a pointer, not
+    /// 16 KiB.
     copies: Box<Copies<COPIES>>,
 }
 

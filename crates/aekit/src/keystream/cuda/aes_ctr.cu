@@ -35,14 +35,14 @@
  *   32 KiB per CUDA block): lane l of a warp reads copy l, which sits in
  *   bank l, so the 32 random lookups of a warp never conflict on a bank.
  *   This is the layout of C. Tezcan, "Optimization of Advanced Encryption
- *   Standard on Graphics Processing Units", IEEE Access 9 (2021), which
- *   reports 878.6 Gbit/s of AES-128-CTR on an RTX 2070 Super. The table is
- *   built by each CUDA block from the S-box in constant memory (a 1 KiB
+ *   Standard on Graphics Processing Units", IEEE Access 9 (2021) (the
+ *   rate it reports: docs/BENCHMARKS.md, beside this kernel's). The
+ *   table is built by each CUDA block from the S-box in constant memory (a 1 KiB
  *   read, broadcast to the warp). Round keys are uploaded once per SA into
  *   a key-slot array in device memory and copied into shared memory by
  *   each CUDA block: every lane reads the same word, a broadcast.
  *
- * THE TWO ROUND FUNCTIONS, MEASURED
+ * THE TWO ROUND FUNCTIONS
  *   `ttable`: the rounds above, 16 lookups and 12 rotations per round.
  *   `byteperm`: the same 16 lookups, but used only for S[x] (byte 1 of the
  *   entry), four gathered into a column by three PRMTs, and MixColumns
@@ -52,17 +52,15 @@
  *   ((t & 0x7f7f7f7f) << 1) ^ (((t >> 7) & 0x01010101) * 0x1b).
  *   The byte-perm round trades the rotations for more integer work; it is
  *   what a table-free (bitsliced) S-box would sit inside. Both are built
- *   and selectable; `aekit bench --suite gpu` times both and the producer
- *   uses the winner, `ttable` (see RESULT below).
+ *   and selectable; `aekit bench --suite gpu` times both.
  *
- * RESULT (aekit bench --suite gpu, NVIDIA H100 80GB HBM3, docs/BENCHMARKS.md)
- *   AES-128-CTR into device memory: ttable 2.56 Tbit/s, byteperm 1.88
- *   Tbit/s (8 blocks per thread; 1 to 8 change either by under 2%). The
- *   T-table round wins: a lookup plus a funnel-shift rotation is two
- *   instructions per byte, where the byte-perm round spends about six
- *   integer instructions per column on MixColumns beside the same 16
- *   lookups; with the 32 copies removing bank conflicts, shared memory is
- *   not the limit, the integer pipes are. The producer uses `ttable`.
+ * WHICH ONE THE PRODUCER USES: `ttable`. A lookup plus a funnel-shift
+ *   rotation is two instructions per byte, where the byte-perm round
+ *   spends about six integer instructions per column on MixColumns beside
+ *   the same 16 lookups; with the 32 copies removing bank conflicts,
+ *   shared memory is not the limit, the integer pipes are. The measured
+ *   rates, and how little the blocks per thread move them, are in
+ *   docs/BENCHMARKS.md ("The GPU keystream producer").
  *
  * WORK PER THREAD
  *   A CUDA block of `blockDim.x` threads takes chunks of blockDim.x * bpt
