@@ -33,7 +33,24 @@ pub mod secret;
 pub use error::Error;
 pub use gcm::{AadPrefix, Aes128Gcm, Aes256Gcm, AesGcm, Decryptor, Encryptor, Gmac, IvPrefix, Tag};
 
-// The README's examples are compiled and run as doc-tests.
+// The examples of the README and of the docs pages are compiled and run
+// as doc-tests.
 #[doc = include_str!("../../../README.md")]
 #[cfg(doctest)]
 struct ReadmeDoctests;
+
+#[doc = include_str!("../../../docs/RUST.md")]
+#[cfg(doctest)]
+struct RustGuideDoctests;
+
+#[doc = include_str!("../../../docs/ESP.md")]
+#[cfg(doctest)]
+struct EspDoctests;
+
+#[doc = include_str!("../../../docs/GPU.md")]
+#[cfg(doctest)]
+struct GpuDoctests;
+
+#[doc = include_str!("../../../docs/AETHER-USAGE.md")]
+#[cfg(doctest)]
+struct AetherUsageDoctests;
