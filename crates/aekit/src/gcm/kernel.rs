@@ -515,9 +515,7 @@ pub(crate) mod tests {
     use crate::aes::KeySchedule;
     use crate::aes::ni::Ni;
     use crate::aes::table::Table;
-    use crate::gcm::fused_avx2::FusedAvx2;
-    use crate::gcm::fused_avx512::FusedAvx512;
-    use crate::gcm::fused_ni::FusedNi;
+    use crate::gcm::kernels::{NiClmul, VaesAvx2, VaesAvx512};
     use crate::gcm::state::State;
     use crate::ghash::bitserial::BitSerial;
     use crate::ghash::clmul::Clmul;
@@ -779,31 +777,31 @@ pub(crate) mod tests {
     fn whole_messages_match_the_general_path() {
         for key_len in [16, 24, 32] {
             let ks = KeySchedule::new(&vec![0x3e; key_len]).unwrap();
-            match FusedNi::new(&ks) {
-                Some(fused) => whole_messages_match(&ks, &fused, FusedNi::NAME, true),
-                None => eprintln!("SKIP {}: not available on this CPU", FusedNi::NAME),
+            match NiClmul::new(&ks) {
+                Some(fused) => whole_messages_match(&ks, &fused, NiClmul::NAME, true),
+                None => eprintln!("SKIP {}: not available on this CPU", NiClmul::NAME),
             }
-            match FusedAvx2::new(&ks) {
-                Some(fused) => whole_messages_match(&ks, &fused, FusedAvx2::NAME, true),
-                None => eprintln!("SKIP {}: not available on this CPU", FusedAvx2::NAME),
+            match VaesAvx2::new(&ks) {
+                Some(fused) => whole_messages_match(&ks, &fused, VaesAvx2::NAME, true),
+                None => eprintln!("SKIP {}: not available on this CPU", VaesAvx2::NAME),
             }
         }
     }
 
     #[test]
     fn short_paths_match_the_general_path() {
-        short_path_matches_the_general_path::<FusedAvx512>();
-        short_path_matches_the_general_path::<FusedAvx2>();
-        short_path_matches_the_general_path::<FusedNi>();
+        short_path_matches_the_general_path::<VaesAvx512>();
+        short_path_matches_the_general_path::<VaesAvx2>();
+        short_path_matches_the_general_path::<NiClmul>();
     }
 
     #[test]
-    fn fused_ni_agrees_with_the_pair() {
-        agrees_with_the_pair::<FusedNi>();
+    fn ni_clmul_agrees_with_the_pair() {
+        agrees_with_the_pair::<NiClmul>();
     }
 
     #[test]
-    fn fused_avx2_agrees_with_the_pair() {
-        agrees_with_the_pair::<FusedAvx2>();
+    fn vaes_avx2_agrees_with_the_pair() {
+        agrees_with_the_pair::<VaesAvx2>();
     }
 }

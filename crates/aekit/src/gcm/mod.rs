@@ -8,19 +8,12 @@
 //! rules ([`TagRules`]) — and the computation is in `state.rs`.
 
 mod batch;
-#[allow(unsafe_code)] // VAES/VPCLMULQDQ intrinsics; every block carries a SAFETY line.
-mod fused_avx2;
-#[allow(unsafe_code)] // VAES/VPCLMULQDQ intrinsics; every block carries a SAFETY line.
-mod fused_avx512;
-#[allow(unsafe_code)] // AES-NI/PCLMULQDQ intrinsics; every block carries a SAFETY line.
-mod fused_ni;
 mod incremental;
 mod iv_prefix;
 mod kernel;
-#[allow(unsafe_code)] // VAES/VPCLMULQDQ intrinsics; every block carries a SAFETY line.
-mod multi_avx2;
-#[allow(unsafe_code)] // VAES/VPCLMULQDQ intrinsics; every block carries a SAFETY line.
-mod multi_avx512;
+#[allow(unsafe_code)]
+// AES-NI, VAES, PCLMULQDQ and VPCLMULQDQ intrinsics; every block carries a SAFETY line.
+mod kernels;
 mod nonce;
 #[allow(unsafe_code)]
 // output buffers that are not yet initialized; each block carries a SAFETY line.
@@ -30,10 +23,6 @@ mod precomputed;
 mod rustcrypto;
 mod state;
 mod stream;
-#[allow(unsafe_code)] // VPCLMULQDQ intrinsics; every block carries a SAFETY line.
-mod supplied_avx512;
-#[allow(unsafe_code)] // PCLMULQDQ intrinsics; every block carries a SAFETY line.
-mod supplied_clmul;
 
 use std::sync::OnceLock;
 
@@ -127,9 +116,9 @@ impl Fused {
     /// The kernel's token.
     pub fn name(self) -> &'static str {
         match self {
-            Fused::Avx512 => fused_avx512::FusedAvx512::NAME,
-            Fused::Avx2 => fused_avx2::FusedAvx2::NAME,
-            Fused::Ni => fused_ni::FusedNi::NAME,
+            Fused::Avx512 => kernels::VaesAvx512::NAME,
+            Fused::Avx2 => kernels::VaesAvx2::NAME,
+            Fused::Ni => kernels::NiClmul::NAME,
         }
     }
 
@@ -141,9 +130,9 @@ impl Fused {
     /// Whether this CPU can run the kernel.
     pub fn is_available(self) -> bool {
         match self {
-            Fused::Avx512 => fused_avx512::FusedAvx512::is_available(),
-            Fused::Avx2 => fused_avx2::FusedAvx2::is_available(),
-            Fused::Ni => fused_ni::FusedNi::is_available(),
+            Fused::Avx512 => kernels::VaesAvx512::is_available(),
+            Fused::Avx2 => kernels::VaesAvx2::is_available(),
+            Fused::Ni => kernels::NiClmul::is_available(),
         }
     }
 
@@ -345,9 +334,9 @@ enum Inner {
         ghash: ghash::Key,
         variant: face::Variant,
     },
-    Avx512(Box<fused_avx512::FusedAvx512>),
-    Avx2(Box<fused_avx2::FusedAvx2>),
-    Ni(Box<fused_ni::FusedNi>),
+    VaesAvx512(Box<kernels::VaesAvx512>),
+    VaesAvx2(Box<kernels::VaesAvx2>),
+    NiClmul(Box<kernels::NiClmul>),
 }
 
 impl AesGcm {
@@ -380,9 +369,9 @@ impl AesGcm {
         }
         let keys = KeySchedule::new(key)?;
         let inner = match kernel {
-            Fused::Avx512 => Inner::Avx512(boxed(&keys)?),
-            Fused::Avx2 => Inner::Avx2(boxed(&keys)?),
-            Fused::Ni => Inner::Ni(boxed(&keys)?),
+            Fused::Avx512 => Inner::VaesAvx512(boxed(&keys)?),
+            Fused::Avx2 => Inner::VaesAvx2(boxed(&keys)?),
+            Fused::Ni => Inner::NiClmul(boxed(&keys)?),
         };
         Ok(AesGcm::from_inner(inner))
     }
@@ -530,9 +519,9 @@ impl AesGcm {
         match &self.inner {
             Inner::Pair { aes, ghash } => (aes.strategy(), ghash.strategy()),
             Inner::Face { aes, ghash, .. } => (aes.strategy(), ghash.strategy()),
-            Inner::Avx512(_) => Fused::Avx512.strategies(),
-            Inner::Avx2(_) => Fused::Avx2.strategies(),
-            Inner::Ni(_) => Fused::Ni.strategies(),
+            Inner::VaesAvx512(_) => Fused::Avx512.strategies(),
+            Inner::VaesAvx2(_) => Fused::Avx2.strategies(),
+            Inner::NiClmul(_) => Fused::Ni.strategies(),
         }
     }
 
@@ -540,9 +529,9 @@ impl AesGcm {
     pub fn fused_kernel(&self) -> Option<Fused> {
         match &self.inner {
             Inner::Pair { .. } | Inner::Face { .. } => None,
-            Inner::Avx512(_) => Some(Fused::Avx512),
-            Inner::Avx2(_) => Some(Fused::Avx2),
-            Inner::Ni(_) => Some(Fused::Ni),
+            Inner::VaesAvx512(_) => Some(Fused::Avx512),
+            Inner::VaesAvx2(_) => Some(Fused::Avx2),
+            Inner::NiClmul(_) => Some(Fused::Ni),
         }
     }
 
@@ -685,9 +674,9 @@ impl AesGcm {
                 FaceAes::Table(a) => with_ghash(WithFace(&**a, *variant), ghash, op),
                 FaceAes::Fixslice(a) => with_ghash(WithFace(&**a, *variant), ghash, op),
             },
-            Inner::Avx512(k) => op.run(&**k),
-            Inner::Avx2(k) => op.run(&**k),
-            Inner::Ni(k) => op.run(&**k),
+            Inner::VaesAvx512(k) => op.run(&**k),
+            Inner::VaesAvx2(k) => op.run(&**k),
+            Inner::NiClmul(k) => op.run(&**k),
         }
     }
 }

@@ -641,11 +641,9 @@ mod tests {
     use crate::aes::BlockCipher;
     use crate::aes::KeySchedule;
     use crate::aes::ni::Ni;
-    use crate::gcm::fused_avx2::FusedAvx2;
-    use crate::gcm::fused_avx512::FusedAvx512;
-    use crate::gcm::fused_ni::FusedNi;
     use crate::gcm::kernel::FusedKernel;
     use crate::gcm::kernel::Pair;
+    use crate::gcm::kernels::{NiClmul, VaesAvx2, VaesAvx512};
     use crate::ghash::bitserial::BitSerial;
     use crate::ghash::clmul::Clmul;
 
@@ -733,17 +731,17 @@ mod tests {
             });
         }
         // The fused kernels, whose slices out of place run in one pass.
-        match FusedAvx512::new(&keys) {
+        match VaesAvx512::new(&keys) {
             Some(fused) => check(&fused),
-            None => eprintln!("SKIP {}: not available on this CPU", FusedAvx512::NAME),
+            None => eprintln!("SKIP {}: not available on this CPU", VaesAvx512::NAME),
         }
-        match FusedAvx2::new(&keys) {
+        match VaesAvx2::new(&keys) {
             Some(fused) => check(&fused),
-            None => eprintln!("SKIP {}: not available on this CPU", FusedAvx2::NAME),
+            None => eprintln!("SKIP {}: not available on this CPU", VaesAvx2::NAME),
         }
-        match FusedNi::new(&keys) {
+        match NiClmul::new(&keys) {
             Some(fused) => check(&fused),
-            None => eprintln!("SKIP {}: not available on this CPU", FusedNi::NAME),
+            None => eprintln!("SKIP {}: not available on this CPU", NiClmul::NAME),
         }
     }
 

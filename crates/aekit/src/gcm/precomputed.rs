@@ -149,28 +149,6 @@ impl KernelOp for Supplied<'_> {
     }
 }
 
-/// How a consumer kernel splits the last `groups` of hashed blocks (in
-/// order: the associated data's last blocks, the message's, the lengths
-/// block; none longer than `cap`) into sums of at most `cap` blocks, each
-/// reduced once: greedily, a group that would pass `cap` starting the next
-/// sum. The sizes come packed a byte each, the first in the lowest (a
-/// scalar, not an array: an array indexed at run time was built with
-/// 8-byte stores and read back with a 16-byte load, which the CPU does not
-/// forward).
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // the consumers are x86-64's
-pub(crate) fn sums(groups: [usize; 3], cap: usize) -> usize {
-    let (mut sizes, mut shift, mut sum) = (0, 0, 0);
-    for g in groups.into_iter().filter(|&g| g > 0) {
-        debug_assert!(g <= cap);
-        if sum + g > cap {
-            sizes |= sum << shift;
-            (shift, sum) = (shift + 8, 0);
-        }
-        sum += g;
-    }
-    sizes | sum << shift
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -511,13 +511,6 @@ mod unsupported {
     /// PCLMULQDQ is x86-64 only: here `Clmul` has no values.
     pub enum Clmul {}
 
-    impl Clmul {
-        /// Never called: there is no key to ask.
-        pub(crate) fn powers_to<const N: usize>(&self) -> [u128; N] {
-            match *self {}
-        }
-    }
-
     impl GhashKey for Clmul {
         const NAME: &'static str = "clmul";
         const CONSTANT_TIME: bool = true;

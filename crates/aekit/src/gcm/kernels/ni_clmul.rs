@@ -6,7 +6,7 @@
 //! `aes ∧ sse4.1` (the `ni` strategy: AESENC, PINSRD) `∧ pclmulqdq ∧ ssse3`
 //! (the `clmul` strategy: PCLMULQDQ, PSHUFB), SSE2 being x86-64's baseline.
 //! The kernel holds an [`Ni`] and a [`Clmul`], and each of them is already
-//! the capability token for its half, so a `FusedNi` exists only where both
+//! the capability token for its half, so a `NiClmul` exists only where both
 //! were detected; it needs no token of its own.
 //!
 //! # What it computes
@@ -246,20 +246,31 @@
 //!   and into every batch, and the two PCLMULQDQ saved per sixteen blocks
 //!   do not pay for it: the loop is not bound by the product count alone.
 
+use core::arch::asm;
+use core::arch::x86_64::{
+    __m128i, _mm_aesenc_si128, _mm_loadu_si128, _mm_set_epi64x, _mm_setzero_si128,
+    _mm_shuffle_epi8, _mm_storeu_si128, _mm_xor_si128,
+};
+use core::mem::MaybeUninit;
+
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-use super::kernel::{FusedKernel, Kernel};
-use crate::aes::ni::Ni;
-use crate::aes::{BlockCipher, KeySchedule};
+use super::ni_clmul_supplied;
+use super::shared::{CONSTS, Kind, Pairing, crypt_short, ni_clmul_keys, tag, takes_short};
+use crate::aes::ni::{self, Ni};
+use crate::aes::{Block, BlockCipher, KeySchedule};
 use crate::ctr::face::round1::Round1;
+use crate::gcm::kernel::{
+    Direction, FusedKernel, Kernel, as_uninit, assume_init, copy_into, finish_two_pass, in_output,
+    io_of,
+};
 use crate::ghash::GhashKey;
-use crate::ghash::clmul::Clmul;
+use crate::ghash::clmul::{self, Clmul};
 
 /// AES-NI and PCLMULQDQ in one pass. Holding one proves the CPU has both
 /// halves' features: each field is its own capability token. Off x86-64
-/// `Ni` and `Clmul` have no values, so neither has `FusedNi`.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // no value exists there to read
-pub(crate) struct FusedNi {
+/// `Ni` and `Clmul` have no values, so neither has `NiClmul`.
+pub(crate) struct NiClmul {
     aes: Ni,
     ghash: Clmul,
     /// The powers in the order a batch uses them, with their Karatsuba
@@ -296,7 +307,7 @@ impl Tables {
     }
 }
 
-impl Kernel for FusedNi {
+impl Kernel for NiClmul {
     type Aes = Ni;
     type Ghash = Clmul;
 
@@ -307,14 +318,12 @@ impl Kernel for FusedNi {
     fn ghash(&self) -> &Clmul {
         &self.ghash
     }
-
-    #[cfg(target_arch = "x86_64")]
     fn crypt_blocks(
         &self,
-        counter: &mut crate::aes::Block,
-        y: &mut crate::aes::Block,
+        counter: &mut Block,
+        y: &mut Block,
         data: &mut [u8],
-        direction: super::kernel::Direction,
+        direction: Direction,
         public: bool,
     ) {
         debug_assert_eq!(data.len() % 16, 0);
@@ -324,36 +333,32 @@ impl Kernel for FusedNi {
         // readable and writable.
         unsafe { self.crypt(counter, y, (p, p, data.len()), direction, public) }
     }
-
-    #[cfg(target_arch = "x86_64")]
     fn crypt_blocks_into(
         &self,
-        counter: &mut crate::aes::Block,
-        y: &mut crate::aes::Block,
+        counter: &mut Block,
+        y: &mut Block,
         input: &[u8],
-        out: &mut [core::mem::MaybeUninit<u8>],
-        direction: super::kernel::Direction,
+        out: &mut [MaybeUninit<u8>],
+        direction: Direction,
         public: bool,
     ) {
-        let io = super::kernel::io_of(input, out);
+        let io = io_of(input, out);
         // SAFETY: as in `crypt_blocks`; `io_of` gives `input`, readable,
         // and `out`, writable (every byte is written, and only what was
         // written is read back), not overlapping.
         unsafe { self.crypt(counter, y, io, direction, public) }
     }
-
-    #[cfg(target_arch = "x86_64")]
     fn crypt_short(
         &self,
         iv: &[u8; 12],
         aad: &[u8],
         data: &mut [u8],
-        direction: super::kernel::Direction,
-    ) -> Option<crate::aes::Block> {
+        direction: Direction,
+    ) -> Option<Block> {
         crypt_short(&self.aes, &self.ghash, iv, aad, data, direction).or_else(|| {
             // SAFETY: as in `crypt_blocks`; `whole` writes the message's
             // bytes with initialized ones only.
-            Some(unsafe { self.whole(iv, aad, None, super::kernel::as_uninit(data), direction) })
+            Some(unsafe { self.whole(iv, aad, None, as_uninit(data), direction) })
         })
     }
 
@@ -361,15 +366,14 @@ impl Kernel for FusedNi {
     /// nothing next to its fixed cost) go through the stitched loop
     /// reading `input` and writing `out`: one pass over memory. The
     /// message header's "Whole messages with a 96-bit IV".
-    #[cfg(target_arch = "x86_64")]
     fn crypt_short_into<'o>(
         &self,
         iv: &[u8; 12],
         aad: &[u8],
         input: &[u8],
-        out: &'o mut [core::mem::MaybeUninit<u8>],
-        direction: super::kernel::Direction,
-    ) -> Result<crate::aes::Block, &'o mut [core::mem::MaybeUninit<u8>]> {
+        out: &'o mut [MaybeUninit<u8>],
+        direction: Direction,
+    ) -> Result<Block, &'o mut [MaybeUninit<u8>]> {
         debug_assert_eq!(input.len(), out.len());
         if takes_short(aad, input) {
             return Err(out);
@@ -377,16 +381,14 @@ impl Kernel for FusedNi {
         // SAFETY: as in `crypt_blocks`.
         Ok(unsafe { self.whole(iv, aad, Some(input), out, direction) })
     }
-
-    #[cfg(target_arch = "x86_64")]
     fn crypt_supplied(
         &self,
         keystream: &[u8],
         aad: &[u8],
         data: &mut [u8],
-        direction: super::kernel::Direction,
-    ) -> Option<crate::aes::Block> {
-        Some(super::supplied_clmul::crypt(
+        direction: Direction,
+    ) -> Option<Block> {
+        Some(ni_clmul_supplied::crypt(
             &self.ghash,
             keystream,
             aad,
@@ -396,39 +398,7 @@ impl Kernel for FusedNi {
     }
 }
 
-/// Whether a message goes through [`crypt_short`]: at most seven blocks,
-/// and at most eight hashed with the associated data and the lengths.
-#[cfg(target_arch = "x86_64")]
-pub(crate) fn takes_short(aad: &[u8], data: &[u8]) -> bool {
-    let blocks = data.len().div_ceil(16);
-    let hashed = aad.len().div_ceil(16) + blocks + 1; // the lengths block too
-    blocks <= 7 && hashed <= 8
-}
-
-/// The short whole-message path (the module header's "Whole messages with
-/// a 96-bit IV", first case) over an
-/// `ni` key and a `clmul` key: [`Kernel::crypt_short`] for this kernel and
-/// for `vaes-avx2`, which holds the same two. At most seven message
-/// blocks and eight hashed blocks; otherwise `None`, nothing touched.
-#[cfg(target_arch = "x86_64")]
-pub(crate) fn crypt_short(
-    aes: &Ni,
-    ghash: &Clmul,
-    iv: &[u8; 12],
-    aad: &[u8],
-    data: &mut [u8],
-    direction: super::kernel::Direction,
-) -> Option<crate::aes::Block> {
-    if !takes_short(aad, data) {
-        return None;
-    }
-    // SAFETY: `aes` and `ghash` exist, so detection found AES-NI, SSE4.1,
-    // PCLMULQDQ and SSSE3; the message has at most seven blocks and at
-    // most eight blocks are hashed, as `short` requires.
-    Some(unsafe { imp::short(aes, ghash, iv, aad, data, direction) })
-}
-
-impl FusedKernel for FusedNi {
+impl FusedKernel for NiClmul {
     const NAME: &'static str = "ni-clmul";
 
     fn is_available() -> bool {
@@ -439,7 +409,7 @@ impl FusedKernel for FusedNi {
         let (aes, ghash) = ni_clmul_keys(keys)?;
         let tables = Tables::new(&ghash);
         let round1 = Round1::new(keys)?;
-        Some(FusedNi {
+        Some(NiClmul {
             aes,
             ghash,
             tables,
@@ -448,936 +418,684 @@ impl FusedKernel for FusedNi {
     }
 }
 
-/// The `ni` key and the `clmul` key of H = E(K, 0^128): what this kernel,
-/// `vaes-avx2` and (on Intel, for the short path) `vaes-avx512` hold.
-/// `None` where the CPU lacks AES-NI or PCLMULQDQ.
-#[cfg(target_arch = "x86_64")]
-impl FusedNi {
+impl NiClmul {
     /// FACE's first-round table of this key.
     pub(crate) fn round1(&self) -> &Round1<1> {
         &self.round1
     }
 }
 
-pub(crate) fn ni_clmul_keys(keys: &KeySchedule) -> Option<(Ni, Clmul)> {
-    let aes = Ni::new(keys)?;
-    let mut h = [[0u8; 16]];
-    aes.encrypt_blocks(&mut h);
-    let ghash = Clmul::new(&h[0]);
-    h.zeroize();
-    Some((aes, ghash?))
+/// Bytes per iteration: eight blocks.
+const BATCH: usize = 8 * 16;
+
+/// One round of the eight AES states xmm0–7: the round key at
+/// `$key` (an address expression) into xmm8, then `$op` (PXOR for the
+/// whitening, AESENC, AESENCLAST) on each state.
+#[rustfmt::skip] // one instruction per line
+macro_rules! round {
+    ($op:literal, $key:literal) => {
+        concat!(
+            "movdqa xmm8, xmmword ptr [", $key, "]\n",
+            $op, " xmm0, xmm8\n",
+            $op, " xmm1, xmm8\n",
+            $op, " xmm2, xmm8\n",
+            $op, " xmm3, xmm8\n",
+            $op, " xmm4, xmm8\n",
+            $op, " xmm5, xmm8\n",
+            $op, " xmm6, xmm8\n",
+            $op, " xmm7, xmm8\n",
+        )
+    };
 }
 
-#[cfg(target_arch = "x86_64")]
-pub(crate) use imp::{CONSTS, Kind, Pairing, tag};
-
-/// The intrinsics, x86-64 only.
-#[cfg(target_arch = "x86_64")]
-mod imp {
-    use core::arch::asm;
-    use core::arch::x86_64::{
-        __m128i, _mm_aesenc_si128, _mm_loadu_si128, _mm_set_epi64x, _mm_setzero_si128,
-        _mm_shuffle_epi8, _mm_storeu_si128, _mm_xor_si128,
+/// X1 ⊕ Y (X1 reflected) times H^8 (or H^16): the Karatsuba lo, hi
+/// and raw middle products start the sums xmm9, xmm10, xmm11.
+#[rustfmt::skip] // one instruction per line
+macro_rules! first_product {
+    () => {
+        concat!(
+            "movdqu xmm12, xmmword ptr [{x}]\n",
+            "pshufb xmm12, xmm15\n",
+            "pxor xmm12, xmm9\n",
+            "pshufd xmm13, xmm12, 0x4e\n",
+            "pxor xmm13, xmm12\n",
+            "pclmulqdq xmm13, xmmword ptr [{tab} + 16], 0x00\n",
+            "movdqa xmm11, xmm13\n",
+            "movdqa xmm9, xmm12\n",
+            "pclmulqdq xmm9, xmmword ptr [{tab}], 0x00\n",
+            "pclmulqdq xmm12, xmmword ptr [{tab}], 0x11\n",
+            "movdqa xmm10, xmm12\n",
+        )
     };
-    use core::mem::MaybeUninit;
+}
 
-    use super::FusedNi;
-    use crate::aes::Block;
-    use crate::aes::ni::{self, Ni};
-    use crate::gcm::kernel::{Direction, assume_init, copy_into, finish_two_pass, in_output};
-    use crate::ghash::GhashKey;
-    use crate::ghash::clmul::{self, Clmul};
+/// X(i+1) (block `$i` of the batch, reflected) times H^(8−i) (or
+/// H^(16−i), the first batch of a pair), entry 2i from `{tab}`, with
+/// its fold at entry 2i + 1: lo, hi and raw middle products added to
+/// the sums xmm9, xmm10, xmm11.
+#[rustfmt::skip] // one instruction per line
+macro_rules! product {
+    ($i:literal) => {
+        concat!(
+            "movdqu xmm12, xmmword ptr [{x} + 16*", $i, "]\n",
+            "pshufb xmm12, xmm15\n",
+            "pshufd xmm13, xmm12, 0x4e\n",
+            "pxor xmm13, xmm12\n",
+            "pclmulqdq xmm13, xmmword ptr [{tab} + 32*", $i, " + 16], 0x00\n",
+            "pxor xmm11, xmm13\n",
+            "movdqa xmm14, xmm12\n",
+            "pclmulqdq xmm14, xmmword ptr [{tab} + 32*", $i, "], 0x00\n",
+            "pxor xmm9, xmm14\n",
+            "pclmulqdq xmm12, xmmword ptr [{tab} + 32*", $i, "], 0x11\n",
+            "pxor xmm10, xmm12\n",
+        )
+    };
+}
 
-    /// Bytes per iteration: eight blocks.
-    const BATCH: usize = 8 * 16;
+/// The sums to the new GHASH value in xmm9: Karatsuba's middle
+/// (raw ⊕ lo ⊕ hi) split across lo and hi, then lo folded twice with
+/// 0xC2… ((w0, w1) ⊕ w0·C) and hi added.
+#[rustfmt::skip] // one instruction per line
+macro_rules! reduce {
+    () => {
+        concat!(
+            "pxor xmm11, xmm9\n",
+            "pxor xmm11, xmm10\n",
+            "movdqa xmm13, xmm11\n",
+            "pslldq xmm13, 8\n",
+            "psrldq xmm11, 8\n",
+            "pxor xmm9, xmm13\n",
+            "pxor xmm10, xmm11\n",
+            "movdqa xmm14, xmm9\n",
+            "pclmulqdq xmm14, xmmword ptr [{consts} + 16], 0x10\n",
+            "pshufd xmm9, xmm9, 0x4e\n",
+            "pxor xmm9, xmm14\n",
+            "movdqa xmm14, xmm9\n",
+            "pclmulqdq xmm14, xmmword ptr [{consts} + 16], 0x10\n",
+            "pshufd xmm9, xmm9, 0x4e\n",
+            "pxor xmm9, xmm14\n",
+            "pxor xmm9, xmm10\n",
+        )
+    };
+}
 
-    /// What a stitched batch does with its products (here and in
-    /// `vaes-avx2`, whose batches pair up the same way): the GHASH value
-    /// joins the first block (`Alone`, `Open`) or the sums come in from the
-    /// batch before (`Close`); the sums are reduced into the new GHASH
-    /// value (`Alone`, `Close`) or handed on unreduced (`Open`).
-    #[derive(Clone, Copy, PartialEq, Eq)]
-    pub(crate) enum Kind {
-        /// One batch, one reduction: times the lower powers.
-        Alone,
-        /// The first of a pair: times the higher powers, left unreduced.
-        Open,
-        /// The second of a pair: times the lower powers, added to the
-        /// first's sums, one reduction for both.
-        Close,
+/// len(A) ‖ len(C) in bits as the reflected integer: len(A) is the
+/// high qword.
+#[inline]
+#[target_feature(enable = "sse2")]
+fn lengths_block(aad_len: usize, total: usize) -> __m128i {
+    _mm_set_epi64x((aad_len as i64) << 3, (total as i64) << 3)
+}
+
+impl NiClmul {
+    /// The one-pass loop; the contract of [`Kernel::crypt_blocks`],
+    /// from `src` to `dst`, `n` bytes, every byte of `dst` written.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AES-NI, PCLMULQDQ, SSSE3 and SSE4.1; `src`
+    /// must be readable and `dst` writable for `n` bytes, the same
+    /// buffer or two that do not overlap.
+    #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+    pub(crate) unsafe fn crypt(
+        &self,
+        counter: &mut Block,
+        y: &mut Block,
+        (src, dst, n): (*const u8, *mut u8, usize),
+        direction: Direction,
+        public: bool,
+    ) {
+        let ctr = u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]);
+        let batches = n / BATCH;
+        // SAFETY: `src` and `dst` are good for `n` ≥ `batches` whole
+        // batches (the caller's contract); the features `batches`
+        // needs are enabled here.
+        let acc = unsafe {
+            self.batches(
+                counter,
+                ctr,
+                clmul::load(y),
+                src,
+                dst,
+                batches,
+                direction,
+                public,
+            )
+        };
+        clmul::store(y, acc);
+        let ctr = ctr.wrapping_add(8 * batches as u32);
+        counter[12..].copy_from_slice(&ctr.to_be_bytes());
+        // The rest, copied into `dst` first when out of place; then
+        // `dst` is written throughout, and the last batch and the rest
+        // are finished there.
+        let bulk = batches * BATCH;
+        // SAFETY: `src` and `dst` are good for `n` bytes, the same
+        // buffer or not overlapping (the caller's contract); the loop
+        // wrote the first `bulk` of `dst`, and `in_output` the rest.
+        let data = unsafe {
+            in_output(src.wrapping_add(bulk), dst.wrapping_add(bulk), n - bulk);
+            core::slice::from_raw_parts_mut(dst, n)
+        };
+        finish_two_pass(self, counter, y, data, (batches, BATCH), direction);
     }
 
-    /// The [`Kind`]s of a loop's hashed batches in turn: in pairs, the odd
-    /// one out alone first.
-    pub(crate) struct Pairing {
-        alone: bool,
-        open: bool,
-    }
-
-    impl Pairing {
-        /// For `hashed` batches.
-        pub(crate) fn new(hashed: usize) -> Pairing {
-            Pairing {
-                alone: hashed % 2 == 1,
-                open: false,
-            }
-        }
-
-        /// The next batch's kind.
-        pub(crate) fn next(&mut self) -> Kind {
-            if self.alone {
-                self.alone = false;
-                Kind::Alone
+    /// The stitched loop over `batches` whole batches from the count
+    /// `ctr` after the prefix `counter[..12]`, reading `src` and
+    /// writing `dst` (the same pointer in place), folding the
+    /// ciphertext into `acc`; returns the GHASH value. Decryption
+    /// hashes every batch it reads; encryption every batch it wrote
+    /// but the last, whose ciphertext the caller hashes. `public`:
+    /// the counter is IV ‖ count for a 96-bit IV, which may choose
+    /// the counter blocks' path and index FACE's table; otherwise (J0 = GHASH(IV), the
+    /// general path's) every batch takes the branch-free way.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AES-NI, PCLMULQDQ, SSSE3 and SSE4.1;
+    /// `src` must be `batches * BATCH` readable bytes and `dst` as
+    /// many writable ones, either the same or not overlapping.
+    #[inline]
+    #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+    #[allow(clippy::too_many_arguments)] // the loop's state, one by one
+    unsafe fn batches(
+        &self,
+        counter: &Block,
+        mut ctr: u32,
+        acc: __m128i,
+        src: *const u8,
+        dst: *mut u8,
+        batches: usize,
+        direction: Direction,
+        public: bool,
+    ) -> __m128i {
+        // Hashed batches go in pairs, one reduction per pair, the odd
+        // one out alone first (encryption hashes all but the last
+        // here); the GHASH value, or a pair's first sums, in `sums`.
+        let mut pairing = Pairing::new(match direction {
+            Direction::Decrypt => batches,
+            Direction::Encrypt => batches.saturating_sub(1),
+        });
+        let mut sums = [acc, _mm_setzero_si128(), _mm_setzero_si128()];
+        // Rounds 0 and 1 are done here, with the counter blocks: the
+        // states enter `stitch` at round 2. A public counter's batch
+        // whose eight counts share bytes 0..14 takes FACE's first
+        // round (the module header's "Counters"): `r` is round 1 of
+        // the block with the batch's bytes 0..14 and byte 15 zero.
+        let (k0, k1) = self.round_keys01();
+        let run_round1 = |ctr: u32| {
+            // SAFETY: the features `counter_blocks` needs are enabled
+            // here.
+            let base = unsafe { ni::counter_blocks::<1>(counter, ctr & !0xff) }[0];
+            _mm_aesenc_si128(_mm_xor_si128(base, k0), k1)
+        };
+        let mut r = run_round1(ctr);
+        for i in 0..batches {
+            // SAFETY: batch i (and i − 1) lies inside both buffers,
+            // per the contract.
+            let (input, output) = unsafe { (src.add(i * BATCH), dst.add(i * BATCH)) };
+            // Only a public counter (a 96-bit IV's, IV ‖ count) may
+            // choose the path or index the table: a longer IV's J0 is
+            // GHASH under H, and a branch on its bits or a load at
+            // them would time the key. `public` is asked first, so a
+            // secret count is never looked at.
+            let mut s = if public && ctr & 0xff <= 0xf8 {
+                let p = self.round1.entries(ctr as u8, 8);
+                // SAFETY: `p` points to eight entries of 16 bytes.
+                core::array::from_fn(|j| unsafe {
+                    _mm_xor_si128(r, _mm_loadu_si128(p.add(j).cast()))
+                })
             } else {
-                self.open = !self.open;
-                if self.open { Kind::Open } else { Kind::Close }
-            }
-        }
-
-        /// Whether every pair begun was closed.
-        pub(crate) fn closed(&self) -> bool {
-            !self.open
-        }
-    }
-
-    /// One round of the eight AES states xmm0–7: the round key at
-    /// `$key` (an address expression) into xmm8, then `$op` (PXOR for the
-    /// whitening, AESENC, AESENCLAST) on each state.
-    #[rustfmt::skip] // one instruction per line
-    macro_rules! round {
-        ($op:literal, $key:literal) => {
-            concat!(
-                "movdqa xmm8, xmmword ptr [", $key, "]\n",
-                $op, " xmm0, xmm8\n",
-                $op, " xmm1, xmm8\n",
-                $op, " xmm2, xmm8\n",
-                $op, " xmm3, xmm8\n",
-                $op, " xmm4, xmm8\n",
-                $op, " xmm5, xmm8\n",
-                $op, " xmm6, xmm8\n",
-                $op, " xmm7, xmm8\n",
-            )
-        };
-    }
-
-    /// X1 ⊕ Y (X1 reflected) times H^8 (or H^16): the Karatsuba lo, hi
-    /// and raw middle products start the sums xmm9, xmm10, xmm11.
-    #[rustfmt::skip] // one instruction per line
-    macro_rules! first_product {
-        () => {
-            concat!(
-                "movdqu xmm12, xmmword ptr [{x}]\n",
-                "pshufb xmm12, xmm15\n",
-                "pxor xmm12, xmm9\n",
-                "pshufd xmm13, xmm12, 0x4e\n",
-                "pxor xmm13, xmm12\n",
-                "pclmulqdq xmm13, xmmword ptr [{tab} + 16], 0x00\n",
-                "movdqa xmm11, xmm13\n",
-                "movdqa xmm9, xmm12\n",
-                "pclmulqdq xmm9, xmmword ptr [{tab}], 0x00\n",
-                "pclmulqdq xmm12, xmmword ptr [{tab}], 0x11\n",
-                "movdqa xmm10, xmm12\n",
-            )
-        };
-    }
-
-    /// X(i+1) (block `$i` of the batch, reflected) times H^(8−i) (or
-    /// H^(16−i), the first batch of a pair), entry 2i from `{tab}`, with
-    /// its fold at entry 2i + 1: lo, hi and raw middle products added to
-    /// the sums xmm9, xmm10, xmm11.
-    #[rustfmt::skip] // one instruction per line
-    macro_rules! product {
-        ($i:literal) => {
-            concat!(
-                "movdqu xmm12, xmmword ptr [{x} + 16*", $i, "]\n",
-                "pshufb xmm12, xmm15\n",
-                "pshufd xmm13, xmm12, 0x4e\n",
-                "pxor xmm13, xmm12\n",
-                "pclmulqdq xmm13, xmmword ptr [{tab} + 32*", $i, " + 16], 0x00\n",
-                "pxor xmm11, xmm13\n",
-                "movdqa xmm14, xmm12\n",
-                "pclmulqdq xmm14, xmmword ptr [{tab} + 32*", $i, "], 0x00\n",
-                "pxor xmm9, xmm14\n",
-                "pclmulqdq xmm12, xmmword ptr [{tab} + 32*", $i, "], 0x11\n",
-                "pxor xmm10, xmm12\n",
-            )
-        };
-    }
-
-    /// The sums to the new GHASH value in xmm9: Karatsuba's middle
-    /// (raw ⊕ lo ⊕ hi) split across lo and hi, then lo folded twice with
-    /// 0xC2… ((w0, w1) ⊕ w0·C) and hi added.
-    #[rustfmt::skip] // one instruction per line
-    macro_rules! reduce {
-        () => {
-            concat!(
-                "pxor xmm11, xmm9\n",
-                "pxor xmm11, xmm10\n",
-                "movdqa xmm13, xmm11\n",
-                "pslldq xmm13, 8\n",
-                "psrldq xmm11, 8\n",
-                "pxor xmm9, xmm13\n",
-                "pxor xmm10, xmm11\n",
-                "movdqa xmm14, xmm9\n",
-                "pclmulqdq xmm14, xmmword ptr [{consts} + 16], 0x10\n",
-                "pshufd xmm9, xmm9, 0x4e\n",
-                "pxor xmm9, xmm14\n",
-                "movdqa xmm14, xmm9\n",
-                "pclmulqdq xmm14, xmmword ptr [{consts} + 16], 0x10\n",
-                "pshufd xmm9, xmm9, 0x4e\n",
-                "pxor xmm9, xmm14\n",
-                "pxor xmm9, xmm10\n",
-            )
-        };
-    }
-
-    /// The byte-reversal mask of PSHUFB (spec byte order ↔ the reflected
-    /// integer) and the fold multiplier (0, 0xC2… in the high qword), as
-    /// aligned memory operands for `stitch` (and `vaes-avx2`'s).
-    #[repr(C, align(16))]
-    pub(crate) struct Consts(pub(crate) [u8; 32]);
-
-    pub(crate) static CONSTS: Consts = Consts([
-        15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, //
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xC2,
-    ]);
-
-    /// len(A) ‖ len(C) in bits as the reflected integer: len(A) is the
-    /// high qword.
-    #[inline]
-    #[target_feature(enable = "sse2")]
-    fn lengths_block(aad_len: usize, total: usize) -> __m128i {
-        _mm_set_epi64x((aad_len as i64) << 3, (total as i64) << 3)
-    }
-
-    /// The full tag from the GHASH value (reflected) and E(K, Y_0) (here
-    /// and in `vaes-avx512`'s ends).
-    #[inline]
-    #[target_feature(enable = "ssse3,sse2")]
-    pub(crate) fn tag(acc: __m128i, tag_mask: __m128i) -> Block {
-        let y = _mm_shuffle_epi8(acc, clmul::byte_reverse_mask());
-        let mut tag = [0u8; 16];
-        // SAFETY: `tag` is 16 bytes; MOVDQU needs no alignment.
-        unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(y, tag_mask)) };
-        tag
-    }
-
-    impl FusedNi {
-        /// The one-pass loop; the contract of [`Kernel::crypt_blocks`],
-        /// from `src` to `dst`, `n` bytes, every byte of `dst` written.
-        ///
-        /// # Safety
-        ///
-        /// The CPU must support AES-NI, PCLMULQDQ, SSSE3 and SSE4.1; `src`
-        /// must be readable and `dst` writable for `n` bytes, the same
-        /// buffer or two that do not overlap.
-        #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-        pub(super) unsafe fn crypt(
-            &self,
-            counter: &mut Block,
-            y: &mut Block,
-            (src, dst, n): (*const u8, *mut u8, usize),
-            direction: Direction,
-            public: bool,
-        ) {
-            let ctr = u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]);
-            let batches = n / BATCH;
-            // SAFETY: `src` and `dst` are good for `n` ≥ `batches` whole
-            // batches (the caller's contract); the features `batches`
-            // needs are enabled here.
-            let acc = unsafe {
-                self.batches(
-                    counter,
-                    ctr,
-                    clmul::load(y),
-                    src,
-                    dst,
-                    batches,
-                    direction,
-                    public,
-                )
-            };
-            clmul::store(y, acc);
-            let ctr = ctr.wrapping_add(8 * batches as u32);
-            counter[12..].copy_from_slice(&ctr.to_be_bytes());
-            // The rest, copied into `dst` first when out of place; then
-            // `dst` is written throughout, and the last batch and the rest
-            // are finished there.
-            let bulk = batches * BATCH;
-            // SAFETY: `src` and `dst` are good for `n` bytes, the same
-            // buffer or not overlapping (the caller's contract); the loop
-            // wrote the first `bulk` of `dst`, and `in_output` the rest.
-            let data = unsafe {
-                in_output(src.wrapping_add(bulk), dst.wrapping_add(bulk), n - bulk);
-                core::slice::from_raw_parts_mut(dst, n)
-            };
-            finish_two_pass(self, counter, y, data, (batches, BATCH), direction);
-        }
-
-        /// The stitched loop over `batches` whole batches from the count
-        /// `ctr` after the prefix `counter[..12]`, reading `src` and
-        /// writing `dst` (the same pointer in place), folding the
-        /// ciphertext into `acc`; returns the GHASH value. Decryption
-        /// hashes every batch it reads; encryption every batch it wrote
-        /// but the last, whose ciphertext the caller hashes. `public`:
-        /// the counter is IV ‖ count for a 96-bit IV, which may choose
-        /// the counter blocks' path and index FACE's table; otherwise (J0 = GHASH(IV), the
-        /// general path's) every batch takes the branch-free way.
-        ///
-        /// # Safety
-        ///
-        /// The CPU must support AES-NI, PCLMULQDQ, SSSE3 and SSE4.1;
-        /// `src` must be `batches * BATCH` readable bytes and `dst` as
-        /// many writable ones, either the same or not overlapping.
-        #[inline]
-        #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-        #[allow(clippy::too_many_arguments)] // the loop's state, one by one
-        unsafe fn batches(
-            &self,
-            counter: &Block,
-            mut ctr: u32,
-            acc: __m128i,
-            src: *const u8,
-            dst: *mut u8,
-            batches: usize,
-            direction: Direction,
-            public: bool,
-        ) -> __m128i {
-            // Hashed batches go in pairs, one reduction per pair, the odd
-            // one out alone first (encryption hashes all but the last
-            // here); the GHASH value, or a pair's first sums, in `sums`.
-            let mut pairing = Pairing::new(match direction {
-                Direction::Decrypt => batches,
-                Direction::Encrypt => batches.saturating_sub(1),
-            });
-            let mut sums = [acc, _mm_setzero_si128(), _mm_setzero_si128()];
-            // Rounds 0 and 1 are done here, with the counter blocks: the
-            // states enter `stitch` at round 2. A public counter's batch
-            // whose eight counts share bytes 0..14 takes FACE's first
-            // round (the module header's "Counters"): `r` is round 1 of
-            // the block with the batch's bytes 0..14 and byte 15 zero.
-            let (k0, k1) = self.round_keys01();
-            let run_round1 = |ctr: u32| {
-                // SAFETY: the features `counter_blocks` needs are enabled
-                // here.
-                let base = unsafe { ni::counter_blocks::<1>(counter, ctr & !0xff) }[0];
-                _mm_aesenc_si128(_mm_xor_si128(base, k0), k1)
-            };
-            let mut r = run_round1(ctr);
-            for i in 0..batches {
-                // SAFETY: batch i (and i − 1) lies inside both buffers,
-                // per the contract.
-                let (input, output) = unsafe { (src.add(i * BATCH), dst.add(i * BATCH)) };
-                // Only a public counter (a 96-bit IV's, IV ‖ count) may
-                // choose the path or index the table: a longer IV's J0 is
-                // GHASH under H, and a branch on its bits or a load at
-                // them would time the key. `public` is asked first, so a
-                // secret count is never looked at.
-                let mut s = if public && ctr & 0xff <= 0xf8 {
-                    let p = self.round1.entries(ctr as u8, 8);
-                    // SAFETY: `p` points to eight entries of 16 bytes.
-                    core::array::from_fn(|j| unsafe {
-                        _mm_xor_si128(r, _mm_loadu_si128(p.add(j).cast()))
-                    })
-                } else {
-                    // SAFETY: the features `counter_blocks` needs are
-                    // enabled here.
-                    let mut s = unsafe { ni::counter_blocks::<8>(counter, ctr) };
-                    self.rounds01(&mut s);
-                    s
-                };
-                ctr = ctr.wrapping_add(8);
-                if public && ctr & 0xff < 8 {
-                    r = run_round1(ctr);
-                }
-                let hashed = match direction {
-                    Direction::Decrypt => Some(input),
-                    // SAFETY: as above.
-                    Direction::Encrypt if i > 0 => Some(unsafe { output.sub(BATCH) }.cast_const()),
-                    Direction::Encrypt => None,
-                };
-                match hashed {
-                    // SAFETY: `x` is 128 readable bytes, this batch's input
-                    // or the one before's output; the features `stitch`
-                    // needs are enabled.
-                    Some(x) => unsafe { self.stitch(&mut s, x, pairing.next(), &mut sums) },
-                    // The first batch of an encryption: AES alone.
-                    // SAFETY: the features `encrypt_from` needs are
-                    // enabled here.
-                    None => unsafe { self.aes.encrypt_from::<8, 2>(&mut s) },
-                }
-                // SAFETY: 128 bytes each, per the contract.
-                unsafe { xor_from(input, output, &s) };
-            }
-            debug_assert!(pairing.closed(), "hashed batches pair up");
-            sums[0]
-        }
-
-        /// A whole message of more than seven blocks with a 96-bit IV, no
-        /// `State`: the associated data hashed first, then
-        /// [`whole_from`](Self::whole_from) the first counter block. Returns
-        /// the full tag, every byte of `out` written: from `input` when
-        /// given, otherwise in place (`out` is then the message,
-        /// initialized).
-        ///
-        /// # Safety
-        ///
-        /// The CPU must support AES-NI, PCLMULQDQ, SSSE3 and SSE4.1; without
-        /// `input`, `out` must be initialized.
-        #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-        pub(super) unsafe fn whole(
-            &self,
-            iv: &[u8; 12],
-            aad: &[u8],
-            input: Option<&[u8]>,
-            out: &mut [MaybeUninit<u8>],
-            direction: Direction,
-        ) -> Block {
-            let mut y = [0u8; 16];
-            self.ghash.update_padded(&mut y, aad);
-            let lengths = (aad.len(), out.len());
-            // A message of whole batches has no block left to run beside
-            // Y_0 at the end: E(K, Y_0) is made first, beside the loop.
-            // SAFETY: the features `tag_mask` needs are enabled here.
-            let tag_mask = out
-                .len()
-                .is_multiple_of(BATCH)
-                .then(|| unsafe { self.tag_mask(iv) });
-            // SAFETY: passed on from the caller; Y_1 = IV ‖ 2.
-            unsafe {
-                self.whole_from(
-                    iv,
-                    2,
-                    clmul::load(&y),
-                    lengths,
-                    input,
-                    out,
-                    direction,
-                    tag_mask,
-                )
-            }
-        }
-
-        /// E(K, Y_0) for a 96-bit IV, Y_0 = IV ‖ 0^31 ‖ 1: the tag's mask.
-        ///
-        /// # Safety
-        ///
-        /// The CPU must support AES-NI and SSE2.
-        #[inline]
-        #[target_feature(enable = "aes,sse2,sse4.1")]
-        pub(crate) unsafe fn tag_mask(&self, iv: &[u8; 12]) -> __m128i {
-            let mut prefix = [0u8; 16];
-            prefix[..12].copy_from_slice(iv);
-            // SAFETY: the features `counter_blocks` and `encrypt` need are
-            // enabled here.
-            unsafe {
-                let mut y0 = ni::counter_blocks::<1>(&prefix, 1);
-                self.aes.encrypt(&mut y0);
-                y0[0]
-            }
-        }
-
-        /// The end of a whole message with a 96-bit IV whose associated
-        /// data and first blocks are hashed into `acc`: `out` (`input`)
-        /// from counter block IV ‖ `next` on, through the stitched loop
-        /// over its whole batches, then one last AES batch for what is left
-        /// (fewer than eight blocks) with Y_0 in its spare lane — stitched,
-        /// when encrypting, with the products of the last whole batch —
-        /// and the blocks left and the lengths block (`lengths`: the
-        /// associated data's and the whole message's bytes) hashed with one
-        /// reduction. Returns the full tag, every byte of `out` written.
-        /// `tag_mask` is E(K, Y_0) when the caller made it before its loop:
-        /// then Y_0 takes no lane, and when no block is left there is no
-        /// last batch (`whole` gives it for a message of whole batches).
-        ///
-        /// # Safety
-        ///
-        /// As [`whole`](Self::whole).
-        #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-        #[allow(clippy::too_many_arguments)]
-        unsafe fn whole_from(
-            &self,
-            iv: &[u8; 12],
-            next: u32,
-            mut acc: __m128i,
-            (aad_len, total): (usize, usize),
-            input: Option<&[u8]>,
-            out: &mut [MaybeUninit<u8>],
-            direction: Direction,
-            tag_mask: Option<__m128i>,
-        ) -> Block {
-            let n = out.len();
-            // IV ‖ 0^31 ‖ 1: Y_0, and the prefix of every counter block.
-            let y0 = ni::counter_block(iv, 1);
-            let mut j0 = [0u8; 16];
-            // SAFETY: `j0` is 16 writable bytes; MOVDQU needs no alignment.
-            unsafe { _mm_storeu_si128(j0.as_mut_ptr().cast(), y0) };
-
-            let batches = n / BATCH;
-            let dst = out.as_mut_ptr().cast::<u8>();
-            let src = input.map_or(dst.cast_const(), <[u8]>::as_ptr);
-            // SAFETY: `src` and `dst` are `n` bytes, the same buffer or
-            // two that do not overlap (a shared and a mutable borrow);
-            // the features `batches` needs are enabled here.
-            acc = unsafe { self.batches(&j0, next, acc, src, dst, batches, direction, true) };
-            let (body, rest) = out.split_at_mut(batches * BATCH);
-            // The fewer than eight blocks left go in place.
-            let rest = match input {
-                Some(input) => copy_into(rest, &input[batches * BATCH..]),
-                // SAFETY: in place, `out` is the message (the contract).
-                None => unsafe { assume_init(rest) },
-            };
-
-            // The last AES batch: lane 0 is Y_0 = IV ‖ 1 (unless E(K, Y_0)
-            // was given), lanes 1.. the blocks left; with eight left (a
-            // partial eighth), Y_0 goes alone. With nothing left and E(K,
-            // Y_0) given there is no batch: an encryption's last whole
-            // batch, which it would have hashed, is hashed on its own.
-            let left = rest.len().div_ceil(16);
-            let next = next.wrapping_add(8 * batches as u32);
-            let lane0_is_y0 = left < 8 && tag_mask.is_none();
-            let no_batch = left == 0 && tag_mask.is_some();
-            // SAFETY: the features `counter_blocks` needs are enabled here.
-            let mut s = unsafe {
-                let mut s = ni::counter_blocks::<8>(&j0, next.wrapping_sub(u32::from(lane0_is_y0)));
-                if lane0_is_y0 {
-                    s[0] = y0;
-                }
+                // SAFETY: the features `counter_blocks` needs are
+                // enabled here.
+                let mut s = unsafe { ni::counter_blocks::<8>(counter, ctr) };
+                self.rounds01(&mut s);
                 s
             };
-            let previous = match direction {
-                Direction::Encrypt if batches > 0 => {
-                    Some(body[body.len() - BATCH..].as_ptr().cast::<u8>())
-                }
-                _ => None,
+            ctr = ctr.wrapping_add(8);
+            if public && ctr & 0xff < 8 {
+                r = run_round1(ctr);
+            }
+            let hashed = match direction {
+                Direction::Decrypt => Some(input),
+                // SAFETY: as above.
+                Direction::Encrypt if i > 0 => Some(unsafe { output.sub(BATCH) }.cast_const()),
+                Direction::Encrypt => None,
             };
-            let reflect = |x| _mm_shuffle_epi8(x, clmul::byte_reverse_mask());
-            match previous {
-                Some(x) if no_batch => {
-                    let mut last = [_mm_setzero_si128(); 8];
-                    for (j, block) in last.iter_mut().enumerate() {
-                        // SAFETY: `x` is the last whole batch's 128 bytes;
-                        // MOVDQU needs no alignment.
-                        *block = reflect(unsafe { _mm_loadu_si128(x.add(16 * j).cast()) });
-                    }
-                    acc = self.fold(acc, &last);
-                }
-                Some(x) => {
-                    self.rounds01(&mut s);
-                    let mut sums = [acc, _mm_setzero_si128(), _mm_setzero_si128()];
-                    // SAFETY: `x` is the last whole batch's 128 bytes; the
-                    // features `stitch` needs are enabled here.
-                    unsafe { self.stitch(&mut s, x, Kind::Alone, &mut sums) };
-                    acc = sums[0];
-                }
-                None if no_batch => {}
-                // SAFETY: the features `encrypt` needs are enabled here.
-                None => unsafe { self.aes.encrypt(&mut s) },
+            match hashed {
+                // SAFETY: `x` is 128 readable bytes, this batch's input
+                // or the one before's output; the features `stitch`
+                // needs are enabled.
+                Some(x) => unsafe { self.stitch(&mut s, x, pairing.next(), &mut sums) },
+                // The first batch of an encryption: AES alone.
+                // SAFETY: the features `encrypt_from` needs are
+                // enabled here.
+                None => unsafe { self.aes.encrypt_from::<8, 2>(&mut s) },
             }
-            let tag_mask = match tag_mask {
-                Some(mask) => mask,
-                None if lane0_is_y0 => s[0],
-                // SAFETY: the features `tag_mask` needs are enabled here.
-                None => unsafe { self.tag_mask(iv) },
-            };
-
-            // The blocks left, zero-padded, then the lengths block, in
-            // registers, with one reduction (two groups when a partial
-            // eighth block makes them nine).
-            let mut hashed = [_mm_setzero_si128(); 9];
-            let first = usize::from(lane0_is_y0);
-            for (j, chunk) in rest.chunks_mut(16).enumerate() {
-                let (input, output) = ni::xor_block(chunk, s[first + j]);
-                hashed[j] = reflect(match direction {
-                    Direction::Encrypt => output,
-                    Direction::Decrypt => input,
-                });
-            }
-            hashed[left] = lengths_block(aad_len, total);
-            for group in hashed[..=left].chunks(8) {
-                acc = self.fold(acc, group);
-            }
-            tag(acc, tag_mask)
+            // SAFETY: 128 bytes each, per the contract.
+            unsafe { xor_from(input, output, &s) };
         }
-
-        /// The tag of a whole message whose blocks are all hashed into
-        /// `acc` but `last` (at most two, its last blocks, zero-padded
-        /// and reflected): those and the lengths block (`lengths`: the
-        /// associated data's and the message's bytes) folded in with one
-        /// reduction, E(K, Y_0) = `tag_mask` added. (`vaes-avx2`'s end
-        /// for a long message.)
-        #[inline]
-        #[target_feature(enable = "pclmulqdq,ssse3,sse2")]
-        pub(crate) fn lengths_tag(
-            &self,
-            acc: __m128i,
-            last: &[__m128i],
-            (aad_len, total): (usize, usize),
-            tag_mask: __m128i,
-        ) -> Block {
-            let lengths = lengths_block(aad_len, total);
-            // One form per count, so that each folds a fixed number of
-            // blocks (unrolled, the powers at fixed places).
-            let acc = match *last {
-                [] => self.fold(acc, &[lengths]),
-                [a] => self.fold(acc, &[a, lengths]),
-                [a, b, ..] => self.fold(acc, &[a, b, lengths]),
-            };
-            tag(acc, tag_mask)
-        }
-
-        /// AES round keys 0 and 1, which the counter blocks take before
-        /// they go to [`stitch`](Self::stitch).
-        #[inline]
-        #[target_feature(enable = "sse2")]
-        fn round_keys01(&self) -> (__m128i, __m128i) {
-            let keys = self.aes.round_keys();
-            // SAFETY: a round key is 16 readable bytes; MOVDQU needs no
-            // alignment.
-            unsafe {
-                (
-                    _mm_loadu_si128(keys[0].as_ptr().cast()),
-                    _mm_loadu_si128(keys[1].as_ptr().cast()),
-                )
-            }
-        }
-
-        /// Rounds 0 and 1 of the eight counter blocks `s`, as
-        /// instructions.
-        #[inline]
-        #[target_feature(enable = "aes,sse2")]
-        fn rounds01(&self, s: &mut [__m128i; 8]) {
-            let (k0, k1) = self.round_keys01();
-            for x in s {
-                *x = _mm_aesenc_si128(_mm_xor_si128(*x, k0), k1);
-            }
-        }
-
-        /// GHASH of the (reflected) `blocks`, at most eight, folded into
-        /// `acc`: (acc ⊕ X_1)·H^k ⊕ … ⊕ X_k·H in Karatsuba's form, one
-        /// reduction.
-        #[inline]
-        #[target_feature(enable = "pclmulqdq,sse2")]
-        fn fold(&self, acc: __m128i, blocks: &[__m128i]) -> __m128i {
-            let powers = self.ghash.powers();
-            let mut sum = clmul::KaratsubaSum::zero();
-            for (i, &x) in blocks.iter().enumerate() {
-                let x = if i == 0 { _mm_xor_si128(x, acc) } else { x };
-                sum = sum.add(x, clmul::to_m128(powers[blocks.len() - 1 - i]));
-            }
-            clmul::reduce(sum.wide())
-        }
-
-        /// Runs the eight counter blocks `s`, rounds 0 and 1 already done,
-        /// through AES rounds 2 on, in place, while folding the eight
-        /// ciphertext blocks `x` (128 bytes) into `sums` as `kind` says:
-        /// with the GHASH value in `sums[0]` added to the first block
-        /// (`Alone`, `Open`) or into the sums of the batch before
-        /// (`Close`); reduced into the new GHASH value in `sums[0]`
-        /// (`Alone`, `Close`) or handed on unreduced (`Open`: lo, hi and
-        /// the raw Karatsuba middle). The schedule is the module header's,
-        /// written out as instructions: left to itself the compiler runs
-        /// each block's rounds back to back, and the eight chains then no
-        /// longer fit in the core's scheduler together.
-        ///
-        /// # Safety
-        ///
-        /// The CPU must support AES-NI, PCLMULQDQ and SSSE3; `x` must be
-        /// 128 readable bytes.
-        #[inline]
-        #[target_feature(enable = "aes,pclmulqdq,ssse3,sse2")]
-        unsafe fn stitch(
-            &self,
-            s: &mut [__m128i; 8],
-            x: *const u8,
-            kind: Kind,
-            sums: &mut [__m128i; 3],
-        ) {
-            let keys = self.aes.round_keys();
-            let rounds = self.aes.rounds();
-            // H^16..H^9 for the first batch of a pair, H^8..H^1 otherwise.
-            let tab = if kind == Kind::Open {
-                self.tables.0[16..].as_ptr()
-            } else {
-                self.tables.0.as_ptr()
-            };
-            // The operands every schedule below takes: the states in
-            // xmm0–7, the sums in and out of xmm9–11, the rest of the
-            // registers clobbered (the module header's layout).
-            macro_rules! stitched {
-                ($($template:expr),+ ; $($operand:tt)*) => {
-                    asm!(
-                        $($template),+,
-                        $($operand)*
-                        keys = in(reg) keys.as_ptr(),
-                        last = in(reg) keys[rounds].as_ptr(),
-                        tab = in(reg) tab,
-                        consts = in(reg) CONSTS.0.as_ptr(),
-                        x = in(reg) x,
-                        inout("xmm0") s[0],
-                        inout("xmm1") s[1],
-                        inout("xmm2") s[2],
-                        inout("xmm3") s[3],
-                        inout("xmm4") s[4],
-                        inout("xmm5") s[5],
-                        inout("xmm6") s[6],
-                        inout("xmm7") s[7],
-                        out("xmm8") _,
-                        inout("xmm9") sums[0],
-                        inout("xmm10") sums[1],
-                        inout("xmm11") sums[2],
-                        out("xmm12") _,
-                        out("xmm13") _,
-                        out("xmm14") _,
-                        out("xmm15") _,
-                        options(nostack),
-                    )
-                };
-            }
-            // The two schedules, given the first product and the
-            // reduction (or nothing) that `kind` asks for.
-            macro_rules! by_rounds {
-                ($first:expr, $reduce:expr) => {
-                    if rounds == 14 {
-                        // AES-256: the products spread over the fourteen
-                        // rounds (the module header's schedule).
-                        stitched!(
-                            "movdqa xmm15, xmmword ptr [{consts}]",
-                            $first,
-                            round!("aesenc", "{keys} + 16*2"),
-                            product!(1),
-                            round!("aesenc", "{keys} + 16*3"),
-                            product!(2),
-                            round!("aesenc", "{keys} + 16*4"),
-                            round!("aesenc", "{keys} + 16*5"),
-                            product!(3),
-                            round!("aesenc", "{keys} + 16*6"),
-                            product!(4),
-                            round!("aesenc", "{keys} + 16*7"),
-                            round!("aesenc", "{keys} + 16*8"),
-                            product!(5),
-                            round!("aesenc", "{keys} + 16*9"),
-                            product!(6),
-                            round!("aesenc", "{keys} + 16*10"),
-                            round!("aesenc", "{keys} + 16*11"),
-                            product!(7),
-                            round!("aesenc", "{keys} + 16*12"),
-                            $reduce,
-                            round!("aesenc", "{keys} + 16*13"),
-                            round!("aesenclast", "{last}");
-                        );
-                    } else {
-                        // AES-128 and AES-192: a product after each of the
-                        // first eight rounds, the reduction after the ninth.
-                        stitched!(
-                            "movdqa xmm15, xmmword ptr [{consts}]",
-                            $first,
-                            product!(1),
-                            round!("aesenc", "{keys} + 16*2"),
-                            product!(2),
-                            round!("aesenc", "{keys} + 16*3"),
-                            product!(3),
-                            round!("aesenc", "{keys} + 16*4"),
-                            product!(4),
-                            round!("aesenc", "{keys} + 16*5"),
-                            product!(5),
-                            round!("aesenc", "{keys} + 16*6"),
-                            product!(6),
-                            round!("aesenc", "{keys} + 16*7"),
-                            product!(7),
-                            round!("aesenc", "{keys} + 16*8"),
-                            $reduce,
-                            round!("aesenc", "{keys} + 16*9"),
-                            // AES-192: two more rounds
-                            "cmp {rounds}, 10",
-                            "je 2f",
-                            round!("aesenc", "{keys} + 16*10"),
-                            round!("aesenc", "{keys} + 16*11"),
-                            "2:",
-                            round!("aesenclast", "{last}");
-                            rounds = in(reg) rounds,
-                        );
-                    }
-                };
-            }
-            // SAFETY: the caller's contract covers `x`; `keys`
-            // (aligned, 15 round keys), `self.tables` (sixteen entries from
-            // `tab`) and `CONSTS` (both aligned) are read at offsets inside
-            // them, as the aligned memory operands of the legacy SSE
-            // encodings require; the features are enabled on this
-            // function.
-            unsafe {
-                match kind {
-                    Kind::Alone => by_rounds!(first_product!(), reduce!()),
-                    Kind::Open => by_rounds!(first_product!(), ""),
-                    Kind::Close => by_rounds!(product!(0), reduce!()),
-                }
-            }
-        }
+        debug_assert!(pairing.closed(), "hashed batches pair up");
+        sums[0]
     }
 
-    /// A whole message with a 96-bit IV and no `State`: Y_0 … Y_c (c the
-    /// message's blocks) go through AES as one batch of c + 1 lanes (E(K,
-    /// Y_0) costs no latency of its own, and no lane is encrypted for
-    /// nothing), and the associated data's a blocks, the message's c
-    /// blocks and the lengths block are each multiplied by their power of
-    /// H (H^(a+c+1) for the first, …, H for the lengths block) in
-    /// Karatsuba's three products, summed unreduced and reduced once.
-    /// Partial blocks are read and written a few bytes at a time
-    /// (`ni::load_padded`, `ni::xor_block`), zero-padded for GHASH.
-    /// Returns the full tag.
-    ///
-    /// Against the eight-lane batch, schoolbook products and partial
-    /// blocks copied through a bounce buffer with `memcpy` that this
-    /// replaced, on Zen 1 (TSC cycles per message, 1024 one-message calls
-    /// in a row, encryption): 16 bytes 113 → 105, 64 bytes 165 → 130, 64
-    /// bytes with 8 of AAD 180 → 132, 68 with 8 of AAD (an ESP packet's
-    /// shape) 208 → 175, 100 bytes 211 → 163.
-    ///
-    /// The lane count and the direction are constants of
-    /// [`short_lanes`]: one straight-line body per message shape, whose
-    /// message blocks take constant powers of H and keystream lanes that
-    /// stay in registers. The body over a runtime block count that this
-    /// replaced checked every power's index, branched on the direction
-    /// and on the end of the message at every block, and went through a
-    /// stack copy of the keystream: 276 instructions for a 64-byte
-    /// message against 201 now (Valgrind, `ni-clmul`, AES-128).
+    /// A whole message of more than seven blocks with a 96-bit IV, no
+    /// `State`: the associated data hashed first, then
+    /// [`whole_from`](Self::whole_from) the first counter block. Returns
+    /// the full tag, every byte of `out` written: from `input` when
+    /// given, otherwise in place (`out` is then the message,
+    /// initialized).
     ///
     /// # Safety
     ///
-    /// The CPU must support AES-NI, PCLMULQDQ, SSSE3 and SSE4.1; the
-    /// message must have at most seven blocks and a + c + 1 ≤ 8.
+    /// The CPU must support AES-NI, PCLMULQDQ, SSSE3 and SSE4.1; without
+    /// `input`, `out` must be initialized.
     #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-    pub(super) unsafe fn short(
-        aes: &Ni,
-        ghash: &Clmul,
+    pub(crate) unsafe fn whole(
+        &self,
         iv: &[u8; 12],
         aad: &[u8],
-        data: &mut [u8],
+        input: Option<&[u8]>,
+        out: &mut [MaybeUninit<u8>],
         direction: Direction,
     ) -> Block {
-        // SAFETY: this function's contract is `short_lanes`'s; each arm's
-        // lane count is the message's blocks plus one, as it requires.
+        let mut y = [0u8; 16];
+        self.ghash.update_padded(&mut y, aad);
+        let lengths = (aad.len(), out.len());
+        // A message of whole batches has no block left to run beside
+        // Y_0 at the end: E(K, Y_0) is made first, beside the loop.
+        // SAFETY: the features `tag_mask` needs are enabled here.
+        let tag_mask = out
+            .len()
+            .is_multiple_of(BATCH)
+            .then(|| unsafe { self.tag_mask(iv) });
+        // SAFETY: passed on from the caller; Y_1 = IV ‖ 2.
         unsafe {
-            match direction {
-                Direction::Encrypt => short_shape::<true>(aes, ghash, iv, aad, data),
-                Direction::Decrypt => short_shape::<false>(aes, ghash, iv, aad, data),
-            }
+            self.whole_from(
+                iv,
+                2,
+                clmul::load(&y),
+                lengths,
+                input,
+                out,
+                direction,
+                tag_mask,
+            )
         }
     }
 
-    /// [`short`] for one direction: the body for the message's lane count.
+    /// E(K, Y_0) for a 96-bit IV, Y_0 = IV ‖ 0^31 ‖ 1: the tag's mask.
     ///
     /// # Safety
     ///
-    /// As for [`short`].
+    /// The CPU must support AES-NI and SSE2.
     #[inline]
-    #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-    unsafe fn short_shape<const ENCRYPT: bool>(
-        aes: &Ni,
-        ghash: &Clmul,
-        iv: &[u8; 12],
-        aad: &[u8],
-        data: &mut [u8],
-    ) -> Block {
-        // SAFETY: as for `short`; L = c + 1 in every arm.
-        unsafe {
-            match data.len().div_ceil(16) {
-                0 => short_lanes::<1, ENCRYPT>(aes, ghash, iv, aad, data),
-                1 => short_lanes::<2, ENCRYPT>(aes, ghash, iv, aad, data),
-                2 => short_lanes::<3, ENCRYPT>(aes, ghash, iv, aad, data),
-                3 => short_lanes::<4, ENCRYPT>(aes, ghash, iv, aad, data),
-                4 => short_lanes::<5, ENCRYPT>(aes, ghash, iv, aad, data),
-                5 => short_lanes::<6, ENCRYPT>(aes, ghash, iv, aad, data),
-                6 => short_lanes::<7, ENCRYPT>(aes, ghash, iv, aad, data),
-                _ => short_lanes::<8, ENCRYPT>(aes, ghash, iv, aad, data),
-            }
-        }
-    }
-
-    /// [`short`] for a message of c = `L` − 1 blocks: AES over the `L`
-    /// counter blocks Y_0 … Y_c, then the hashed blocks in order. With m =
-    /// a + c + 1 hashed blocks, block i is multiplied by H^(m − i),
-    /// `powers[m − 1 − i]`: message block j (i = a + j) by `powers[c −
-    /// j]`, a constant here, and the lengths block by `powers[0]`.
-    ///
-    /// # Safety
-    ///
-    /// As for [`short`], and `data` has c = `L` − 1 blocks (the last one
-    /// possibly partial).
-    #[inline]
-    #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-    unsafe fn short_lanes<const L: usize, const ENCRYPT: bool>(
-        aes: &Ni,
-        ghash: &Clmul,
-        iv: &[u8; 12],
-        aad: &[u8],
-        data: &mut [u8],
-    ) -> Block {
-        let n = data.len();
-        let c = L - 1;
-        let a = aad.len().div_ceil(16);
-        debug_assert!(n.div_ceil(16) == c && a + c < 8);
-        let powers = ghash.powers();
-        let power = |k: usize| clmul::to_m128(powers[k]);
-
-        let mut j0 = [0u8; 16];
-        j0[..12].copy_from_slice(iv);
-        // SAFETY: the features of `counter_blocks` and `encrypt` are
+    #[target_feature(enable = "aes,sse2,sse4.1")]
+    pub(crate) unsafe fn tag_mask(&self, iv: &[u8; 12]) -> __m128i {
+        let mut prefix = [0u8; 16];
+        prefix[..12].copy_from_slice(iv);
+        // SAFETY: the features `counter_blocks` and `encrypt` need are
         // enabled here.
-        let s = unsafe {
-            let mut lanes = ni::counter_blocks::<L>(&j0, 1);
-            aes.encrypt(&mut lanes);
-            lanes
+        unsafe {
+            let mut y0 = ni::counter_blocks::<1>(&prefix, 1);
+            self.aes.encrypt(&mut y0);
+            y0[0]
+        }
+    }
+
+    /// The end of a whole message with a 96-bit IV whose associated
+    /// data and first blocks are hashed into `acc`: `out` (`input`)
+    /// from counter block IV ‖ `next` on, through the stitched loop
+    /// over its whole batches, then one last AES batch for what is left
+    /// (fewer than eight blocks) with Y_0 in its spare lane — stitched,
+    /// when encrypting, with the products of the last whole batch —
+    /// and the blocks left and the lengths block (`lengths`: the
+    /// associated data's and the whole message's bytes) hashed with one
+    /// reduction. Returns the full tag, every byte of `out` written.
+    /// `tag_mask` is E(K, Y_0) when the caller made it before its loop:
+    /// then Y_0 takes no lane, and when no block is left there is no
+    /// last batch (`whole` gives it for a message of whole batches).
+    ///
+    /// # Safety
+    ///
+    /// As [`whole`](Self::whole).
+    #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn whole_from(
+        &self,
+        iv: &[u8; 12],
+        next: u32,
+        mut acc: __m128i,
+        (aad_len, total): (usize, usize),
+        input: Option<&[u8]>,
+        out: &mut [MaybeUninit<u8>],
+        direction: Direction,
+        tag_mask: Option<__m128i>,
+    ) -> Block {
+        let n = out.len();
+        // IV ‖ 0^31 ‖ 1: Y_0, and the prefix of every counter block.
+        let y0 = ni::counter_block(iv, 1);
+        let mut j0 = [0u8; 16];
+        // SAFETY: `j0` is 16 writable bytes; MOVDQU needs no alignment.
+        unsafe { _mm_storeu_si128(j0.as_mut_ptr().cast(), y0) };
+
+        let batches = n / BATCH;
+        let dst = out.as_mut_ptr().cast::<u8>();
+        let src = input.map_or(dst.cast_const(), <[u8]>::as_ptr);
+        // SAFETY: `src` and `dst` are `n` bytes, the same buffer or
+        // two that do not overlap (a shared and a mutable borrow);
+        // the features `batches` needs are enabled here.
+        acc = unsafe { self.batches(&j0, next, acc, src, dst, batches, direction, true) };
+        let (body, rest) = out.split_at_mut(batches * BATCH);
+        // The fewer than eight blocks left go in place.
+        let rest = match input {
+            Some(input) => copy_into(rest, &input[batches * BATCH..]),
+            // SAFETY: in place, `out` is the message (the contract).
+            None => unsafe { assume_init(rest) },
         };
 
-        let reflect = |x| _mm_shuffle_epi8(x, clmul::byte_reverse_mask());
-        // What is hashed is the ciphertext: the output when encrypting,
-        // the input when decrypting.
-        let ciphertext = |(input, output)| if ENCRYPT { output } else { input };
-        let mut sum = clmul::KaratsubaSum::zero();
-        for (i, chunk) in aad.chunks(16).enumerate() {
-            sum = sum.add(reflect(ni::load_padded(chunk)), power(a + c - i));
-        }
-        if c > 0 {
-            // The c − 1 whole blocks, then the last (whole or partial;
-            // the output past the message's end is masked off, so the
-            // ciphertext is hashed zero-padded).
-            let (whole, last) = data.split_at_mut(16 * (c - 1));
-            for (j, block) in whole.as_chunks_mut::<16>().0.iter_mut().enumerate() {
-                let x = ciphertext(ni::xor_block(block, s[j + 1]));
-                sum = sum.add(reflect(x), power(c - j));
+        // The last AES batch: lane 0 is Y_0 = IV ‖ 1 (unless E(K, Y_0)
+        // was given), lanes 1.. the blocks left; with eight left (a
+        // partial eighth), Y_0 goes alone. With nothing left and E(K,
+        // Y_0) given there is no batch: an encryption's last whole
+        // batch, which it would have hashed, is hashed on its own.
+        let left = rest.len().div_ceil(16);
+        let next = next.wrapping_add(8 * batches as u32);
+        let lane0_is_y0 = left < 8 && tag_mask.is_none();
+        let no_batch = left == 0 && tag_mask.is_some();
+        // SAFETY: the features `counter_blocks` needs are enabled here.
+        let mut s = unsafe {
+            let mut s = ni::counter_blocks::<8>(&j0, next.wrapping_sub(u32::from(lane0_is_y0)));
+            if lane0_is_y0 {
+                s[0] = y0;
             }
-            let x = ciphertext(ni::xor_block(last, s[c]));
-            sum = sum.add(reflect(x), power(1));
+            s
+        };
+        let previous = match direction {
+            Direction::Encrypt if batches > 0 => {
+                Some(body[body.len() - BATCH..].as_ptr().cast::<u8>())
+            }
+            _ => None,
+        };
+        let reflect = |x| _mm_shuffle_epi8(x, clmul::byte_reverse_mask());
+        match previous {
+            Some(x) if no_batch => {
+                let mut last = [_mm_setzero_si128(); 8];
+                for (j, block) in last.iter_mut().enumerate() {
+                    // SAFETY: `x` is the last whole batch's 128 bytes;
+                    // MOVDQU needs no alignment.
+                    *block = reflect(unsafe { _mm_loadu_si128(x.add(16 * j).cast()) });
+                }
+                acc = self.fold(acc, &last);
+            }
+            Some(x) => {
+                self.rounds01(&mut s);
+                let mut sums = [acc, _mm_setzero_si128(), _mm_setzero_si128()];
+                // SAFETY: `x` is the last whole batch's 128 bytes; the
+                // features `stitch` needs are enabled here.
+                unsafe { self.stitch(&mut s, x, Kind::Alone, &mut sums) };
+                acc = sums[0];
+            }
+            None if no_batch => {}
+            // SAFETY: the features `encrypt` needs are enabled here.
+            None => unsafe { self.aes.encrypt(&mut s) },
         }
-        // len(A) ‖ len(C) in bits as the reflected integer: len(A) is
-        // the high qword. Times H.
-        let lengths = _mm_set_epi64x((aad.len() as i64) << 3, (n as i64) << 3);
-        sum = sum.add(lengths, power(0));
-        let y = reflect(clmul::reduce(sum.wide()));
-        let mut tag = [0u8; 16];
-        // SAFETY: `tag` is 16 writable bytes; MOVDQU needs no alignment.
-        unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(y, s[0])) };
-        tag
+        let tag_mask = match tag_mask {
+            Some(mask) => mask,
+            None if lane0_is_y0 => s[0],
+            // SAFETY: the features `tag_mask` needs are enabled here.
+            None => unsafe { self.tag_mask(iv) },
+        };
+
+        // The blocks left, zero-padded, then the lengths block, in
+        // registers, with one reduction (two groups when a partial
+        // eighth block makes them nine).
+        let mut hashed = [_mm_setzero_si128(); 9];
+        let first = usize::from(lane0_is_y0);
+        for (j, chunk) in rest.chunks_mut(16).enumerate() {
+            let (input, output) = ni::xor_block(chunk, s[first + j]);
+            hashed[j] = reflect(match direction {
+                Direction::Encrypt => output,
+                Direction::Decrypt => input,
+            });
+        }
+        hashed[left] = lengths_block(aad_len, total);
+        for group in hashed[..=left].chunks(8) {
+            acc = self.fold(acc, group);
+        }
+        tag(acc, tag_mask)
     }
 
-    /// `dst = src ⊕ keystream`, eight blocks.
+    /// The tag of a whole message whose blocks are all hashed into
+    /// `acc` but `last` (at most two, its last blocks, zero-padded
+    /// and reflected): those and the lengths block (`lengths`: the
+    /// associated data's and the message's bytes) folded in with one
+    /// reduction, E(K, Y_0) = `tag_mask` added. (`vaes-avx2`'s end
+    /// for a long message.)
+    #[inline]
+    #[target_feature(enable = "pclmulqdq,ssse3,sse2")]
+    pub(crate) fn lengths_tag(
+        &self,
+        acc: __m128i,
+        last: &[__m128i],
+        (aad_len, total): (usize, usize),
+        tag_mask: __m128i,
+    ) -> Block {
+        let lengths = lengths_block(aad_len, total);
+        // One form per count, so that each folds a fixed number of
+        // blocks (unrolled, the powers at fixed places).
+        let acc = match *last {
+            [] => self.fold(acc, &[lengths]),
+            [a] => self.fold(acc, &[a, lengths]),
+            [a, b, ..] => self.fold(acc, &[a, b, lengths]),
+        };
+        tag(acc, tag_mask)
+    }
+
+    /// AES round keys 0 and 1, which the counter blocks take before
+    /// they go to [`stitch`](Self::stitch).
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn round_keys01(&self) -> (__m128i, __m128i) {
+        let keys = self.aes.round_keys();
+        // SAFETY: a round key is 16 readable bytes; MOVDQU needs no
+        // alignment.
+        unsafe {
+            (
+                _mm_loadu_si128(keys[0].as_ptr().cast()),
+                _mm_loadu_si128(keys[1].as_ptr().cast()),
+            )
+        }
+    }
+
+    /// Rounds 0 and 1 of the eight counter blocks `s`, as
+    /// instructions.
+    #[inline]
+    #[target_feature(enable = "aes,sse2")]
+    fn rounds01(&self, s: &mut [__m128i; 8]) {
+        let (k0, k1) = self.round_keys01();
+        for x in s {
+            *x = _mm_aesenc_si128(_mm_xor_si128(*x, k0), k1);
+        }
+    }
+
+    /// GHASH of the (reflected) `blocks`, at most eight, folded into
+    /// `acc`: (acc ⊕ X_1)·H^k ⊕ … ⊕ X_k·H in Karatsuba's form, one
+    /// reduction.
+    #[inline]
+    #[target_feature(enable = "pclmulqdq,sse2")]
+    fn fold(&self, acc: __m128i, blocks: &[__m128i]) -> __m128i {
+        let powers = self.ghash.powers();
+        let mut sum = clmul::KaratsubaSum::zero();
+        for (i, &x) in blocks.iter().enumerate() {
+            let x = if i == 0 { _mm_xor_si128(x, acc) } else { x };
+            sum = sum.add(x, clmul::to_m128(powers[blocks.len() - 1 - i]));
+        }
+        clmul::reduce(sum.wide())
+    }
+
+    /// Runs the eight counter blocks `s`, rounds 0 and 1 already done,
+    /// through AES rounds 2 on, in place, while folding the eight
+    /// ciphertext blocks `x` (128 bytes) into `sums` as `kind` says:
+    /// with the GHASH value in `sums[0]` added to the first block
+    /// (`Alone`, `Open`) or into the sums of the batch before
+    /// (`Close`); reduced into the new GHASH value in `sums[0]`
+    /// (`Alone`, `Close`) or handed on unreduced (`Open`: lo, hi and
+    /// the raw Karatsuba middle). The schedule is the module header's,
+    /// written out as instructions: left to itself the compiler runs
+    /// each block's rounds back to back, and the eight chains then no
+    /// longer fit in the core's scheduler together.
     ///
     /// # Safety
     ///
-    /// `src` must be 128 readable bytes and `dst` 128 writable ones,
-    /// either the same or not overlapping.
+    /// The CPU must support AES-NI, PCLMULQDQ and SSSE3; `x` must be
+    /// 128 readable bytes.
     #[inline]
-    #[target_feature(enable = "sse2")]
-    unsafe fn xor_from(src: *const u8, dst: *mut u8, keystream: &[__m128i; 8]) {
-        for (j, k) in keystream.iter().enumerate() {
-            // SAFETY: block j of the 128 bytes, per the contract;
-            // MOVDQU needs no alignment.
-            unsafe {
-                let x = _mm_loadu_si128(src.add(16 * j).cast());
-                _mm_storeu_si128(dst.add(16 * j).cast(), _mm_xor_si128(x, *k));
+    #[target_feature(enable = "aes,pclmulqdq,ssse3,sse2")]
+    unsafe fn stitch(
+        &self,
+        s: &mut [__m128i; 8],
+        x: *const u8,
+        kind: Kind,
+        sums: &mut [__m128i; 3],
+    ) {
+        let keys = self.aes.round_keys();
+        let rounds = self.aes.rounds();
+        // H^16..H^9 for the first batch of a pair, H^8..H^1 otherwise.
+        let tab = if kind == Kind::Open {
+            self.tables.0[16..].as_ptr()
+        } else {
+            self.tables.0.as_ptr()
+        };
+        // The operands every schedule below takes: the states in
+        // xmm0–7, the sums in and out of xmm9–11, the rest of the
+        // registers clobbered (the module header's layout).
+        macro_rules! stitched {
+            ($($template:expr),+ ; $($operand:tt)*) => {
+                asm!(
+                    $($template),+,
+                    $($operand)*
+                    keys = in(reg) keys.as_ptr(),
+                    last = in(reg) keys[rounds].as_ptr(),
+                    tab = in(reg) tab,
+                    consts = in(reg) CONSTS.0.as_ptr(),
+                    x = in(reg) x,
+                    inout("xmm0") s[0],
+                    inout("xmm1") s[1],
+                    inout("xmm2") s[2],
+                    inout("xmm3") s[3],
+                    inout("xmm4") s[4],
+                    inout("xmm5") s[5],
+                    inout("xmm6") s[6],
+                    inout("xmm7") s[7],
+                    out("xmm8") _,
+                    inout("xmm9") sums[0],
+                    inout("xmm10") sums[1],
+                    inout("xmm11") sums[2],
+                    out("xmm12") _,
+                    out("xmm13") _,
+                    out("xmm14") _,
+                    out("xmm15") _,
+                    options(nostack),
+                )
+            };
+        }
+        // The two schedules, given the first product and the
+        // reduction (or nothing) that `kind` asks for.
+        macro_rules! by_rounds {
+            ($first:expr, $reduce:expr) => {
+                if rounds == 14 {
+                    // AES-256: the products spread over the fourteen
+                    // rounds (the module header's schedule).
+                    stitched!(
+                        "movdqa xmm15, xmmword ptr [{consts}]",
+                        $first,
+                        round!("aesenc", "{keys} + 16*2"),
+                        product!(1),
+                        round!("aesenc", "{keys} + 16*3"),
+                        product!(2),
+                        round!("aesenc", "{keys} + 16*4"),
+                        round!("aesenc", "{keys} + 16*5"),
+                        product!(3),
+                        round!("aesenc", "{keys} + 16*6"),
+                        product!(4),
+                        round!("aesenc", "{keys} + 16*7"),
+                        round!("aesenc", "{keys} + 16*8"),
+                        product!(5),
+                        round!("aesenc", "{keys} + 16*9"),
+                        product!(6),
+                        round!("aesenc", "{keys} + 16*10"),
+                        round!("aesenc", "{keys} + 16*11"),
+                        product!(7),
+                        round!("aesenc", "{keys} + 16*12"),
+                        $reduce,
+                        round!("aesenc", "{keys} + 16*13"),
+                        round!("aesenclast", "{last}");
+                    );
+                } else {
+                    // AES-128 and AES-192: a product after each of the
+                    // first eight rounds, the reduction after the ninth.
+                    stitched!(
+                        "movdqa xmm15, xmmword ptr [{consts}]",
+                        $first,
+                        product!(1),
+                        round!("aesenc", "{keys} + 16*2"),
+                        product!(2),
+                        round!("aesenc", "{keys} + 16*3"),
+                        product!(3),
+                        round!("aesenc", "{keys} + 16*4"),
+                        product!(4),
+                        round!("aesenc", "{keys} + 16*5"),
+                        product!(5),
+                        round!("aesenc", "{keys} + 16*6"),
+                        product!(6),
+                        round!("aesenc", "{keys} + 16*7"),
+                        product!(7),
+                        round!("aesenc", "{keys} + 16*8"),
+                        $reduce,
+                        round!("aesenc", "{keys} + 16*9"),
+                        // AES-192: two more rounds
+                        "cmp {rounds}, 10",
+                        "je 2f",
+                        round!("aesenc", "{keys} + 16*10"),
+                        round!("aesenc", "{keys} + 16*11"),
+                        "2:",
+                        round!("aesenclast", "{last}");
+                        rounds = in(reg) rounds,
+                    );
+                }
+            };
+        }
+        // SAFETY: the caller's contract covers `x`; `keys`
+        // (aligned, 15 round keys), `self.tables` (sixteen entries from
+        // `tab`) and `CONSTS` (both aligned) are read at offsets inside
+        // them, as the aligned memory operands of the legacy SSE
+        // encodings require; the features are enabled on this
+        // function.
+        unsafe {
+            match kind {
+                Kind::Alone => by_rounds!(first_product!(), reduce!()),
+                Kind::Open => by_rounds!(first_product!(), ""),
+                Kind::Close => by_rounds!(product!(0), reduce!()),
             }
+        }
+    }
+}
+
+/// `dst = src ⊕ keystream`, eight blocks.
+///
+/// # Safety
+///
+/// `src` must be 128 readable bytes and `dst` 128 writable ones,
+/// either the same or not overlapping.
+#[inline]
+#[target_feature(enable = "sse2")]
+unsafe fn xor_from(src: *const u8, dst: *mut u8, keystream: &[__m128i; 8]) {
+    for (j, k) in keystream.iter().enumerate() {
+        // SAFETY: block j of the 128 bytes, per the contract;
+        // MOVDQU needs no alignment.
+        unsafe {
+            let x = _mm_loadu_si128(src.add(16 * j).cast());
+            _mm_storeu_si128(dst.add(16 * j).cast(), _mm_xor_si128(x, *k));
         }
     }
 }

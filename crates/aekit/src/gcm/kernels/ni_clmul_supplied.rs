@@ -22,222 +22,216 @@
 //! S. Gueron, M. Kounavis, *Intel Carry-Less Multiplication Instruction
 //! and its Usage for Computing the GCM Mode* (aggregated reduction).
 
-#[cfg(target_arch = "x86_64")]
-pub(crate) use imp::crypt;
+use core::arch::x86_64::{
+    __m128i, _mm_loadu_si128, _mm_set_epi64x, _mm_setzero_si128, _mm_shuffle_epi8,
+    _mm_storeu_si128, _mm_xor_si128,
+};
 
-#[cfg(target_arch = "x86_64")]
-mod imp {
-    use core::arch::x86_64::{
-        __m128i, _mm_loadu_si128, _mm_set_epi64x, _mm_setzero_si128, _mm_shuffle_epi8,
-        _mm_storeu_si128, _mm_xor_si128,
-    };
+use super::shared::sums;
+use crate::aes::Block;
+use crate::gcm::kernel::Direction;
+use crate::ghash::clmul::{Clmul, Wide, byte_reverse_mask, mul_wide, reduce, store, to_m128};
 
-    use super::super::kernel::Direction;
-    use super::super::precomputed::sums;
-    use crate::aes::Block;
-    use crate::ghash::clmul::{Clmul, Wide, byte_reverse_mask, mul_wide, reduce, store, to_m128};
+/// GCM over `data` in place with `keystream` (E(K, Y_0), then at
+/// least `data.len()` bytes of E(K, Y_1), …), associated data `aad`;
+/// returns the full tag. The lengths have been checked by the caller.
+pub(crate) fn crypt(
+    key: &Clmul,
+    keystream: &[u8],
+    aad: &[u8],
+    data: &mut [u8],
+    direction: Direction,
+) -> Block {
+    assert!(keystream.len() >= 16 + data.len(), "keystream too short");
+    let encrypt = direction == Direction::Encrypt;
+    // SAFETY: `key` exists, so PCLMULQDQ, SSSE3 and SSE2 were
+    // detected; the keystream covers the data (asserted above).
+    unsafe { whole(key.powers(), keystream, aad, data, encrypt) }
+}
 
-    /// GCM over `data` in place with `keystream` (E(K, Y_0), then at
-    /// least `data.len()` bytes of E(K, Y_1), …), associated data `aad`;
-    /// returns the full tag. The lengths have been checked by the caller.
-    pub(crate) fn crypt(
-        key: &Clmul,
-        keystream: &[u8],
-        aad: &[u8],
-        data: &mut [u8],
-        direction: Direction,
-    ) -> Block {
-        assert!(keystream.len() >= 16 + data.len(), "keystream too short");
-        let encrypt = direction == Direction::Encrypt;
-        // SAFETY: `key` exists, so PCLMULQDQ, SSSE3 and SSE2 were
-        // detected; the keystream covers the data (asserted above).
-        unsafe { whole(key.powers(), keystream, aad, data, encrypt) }
-    }
+/// Products waiting for a reduction, as `supplied_avx512`'s: block j
+/// of a sum of T is multiplied by H^(T−j); the sum is reduced as its
+/// last block comes in, into `acc`, which joins the next sum's first.
+struct Folder<'a> {
+    h: &'a [__m128i; 8],
+    acc: __m128i,
+    sum: Wide,
+    /// Blocks still to come in the current sum.
+    left: usize,
+    /// Whether `acc` has yet to join the current sum.
+    fresh: bool,
+    /// The sizes of the sums after the current one ([`sums`]).
+    sizes: usize,
+}
 
-    /// Products waiting for a reduction, as `supplied_avx512`'s: block j
-    /// of a sum of T is multiplied by H^(T−j); the sum is reduced as its
-    /// last block comes in, into `acc`, which joins the next sum's first.
-    struct Folder<'a> {
-        h: &'a [__m128i; 8],
-        acc: __m128i,
-        sum: Wide,
-        /// Blocks still to come in the current sum.
-        left: usize,
-        /// Whether `acc` has yet to join the current sum.
-        fresh: bool,
-        /// The sizes of the sums after the current one ([`sums`]).
-        sizes: usize,
-    }
-
-    impl<'a> Folder<'a> {
-        #[inline]
-        #[target_feature(enable = "sse2")]
-        fn new(h: &'a [__m128i; 8], acc: __m128i, groups: [usize; 3]) -> Folder<'a> {
-            let sizes = sums(groups, 8);
-            Folder {
-                h,
-                acc,
-                sum: zero(),
-                left: sizes & 0xFF,
-                fresh: true,
-                sizes: sizes >> 8,
-            }
-        }
-
-        /// The next block, as an integer (byte-reversed from spec order).
-        #[inline]
-        #[target_feature(enable = "pclmulqdq,sse2")]
-        fn add(&mut self, mut x: __m128i) {
-            if self.fresh {
-                x = _mm_xor_si128(x, self.acc);
-                self.fresh = false;
-            }
-            self.left -= 1;
-            self.sum = self.sum.xor(mul_wide(x, self.h[self.left & 7]));
-            if self.left == 0 {
-                self.acc = reduce(self.sum);
-                self.sum = zero();
-                self.fresh = true;
-                self.left = self.sizes & 0xFF;
-                self.sizes >>= 8;
-            }
-        }
-
-        /// `bytes` (fewer than 128), the last block zero-padded.
-        #[inline]
-        #[target_feature(enable = "pclmulqdq,ssse3,sse2")]
-        fn add_bytes(&mut self, bytes: &[u8]) {
-            for block in bytes.chunks(16) {
-                let mut padded = [0u8; 16];
-                padded[..block.len()].copy_from_slice(block);
-                self.add(reflect(load(&padded)));
-            }
+impl<'a> Folder<'a> {
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn new(h: &'a [__m128i; 8], acc: __m128i, groups: [usize; 3]) -> Folder<'a> {
+        let sizes = sums(groups, 8);
+        Folder {
+            h,
+            acc,
+            sum: zero(),
+            left: sizes & 0xFF,
+            fresh: true,
+            sizes: sizes >> 8,
         }
     }
 
-    /// # Safety
-    /// The CPU must support PCLMULQDQ, SSSE3 and SSE2; `keystream` is at
-    /// least `16 + data.len()` bytes.
+    /// The next block, as an integer (byte-reversed from spec order).
+    #[inline]
+    #[target_feature(enable = "pclmulqdq,sse2")]
+    fn add(&mut self, mut x: __m128i) {
+        if self.fresh {
+            x = _mm_xor_si128(x, self.acc);
+            self.fresh = false;
+        }
+        self.left -= 1;
+        self.sum = self.sum.xor(mul_wide(x, self.h[self.left & 7]));
+        if self.left == 0 {
+            self.acc = reduce(self.sum);
+            self.sum = zero();
+            self.fresh = true;
+            self.left = self.sizes & 0xFF;
+            self.sizes >>= 8;
+        }
+    }
+
+    /// `bytes` (fewer than 128), the last block zero-padded.
+    #[inline]
     #[target_feature(enable = "pclmulqdq,ssse3,sse2")]
-    unsafe fn whole(
-        powers: &[u128; 8],
-        keystream: &[u8],
-        aad: &[u8],
-        data: &mut [u8],
-        encrypt: bool,
-    ) -> Block {
-        let h: [__m128i; 8] = core::array::from_fn(|k| to_m128(powers[k]));
-        let mut acc = _mm_setzero_si128();
-        let (tag_mask, stream) = keystream.split_at(16);
-        let (body, rest) = data.split_at_mut(data.len() / 128 * 128);
-        let ks_rest = &stream[body.len()..];
-
-        // The associated data: whole chunks, then its rest, which waits
-        // for the last sums when no whole chunk of the message follows.
-        let aad_chunks = aad.chunks_exact(128);
-        let aad_rest = aad_chunks.remainder();
-        for chunk in aad_chunks {
-            acc = eight(&h, acc, &core::array::from_fn(|j| load(&chunk[16 * j..])));
+    fn add_bytes(&mut self, bytes: &[u8]) {
+        for block in bytes.chunks(16) {
+            let mut padded = [0u8; 16];
+            padded[..block.len()].copy_from_slice(block);
+            self.add(reflect(load(&padded)));
         }
-        let held = if body.is_empty() { aad_rest } else { &[] };
-        if !body.is_empty() && !aad_rest.is_empty() {
-            let mut folder = Folder::new(&h, acc, [aad_rest.len().div_ceil(16), 0, 0]);
-            folder.add_bytes(aad_rest);
-            acc = folder.acc;
-        }
+    }
+}
 
-        // The message's whole chunks: XOR, store, hash the ciphertext.
-        for (chunk, ks) in body.chunks_exact_mut(128).zip(stream.chunks_exact(128)) {
-            let d: [__m128i; 8] = core::array::from_fn(|j| load(&chunk[16 * j..]));
-            let c = core::array::from_fn(|j| _mm_xor_si128(d[j], load(&ks[16 * j..])));
-            for (block, x) in chunk.chunks_exact_mut(16).zip(&c) {
-                // SAFETY: `block` is 16 writable bytes; no alignment needed.
-                unsafe { _mm_storeu_si128(block.as_mut_ptr().cast(), *x) };
-            }
-            acc = eight(&h, acc, if encrypt { &c } else { &d });
-        }
+/// # Safety
+/// The CPU must support PCLMULQDQ, SSSE3 and SSE2; `keystream` is at
+/// least `16 + data.len()` bytes.
+#[target_feature(enable = "pclmulqdq,ssse3,sse2")]
+unsafe fn whole(
+    powers: &[u128; 8],
+    keystream: &[u8],
+    aad: &[u8],
+    data: &mut [u8],
+    encrypt: bool,
+) -> Block {
+    let h: [__m128i; 8] = core::array::from_fn(|k| to_m128(powers[k]));
+    let mut acc = _mm_setzero_si128();
+    let (tag_mask, stream) = keystream.split_at(16);
+    let (body, rest) = data.split_at_mut(data.len() / 128 * 128);
+    let ks_rest = &stream[body.len()..];
 
-        // The last blocks: the held associated data, the message's last
-        // 0…127 bytes (a partial block through a zero-padded buffer), the
-        // lengths block.
-        let groups = [held.len().div_ceil(16), rest.len().div_ceil(16), 1];
-        let mut folder = Folder::new(&h, acc, groups);
-        folder.add_bytes(held);
-        let whole_blocks = rest.len() / 16 * 16;
-        let (blocks, last) = rest.split_at_mut(whole_blocks);
-        for (block, k) in blocks.chunks_exact_mut(16).zip(ks_rest.chunks_exact(16)) {
-            let d = load(block);
-            let c = _mm_xor_si128(d, load(k));
+    // The associated data: whole chunks, then its rest, which waits
+    // for the last sums when no whole chunk of the message follows.
+    let aad_chunks = aad.chunks_exact(128);
+    let aad_rest = aad_chunks.remainder();
+    for chunk in aad_chunks {
+        acc = eight(&h, acc, &core::array::from_fn(|j| load(&chunk[16 * j..])));
+    }
+    let held = if body.is_empty() { aad_rest } else { &[] };
+    if !body.is_empty() && !aad_rest.is_empty() {
+        let mut folder = Folder::new(&h, acc, [aad_rest.len().div_ceil(16), 0, 0]);
+        folder.add_bytes(aad_rest);
+        acc = folder.acc;
+    }
+
+    // The message's whole chunks: XOR, store, hash the ciphertext.
+    for (chunk, ks) in body.chunks_exact_mut(128).zip(stream.chunks_exact(128)) {
+        let d: [__m128i; 8] = core::array::from_fn(|j| load(&chunk[16 * j..]));
+        let c = core::array::from_fn(|j| _mm_xor_si128(d[j], load(&ks[16 * j..])));
+        for (block, x) in chunk.chunks_exact_mut(16).zip(&c) {
             // SAFETY: `block` is 16 writable bytes; no alignment needed.
-            unsafe { _mm_storeu_si128(block.as_mut_ptr().cast(), c) };
-            folder.add(reflect(if encrypt { c } else { d }));
+            unsafe { _mm_storeu_si128(block.as_mut_ptr().cast(), *x) };
         }
-        if !last.is_empty() {
-            let n = last.len();
-            let (mut d, mut ks) = ([0u8; 16], [0u8; 16]);
-            d[..n].copy_from_slice(last);
-            ks[..n].copy_from_slice(&ks_rest[whole_blocks..whole_blocks + n]);
-            let d = load(&d);
-            let c = _mm_xor_si128(d, load(&ks));
-            let mut out = [0u8; 16];
-            // SAFETY: `out` is 16 writable bytes; no alignment needed.
-            unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), c) };
-            last.copy_from_slice(&out[..n]);
-            folder.add(reflect(if encrypt { c } else { d }));
-        }
-        // len(A) ‖ len(C) in bits, as the integer of the spec-order block.
-        let bits = |n: usize| (n as u64).wrapping_mul(8) as i64;
-        folder.add(_mm_set_epi64x(bits(aad.len()), bits(data.len())));
-
-        let mut tag = [0u8; 16];
-        store(&mut tag, folder.acc);
-        let mask = u128::from_ne_bytes(tag) ^ u128::from_ne_bytes(*first16(tag_mask));
-        mask.to_ne_bytes()
+        acc = eight(&h, acc, if encrypt { &c } else { &d });
     }
 
-    /// Eight blocks (spec byte order) folded into `acc`: (Y ⊕ X1)·H^8 ⊕
-    /// X2·H^7 ⊕ … ⊕ X8·H, one reduction, as `clmul`'s aggregated update.
-    #[inline]
-    #[target_feature(enable = "pclmulqdq,ssse3,sse2")]
-    fn eight(h: &[__m128i; 8], acc: __m128i, x: &[__m128i; 8]) -> __m128i {
-        let mut sum = mul_wide(_mm_xor_si128(acc, reflect(x[0])), h[7]);
-        for j in 1..8 {
-            sum = sum.xor(mul_wide(reflect(x[j]), h[7 - j]));
-        }
-        reduce(sum)
+    // The last blocks: the held associated data, the message's last
+    // 0…127 bytes (a partial block through a zero-padded buffer), the
+    // lengths block.
+    let groups = [held.len().div_ceil(16), rest.len().div_ceil(16), 1];
+    let mut folder = Folder::new(&h, acc, groups);
+    folder.add_bytes(held);
+    let whole_blocks = rest.len() / 16 * 16;
+    let (blocks, last) = rest.split_at_mut(whole_blocks);
+    for (block, k) in blocks.chunks_exact_mut(16).zip(ks_rest.chunks_exact(16)) {
+        let d = load(block);
+        let c = _mm_xor_si128(d, load(k));
+        // SAFETY: `block` is 16 writable bytes; no alignment needed.
+        unsafe { _mm_storeu_si128(block.as_mut_ptr().cast(), c) };
+        folder.add(reflect(if encrypt { c } else { d }));
     }
+    if !last.is_empty() {
+        let n = last.len();
+        let (mut d, mut ks) = ([0u8; 16], [0u8; 16]);
+        d[..n].copy_from_slice(last);
+        ks[..n].copy_from_slice(&ks_rest[whole_blocks..whole_blocks + n]);
+        let d = load(&d);
+        let c = _mm_xor_si128(d, load(&ks));
+        let mut out = [0u8; 16];
+        // SAFETY: `out` is 16 writable bytes; no alignment needed.
+        unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), c) };
+        last.copy_from_slice(&out[..n]);
+        folder.add(reflect(if encrypt { c } else { d }));
+    }
+    // len(A) ‖ len(C) in bits, as the integer of the spec-order block.
+    let bits = |n: usize| (n as u64).wrapping_mul(8) as i64;
+    folder.add(_mm_set_epi64x(bits(aad.len()), bits(data.len())));
 
-    /// A block's 16 bytes, unchanged (spec byte order).
-    #[inline]
-    #[target_feature(enable = "sse2")]
-    fn load(block: &[u8]) -> __m128i {
-        let block: &[u8; 16] = first16(block);
-        // SAFETY: `block` is 16 readable bytes; MOVDQU needs no alignment.
-        unsafe { _mm_loadu_si128(block.as_ptr().cast()) }
-    }
+    let mut tag = [0u8; 16];
+    store(&mut tag, folder.acc);
+    let mask = u128::from_ne_bytes(tag) ^ u128::from_ne_bytes(*first16(tag_mask));
+    mask.to_ne_bytes()
+}
 
-    /// The empty sum of products.
-    #[inline]
-    #[target_feature(enable = "sse2")]
-    fn zero() -> Wide {
-        let z = _mm_setzero_si128();
-        Wide {
-            lo: z,
-            mid: z,
-            hi: z,
-        }
+/// Eight blocks (spec byte order) folded into `acc`: (Y ⊕ X1)·H^8 ⊕
+/// X2·H^7 ⊕ … ⊕ X8·H, one reduction, as `clmul`'s aggregated update.
+#[inline]
+#[target_feature(enable = "pclmulqdq,ssse3,sse2")]
+fn eight(h: &[__m128i; 8], acc: __m128i, x: &[__m128i; 8]) -> __m128i {
+    let mut sum = mul_wide(_mm_xor_si128(acc, reflect(x[0])), h[7]);
+    for j in 1..8 {
+        sum = sum.xor(mul_wide(reflect(x[j]), h[7 - j]));
     }
+    reduce(sum)
+}
 
-    /// Spec byte order → the integer GHASH multiplies.
-    #[inline]
-    #[target_feature(enable = "ssse3,sse2")]
-    fn reflect(x: __m128i) -> __m128i {
-        _mm_shuffle_epi8(x, byte_reverse_mask())
-    }
+/// A block's 16 bytes, unchanged (spec byte order).
+#[inline]
+#[target_feature(enable = "sse2")]
+fn load(block: &[u8]) -> __m128i {
+    let block: &[u8; 16] = first16(block);
+    // SAFETY: `block` is 16 readable bytes; MOVDQU needs no alignment.
+    unsafe { _mm_loadu_si128(block.as_ptr().cast()) }
+}
 
-    /// The first 16 bytes of a slice of at least 16.
-    #[inline(always)]
-    fn first16(b: &[u8]) -> &[u8; 16] {
-        b.first_chunk().expect("a 16-byte block")
+/// The empty sum of products.
+#[inline]
+#[target_feature(enable = "sse2")]
+fn zero() -> Wide {
+    let z = _mm_setzero_si128();
+    Wide {
+        lo: z,
+        mid: z,
+        hi: z,
     }
+}
+
+/// Spec byte order → the integer GHASH multiplies.
+#[inline]
+#[target_feature(enable = "ssse3,sse2")]
+fn reflect(x: __m128i) -> __m128i {
+    _mm_shuffle_epi8(x, byte_reverse_mask())
+}
+
+/// The first 16 bytes of a slice of at least 16.
+#[inline(always)]
+fn first16(b: &[u8]) -> &[u8; 16] {
+    b.first_chunk().expect("a 16-byte block")
 }

@@ -35,207 +35,200 @@
 //! and GHASH; §4: the keystream is independent of the data, the basis of
 //! precomputation); the aggregated reduction as in `vclmul`.
 
-#[cfg(target_arch = "x86_64")]
-pub(crate) use imp::crypt;
+use core::arch::x86_64::{
+    __m128i, __m512i, _mm_set_epi64x, _mm_setzero_si128, _mm_xor_si128, _mm512_loadu_si512,
+    _mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8, _mm512_shuffle_epi8, _mm512_storeu_si512,
+    _mm512_xor_si512, _mm512_zextsi128_si512,
+};
 
-#[cfg(target_arch = "x86_64")]
-mod imp {
-    use core::arch::x86_64::{
-        __m128i, __m512i, _mm_set_epi64x, _mm_setzero_si128, _mm_xor_si128, _mm512_loadu_si512,
-        _mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8, _mm512_shuffle_epi8, _mm512_storeu_si512,
-        _mm512_xor_si512, _mm512_zextsi128_si512,
-    };
+use super::shared::sums;
+use crate::aes::Block;
+use crate::gcm::kernel::Direction;
+use crate::ghash::vclmul::{
+    Powers, Vclmul, Wide, bswap_mask, byte_mask, lane_mask, load_acc, mul_wide, reduce_to_128,
+    sixteen, store_acc,
+};
 
-    use super::super::kernel::Direction;
-    use super::super::precomputed::sums;
-    use crate::aes::Block;
-    use crate::ghash::vclmul::{
-        Powers, Vclmul, Wide, bswap_mask, byte_mask, lane_mask, load_acc, mul_wide, reduce_to_128,
-        sixteen, store_acc,
-    };
+/// GCM over `data` in place with `keystream` (E(K, Y_0), then at
+/// least `data.len()` bytes of E(K, Y_1), …), associated data `aad`;
+/// returns the full tag. The lengths have been checked by the caller.
+pub(crate) fn crypt(
+    key: &Vclmul,
+    keystream: &[u8],
+    aad: &[u8],
+    data: &mut [u8],
+    direction: Direction,
+) -> Block {
+    assert!(keystream.len() >= 16 + data.len(), "keystream too short");
+    let encrypt = direction == Direction::Encrypt;
+    // SAFETY: `key` exists, so AVX-512F/BW/VL and VPCLMULQDQ were
+    // detected; the keystream covers the data (asserted above).
+    unsafe { whole(key.powers(), keystream, aad, data, encrypt) }
+}
 
-    /// GCM over `data` in place with `keystream` (E(K, Y_0), then at
-    /// least `data.len()` bytes of E(K, Y_1), …), associated data `aad`;
-    /// returns the full tag. The lengths have been checked by the caller.
-    pub(crate) fn crypt(
-        key: &Vclmul,
-        keystream: &[u8],
-        aad: &[u8],
-        data: &mut [u8],
-        direction: Direction,
-    ) -> Block {
-        assert!(keystream.len() >= 16 + data.len(), "keystream too short");
-        let encrypt = direction == Direction::Encrypt;
-        // SAFETY: `key` exists, so AVX-512F/BW/VL and VPCLMULQDQ were
-        // detected; the keystream covers the data (asserted above).
-        unsafe { whole(key.powers(), keystream, aad, data, encrypt) }
-    }
+/// Products waiting for a reduction: the last blocks of the hashed
+/// sequence, in order, in sums of at most sixteen (`sizes`, in blocks).
+/// Block j of a sum of T is multiplied by H^(T−j), read from the stored
+/// powers at entry 16 − T + j; the sum is reduced as its last block
+/// comes in, into `acc`, which joins the next sum's first block.
+struct Folder<'a> {
+    powers: &'a Powers,
+    acc: __m128i,
+    wide: Wide,
+    /// The power entry of the next block; 16 once a sum is complete.
+    at: usize,
+    /// Whether `acc` has yet to join the current sum.
+    fresh: bool,
+    /// The sizes of the sums after the current one ([`sums`]).
+    sizes: usize,
+}
 
-    /// Products waiting for a reduction: the last blocks of the hashed
-    /// sequence, in order, in sums of at most sixteen (`sizes`, in blocks).
-    /// Block j of a sum of T is multiplied by H^(T−j), read from the stored
-    /// powers at entry 16 − T + j; the sum is reduced as its last block
-    /// comes in, into `acc`, which joins the next sum's first block.
-    struct Folder<'a> {
-        powers: &'a Powers,
-        acc: __m128i,
-        wide: Wide,
-        /// The power entry of the next block; 16 once a sum is complete.
-        at: usize,
-        /// Whether `acc` has yet to join the current sum.
-        fresh: bool,
-        /// The sizes of the sums after the current one ([`sums`]).
-        sizes: usize,
-    }
-
-    impl<'a> Folder<'a> {
-        /// Sums for `groups` of blocks (in order, none over sixteen), each
-        /// group whole in one sum, as few sums as sixteen powers allow.
-        #[inline]
-        #[target_feature(enable = "avx512f")]
-        fn new(powers: &'a Powers, acc: __m128i, groups: [usize; 3]) -> Folder<'a> {
-            let sizes = sums(groups, 16);
-            Folder {
-                powers,
-                acc,
-                wide: Wide::zero(),
-                at: 16 - (sizes & 0xFF),
-                fresh: true,
-                sizes: sizes >> 8,
-            }
-        }
-
-        /// The next `blocks` (1 to 4) blocks, in `v` in spec byte order
-        /// (lanes past them may hold anything: their powers are zero).
-        #[inline]
-        #[target_feature(enable = "avx512f,avx512bw,avx512vl,vpclmulqdq")]
-        fn add(&mut self, v: __m512i, blocks: usize) {
-            let mut x = _mm512_shuffle_epi8(v, bswap_mask());
-            if self.fresh {
-                x = _mm512_xor_si512(x, _mm512_zextsi128_si512(self.acc));
-                self.fresh = false;
-            }
-            // SAFETY: a sum of T blocks starts at entry 16 − T and takes
-            // its blocks in order, so the entries read end by 16.
-            let p = unsafe { self.powers.load_from(self.at, lane_mask(blocks)) };
-            self.wide = self.wide.xor(mul_wide(x, p));
-            self.at += blocks;
-            if self.at == 16 {
-                self.acc = reduce_to_128(self.wide);
-                self.wide = Wide::zero();
-                self.fresh = true;
-                self.at = 16 - (self.sizes & 0xFF);
-                self.sizes >>= 8;
-            }
-        }
-
-        /// `bytes` (fewer than 256), zero-padded to whole blocks.
-        #[inline]
-        #[target_feature(enable = "avx512f,avx512bw,avx512vl,vpclmulqdq")]
-        fn add_bytes(&mut self, bytes: &[u8]) {
-            debug_assert!(bytes.len() < 256);
-            for vector in bytes.chunks(64) {
-                // SAFETY: the mask selects the bytes of `vector` and no
-                // others; masked-off bytes are not accessed.
-                let v = unsafe {
-                    _mm512_maskz_loadu_epi8(byte_mask(vector.len()), vector.as_ptr().cast())
-                };
-                self.add(v, vector.len().div_ceil(16));
-            }
-        }
-    }
-
-    /// # Safety
-    /// The CPU must support AVX-512F/BW/VL and VPCLMULQDQ; `keystream` is
-    /// at least `16 + data.len()` bytes.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,vpclmulqdq")]
-    unsafe fn whole(
-        powers: &Powers,
-        keystream: &[u8],
-        aad: &[u8],
-        data: &mut [u8],
-        encrypt: bool,
-    ) -> Block {
-        let h = powers.load4();
-        let mut acc = _mm_setzero_si128();
-        let (tag_mask, stream) = keystream.split_at(16);
-        let whole_chunks = data.len() / 256;
-        let (body, rest) = data.split_at_mut(whole_chunks * 256);
-        let ks_rest = &stream[body.len()..];
-
-        // The associated data: whole chunks, then its rest, which waits
-        // for the last sums when no whole chunk of the message comes
-        // between.
-        let aad_chunks = aad.chunks_exact(256);
-        let aad_rest = aad_chunks.remainder();
-        for chunk in aad_chunks {
-            // SAFETY: `chunk` is 256 readable bytes.
-            acc = sixteen(&h, &unsafe { load4(chunk.as_ptr()) }, acc);
-        }
-        let held = if body.is_empty() { aad_rest } else { &[] };
-        if !body.is_empty() && !aad_rest.is_empty() {
-            let mut folder = Folder::new(powers, acc, [aad_rest.len().div_ceil(16), 0, 0]);
-            folder.add_bytes(aad_rest);
-            acc = folder.acc;
-        }
-
-        // The message's whole chunks: XOR, store, hash the ciphertext.
-        for (chunk, ks) in body.chunks_exact_mut(256).zip(stream.chunks_exact(256)) {
-            // SAFETY: `chunk` and `ks` are 256 bytes each, `chunk`
-            // writable; the loads and stores need no alignment.
-            unsafe {
-                let d = load4(chunk.as_ptr());
-                let k = load4(ks.as_ptr());
-                let c = core::array::from_fn(|j| _mm512_xor_si512(d[j], k[j]));
-                for (j, x) in c.iter().enumerate() {
-                    _mm512_storeu_si512(chunk.as_mut_ptr().add(64 * j).cast(), *x);
-                }
-                acc = sixteen(&h, if encrypt { &c } else { &d }, acc);
-            }
-        }
-
-        // The last blocks: the held associated data, the message's last
-        // 0…255 bytes through byte masks, the lengths block.
-        let groups = [held.len().div_ceil(16), rest.len().div_ceil(16), 1];
-        let mut folder = Folder::new(powers, acc, groups);
-        folder.add_bytes(held);
-        let n = rest.len();
-        for j in 0..n.div_ceil(64) {
-            let mask = byte_mask((n - 64 * j).min(64));
-            // SAFETY: the mask selects bytes 64j.. of `rest` (and of
-            // `ks_rest`, at least as long) and no byte past their ends;
-            // masked-off bytes are not accessed.
-            unsafe {
-                let d = _mm512_maskz_loadu_epi8(mask, rest.as_ptr().add(64 * j).cast());
-                let k = _mm512_maskz_loadu_epi8(mask, ks_rest.as_ptr().add(64 * j).cast());
-                let c = _mm512_xor_si512(d, k);
-                _mm512_mask_storeu_epi8(rest.as_mut_ptr().add(64 * j).cast(), mask, c);
-                folder.add(
-                    if encrypt { c } else { d },
-                    (n - 64 * j).min(64).div_ceil(16),
-                );
-            }
-        }
-        // len(A) ‖ len(C) in bits, big-endian.
-        let bits = |n: usize| (n as u64).wrapping_mul(8).swap_bytes() as i64;
-        let lengths = _mm_set_epi64x(bits(body.len() + n), bits(aad.len()));
-        folder.add(_mm512_zextsi128_si512(lengths), 1);
-
-        let mut tag = [0u8; 16];
-        // `store_acc` byte-reflects the sum back; E(K, Y_0) reflected by
-        // `load_acc` the same way, so the XOR commutes with it.
-        store_acc(&mut tag, _mm_xor_si128(folder.acc, load_acc(tag_mask)));
-        tag
-    }
-
-    /// Four 64-byte vectors from `p`.
-    ///
-    /// # Safety
-    /// `p` must be valid for reading 256 bytes.
+impl<'a> Folder<'a> {
+    /// Sums for `groups` of blocks (in order, none over sixteen), each
+    /// group whole in one sum, as few sums as sixteen powers allow.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    unsafe fn load4(p: *const u8) -> [__m512i; 4] {
-        // SAFETY: per the contract; the loads need no alignment.
-        core::array::from_fn(|j| unsafe { _mm512_loadu_si512(p.add(64 * j).cast()) })
+    fn new(powers: &'a Powers, acc: __m128i, groups: [usize; 3]) -> Folder<'a> {
+        let sizes = sums(groups, 16);
+        Folder {
+            powers,
+            acc,
+            wide: Wide::zero(),
+            at: 16 - (sizes & 0xFF),
+            fresh: true,
+            sizes: sizes >> 8,
+        }
     }
+
+    /// The next `blocks` (1 to 4) blocks, in `v` in spec byte order
+    /// (lanes past them may hold anything: their powers are zero).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,vpclmulqdq")]
+    fn add(&mut self, v: __m512i, blocks: usize) {
+        let mut x = _mm512_shuffle_epi8(v, bswap_mask());
+        if self.fresh {
+            x = _mm512_xor_si512(x, _mm512_zextsi128_si512(self.acc));
+            self.fresh = false;
+        }
+        // SAFETY: a sum of T blocks starts at entry 16 − T and takes
+        // its blocks in order, so the entries read end by 16.
+        let p = unsafe { self.powers.load_from(self.at, lane_mask(blocks)) };
+        self.wide = self.wide.xor(mul_wide(x, p));
+        self.at += blocks;
+        if self.at == 16 {
+            self.acc = reduce_to_128(self.wide);
+            self.wide = Wide::zero();
+            self.fresh = true;
+            self.at = 16 - (self.sizes & 0xFF);
+            self.sizes >>= 8;
+        }
+    }
+
+    /// `bytes` (fewer than 256), zero-padded to whole blocks.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,vpclmulqdq")]
+    fn add_bytes(&mut self, bytes: &[u8]) {
+        debug_assert!(bytes.len() < 256);
+        for vector in bytes.chunks(64) {
+            // SAFETY: the mask selects the bytes of `vector` and no
+            // others; masked-off bytes are not accessed.
+            let v =
+                unsafe { _mm512_maskz_loadu_epi8(byte_mask(vector.len()), vector.as_ptr().cast()) };
+            self.add(v, vector.len().div_ceil(16));
+        }
+    }
+}
+
+/// # Safety
+/// The CPU must support AVX-512F/BW/VL and VPCLMULQDQ; `keystream` is
+/// at least `16 + data.len()` bytes.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,vpclmulqdq")]
+unsafe fn whole(
+    powers: &Powers,
+    keystream: &[u8],
+    aad: &[u8],
+    data: &mut [u8],
+    encrypt: bool,
+) -> Block {
+    let h = powers.load4();
+    let mut acc = _mm_setzero_si128();
+    let (tag_mask, stream) = keystream.split_at(16);
+    let whole_chunks = data.len() / 256;
+    let (body, rest) = data.split_at_mut(whole_chunks * 256);
+    let ks_rest = &stream[body.len()..];
+
+    // The associated data: whole chunks, then its rest, which waits
+    // for the last sums when no whole chunk of the message comes
+    // between.
+    let aad_chunks = aad.chunks_exact(256);
+    let aad_rest = aad_chunks.remainder();
+    for chunk in aad_chunks {
+        // SAFETY: `chunk` is 256 readable bytes.
+        acc = sixteen(&h, &unsafe { load4(chunk.as_ptr()) }, acc);
+    }
+    let held = if body.is_empty() { aad_rest } else { &[] };
+    if !body.is_empty() && !aad_rest.is_empty() {
+        let mut folder = Folder::new(powers, acc, [aad_rest.len().div_ceil(16), 0, 0]);
+        folder.add_bytes(aad_rest);
+        acc = folder.acc;
+    }
+
+    // The message's whole chunks: XOR, store, hash the ciphertext.
+    for (chunk, ks) in body.chunks_exact_mut(256).zip(stream.chunks_exact(256)) {
+        // SAFETY: `chunk` and `ks` are 256 bytes each, `chunk`
+        // writable; the loads and stores need no alignment.
+        unsafe {
+            let d = load4(chunk.as_ptr());
+            let k = load4(ks.as_ptr());
+            let c = core::array::from_fn(|j| _mm512_xor_si512(d[j], k[j]));
+            for (j, x) in c.iter().enumerate() {
+                _mm512_storeu_si512(chunk.as_mut_ptr().add(64 * j).cast(), *x);
+            }
+            acc = sixteen(&h, if encrypt { &c } else { &d }, acc);
+        }
+    }
+
+    // The last blocks: the held associated data, the message's last
+    // 0…255 bytes through byte masks, the lengths block.
+    let groups = [held.len().div_ceil(16), rest.len().div_ceil(16), 1];
+    let mut folder = Folder::new(powers, acc, groups);
+    folder.add_bytes(held);
+    let n = rest.len();
+    for j in 0..n.div_ceil(64) {
+        let mask = byte_mask((n - 64 * j).min(64));
+        // SAFETY: the mask selects bytes 64j.. of `rest` (and of
+        // `ks_rest`, at least as long) and no byte past their ends;
+        // masked-off bytes are not accessed.
+        unsafe {
+            let d = _mm512_maskz_loadu_epi8(mask, rest.as_ptr().add(64 * j).cast());
+            let k = _mm512_maskz_loadu_epi8(mask, ks_rest.as_ptr().add(64 * j).cast());
+            let c = _mm512_xor_si512(d, k);
+            _mm512_mask_storeu_epi8(rest.as_mut_ptr().add(64 * j).cast(), mask, c);
+            folder.add(
+                if encrypt { c } else { d },
+                (n - 64 * j).min(64).div_ceil(16),
+            );
+        }
+    }
+    // len(A) ‖ len(C) in bits, big-endian.
+    let bits = |n: usize| (n as u64).wrapping_mul(8).swap_bytes() as i64;
+    let lengths = _mm_set_epi64x(bits(body.len() + n), bits(aad.len()));
+    folder.add(_mm512_zextsi128_si512(lengths), 1);
+
+    let mut tag = [0u8; 16];
+    // `store_acc` byte-reflects the sum back; E(K, Y_0) reflected by
+    // `load_acc` the same way, so the XOR commutes with it.
+    store_acc(&mut tag, _mm_xor_si128(folder.acc, load_acc(tag_mask)));
+    tag
+}
+
+/// Four 64-byte vectors from `p`.
+///
+/// # Safety
+/// `p` must be valid for reading 256 bytes.
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn load4(p: *const u8) -> [__m512i; 4] {
+    // SAFETY: per the contract; the loads need no alignment.
+    core::array::from_fn(|j| unsafe { _mm512_loadu_si512(p.add(64 * j).cast()) })
 }

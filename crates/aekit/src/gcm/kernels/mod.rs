@@ -1,0 +1,449 @@
+//! The fused kernels, one file per kernel named by its token, and what
+//! they share.
+//!
+//! HEADER
+
+#[cfg(target_arch = "x86_64")]
+mod ni_clmul;
+#[cfg(target_arch = "x86_64")]
+mod ni_clmul_supplied;
+#[cfg(target_arch = "x86_64")]
+mod vaes_avx2;
+#[cfg(target_arch = "x86_64")]
+mod vaes_avx2_multi;
+#[cfg(target_arch = "x86_64")]
+mod vaes_avx512;
+#[cfg(target_arch = "x86_64")]
+mod vaes_avx512_multi;
+#[cfg(target_arch = "x86_64")]
+mod vaes_avx512_supplied;
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) use ni_clmul::NiClmul;
+#[cfg(target_arch = "x86_64")]
+pub(crate) use vaes_avx2::VaesAvx2;
+#[cfg(target_arch = "x86_64")]
+pub(crate) use vaes_avx512::VaesAvx512;
+
+#[cfg(not(target_arch = "x86_64"))]
+pub(crate) use absent::{NiClmul, VaesAvx2, VaesAvx512};
+
+/// Off x86-64 the kernels are compiled out; these stand in for them, with
+/// no values, so that the selection code has the same types everywhere.
+#[cfg(not(target_arch = "x86_64"))]
+mod absent {
+    use crate::aes::KeySchedule;
+    use crate::aes::ni::Ni;
+    use crate::aes::vaes::Vaes;
+    use crate::gcm::kernel::{FusedKernel, Kernel};
+    use crate::ghash::clmul::Clmul;
+    use crate::ghash::vclmul::Vclmul;
+
+    /// `ni-clmul`: AES-NI and PCLMULQDQ, x86-64 only.
+    pub(crate) enum NiClmul {}
+    /// `vaes-avx2`: VAES and VPCLMULQDQ on YMM, x86-64 only.
+    pub(crate) enum VaesAvx2 {}
+    /// `vaes-avx512`: VAES and VPCLMULQDQ on ZMM, x86-64 only.
+    pub(crate) enum VaesAvx512 {}
+
+    impl Kernel for NiClmul {
+        type Aes = Ni;
+        type Ghash = Clmul;
+        fn aes(&self) -> &Ni {
+            match *self {}
+        }
+        fn ghash(&self) -> &Clmul {
+            match *self {}
+        }
+    }
+
+    impl Kernel for VaesAvx2 {
+        type Aes = Ni;
+        type Ghash = Clmul;
+        fn aes(&self) -> &Ni {
+            match *self {}
+        }
+        fn ghash(&self) -> &Clmul {
+            match *self {}
+        }
+    }
+
+    impl Kernel for VaesAvx512 {
+        type Aes = Vaes;
+        type Ghash = Vclmul;
+        fn aes(&self) -> &Vaes {
+            match *self {}
+        }
+        fn ghash(&self) -> &Vclmul {
+            match *self {}
+        }
+    }
+
+    impl FusedKernel for NiClmul {
+        const NAME: &'static str = "ni-clmul";
+        fn is_available() -> bool {
+            false
+        }
+        fn new(_: &KeySchedule) -> Option<Self> {
+            None
+        }
+    }
+
+    impl FusedKernel for VaesAvx2 {
+        const NAME: &'static str = "vaes-avx2";
+        fn is_available() -> bool {
+            false
+        }
+        fn new(_: &KeySchedule) -> Option<Self> {
+            None
+        }
+    }
+
+    impl FusedKernel for VaesAvx512 {
+        const NAME: &'static str = "vaes-avx512";
+        fn is_available() -> bool {
+            false
+        }
+        fn new(_: &KeySchedule) -> Option<Self> {
+            None
+        }
+    }
+}
+
+/// What more than one kernel uses (x86-64 only, as the kernels are).
+#[cfg(target_arch = "x86_64")]
+mod shared {
+    use core::arch::x86_64::{
+        __m128i, __m256i, _mm_loadu_si128, _mm_set_epi64x, _mm_setzero_si128, _mm_shuffle_epi8,
+        _mm_storeu_si128, _mm_xor_si128, _mm256_aesenc_epi128, _mm256_aesenclast_epi128,
+        _mm256_broadcastsi128_si256, _mm256_set_m128i, _mm256_xor_si256,
+    };
+
+    use zeroize::Zeroize;
+
+    use crate::aes::ni::{self, Ni};
+    use crate::aes::{Block, BlockCipher, KeySchedule};
+    use crate::gcm::kernel::Direction;
+    use crate::ghash::GhashKey;
+    use crate::ghash::clmul::{self, Clmul};
+
+    /// What a stitched batch of `ni-clmul` or `vaes-avx2` does with its
+    /// products: the GHASH value
+    /// joins the first block (`Alone`, `Open`) or the sums come in from the
+    /// batch before (`Close`); the sums are reduced into the new GHASH
+    /// value (`Alone`, `Close`) or handed on unreduced (`Open`).
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    pub(crate) enum Kind {
+        /// One batch, one reduction: times the lower powers.
+        Alone,
+        /// The first of a pair: times the higher powers, left unreduced.
+        Open,
+        /// The second of a pair: times the lower powers, added to the
+        /// first's sums, one reduction for both.
+        Close,
+    }
+
+    /// The [`Kind`]s of a loop's hashed batches in turn: in pairs, the odd
+    /// one out alone first.
+    pub(crate) struct Pairing {
+        alone: bool,
+        open: bool,
+    }
+
+    impl Pairing {
+        /// For `hashed` batches.
+        pub(crate) fn new(hashed: usize) -> Pairing {
+            Pairing {
+                alone: hashed % 2 == 1,
+                open: false,
+            }
+        }
+
+        /// The next batch's kind.
+        pub(crate) fn next(&mut self) -> Kind {
+            if self.alone {
+                self.alone = false;
+                Kind::Alone
+            } else {
+                self.open = !self.open;
+                if self.open { Kind::Open } else { Kind::Close }
+            }
+        }
+
+        /// Whether every pair begun was closed.
+        pub(crate) fn closed(&self) -> bool {
+            !self.open
+        }
+    }
+
+    /// The byte-reversal mask of PSHUFB (spec byte order ↔ the reflected
+    /// integer) and the fold multiplier (0, 0xC2… in the high qword), as
+    /// aligned memory operands for the stitched batches of `ni-clmul` and
+    /// `vaes-avx2`.
+    #[repr(C, align(16))]
+    pub(crate) struct Consts(pub(crate) [u8; 32]);
+
+    pub(crate) static CONSTS: Consts = Consts([
+        15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, //
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xC2,
+    ]);
+
+    /// The full tag from the GHASH value (reflected) and E(K, Y_0).
+    #[inline]
+    #[target_feature(enable = "ssse3,sse2")]
+    pub(crate) fn tag(acc: __m128i, tag_mask: __m128i) -> Block {
+        let y = _mm_shuffle_epi8(acc, clmul::byte_reverse_mask());
+        let mut tag = [0u8; 16];
+        // SAFETY: `tag` is 16 bytes; MOVDQU needs no alignment.
+        unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(y, tag_mask)) };
+        tag
+    }
+
+    /// The `ni` key and the `clmul` key of H = E(K, 0^128): what `ni-clmul`,
+    /// `vaes-avx2` and (on Intel, for the short path) `vaes-avx512` hold.
+    /// `None` where the CPU lacks AES-NI or PCLMULQDQ.
+    pub(crate) fn ni_clmul_keys(keys: &KeySchedule) -> Option<(Ni, Clmul)> {
+        let aes = Ni::new(keys)?;
+        let mut h = [[0u8; 16]];
+        aes.encrypt_blocks(&mut h);
+        let ghash = Clmul::new(&h[0]);
+        h.zeroize();
+        Some((aes, ghash?))
+    }
+
+    /// Whether a message goes through [`crypt_short`]: at most seven blocks,
+    /// and at most eight hashed with the associated data and the lengths.
+    pub(crate) fn takes_short(aad: &[u8], data: &[u8]) -> bool {
+        let blocks = data.len().div_ceil(16);
+        let hashed = aad.len().div_ceil(16) + blocks + 1; // the lengths block too
+        blocks <= 7 && hashed <= 8
+    }
+
+    /// The short whole-message path over an `ni` key and a `clmul` key
+    /// (`Kernel::crypt_short` of `ni-clmul`, of `vaes-avx2`, which holds an
+    /// `ni-clmul` kernel, and of `vaes-avx512` on Intel). At most seven message
+    /// blocks and eight hashed blocks; otherwise `None`, nothing touched.
+    pub(crate) fn crypt_short(
+        aes: &Ni,
+        ghash: &Clmul,
+        iv: &[u8; 12],
+        aad: &[u8],
+        data: &mut [u8],
+        direction: Direction,
+    ) -> Option<Block> {
+        if !takes_short(aad, data) {
+            return None;
+        }
+        // SAFETY: `aes` and `ghash` exist, so detection found AES-NI, SSE4.1,
+        // PCLMULQDQ and SSSE3; the message has at most seven blocks and at
+        // most eight blocks are hashed, as `short` requires.
+        Some(unsafe { short(aes, ghash, iv, aad, data, direction) })
+    }
+
+    /// A whole message with a 96-bit IV and no `State`: Y_0 … Y_c (c the
+    /// message's blocks) go through AES as one batch of c + 1 lanes (E(K,
+    /// Y_0) costs no latency of its own, and no lane is encrypted for
+    /// nothing), and the associated data's a blocks, the message's c
+    /// blocks and the lengths block are each multiplied by their power of
+    /// H (H^(a+c+1) for the first, …, H for the lengths block) in
+    /// Karatsuba's three products, summed unreduced and reduced once.
+    /// Partial blocks are read and written a few bytes at a time
+    /// (`ni::load_padded`, `ni::xor_block`), zero-padded for GHASH.
+    /// Returns the full tag.
+    ///
+    /// The lane count and the direction are constants of [`short_lanes`]:
+    /// one straight-line body per message shape, whose message blocks take
+    /// constant powers of H and keystream lanes that stay in registers.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AES-NI, PCLMULQDQ, SSSE3 and SSE4.1; the
+    /// message must have at most seven blocks and a + c + 1 ≤ 8.
+    #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+    pub(super) unsafe fn short(
+        aes: &Ni,
+        ghash: &Clmul,
+        iv: &[u8; 12],
+        aad: &[u8],
+        data: &mut [u8],
+        direction: Direction,
+    ) -> Block {
+        // SAFETY: this function's contract is `short_lanes`'s; each arm's
+        // lane count is the message's blocks plus one, as it requires.
+        unsafe {
+            match direction {
+                Direction::Encrypt => short_shape::<true>(aes, ghash, iv, aad, data),
+                Direction::Decrypt => short_shape::<false>(aes, ghash, iv, aad, data),
+            }
+        }
+    }
+
+    /// [`short`] for one direction: the body for the message's lane count.
+    ///
+    /// # Safety
+    ///
+    /// As for [`short`].
+    #[inline]
+    #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+    unsafe fn short_shape<const ENCRYPT: bool>(
+        aes: &Ni,
+        ghash: &Clmul,
+        iv: &[u8; 12],
+        aad: &[u8],
+        data: &mut [u8],
+    ) -> Block {
+        // SAFETY: as for `short`; L = c + 1 in every arm.
+        unsafe {
+            match data.len().div_ceil(16) {
+                0 => short_lanes::<1, ENCRYPT>(aes, ghash, iv, aad, data),
+                1 => short_lanes::<2, ENCRYPT>(aes, ghash, iv, aad, data),
+                2 => short_lanes::<3, ENCRYPT>(aes, ghash, iv, aad, data),
+                3 => short_lanes::<4, ENCRYPT>(aes, ghash, iv, aad, data),
+                4 => short_lanes::<5, ENCRYPT>(aes, ghash, iv, aad, data),
+                5 => short_lanes::<6, ENCRYPT>(aes, ghash, iv, aad, data),
+                6 => short_lanes::<7, ENCRYPT>(aes, ghash, iv, aad, data),
+                _ => short_lanes::<8, ENCRYPT>(aes, ghash, iv, aad, data),
+            }
+        }
+    }
+
+    /// [`short`] for a message of c = `L` − 1 blocks: AES over the `L`
+    /// counter blocks Y_0 … Y_c, then the hashed blocks in order. With m =
+    /// a + c + 1 hashed blocks, block i is multiplied by H^(m − i),
+    /// `powers[m − 1 − i]`: message block j (i = a + j) by `powers[c −
+    /// j]`, a constant here, and the lengths block by `powers[0]`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`short`], and `data` has c = `L` − 1 blocks (the last one
+    /// possibly partial).
+    #[inline]
+    #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+    unsafe fn short_lanes<const L: usize, const ENCRYPT: bool>(
+        aes: &Ni,
+        ghash: &Clmul,
+        iv: &[u8; 12],
+        aad: &[u8],
+        data: &mut [u8],
+    ) -> Block {
+        let n = data.len();
+        let c = L - 1;
+        let a = aad.len().div_ceil(16);
+        debug_assert!(n.div_ceil(16) == c && a + c < 8);
+        let powers = ghash.powers();
+        let power = |k: usize| clmul::to_m128(powers[k]);
+
+        let mut j0 = [0u8; 16];
+        j0[..12].copy_from_slice(iv);
+        // SAFETY: the features of `counter_blocks` and `encrypt` are
+        // enabled here.
+        let s = unsafe {
+            let mut lanes = ni::counter_blocks::<L>(&j0, 1);
+            aes.encrypt(&mut lanes);
+            lanes
+        };
+
+        let reflect = |x| _mm_shuffle_epi8(x, clmul::byte_reverse_mask());
+        // What is hashed is the ciphertext: the output when encrypting,
+        // the input when decrypting.
+        let ciphertext = |(input, output)| if ENCRYPT { output } else { input };
+        let mut sum = clmul::KaratsubaSum::zero();
+        for (i, chunk) in aad.chunks(16).enumerate() {
+            sum = sum.add(reflect(ni::load_padded(chunk)), power(a + c - i));
+        }
+        if c > 0 {
+            // The c − 1 whole blocks, then the last (whole or partial;
+            // the output past the message's end is masked off, so the
+            // ciphertext is hashed zero-padded).
+            let (whole, last) = data.split_at_mut(16 * (c - 1));
+            for (j, block) in whole.as_chunks_mut::<16>().0.iter_mut().enumerate() {
+                let x = ciphertext(ni::xor_block(block, s[j + 1]));
+                sum = sum.add(reflect(x), power(c - j));
+            }
+            let x = ciphertext(ni::xor_block(last, s[c]));
+            sum = sum.add(reflect(x), power(1));
+        }
+        // len(A) ‖ len(C) in bits as the reflected integer: len(A) is
+        // the high qword. Times H.
+        let lengths = _mm_set_epi64x((aad.len() as i64) << 3, (n as i64) << 3);
+        sum = sum.add(lengths, power(0));
+        let y = reflect(clmul::reduce(sum.wide()));
+        let mut tag = [0u8; 16];
+        // SAFETY: `tag` is 16 writable bytes; MOVDQU needs no alignment.
+        unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(y, s[0])) };
+        tag
+    }
+
+    /// A round key in both lanes.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(crate) fn round_key(key: &Block) -> __m256i {
+        // SAFETY: `key` is 16 readable bytes; MOVDQU needs no alignment.
+        _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(key.as_ptr().cast()) })
+    }
+
+    /// E(K, Y_0) for a 96-bit IV, Y_0 = IV ‖ 0^31 ‖ 1, in lane 0 of `V`
+    /// 256-bit registers, then the keystream of `after` blocks from
+    /// IV ‖ `next` in the lanes after it (the lanes past them zero
+    /// blocks, not counters), for a key of `N` round keys: the end of a long
+    /// message in `vaes-avx2` and `vaes-avx512`, made before their loops.
+    #[inline]
+    #[target_feature(enable = "avx2,vaes")]
+    pub(crate) fn end_keystream<const N: usize, const V: usize>(
+        keys: &[Block; 15],
+        iv: &[u8; 12],
+        next: u32,
+        after: usize,
+    ) -> [__m256i; V] {
+        debug_assert!(after < 2 * V);
+        // Lane i's counter block (a function, not a closure: the closure
+        // was not inlined).
+        #[inline]
+        #[target_feature(enable = "sse2")]
+        fn lane(iv: &[u8; 12], next: u32, after: usize, i: usize) -> __m128i {
+            match i {
+                0 => ni::counter_block(iv, 1),
+                i if i <= after => ni::counter_block(iv, next.wrapping_add(i as u32 - 1)),
+                _ => _mm_setzero_si128(),
+            }
+        }
+        let k0 = round_key(&keys[0]);
+        let mut s = [k0; V];
+        for (r, sr) in s.iter_mut().enumerate() {
+            let (lo, hi) = (
+                lane(iv, next, after, 2 * r),
+                lane(iv, next, after, 2 * r + 1),
+            );
+            *sr = _mm256_xor_si256(_mm256_set_m128i(hi, lo), k0);
+        }
+        for key in &keys[1..N - 1] {
+            let k = round_key(key);
+            for sr in &mut s {
+                *sr = _mm256_aesenc_epi128(*sr, k);
+            }
+        }
+        let k = round_key(&keys[N - 1]);
+        s.map(|sr| _mm256_aesenclast_epi128(sr, k))
+    }
+
+    /// How a consumer kernel (`ni_clmul_supplied`, `vaes_avx512_supplied`) splits the last `groups` of hashed blocks (in
+    /// order: the associated data's last blocks, the message's, the lengths
+    /// block; none longer than `cap`) into sums of at most `cap` blocks, each
+    /// reduced once: greedily, a group that would pass `cap` starting the next
+    /// sum. The sizes come packed a byte each, the first in the lowest (a
+    /// scalar, not an array: an array indexed at run time was built with
+    /// 8-byte stores and read back with a 16-byte load, which the CPU does not
+    /// forward).
+    pub(crate) fn sums(groups: [usize; 3], cap: usize) -> usize {
+        let (mut sizes, mut shift, mut sum) = (0, 0, 0);
+        for g in groups.into_iter().filter(|&g| g > 0) {
+            debug_assert!(g <= cap);
+            if sum + g > cap {
+                sizes |= sum << shift;
+                (shift, sum) = (shift + 8, 0);
+            }
+            sum += g;
+        }
+        sizes | sum << shift
+    }
+}
