@@ -10,13 +10,10 @@
 //! aekit decrypt --key k.key --buffer f.aekit  stdout only once it all verified
 //! aekit decrypt --key k.key --range 100..200 f.aekit   only the chunks needed
 //! aekit info | aekit selftest
-//! aekit bench --suite seeds|peers|cores [--quick] [--json out.json] [--plot dir]
-//! aekit bench --suite ct [--measurements N] [--fail-at T]   timing test
 //! ```
 //!
-//! `bench` (and the peers, plots and GPU code only it needs) is the default
-//! feature `bench`; `--no-default-features` builds the encryption tool
-//! alone.
+//! The benchmarks, with their peers and plots, are a crate of their own,
+//! `aekit-bench`.
 //!
 //! Every failure is one line on stderr and an exit status of its own
 //! ([`Exit`], `failure.rs`); the table is in `aekit --help`. A write error anywhere,
@@ -28,8 +25,6 @@
 //! (`output.rs`).
 #![forbid(unsafe_code)]
 
-#[cfg(feature = "bench")]
-mod bench;
 mod failure;
 mod info;
 mod output;
@@ -48,11 +43,6 @@ use zeroize::Zeroize;
 
 use failure::{EXIT_CODES, Exit, Failure, is_dash};
 use output::{Options, Output};
-
-/// Counts heap bytes, for `aekit bench` (the blog table's heap column).
-#[cfg(feature = "bench")]
-#[global_allocator]
-static ALLOCATOR: aekit_harness::CountingAlloc = aekit_harness::CountingAlloc;
 
 #[derive(Parser)]
 #[command(
@@ -122,9 +112,6 @@ enum Command {
     Info,
     /// Run the built-in known-answer tests on every available strategy.
     Selftest,
-    /// Re-measure the seed papers' tables on this machine (markdown, JSON, plots).
-    #[cfg(feature = "bench")]
-    Bench(bench::Args),
 }
 
 #[derive(Args)]
@@ -220,7 +207,7 @@ fn main() -> ExitCode {
         // `println!` panics when standard output fails (a closed pipe, a
         // full disk). The commands write through `io::Write` and report
         // that as an exit status; this catches whatever still prints with
-        // `println!` (the benchmark tables), with the same outcome.
+        // `println!`, with the same outcome.
         let payload = info.payload();
         let text = payload
             .downcast_ref::<String>()
@@ -260,8 +247,6 @@ fn main() -> ExitCode {
         },
         Command::Info => info::run(&mut io::stdout().lock()).map_err(Failure::stdout),
         Command::Selftest => selftest::run(&mut io::stdout().lock()),
-        #[cfg(feature = "bench")]
-        Command::Bench(args) => bench::run(&args).map_err(|e| Failure::new(Exit::Failure, e)),
     };
     match result {
         Ok(()) => {

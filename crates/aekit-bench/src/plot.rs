@@ -27,7 +27,7 @@ use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 
-use super::{Panel, Plot, XAxis};
+use crate::report::{Panel, Plot, XAxis};
 
 /// Where a sans-serif TrueType font is usually found.
 const FONT_PATHS: [&str; 3] = [

@@ -1,4 +1,4 @@
-//! `aekit bench --suite ct`: a statistical timing test of every
+//! `aekit-bench ct`: a statistical timing test of every
 //! implementation aekit calls constant time, in the manner of dudect
 //! (O. Reparaz, J. Balasch, I. Verbauwhede, *Dude, is my code constant
 //! time?*, DATE 2017).
@@ -142,7 +142,7 @@ pub fn run(
     let seconds = max_seconds.map_or(String::new(), |s| format!(" --max-seconds {s}"));
     let only_flag = only.map_or(String::new(), |name| format!(" --only {name}"));
     println!(
-        "# aekit bench --suite ct{} --measurements {measurements}{seconds} --fail-at {fail_at}{only_flag}\n",
+        "# aekit-bench ct{} --measurements {measurements}{seconds} --fail-at {fail_at}{only_flag}\n",
         if quick { " --quick" } else { "" }
     );
     println!("CPU: {cpu}; time-stamp counter {ghz:.2} GHz. Cycles are TSC cycles.\n");

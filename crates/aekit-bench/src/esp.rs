@@ -1,4 +1,4 @@
-//! `aekit bench --suite esp`: ESP packet rate, the figure IPsec data
+//! `aekit-bench esp`: ESP packet rate, the figure IPsec data
 //! planes are compared by.
 //!
 //! Packets of 64, 576 and 1500 bytes of payload and IMIX (7:4:1 of the
@@ -41,7 +41,7 @@ use aekit::{aes, ghash};
 use aekit_harness as harness;
 use serde_json::json;
 
-use super::{Effort, Mix, Report};
+use crate::report::{Effort, Mix, Report};
 
 /// Packets in each worker's pool: 120 × ~1.6 KB stays in a Zen 1 core's
 /// 512 KiB L2 with room for the keys and the pipelines' buffers.
@@ -336,7 +336,7 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
         .map(|sa| sa.implementation())
         .unwrap_or_else(|e| e.to_string());
     let mut md = format!(
-        "## ESP packet rate (`aekit bench --suite esp`)\n\n\
+        "## ESP packet rate (`aekit-bench esp`)\n\n\
          CPU: {}. Default implementation: {default_name}. In place, steady state over \
          {POOL} buffers per worker; {SAS} SAs sharded by SPI over the workers; \
          AES-128, 16-byte ICV. Gbit/s and GB/s count payload. \"precompute\": a CPU \

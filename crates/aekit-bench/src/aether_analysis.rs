@@ -1,4 +1,4 @@
-//! `aekit bench --suite aether-analysis`: the AETHER paper's design tables
+//! `aekit-bench aether-analysis`: the AETHER paper's design tables
 //! (Tables 3 to 7 and the forgery bound) recomputed from the pinned
 //! specification by `aekit::aether::analysis`, each printed beside the
 //! paper's figures. Not a speed measurement: the searches are exact, and
@@ -15,8 +15,8 @@ use std::time::Instant;
 use aekit::aether::analysis::{self, inner, matrix, sbox, words};
 use serde_json::json;
 
-use super::seeds::{AETHER_TABLE3, AETHER_TABLE4, AETHER_TABLE5, AETHER_TABLE6, AETHER_TABLE7};
-use super::{Effort, Report};
+use crate::report::{Effort, Report};
+use crate::seeds::{AETHER_TABLE3, AETHER_TABLE4, AETHER_TABLE5, AETHER_TABLE6, AETHER_TABLE7};
 
 /// Midori's S-boxes Sb0 and Sb1 (Banik et al., *Midori: A Block Cipher for
 /// Low Energy*, ASIACRYPT 2015) and PRINCE's (Borghoff et al.,

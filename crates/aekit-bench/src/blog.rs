@@ -10,7 +10,7 @@
 //! rows differ in GHASH alone.
 //!
 //! Heap bytes stand in for the blog's `cons` column (the bytes its Lisp
-//! allocated): they are counted by the `aekit` binary's global allocator
+//! allocated): they are counted by the `aekit-bench` binary's global allocator
 //! (`aekit_harness::CountingAlloc`), every byte asked of it during the
 //! run. Both outputs are 10 MiB, so about 20 MiB is the floor; what is
 //! above it is the tables and the mode's own.
@@ -22,8 +22,8 @@ use aekit::{AesGcm, aes, ghash};
 use aekit_harness as harness;
 use serde_json::json;
 
-use super::seeds::BLOG;
-use super::{Effort, Report, cycles};
+use crate::report::{Effort, Report, cycles};
+use crate::seeds::BLOG;
 
 /// The blog's message: 10 MiB.
 const SIZE: usize = 10 * 1024 * 1024;

@@ -38,8 +38,8 @@ use ccm::consts::{U12, U16};
 use hmac::{Hmac, Mac};
 use serde_json::json;
 
-use super::seeds::{SPEC_TABLE3, SPEC_TABLE3_SIZES};
-use super::{Effort, Panel, Report, Series, measure_all};
+use crate::report::{Effort, Panel, Report, Series, measure_all};
+use crate::seeds::{SPEC_TABLE3, SPEC_TABLE3_SIZES};
 
 /// The spec's GCM rows: its storage label and the GHASH strategy that has
 /// it (64 KiB: `table8`; 8 KiB: `table4`; 4 KiB: `shoup8`; 256 B: `shoup4`).

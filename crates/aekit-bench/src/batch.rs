@@ -1,4 +1,4 @@
-//! `aekit bench --suite batch`: many short messages at once.
+//! `aekit-bench batch`: many short messages at once.
 //!
 //! Each case encrypts a batch of `n` messages cut from one buffer (the
 //! harness's) and is timed on the batch's total bytes, so every row of a
@@ -26,8 +26,8 @@ use aekit::{AesGcm, Error};
 use aekit_harness::{self as harness, Case, Sample};
 use serde_json::json;
 
-use super::peers::{Gcm, NONCE, peer};
-use super::{Effort, Mix, Panel, Plot, Report, Series, XAxis, add_point};
+use crate::peers::{Gcm, NONCE, peer};
+use crate::report::{Effort, Mix, Panel, Plot, Report, Series, XAxis, add_point};
 
 /// Batch sizes measured.
 const BATCHES: [usize; 6] = [1, 4, 16, 64, 256, 1024];

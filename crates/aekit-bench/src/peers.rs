@@ -1,4 +1,4 @@
-//! `aekit bench --suite peers`, the one-core table: aekit's AES-GCM beside
+//! `aekit-bench peers`, the one-core table: aekit's AES-GCM beside
 //! aws-lc-rs, ring, RustCrypto's `aes-gcm` and OpenSSL, measured in one
 //! run, interleaved, best of N.
 //!
@@ -35,7 +35,7 @@ use aes_gcm::aead::consts::{U12, U16};
 use aes_gcm::aead::{AeadInOut, KeyInit};
 use serde_json::json;
 
-use super::{Effort, Report, Series, add_point};
+use crate::report::{Effort, Report, Series, add_point};
 
 /// Sizes measured, in bytes (see the module header).
 const SIZES: [usize; 8] = [16, 64, 256, 1024, 1500, 8192, 16384, 1 << 20];

@@ -25,8 +25,8 @@ use aekit::ghash::{Key, Strategy as Ghash};
 use aekit_harness as harness;
 use serde_json::{Value, json};
 
-use super::seeds::{M4_GCM, M4_GCTR, M4_GHASH, M4_KEY_BITS, M4_SIZES_KB, m4_cell};
-use super::{Effort, Report, Series, add_line, change, cycles, measure_all, pct};
+use crate::report::{Effort, Report, Series, add_line, change, cycles, measure_all, pct};
+use crate::seeds::{M4_GCM, M4_GCTR, M4_GHASH, M4_KEY_BITS, M4_SIZES_KB, m4_cell};
 
 /// The seed's sizes in bytes (its KB read as KiB).
 fn sizes() -> Vec<usize> {

@@ -1,7 +1,7 @@
-//! `aekit bench --suite seeds --quick --json`: every table and every row
-//! the seeds' tables name is in the JSON (timings are not checked: tests
-//! are not benchmarks).
-#![cfg(feature = "bench")]
+//! The suites run quickly (`aekit-bench SUITE --quick --json F`): every
+//! table and every row the seeds' tables name is in the JSON (timings are
+//! not checked: tests are not benchmarks), and the options a suite cannot
+//! honour are refused before anything is measured.
 
 use std::process::Command;
 
@@ -17,8 +17,8 @@ fn has(rows: &[Value], pairs: &[(&str, Value)]) -> bool {
     rows.iter().any(|r| pairs.iter().all(|(k, v)| &r[*k] == v))
 }
 
-/// Runs `aekit bench --suite SUITE --quick --json`; returns the markdown
-/// it printed and the JSON it wrote.
+/// Runs `aekit-bench SUITE --quick --json`; returns the markdown it
+/// printed and the JSON it wrote.
 fn quick(suite: &str) -> (String, Value) {
     quick_with(suite, &[])
 }
@@ -42,8 +42,8 @@ fn assert_png(dir: &std::path::Path, name: &str, min_width: u32) {
 fn quick_with(suite: &str, more: &[&std::ffi::OsStr]) -> (String, Value) {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("out.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_aekit"))
-        .args(["bench", "--suite", suite, "--quick", "--json"])
+    let out = Command::new(env!("CARGO_BIN_EXE_aekit-bench"))
+        .args([suite, "--quick", "--json"])
         .arg(&json)
         .args(more)
         .output()
@@ -252,7 +252,7 @@ fn quick_seeds_suite_writes_every_row() {
     assert!(!has(esp, &[("message_bytes", 100_000_000.into())]));
 }
 
-/// `aekit bench --suite aether-analysis --quick --json`: the recomputed
+/// `aekit-bench aether-analysis --quick --json`: the recomputed
 /// design tables agree with the paper wherever the suite recomputes them
 /// (these are exact results, not timings).
 #[test]
@@ -316,17 +316,50 @@ fn quick_aether_analysis_agrees_with_the_paper() {
     assert_eq!(t7[0]["collision_min_active_f"], 8);
 }
 
+/// An unknown suite is a usage error (status 2) that lists the suites.
 #[test]
 fn an_unknown_suite_is_refused() {
-    let out = Command::new(env!("CARGO_BIN_EXE_aekit"))
-        .args(["bench", "--suite", "nope"])
+    let out = Command::new(env!("CARGO_BIN_EXE_aekit-bench"))
+        .arg("nope")
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown suite"));
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("unrecognized subcommand"), "{stderr}");
 }
 
-/// `aekit bench --suite peers --quick --json`: the CPU and aekit's kernel
+/// `aekit-bench --help` lists every suite, one line each, and says how to
+/// measure the Python binding.
+#[test]
+fn help_lists_every_suite() {
+    let out = Command::new(env!("CARGO_BIN_EXE_aekit-bench"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8(out.stdout).unwrap();
+    for suite in [
+        "peers",
+        "seeds",
+        "cores",
+        "ct",
+        "batch",
+        "esp",
+        "aether",
+        "aether-analysis",
+        "gpu",
+        "prefixes",
+    ] {
+        assert!(
+            help.lines()
+                .any(|l| l.trim_start().starts_with(&format!("{suite} "))),
+            "--help lacks {suite}: {help}"
+        );
+    }
+    assert!(help.contains("python/bench.py"), "{help}");
+}
+
+/// `aekit-bench peers --quick --json`: the CPU and aekit's kernel
 /// at the top; in the JSON every (AEAD, direction, size) has a row for
 /// aekit's default with its ratio to the best peer and a row per peer; the
 /// multi-core rows cover 1 and 16 MiB on one thread and on two (256 MiB
@@ -388,7 +421,7 @@ fn quick_peers_suite_writes_every_row() {
     assert!(!has(cores, &[("size_bytes", (256 << 20).into())]));
 }
 
-/// `aekit bench --suite batch --quick --json F --plot DIR`: each table's
+/// `aekit-bench batch --quick --json F --plot DIR`: each table's
 /// JSON holds its own cases (AES-GCM's and AETHER's apart) for every mix
 /// and batch size, and each table draws one PNG per mix.
 #[test]
@@ -448,24 +481,21 @@ fn quick_batch_suite_writes_every_row_and_plot() {
     }
 }
 
-/// A suite that draws no plot refuses `--plot` up front, as `--suite gpu`
-/// refuses `--json` (it writes markdown only), instead of ignoring them.
+/// A suite that draws no plot has no `--plot`, and `gpu` (markdown only)
+/// no `--json`: they are refused as usage errors before anything is
+/// measured, instead of ignored.
 #[test]
 fn outputs_a_suite_does_not_write_are_refused() {
-    for (suite, flag, says) in [
-        ("esp", "--plot", "draws no plots"),
-        ("cores", "--plot", "draws no plots"),
-        ("gpu", "--json", "markdown only"),
-    ] {
+    for (suite, flag) in [("esp", "--plot"), ("cores", "--plot"), ("gpu", "--json")] {
         let dir = tempfile::tempdir().unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_aekit"))
-            .args(["bench", "--suite", suite, "--quick", flag])
+        let out = Command::new(env!("CARGO_BIN_EXE_aekit-bench"))
+            .args([suite, "--quick", flag])
             .arg(dir.path().join("out"))
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{suite} {flag}: {stderr}");
-        assert!(stderr.contains(says), "{suite} {flag}: {stderr}");
+        assert_eq!(out.status.code(), Some(2), "{suite} {flag}: {stderr}");
+        assert!(stderr.contains(flag), "{suite} {flag}: {stderr}");
         assert!(
             out.stdout.is_empty(),
             "{suite} {flag}: measured before failing"
@@ -482,8 +512,8 @@ fn unwritable_outputs_fail_before_measuring() {
     std::fs::write(&file, b"").unwrap();
     let missing = dir.path().join("no-such-dir").join("out.json");
     for (flag, path) in [("--json", &missing), ("--plot", &file)] {
-        let out = Command::new(env!("CARGO_BIN_EXE_aekit"))
-            .args(["bench", "--suite", "seeds", "--quick", flag])
+        let out = Command::new(env!("CARGO_BIN_EXE_aekit-bench"))
+            .args(["seeds", "--quick", flag])
             .arg(path)
             .output()
             .unwrap();

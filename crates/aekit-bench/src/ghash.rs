@@ -14,8 +14,8 @@ use aekit::ghash::{Key, Strategy};
 use aekit_harness as harness;
 use serde_json::json;
 
-use super::seeds::SPEC_TABLE1;
-use super::{Effort, Report, measure_all};
+use crate::report::{Effort, Report, measure_all};
+use crate::seeds::SPEC_TABLE1;
 
 /// Bytes hashed per measurement, as in the spec's table.
 const SIZE: usize = 8192;

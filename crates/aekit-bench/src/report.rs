@@ -1,129 +1,25 @@
-//! `aekit bench`: measurements any user can re-make on their own machine,
-//! in suites.
-//!
-//! `--suite seeds`: the seeds' measurements re-made on this machine, each
-//! table printed beside the seed's own figures.
-//!
-//! 1. GCM spec Table 1 (`ghash.rs`): every GHASH strategy's key-dependent
-//!    storage, cycles per byte over 8 KiB, and table construction per key.
-//! 2. The table blog's 10 MiB table (`blog.rs`): AES-GCM encrypt+decrypt
-//!    with the 0-, 1-, 4- and 8-bit tables — seconds, TSC cycles, heap bytes.
-//! 3. The Cortex-M4 tables (`m4.rs`): GCTR with FACE, GHASH with the seed's
-//!    256-byte 4-bit table (`shoup4`) against karatsuba, and full GCM, at 1,
-//!    4, 20 and 40 KiB for AES-128 and -256.
-//! 4. GCM spec Table 3 (`modes.rs`): cycles per byte of GCM at each storage
-//!    size beside CCM, EAX, OCB3 and CBC-HMAC-SHA1; the GCM rows again over
-//!    `table`, `fixslice` and `ni` AES, and which of the spec's orderings
-//!    reproduce with each.
-//! 5. The ESP seed's Fig. 3 (`fig3.rs`): 1, 10 and 100 MB in 1024-byte
-//!    chunks, as bare GCM (stock against precomputed keystream, up to the
-//!    seed's thousand runs) and as ESP packets (inline keystream against a
-//!    CPU producer), runtimes with their spread over repeated runs.
-//!
-//! `--suite peers`: aekit's AES-GCM beside the best libraries.
-//!
-//! 1. One core (`peers.rs`): every aekit implementation class this CPU
-//!    runs beside aws-lc-rs, ring, RustCrypto's `aes-gcm` and OpenSSL,
-//!    encrypt and decrypt, 16 B to 1 MiB, AES-128 and AES-256, each row's
-//!    ratio to the best peer, and a summary.
-//! 2. Many cores (`cores.rs`): one message of 1, 16 and 256 MiB on one
-//!    thread and split across a pool of 2 threads and of every core
-//!    (alone: `--suite cores`).
-//!
-//! `--suite ct` (`ct.rs`): a statistical timing test (dudect: Welch's t
-//! on fixed against random key, plaintext and wrong-tag position) of every
-//! implementation called constant time, with a verdict for each, and a
-//! table-driven control that must fail.
-//!
-//! `--suite batch` (`batch.rs`): the AES-GCM and AETHER batch APIs beside
-//! one-message calls and peers (AEGIS-256 for AETHER), 1 to 1024 messages
-//! of 64, 576, 1500 bytes and an IMIX mix.
-//!
-//! `--suite esp` (`esp.rs`): ESP packet rate in Mpps and Gbit/s, 64 B to
-//! 1500 B and IMIX, in place, inline and precomputed keystream, 1 and 2
-//! workers.
-//!
-//! `--suite aether-analysis` (`aether_analysis.rs`): the AETHER paper's
-//! design tables (S-box, branch numbers, inner function, round-update
-//! search, initialization bounds) recomputed from the pinned specification
-//! beside the paper's figures.
-//!
-//! `--suite gpu` (`gpu.rs`): the GPU keystream producer, the ESP seed's
-//! Fig. 3 re-made with a GPU (over `fig3.rs`'s packet loop).
+//! What the table suites share: how hard to measure ([`Effort`]), the
+//! message mixes, the [`Report`] each table returns (markdown, JSON rows,
+//! plots) and the runner that prints them and writes `--json` and
+//! `--plot` ([`run`]).
 //!
 //! Timing is the shared harness's (`aekit-harness`): cases interleaved,
 //! best batch of N, cycles read from the time-stamp counter — a
 //! constant-rate clock, not the core's, so the tables say *TSC cycles*.
 //! `--quick` takes fewer rounds (the blog's table once; no 256 MiB
 //! message, no 100 MB ESP message, fewer ESP repeats); the tables and their
-//! other rows are the same. Output:
-//! markdown on stdout, `--json FILE` for machines, `--plot DIR` for PNG
-//! plots of throughput against message size (`seeds`, `peers`) or against
-//! messages a batch (`batch`: one plot per mix and table), in panels where
-//! lines' scales differ too much for one (`plot.rs`).
+//! other rows are the same. Output: markdown on stdout, `--json FILE` for
+//! machines, `--plot DIR` for PNG plots of throughput against message size
+//! (`seeds`, `peers`) or against messages a batch (`batch`: one plot per
+//! mix and table), in panels where lines' scales differ too much for one
+//! (`plot.rs`).
 
-mod aether_analysis;
-mod batch;
-mod blog;
-mod cores;
-mod ct;
-mod esp;
-mod fig3;
-mod ghash;
-mod gpu;
-mod m4;
-mod modes;
-mod peers;
-mod plot;
-mod seeds;
-
-use std::path::PathBuf;
+use std::path::Path;
 
 use aekit_harness as harness;
 use serde_json::{Value, json};
 
-/// The options of `aekit bench`.
-#[derive(clap::Args, Debug)]
-pub struct Args {
-    /// The suite to run: `seeds`, the seed papers' tables re-measured, or
-    /// `peers`, aekit's AES-GCM beside aws-lc-rs, ring, aes-gcm and OpenSSL
-    /// (and one message on many cores), `cores`, the many-core rows alone,
-    /// `batch`, many messages per call (AES-GCM and AETHER batch APIs),
-    /// `esp`, ESP packet rate (Mpps, Gbit/s), `gpu`, the GPU keystream
-    /// producer (the ESP seed's Fig. 3 with a GPU), `ct`, the statistical
-    /// timing test of the constant-time implementations, or
-    /// `aether-analysis`, AETHER's design tables recomputed.
-    #[arg(long, value_name = "NAME", default_value = "seeds")]
-    pub suite: String,
-    /// Fewer rounds per measurement (and no 256 MiB or 100 MB message): a
-    /// whole suite in about a minute.
-    #[arg(long)]
-    pub quick: bool,
-    /// Also write every row as JSON to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-    /// Also draw PNG plots of throughput into DIR: against message size
-    /// (`seeds`, `peers`) or against messages a batch (`batch`).
-    #[arg(long, value_name = "DIR")]
-    pub plot: Option<PathBuf>,
-    /// `--suite ct`: measurements per test and implementation (default
-    /// 1000000; 100000 with `--quick`).
-    #[arg(long, value_name = "N")]
-    pub measurements: Option<u64>,
-    /// `--suite ct`: stop each test after S seconds if its measurements
-    /// are not made by then.
-    #[arg(long, value_name = "S")]
-    pub max_seconds: Option<f64>,
-    /// `--suite ct`: fail (exit status 1) when a constant-time
-    /// implementation reaches this |t| (at least 4.5, the verdict's
-    /// threshold; a higher value tolerates the noise of short runs).
-    #[arg(long, value_name = "T", default_value_t = 4.5)]
-    pub fail_at: f64,
-    /// `--suite ct`: test only the implementations whose name contains
-    /// NAME (for example `fixslice/rd0`), to re-run one at length.
-    #[arg(long, value_name = "NAME")]
-    pub only: Option<String>,
-}
+use crate::{peers, plot};
 
 /// How hard to measure.
 #[derive(Clone, Copy, Debug)]
@@ -171,26 +67,6 @@ impl Mix {
         (0..n).map(|i| self.len(i)).collect()
     }
 }
-
-/// The suites: name, the tables each runs in order, and whether any of
-/// them draws a plot (`--plot` is refused up front where none does).
-type Table = fn(Effort) -> Vec<Report>;
-const SUITES: [(&str, &[Table], bool); 6] = [
-    (
-        "seeds",
-        &[ghash::run, blog::run, m4::run, modes::run, fig3::run],
-        true,
-    ),
-    ("peers", &[peers::run, cores::run], true),
-    // The multi-core rows of `peers` alone, to repeat them cheaply.
-    ("cores", &[cores::run], false),
-    // Many messages per call: the batch APIs beside one-message calls.
-    ("batch", &[batch::run], true),
-    // ESP packet rate (`esp.rs`).
-    ("esp", &[esp::run], false),
-    // AETHER's design tables recomputed: exact searches, not timings.
-    ("aether-analysis", &[aether_analysis::run], false),
-];
 
 /// One table's results: markdown for people, JSON rows for machines, and
 /// its plots.
@@ -325,19 +201,32 @@ pub(crate) fn add_point(series: &mut Vec<Series>, name: &str, x: f64, y: f64) {
     }
 }
 
+/// A table of a suite: measures, then returns its reports.
+pub(crate) type Table = fn(Effort) -> Vec<Report>;
+
+/// What a table suite was asked for on the command line.
+pub(crate) struct Outputs<'a> {
+    /// `--quick`: fewer rounds, no largest messages.
+    pub(crate) quick: bool,
+    /// `--json FILE`.
+    pub(crate) json: Option<&'a Path>,
+    /// `--plot DIR` (only the suites that draw take it).
+    pub(crate) plot: Option<&'a Path>,
+}
+
 /// Checks, before anything is measured, that `--json` and `--plot` can be
 /// written: a mistyped path must not cost a whole run. The JSON file is
 /// opened for appending (not emptied) and the plot directory created, with
 /// a probe file written and removed in it.
-fn check_outputs(args: &Args) -> Result<(), String> {
-    if let Some(path) = &args.json {
+fn check_outputs(outputs: &Outputs<'_>) -> Result<(), String> {
+    if let Some(path) = outputs.json {
         std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)
             .map_err(|e| format!("--json {}: {e}", path.display()))?;
     }
-    if let Some(dir) = &args.plot {
+    if let Some(dir) = outputs.plot {
         let probe = dir.join(".aekit-bench-probe");
         std::fs::create_dir_all(dir)
             .and_then(|()| std::fs::write(&probe, b""))
@@ -347,46 +236,12 @@ fn check_outputs(args: &Args) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs `aekit bench`; an error is one line for stderr.
-pub fn run(args: &Args) -> Result<(), String> {
-    if args.suite == "gpu" {
-        if args.json.is_some() || args.plot.is_some() {
-            return Err("--suite gpu writes markdown only; drop --json and --plot".into());
-        }
-        return gpu::run(args.quick);
-    }
-    if args.suite == "ct" {
-        if args.plot.is_some() {
-            return Err("--suite ct draws no plots; drop --plot".into());
-        }
-        let n = args
-            .measurements
-            .unwrap_or(if args.quick { 100_000 } else { 1_000_000 });
-        return ct::run(
-            n,
-            args.max_seconds,
-            args.fail_at,
-            args.only.as_deref(),
-            args.quick,
-            args.json.as_deref(),
-        );
-    }
-    if args.measurements.is_some() || args.max_seconds.is_some() || args.only.is_some() {
-        return Err("--measurements, --max-seconds and --only apply to --suite ct only".into());
-    }
-    let Some(&(suite, tables, plots)) = SUITES.iter().find(|s| s.0 == args.suite) else {
-        let names: Vec<&str> = SUITES.iter().map(|s| s.0).chain(["gpu", "ct"]).collect();
-        return Err(format!(
-            "unknown suite {:?} (there are: {})",
-            args.suite,
-            names.join(", ")
-        ));
-    };
-    if args.plot.is_some() && !plots {
-        return Err(format!("--suite {suite} draws no plots; drop --plot"));
-    }
-    check_outputs(args)?;
-    let effort = if args.quick {
+/// Runs the table suite `suite`: its `tables` in order, markdown on
+/// stdout, then the JSON and the plots asked for; an error is one line for
+/// stderr.
+pub(crate) fn run(suite: &str, tables: &[Table], outputs: &Outputs<'_>) -> Result<(), String> {
+    check_outputs(outputs)?;
+    let effort = if outputs.quick {
         Effort {
             rounds: 3,
             blog_runs: 1,
@@ -402,8 +257,8 @@ pub fn run(args: &Args) -> Result<(), String> {
     let cpu = harness::cpu_model();
     let ghz = harness::tsc_ghz(std::time::Duration::from_millis(100));
     println!(
-        "# aekit bench --suite {suite}{}\n",
-        if args.quick { " --quick" } else { "" }
+        "# aekit-bench {suite}{}\n",
+        if outputs.quick { " --quick" } else { "" }
     );
     let core = harness::core_per_tsc();
     let clock = core.map_or(String::new(), |c| {
@@ -427,14 +282,14 @@ pub fn run(args: &Args) -> Result<(), String> {
         }
     }
 
-    if let Some(path) = &args.json {
+    if let Some(path) = outputs.json {
         let mut tables = serde_json::Map::new();
         for r in &reports {
             tables.insert(r.key.to_string(), Value::Array(r.rows.clone()));
         }
         let doc = json!({
             "suite": suite,
-            "quick": args.quick,
+            "quick": outputs.quick,
             "cpu": cpu,
             "aekit_default": default,
             "tsc_ghz": ghz,
@@ -444,7 +299,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
         std::fs::write(path, text).map_err(|e| format!("write {}: {e}", path.display()))?;
     }
-    if let Some(dir) = &args.plot {
+    if let Some(dir) = outputs.plot {
         std::fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
         for p in reports.iter().flat_map(|r| &r.plots) {
             let path = dir.join(format!("{}.png", p.name));

@@ -1,4 +1,4 @@
-//! `aekit bench --suite gpu`: the GPU keystream producer measured, and the
+//! `aekit-bench gpu`: the GPU keystream producer measured, and the
 //! ESP seed's Fig. 3 (*GCM on the GPU for IPsec*: 1, 10 and 100 MB in
 //! 1024-byte packets) re-made with a GPU feeding the pipeline.
 //!
@@ -23,7 +23,7 @@
 //! Wall-clock throughput, not cycles: a GPU's work is not on the CPU's
 //! time-stamp counter. The packet loop, the SA configurations and the
 //! summary of the repeats are `fig3.rs`'s, shared with the CPU-producer
-//! table of `--suite seeds`.
+//! table of `aekit-bench seeds`.
 
 use std::time::Instant;
 
@@ -34,7 +34,7 @@ use aekit::keystream::{
 };
 use aekit_harness as harness;
 
-use super::fig3::{self, Mode};
+use crate::fig3::{self, Mode};
 
 fn e(err: aekit::Error) -> String {
     err.to_string()
@@ -43,10 +43,7 @@ fn e(err: aekit::Error) -> String {
 /// Runs the suite; without a usable GPU, says why and fails.
 pub fn run(quick: bool) -> Result<(), String> {
     let info = device_info(0).map_err(e)?;
-    println!(
-        "# aekit bench --suite gpu{}\n",
-        if quick { " --quick" } else { "" }
-    );
+    println!("# aekit-bench gpu{}\n", if quick { " --quick" } else { "" });
     println!(
         "GPU: {} (compute capability {}.{}, {} SMs), CUDA driver {}.{}",
         info.name,

@@ -1,6 +1,6 @@
 """aekit.AESGCM against cryptography's AESGCM, in one process.
 
-    python bindings/python/bench.py [--rounds N] [--key-bits 128|256]
+    python crates/aekit-bench/python/bench.py [--rounds N] [--key-bits 128|256] [--threads N]
 
 Both objects get the same key, nonce (12 bytes), no associated data; the
 operations are `encrypt`, `decrypt`, and `encrypt_into` / `decrypt_into`

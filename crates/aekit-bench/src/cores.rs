@@ -1,4 +1,4 @@
-//! `aekit bench --suite peers`, the multi-core rows: one message of 1, 16
+//! `aekit-bench peers`, the multi-core rows: one message of 1, 16
 //! and 256 MiB (256 MiB not with `--quick`) encrypted and decrypted by
 //! aekit's default implementation on one thread
 //! (`encrypt_in_place_detached`) and split across a persistent
@@ -16,8 +16,8 @@ use aekit::gcm::Pool;
 use aekit_harness::{self as harness, Case, size_label};
 use serde_json::json;
 
-use super::peers::{Direction, Gcm, KEY_LENGTHS, NONCE, aead_name, case, key};
-use super::{Effort, Report};
+use crate::peers::{Direction, Gcm, KEY_LENGTHS, NONCE, aead_name, case, key};
+use crate::report::{Effort, Report};
 
 /// Message sizes; the last only without `--quick`.
 const SIZES: [usize; 3] = [1 << 20, 16 << 20, 256 << 20];

@@ -2,7 +2,7 @@
 //! 100 MB of random data in 1024-byte chunks, encrypted with AES-GCM whose
 //! keystream is computed as usual or precomputed.
 //!
-//! `--suite seeds` runs [`run`], which makes two tables:
+//! `aekit-bench seeds` runs [`run`], which makes two tables:
 //!
 //! 1. Bare GCM, the seed's own figure ([`bare_gcm`]): the seed patched
 //!    LibTomCrypt's AES-GCM to fetch encrypted counters from precomputed
@@ -23,7 +23,7 @@
 //!    producer — a keystream thread on a spare core, which the seed names
 //!    as the alternative to its GPU (the seed's continuous counter).
 //!
-//! `--suite gpu` (`gpu.rs`) adds a GPU producer and several SAs to the ESP
+//! `aekit-bench gpu` (`gpu.rs`) adds a GPU producer and several SAs to the ESP
 //! form, over the packet loop, the timing and the summary of this file.
 //!
 //! What the ESP form times: the packet thread's loop over the whole
@@ -42,7 +42,7 @@ use aekit::{AesGcm, aes, ghash};
 use aekit_harness as harness;
 use serde_json::json;
 
-use super::{Bars, Effort, Panel, Report, Series};
+use crate::report::{Bars, Effort, Panel, Report, Series};
 
 /// The seed's packet size: "chunks of 1024 Byte".
 pub(crate) const PACKET: usize = 1024;
@@ -216,7 +216,7 @@ fn repeats(mb: usize, quick: bool) -> usize {
     }
 }
 
-/// `--suite seeds`: the seed's Fig. 3 as bare GCM, then in ESP.
+/// `aekit-bench seeds`: the seed's Fig. 3 as bare GCM, then in ESP.
 pub(crate) fn run(effort: Effort) -> Vec<Report> {
     vec![bare_gcm(effort), esp_form(effort)]
 }
@@ -340,7 +340,7 @@ impl Quantiles {
     ];
 }
 
-/// `--suite seeds`: the seed's Fig. 3 as it measured it, bare GCM over
+/// `aekit-bench seeds`: the seed's Fig. 3 as it measured it, bare GCM over
 /// 1024-byte chunks, stock against precomputed keystream.
 fn bare_gcm(effort: Effort) -> Report {
     let key = [0x5au8; 16];
@@ -497,7 +497,7 @@ fn measure_pair(
     })
 }
 
-/// `--suite seeds`: the seed's Fig. 3 in ESP with a CPU producer, one SA.
+/// `aekit-bench seeds`: the seed's Fig. 3 in ESP with a CPU producer, one SA.
 fn esp_form(effort: Effort) -> Report {
     let sizes = sizes_mb(effort.quick);
     let key = [0x5au8; 16];
