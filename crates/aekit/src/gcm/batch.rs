@@ -112,9 +112,9 @@
 
 use core::borrow::BorrowMut;
 
+use super::aes_gcm::{AesGcm, OneShot, copy_tag};
 use super::kernel::{BatchMessage, Direction, Kernel, KernelOp, shape};
 use super::state::verify_or_wipe;
-use super::{AesGcm, OneShot, copy_tag};
 use crate::Error;
 use crate::aes::Block;
 

@@ -61,10 +61,10 @@
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
+use super::aes_gcm::{AesGcm, Tag};
 use super::kernel::{Kernel, KernelOp};
 use super::parallel::hash_key;
 use super::state::{MAX_AAD_LEN, pre_counter, verify_or_wipe};
-use super::{AesGcm, Tag};
 use crate::Error;
 use crate::aes::{self, Block, BlockCipher};
 use crate::ghash::{self, GhashKey, field, karatsuba};
@@ -79,7 +79,7 @@ const MAX_TAGS: u64 = 1 << 32;
 const BATCH_BLOCKS: usize = 64;
 
 /// GMAC over a data set that changes in place, at a cost proportional to
-/// each change; see the [module docs](self).
+/// each change; the derivation is in `gcm/incremental.rs`.
 ///
 /// Its tags are ordinary GMAC tags: [`Gmac::verify`](super::Gmac::verify)
 /// checks one against the whole data with the IV it was issued under.

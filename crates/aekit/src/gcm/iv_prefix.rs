@@ -12,12 +12,38 @@
 //! tag rules included (they see the whole IV's length). A prefix and rest
 //! that make 12 bytes take the 96-bit form, with nothing hashed.
 
+use super::aes_gcm::{AesGcm, OneShot, Tag, check_data};
 use super::kernel::{Direction, Kernel, KernelOp};
 use super::state::{IvHash, State, verify_or_wipe};
 use super::stream::{Decryptor, Encryptor, Online};
-use super::{AesGcm, OneShot, Tag, check_data};
 use crate::Error;
 use crate::aes::Block;
+
+impl AesGcm {
+    /// Hashes a fixed leading part of the IV once, for many messages (spec
+    /// §6, Table 2: fixed parts of the IV processed in advance). Worth it
+    /// for IVs longer than 12 bytes, which GCM hashes into Y_0: each
+    /// message then hashes only the rest of its IV. Any prefix length is
+    /// taken, an empty one too.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), aekit::Error> {
+    /// let gcm = aekit::AesGcm::new(&[3u8; 16])?.with_tag_length(16)?;
+    /// let sender = gcm.iv_prefix(b"sender 0042, session 7f31e2a0")?; // hashed once
+    /// for n in 0u64..3 {
+    ///     let mut msg = *b"payload";
+    ///     let tag = sender.encrypt_in_place_detached(&n.to_be_bytes(), b"", &mut msg, 16)?;
+    ///     let iv = [&b"sender 0042, session 7f31e2a0"[..], &n.to_be_bytes()].concat();
+    ///     let mut again = *b"payload";
+    ///     let same = gcm.encrypt_in_place_detached(&iv, b"", &mut again, 16)?;
+    ///     assert_eq!((msg, tag.as_ref()), (again, same.as_ref()));
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn iv_prefix(&self, prefix: &[u8]) -> Result<IvPrefix<'_>, Error> {
+        IvPrefix::new(self, prefix)
+    }
+}
 
 /// A fixed leading part of the IV, hashed once under a key; see
 /// [`AesGcm::iv_prefix`].

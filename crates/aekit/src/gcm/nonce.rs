@@ -33,7 +33,7 @@
 //! 64-bit one cannot be exhausted in practice, and the fixed field still
 //! gets four bytes).
 
-use super::{AesGcm, Tag};
+use super::aes_gcm::{AesGcm, Tag};
 use crate::Error;
 
 /// Messages one key may seal under random 96-bit IVs: 2^32 (SP 800-38D

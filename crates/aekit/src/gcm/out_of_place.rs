@@ -15,13 +15,15 @@
 
 use core::mem::MaybeUninit;
 
+use super::aes_gcm::{AesGcm, OneShot, Tag};
 use super::kernel::{
     Direction, Kernel, KernelOp, OUT_OF_PLACE_PASS, as_uninit, assume_init, copy_into,
 };
+use super::parallel::Pool;
 use super::parallel::{Split, Text};
 use super::state::{State, verify_or_wipe};
 use super::stream::Online;
-use super::{AesGcm, Decryptor, Encryptor, OneShot, Pool, Tag};
+use super::stream::{Decryptor, Encryptor};
 use crate::Error;
 use crate::aes::Block;
 use crate::error::split_tag;

@@ -141,9 +141,9 @@ use std::time::{Duration, Instant};
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use zeroize::Zeroize;
 
+use super::aes_gcm::{AesGcm, Tag};
 use super::kernel::{Direction, Kernel, KernelOp};
 use super::state::{State, verify_or_wipe};
-use super::{AesGcm, Tag};
 use crate::Error;
 use crate::aes::Block;
 use crate::ghash::{GhashKey, field, karatsuba};

@@ -39,9 +39,9 @@
 //! Rejected: a trait object for "where keystream comes from" inside
 //! `State` (a dynamic call per pass on the fast path).
 
+use super::aes_gcm::{AesGcm, Tag, check_lengths};
 use super::kernel::{Direction, Kernel, KernelOp};
 use super::state::{State, verify_or_wipe};
-use super::{AesGcm, Tag, check_lengths};
 use crate::Error;
 use crate::aes::Block;
 

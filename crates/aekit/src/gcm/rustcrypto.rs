@@ -9,7 +9,7 @@ use aead::consts::{U12, U16, U32};
 use aead::inout::InOutBuf;
 use aead::{AeadCore, AeadInOut, Key, KeyInit, KeySizeUser, Nonce, Tag, TagPosition};
 
-use super::AesGcm;
+use super::aes_gcm::AesGcm;
 
 /// AES-GCM behind RustCrypto's `aead` traits for a key of `K` bytes, in the
 /// fastest constant-time strategies this CPU runs. Use the aliases

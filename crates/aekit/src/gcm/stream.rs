@@ -13,9 +13,9 @@
 
 use core::mem::MaybeUninit;
 
+use super::aes_gcm::{AesGcm, Tag};
 use super::kernel::{Direction, Kernel, KernelOp};
 use super::state::{State, check_iv, verify_or_wipe};
-use super::{AesGcm, Tag};
 use crate::Error;
 use crate::aes::Block;
 
@@ -249,5 +249,51 @@ impl KernelOp for Continue<'_, '_> {
                 .map(|()| [0; 16]),
             Step::Finish => Ok(self.state.finish(kernel)),
         }
+    }
+}
+
+impl AesGcm {
+    /// Starts an on-line encryption, for messages whose length is not known
+    /// in advance: feed associated data, then the message, in pieces of any
+    /// size. The result equals the one-shot API's for every split.
+    pub fn encryptor(&self, iv: &[u8]) -> Result<Encryptor<'_>, Error> {
+        Encryptor::new(self, iv)
+    }
+
+    /// Starts an on-line decryption. **It releases plaintext before the tag
+    /// is checked**: nothing it returns may be acted on until
+    /// [`Decryptor::finish`] succeeds. Prefer the one-shot API when the
+    /// message fits in memory.
+    pub fn decryptor(&self, iv: &[u8]) -> Result<Decryptor<'_>, Error> {
+        Decryptor::new(self, iv)
+    }
+
+    /// Hashes a fixed prefix of the associated data once, for many
+    /// messages (spec §6, Table 2: fixed parts of A processed in advance). Clone the
+    /// [`AadPrefix`] or start messages from it directly; each gets its own
+    /// IV.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), aekit::Error> {
+    /// let gcm = aekit::AesGcm::new(&[3u8; 16])?;
+    /// let header = gcm.aad_prefix(b"protocol v2, fixed header")?; // hashed once
+    /// for n in 0u32..3 {
+    ///     let mut iv = [0u8; 12];
+    ///     iv[8..].copy_from_slice(&n.to_be_bytes());
+    ///     let mut prefix = header.clone();
+    ///     prefix.update_aad(&n.to_be_bytes())?; // per-message associated data
+    ///     let mut enc = prefix.encryptor(&iv)?;
+    ///     let mut msg = *b"payload";
+    ///     enc.update(&mut msg)?;
+    ///     let tag = enc.finish(16)?;
+    ///     let aad = [&b"protocol v2, fixed header"[..], &n.to_be_bytes()].concat();
+    ///     let mut again = *b"payload";
+    ///     let same = gcm.encrypt_in_place_detached(&iv, &aad, &mut again, 16)?;
+    ///     assert_eq!((msg, tag.as_ref()), (again, same.as_ref()));
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn aad_prefix(&self, aad: &[u8]) -> Result<AadPrefix<'_>, Error> {
+        AadPrefix::new(self, aad)
     }
 }

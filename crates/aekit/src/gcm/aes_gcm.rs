@@ -1,0 +1,626 @@
+//! The key type, [`AesGcm`]: its constructors, the checks every call
+//! makes (lengths and the tag rules, [`TagRules`]), the one-shot calls, and
+//! the one match per call on the implementation the key holds
+//! (`AesGcm::run`), after which the code is monomorphized for the choice.
+//! The other calls add their own `impl AesGcm` beside this file (`stream`,
+//! `iv_prefix`, `out_of_place`, `parallel`, `batch`, `precomputed`);
+//! [`Gmac`] is the key with an empty message.
+
+use zeroize::Zeroize;
+
+use super::class::{Class, Fused};
+use super::kernel::{Direction, FacePair, FusedKernel, Kernel, KernelOp, Pair};
+use super::kernels;
+use super::state::{MAX_AAD_LEN, MAX_MESSAGE_LEN, State, TAG_LENGTHS, check_iv, verify_or_wipe};
+use crate::Error;
+use crate::aes::{self, Block, BlockCipher, Cipher, KeySchedule};
+use crate::ctr::face::{self, FaceCipher};
+use crate::ghash::{self, GhashKey};
+
+/// An authentication tag of 4 to 16 bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct Tag {
+    bytes: Block,
+    len: usize,
+}
+
+impl Tag {
+    /// The tag's bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+
+    /// Writes the tag into `slot`, which must be exactly as long (as
+    /// `slot.copy_from_slice(tag.as_bytes())`, which panics otherwise). A
+    /// 16-byte tag is one store: a copy whose length is known only at run
+    /// time is a call to `memcpy`, which costs a short message a sixth of
+    /// its time.
+    pub fn copy_to(&self, slot: &mut [u8]) {
+        copy_tag(&self.bytes, self.len, slot);
+    }
+
+    pub(super) fn truncate(bytes: Block, len: usize) -> Tag {
+        Tag { bytes, len }
+    }
+}
+
+impl AsRef<[u8]> for Tag {
+    fn as_ref(&self) -> &[u8] {
+        self.as_bytes()
+    }
+}
+
+/// Writes the first `len` bytes of `bytes` into `slot`, which must be
+/// exactly as long (as `slot.copy_from_slice(&bytes[..len])`, which panics
+/// otherwise): a 16-byte tag is one store, where a copy whose length is
+/// known only at run time is a call to `memcpy`.
+pub(super) fn copy_tag(bytes: &Block, len: usize, slot: &mut [u8]) {
+    /// Out of line: inlined, LLVM sees that both arms copy the same
+    /// bytes and merges them back into one `memcpy` of the run-time
+    /// length.
+    #[inline(never)]
+    fn copy_shorter(slot: &mut [u8], tag: &[u8]) {
+        slot.copy_from_slice(tag);
+    }
+
+    match <&mut Block>::try_from(&mut *slot) {
+        Ok(full) if len == 16 => *full = *bytes,
+        _ => copy_shorter(slot, &bytes[..len]),
+    }
+}
+
+/// Which tag lengths a key accepts, by the length of the IV.
+///
+/// The GCM spec (§2.1) lets a tag be any length from 64 to 128 bits (aekit
+/// takes whole bytes, as §2.1 permits), and requires 128-bit tags whenever
+/// the IV is not 96 bits (the IV is then hashed into Y_0). That is the
+/// default of every constructor. NIST SP 800-38D also allows 32-bit tags
+/// and short tags with any IV; interoperability and test suites
+/// (Wycheproof) need them, behind [`AesGcm::with_relaxed_tag_rules`], a
+/// name that says what it gives up.
+///
+/// | IV        | [`TagRules::Spec`] (default) | [`TagRules::Relaxed`] |
+/// |-----------|------------------------------|------------------------|
+/// | 12 bytes  | 8–16 bytes                   | 4, 8–16 bytes          |
+/// | any other | 16 bytes                     | 4, 8–16 bytes          |
+///
+/// The spec also requires that one key keep one tag length: bind it with
+/// [`AesGcm::with_tag_length`], after which a call with any other length,
+/// a tag truncated in transit among them, is refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TagRules {
+    /// The GCM spec's rules (§2.1): 64 to 128 bits, and 128 bits with any
+    /// IV that is not 96 bits.
+    Spec,
+    /// Every length of [`TAG_LENGTHS`] with any IV: the spec's 64 to 128
+    /// bits and SP 800-38D's 32.
+    Relaxed,
+}
+
+/// Tag lengths as bit sets (bit n: n bytes allowed), so that checking a
+/// length is one shift and one test.
+const fn lengths_mask(lengths: &[usize]) -> u32 {
+    let mut mask = 0;
+    let mut i = 0;
+    while i < lengths.len() {
+        mask |= 1 << lengths[i];
+        i += 1;
+    }
+    mask
+}
+const RELAXED_LENGTHS: u32 = lengths_mask(&TAG_LENGTHS);
+const SPEC_LENGTHS_96: u32 = lengths_mask(&[8, 9, 10, 11, 12, 13, 14, 15, 16]);
+const SPEC_LENGTHS_OTHER: u32 = 1 << 16;
+
+impl TagRules {
+    /// Whether a tag of `tag_len` bytes may go with an IV of `iv_len`
+    /// bytes: `Ok`, or the precise reason ([`Error::InvalidTagLength`],
+    /// [`Error::TagShorterThan64Bits`], [`Error::TagMustBe128Bits`]).
+    #[inline(always)]
+    pub fn check(self, tag_len: usize, iv_len: usize) -> Result<(), Error> {
+        let allowed = match (self, iv_len == 12) {
+            (TagRules::Relaxed, _) => RELAXED_LENGTHS,
+            (TagRules::Spec, true) => SPEC_LENGTHS_96,
+            (TagRules::Spec, false) => SPEC_LENGTHS_OTHER,
+        };
+        if tag_len < 32 && (allowed >> tag_len) & 1 == 1 {
+            Ok(())
+        } else {
+            Err(TagRules::refusal(tag_len, iv_len))
+        }
+    }
+
+    /// Why a length was refused: not a GCM length at all, then the rules.
+    #[cold]
+    fn refusal(tag_len: usize, iv_len: usize) -> Error {
+        if tag_len >= 32 || (RELAXED_LENGTHS >> tag_len) & 1 == 0 {
+            Error::InvalidTagLength(tag_len)
+        } else if tag_len < 8 {
+            Error::TagShorterThan64Bits(tag_len)
+        } else {
+            Error::TagMustBe128Bits { iv_len, tag_len }
+        }
+    }
+}
+
+/// AES-GCM with a key of 16, 24 or 32 bytes, in the implementation chosen at
+/// construction. Key material and tables are zeroized when it is dropped.
+///
+/// Tags follow the GCM spec's rules ([`TagRules::Spec`]) unless the key is
+/// built [`with_relaxed_tag_rules`](AesGcm::with_relaxed_tag_rules), and
+/// take one length only once it is bound
+/// [`with_tag_length`](AesGcm::with_tag_length).
+pub struct AesGcm {
+    inner: Inner,
+    tag_rules: TagRules,
+    /// The one tag length this key takes, once bound.
+    tag_length: Option<usize>,
+}
+
+/// The implementation a key runs on: the enum matched once per call.
+enum Inner {
+    Pair {
+        aes: Cipher,
+        ghash: ghash::Key,
+    },
+    /// A pair whose counter mode is FACE; `aes` is `table` or `fixslice`.
+    Face {
+        aes: FaceAes,
+        ghash: ghash::Key,
+        variant: face::Variant,
+    },
+    VaesAvx512(Box<kernels::VaesAvx512>),
+    VaesAvx2(Box<kernels::VaesAvx2>),
+    NiClmul(Box<kernels::NiClmul>),
+}
+
+impl AesGcm {
+    /// AES-GCM in the fastest constant-time implementation this CPU runs
+    /// ([`Class::best`]): the best fused kernel where there is one,
+    /// otherwise the pair ([`aes::Strategy::best`], [`ghash::Strategy::best`]).
+    /// `AEKIT_KERNEL` caps the choice (see [`Class`]).
+    pub fn new(key: &[u8]) -> Result<AesGcm, Error> {
+        AesGcm::with_class(key, Class::best()?)
+    }
+
+    /// AES-GCM in the class given; [`Error::StrategyUnavailable`] where
+    /// this CPU cannot run it.
+    pub fn with_class(key: &[u8], class: Class) -> Result<AesGcm, Error> {
+        match class {
+            Class::Fused(fused) => AesGcm::fused(key, fused),
+            Class::Pair => AesGcm::with(key, aes::Strategy::best(), ghash::Strategy::best()),
+            Class::Portable => {
+                AesGcm::with(key, aes::Strategy::Fixslice, ghash::Strategy::Karatsuba)
+            }
+        }
+    }
+
+    /// AES-GCM on the fused kernel given.
+    pub fn fused(key: &[u8], kernel: Fused) -> Result<AesGcm, Error> {
+        fn boxed<F: FusedKernel>(keys: &KeySchedule) -> Result<Box<F>, Error> {
+            F::new(keys)
+                .map(Box::new)
+                .ok_or(Error::StrategyUnavailable(F::NAME))
+        }
+        let keys = KeySchedule::new(key)?;
+        let inner = match kernel {
+            Fused::Avx512 => Inner::VaesAvx512(boxed(&keys)?),
+            Fused::Avx2 => Inner::VaesAvx2(boxed(&keys)?),
+            Fused::Ni => Inner::NiClmul(boxed(&keys)?),
+        };
+        Ok(AesGcm::from_inner(inner))
+    }
+
+    /// AES-GCM in the strategies given, constant-time or not.
+    pub fn with(
+        key: &[u8],
+        aes_strategy: aes::Strategy,
+        ghash_strategy: ghash::Strategy,
+    ) -> Result<AesGcm, Error> {
+        let (aes, ghash) = pair(key, aes_strategy, ghash_strategy)?;
+        Ok(AesGcm::from_inner(Inner::Pair { aes, ghash }))
+    }
+
+    /// AES-GCM in the strategies given, with counter mode by FACE
+    /// `variant` (`ctr::face`). FACE applies to the `table` and `fixslice`
+    /// AES strategies; others fail with [`Error::Unsupported`].
+    pub fn with_face(
+        key: &[u8],
+        aes_strategy: aes::Strategy,
+        ghash_strategy: ghash::Strategy,
+        variant: face::Variant,
+    ) -> Result<AesGcm, Error> {
+        let (aes, ghash) = pair(key, aes_strategy, ghash_strategy)?;
+        let aes = match aes {
+            Cipher::Table(a) => FaceAes::Table(a),
+            Cipher::Fixslice(a) => FaceAes::Fixslice(a),
+            Cipher::Ni(_) | Cipher::Vaes(_) => {
+                return Err(Error::Unsupported("FACE on this AES strategy"));
+            }
+        };
+        Ok(AesGcm::from_inner(Inner::Face {
+            aes,
+            ghash,
+            variant,
+        }))
+    }
+
+    /// Every constructor ends here: the GCM spec's tag rules by default.
+    fn from_inner(inner: Inner) -> AesGcm {
+        AesGcm {
+            inner,
+            tag_rules: TagRules::Spec,
+            tag_length: None,
+        }
+    }
+
+    /// This key with NIST SP 800-38D's tag lengths beside the GCM spec's
+    /// (see [`TagRules`]): 4-byte tags, and tags shorter than 16 bytes with
+    /// IVs that are not 12 bytes. For interoperability and test
+    /// suites; a 4-byte tag is forged with probability 2^-32 per attempt,
+    /// less with long messages.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), aekit::Error> {
+    /// let key = [1u8; 16];
+    /// let spec = aekit::AesGcm::new(&key)?;
+    /// assert_eq!(
+    ///     spec.encrypt(&[0; 12], b"", b"m", 4),
+    ///     Err(aekit::Error::TagShorterThan64Bits(4))
+    /// );
+    /// let relaxed = aekit::AesGcm::new(&key)?.with_relaxed_tag_rules();
+    /// let sealed = relaxed.encrypt(&[0; 12], b"", b"m", 4)?;
+    /// assert_eq!(sealed.len(), 1 + 4);
+    /// # Ok(()) }
+    /// ```
+    pub fn with_relaxed_tag_rules(mut self) -> AesGcm {
+        self.tag_rules = TagRules::Relaxed;
+        self
+    }
+
+    /// The tag rules this key applies.
+    pub fn tag_rules(&self) -> TagRules {
+        self.tag_rules
+    }
+
+    /// This key bound to tags of `tag_len` bytes, as the GCM spec requires
+    /// (§2.1: "the tag length t must be fixed for any fixed value of the
+    /// key"). Every later call with another length fails with
+    /// [`Error::TagLengthMismatch`] before anything is computed: a
+    /// decryption whose tag was truncated in transit is refused, where an
+    /// unbound key would check the shorter tag. The length must pass the
+    /// key's [`TagRules`] with a 12-byte IV (calls with other IVs still
+    /// apply the rules for theirs).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), aekit::Error> {
+    /// let gcm = aekit::AesGcm::new(&[7u8; 16])?.with_tag_length(16)?;
+    /// let mut msg = *b"attack at dawn";
+    /// let tag = gcm.encrypt_in_place_detached(&[0; 12], b"", &mut msg, 16)?;
+    /// // A tag cut to 12 bytes on the way is refused, not checked.
+    /// assert_eq!(
+    ///     gcm.decrypt_in_place_detached(&[0; 12], b"", &mut msg.clone(), &tag.as_bytes()[..12]),
+    ///     Err(aekit::Error::TagLengthMismatch { bound: 16, given: 12 })
+    /// );
+    /// gcm.decrypt_in_place_detached(&[0; 12], b"", &mut msg, tag.as_bytes())?;
+    /// assert_eq!(&msg, b"attack at dawn");
+    /// # Ok(()) }
+    /// ```
+    pub fn with_tag_length(mut self, tag_len: usize) -> Result<AesGcm, Error> {
+        self.tag_rules.check(tag_len, 12)?;
+        self.tag_length = Some(tag_len);
+        Ok(self)
+    }
+
+    /// The tag length this key is bound to, if it is
+    /// ([`with_tag_length`](Self::with_tag_length)).
+    pub fn tag_length(&self) -> Option<usize> {
+        self.tag_length
+    }
+
+    /// Checks a tag length against this key's bound length and rules for
+    /// an IV of `iv_len` bytes: the one place every entry point asks.
+    #[inline(always)]
+    pub(super) fn check_tag(&self, tag_len: usize, iv_len: usize) -> Result<(), Error> {
+        match self.tag_length {
+            Some(bound) if bound != tag_len => Err(Error::TagLengthMismatch {
+                bound,
+                given: tag_len,
+            }),
+            _ => self.tag_rules.check(tag_len, iv_len),
+        }
+    }
+
+    /// The checks of a whole-message call, before anything is computed:
+    /// the tag length under this key's rules, then the IV, associated data
+    /// and message lengths ([`check_lengths`]).
+    #[inline(always)]
+    pub(super) fn check_call(
+        &self,
+        iv: &[u8],
+        aad: &[u8],
+        buf: &[u8],
+        tag_len: usize,
+    ) -> Result<(), Error> {
+        self.check_tag(tag_len, iv.len())?;
+        check_lengths(iv, aad, buf)
+    }
+
+    /// The FACE variant of this key's counter mode, or `None` for plain.
+    pub fn face_variant(&self) -> Option<face::Variant> {
+        match &self.inner {
+            Inner::Face { variant, .. } => Some(*variant),
+            _ => None,
+        }
+    }
+
+    /// The (AES, GHASH) strategies this key runs on (for a fused kernel,
+    /// the strategies whose keys it holds).
+    pub fn strategies(&self) -> (aes::Strategy, ghash::Strategy) {
+        match &self.inner {
+            Inner::Pair { aes, ghash } => (aes.strategy(), ghash.strategy()),
+            Inner::Face { aes, ghash, .. } => (aes.strategy(), ghash.strategy()),
+            Inner::VaesAvx512(_) => Fused::Avx512.strategies(),
+            Inner::VaesAvx2(_) => Fused::Avx2.strategies(),
+            Inner::NiClmul(_) => Fused::Ni.strategies(),
+        }
+    }
+
+    /// The fused kernel this key runs on, or `None` for a plain pair.
+    pub fn fused_kernel(&self) -> Option<Fused> {
+        match &self.inner {
+            Inner::Pair { .. } | Inner::Face { .. } => None,
+            Inner::VaesAvx512(_) => Some(Fused::Avx512),
+            Inner::VaesAvx2(_) => Some(Fused::Avx2),
+            Inner::NiClmul(_) => Some(Fused::Ni),
+        }
+    }
+
+    /// A one-line description: `fused vaes-avx512`, `ni + clmul`, or
+    /// `fixslice/rd2+ + karatsuba` for FACE counter mode.
+    pub fn implementation(&self) -> String {
+        let (a, g) = self.strategies();
+        match (self.fused_kernel(), self.face_variant()) {
+            (Some(f), _) => format!("fused {}", f.name()),
+            (None, Some(v)) => format!("{}/{} + {}", a.name(), v.name(), g.name()),
+            (None, None) => format!("{} + {}", a.name(), g.name()),
+        }
+    }
+
+    /// Encrypts `buf` in place and returns a tag of `tag_len` bytes.
+    /// The IV may have any length of at least one byte; 12 bytes is the fast
+    /// and recommended one. It must never repeat under one key. The tag
+    /// length must pass this key's [`TagRules`] (by default 8 to 16 bytes,
+    /// and 16 with an IV that is not 12 bytes) and be the key's bound
+    /// length, if it has one ([`with_tag_length`](Self::with_tag_length)).
+    pub fn encrypt_in_place_detached(
+        &self,
+        iv: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag_len: usize,
+    ) -> Result<Tag, Error> {
+        self.check_call(iv, aad, buf, tag_len)?;
+        let full = self.run(OneShot {
+            iv,
+            aad,
+            buf,
+            direction: Direction::Encrypt,
+        })?;
+        Ok(Tag::truncate(full, tag_len))
+    }
+
+    /// Verifies `tag` and decrypts `buf` in place. On failure `buf` is
+    /// zeroed and [`Error::AuthenticationFailed`] returned: no unverified
+    /// plaintext is ever released. The tag is compared in constant time.
+    pub fn decrypt_in_place_detached(
+        &self,
+        iv: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &[u8],
+    ) -> Result<(), Error> {
+        self.check_call(iv, aad, buf, tag.len())?;
+        let full = self.run(OneShot {
+            iv,
+            aad,
+            buf: &mut *buf,
+            direction: Direction::Decrypt,
+        })?;
+        verify_or_wipe(full, tag, buf)
+    }
+
+    /// Runs `op` on this key's implementation: the one match per call.
+    pub(super) fn run<O: KernelOp>(&self, op: O) -> O::Output {
+        match &self.inner {
+            Inner::Pair { aes, ghash } => match aes {
+                Cipher::Table(a) => with_ghash(Plain(&**a), ghash, op),
+                Cipher::Fixslice(a) => with_ghash(Plain(&**a), ghash, op),
+                Cipher::Ni(a) => with_ghash(Plain(&**a), ghash, op),
+                Cipher::Vaes(a) => with_ghash(Plain(&**a), ghash, op),
+            },
+            Inner::Face {
+                aes,
+                ghash,
+                variant,
+            } => match aes {
+                FaceAes::Table(a) => with_ghash(WithFace(&**a, *variant), ghash, op),
+                FaceAes::Fixslice(a) => with_ghash(WithFace(&**a, *variant), ghash, op),
+            },
+            Inner::VaesAvx512(k) => op.run(&**k),
+            Inner::VaesAvx2(k) => op.run(&**k),
+            Inner::NiClmul(k) => op.run(&**k),
+        }
+    }
+}
+
+/// The AES key and the GHASH key (H = E(K, 0^128)) of a strategy pair.
+fn pair(
+    key: &[u8],
+    aes_strategy: aes::Strategy,
+    ghash_strategy: ghash::Strategy,
+) -> Result<(Cipher, ghash::Key), Error> {
+    let aes = Cipher::new(aes_strategy, key)?;
+    let mut h = [[0u8; 16]];
+    aes.encrypt_blocks(&mut h);
+    let ghash = ghash::Key::new(ghash_strategy, &h[0]);
+    h.zeroize();
+    Ok((aes, ghash?))
+}
+
+/// Checks the lengths of a one-shot call before anything is computed.
+pub(super) fn check_lengths(iv: &[u8], aad: &[u8], buf: &[u8]) -> Result<(), Error> {
+    check_iv(iv)?;
+    check_data(aad, buf)
+}
+
+/// Checks the associated data's and the message's lengths.
+pub(super) fn check_data(aad: &[u8], buf: &[u8]) -> Result<(), Error> {
+    if aad.len() as u64 > MAX_AAD_LEN {
+        return Err(Error::AadTooLong);
+    }
+    if buf.len() as u64 > MAX_MESSAGE_LEN {
+        return Err(Error::MessageTooLong);
+    }
+    Ok(())
+}
+
+/// The AES key of a FACE implementation: a strategy FACE applies to.
+enum FaceAes {
+    Table(Box<aes::table::Table>),
+    Fixslice(Box<aes::fixslice::Fixslice>),
+}
+
+impl FaceAes {
+    fn strategy(&self) -> aes::Strategy {
+        match self {
+            FaceAes::Table(_) => aes::Strategy::Table,
+            FaceAes::Fixslice(_) => aes::Strategy::Fixslice,
+        }
+    }
+}
+
+/// The AES half of a kernel, waiting for its GHASH half: [`with_ghash`]
+/// supplies it and runs the op on the kernel the two make.
+trait AesHalf {
+    fn run<G: GhashKey, O: KernelOp>(self, ghash: &G, op: O) -> O::Output;
+}
+
+/// Plain counter mode: the kernel is a [`Pair`].
+struct Plain<'a, A>(&'a A);
+
+impl<A: BlockCipher> AesHalf for Plain<'_, A> {
+    fn run<G: GhashKey, O: KernelOp>(self, ghash: &G, op: O) -> O::Output {
+        op.run(&Pair { aes: self.0, ghash })
+    }
+}
+
+/// FACE counter mode: the kernel is a [`FacePair`].
+struct WithFace<'a, A>(&'a A, face::Variant);
+
+impl<A: FaceCipher> AesHalf for WithFace<'_, A> {
+    fn run<G: GhashKey, O: KernelOp>(self, ghash: &G, op: O) -> O::Output {
+        op.run(&FacePair {
+            aes: self.0,
+            ghash,
+            variant: self.1,
+        })
+    }
+}
+
+/// The second half of the pair match: the GHASH strategy.
+fn with_ghash<H: AesHalf, O: KernelOp>(aes: H, ghash: &ghash::Key, op: O) -> O::Output {
+    use ghash::Key;
+    match ghash {
+        Key::BitSerial(g) => aes.run(&**g, op),
+        Key::Table1(g) => aes.run(&**g, op),
+        Key::Table4(g) => aes.run(&**g, op),
+        Key::Table8(g) => aes.run(&**g, op),
+        Key::Shoup4(g) => aes.run(&**g, op),
+        Key::Shoup8(g) => aes.run(&**g, op),
+        Key::Karatsuba(g) => aes.run(&**g, op),
+        Key::Clmul(g) => aes.run(&**g, op),
+        Key::Vclmul(g) => aes.run(&**g, op),
+    }
+}
+
+/// A whole message in one call; returns the full 16-byte tag.
+pub(super) struct OneShot<'a> {
+    pub(super) iv: &'a [u8],
+    pub(super) aad: &'a [u8],
+    pub(super) buf: &'a mut [u8],
+    pub(super) direction: Direction,
+}
+
+impl KernelOp for OneShot<'_> {
+    type Output = Result<Block, Error>;
+    fn run<K: Kernel>(self, kernel: &K) -> Self::Output {
+        // A kernel's whole-message path first (see `Kernel::crypt_short`).
+        if let Ok(iv) = <&[u8; 12]>::try_from(self.iv)
+            && let Some(tag) = kernel.crypt_short(iv, self.aad, self.buf, self.direction)
+        {
+            return Ok(tag);
+        }
+        let mut state = State::start(kernel, self.iv);
+        state.aad(kernel, self.aad)?;
+        state.crypt(kernel, self.buf, self.direction)?;
+        Ok(state.finish(kernel))
+    }
+}
+
+/// GMAC: GCM with an empty message, authenticating associated data only.
+pub struct Gmac {
+    gcm: AesGcm,
+}
+
+impl Gmac {
+    /// GMAC in the fastest constant-time strategies this CPU runs.
+    pub fn new(key: &[u8]) -> Result<Gmac, Error> {
+        Ok(Gmac {
+            gcm: AesGcm::new(key)?,
+        })
+    }
+
+    /// GMAC in the strategies given.
+    pub fn with(
+        key: &[u8],
+        aes_strategy: aes::Strategy,
+        ghash_strategy: ghash::Strategy,
+    ) -> Result<Gmac, Error> {
+        Ok(Gmac {
+            gcm: AesGcm::with(key, aes_strategy, ghash_strategy)?,
+        })
+    }
+
+    /// The tag of `aad` under `iv`, `tag_len` bytes long (by default 8 to
+    /// 16, and 16 with an IV that is not 12 bytes; see [`TagRules`]).
+    pub fn compute(&self, iv: &[u8], aad: &[u8], tag_len: usize) -> Result<Tag, Error> {
+        self.gcm
+            .encrypt_in_place_detached(iv, aad, &mut [], tag_len)
+    }
+
+    /// Checks `tag` against `aad` under `iv`, in constant time.
+    pub fn verify(&self, iv: &[u8], aad: &[u8], tag: &[u8]) -> Result<(), Error> {
+        self.gcm.decrypt_in_place_detached(iv, aad, &mut [], tag)
+    }
+
+    /// The (AES, GHASH) strategies this key runs on.
+    pub fn strategies(&self) -> (aes::Strategy, ghash::Strategy) {
+        self.gcm.strategies()
+    }
+
+    /// This key with SP 800-38D's tag lengths instead of the GCM spec's;
+    /// see [`AesGcm::with_relaxed_tag_rules`].
+    pub fn with_relaxed_tag_rules(self) -> Gmac {
+        Gmac {
+            gcm: self.gcm.with_relaxed_tag_rules(),
+        }
+    }
+}
+
+impl From<AesGcm> for Gmac {
+    /// GMAC on the implementation and tag rules `gcm` was built with.
+    fn from(gcm: AesGcm) -> Gmac {
+        Gmac { gcm }
+    }
+}

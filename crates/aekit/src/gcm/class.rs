@@ -1,0 +1,149 @@
+//! Which implementation a key runs on: the fused kernels ([`Fused`]) and
+//! the classes [`AesGcm::new`](super::AesGcm::new)(super::AesGcm::new) chooses among, fastest
+//! first ([`Class`]), with the order of preference in one place
+//! ([`Class::best`]) and the cap `AEKIT_KERNEL` sets on it.
+
+use std::sync::OnceLock;
+
+use super::kernel::FusedKernel;
+use super::kernels;
+use crate::Error;
+use crate::aes;
+use crate::ghash;
+
+/// The fused AES+GHASH kernels: counter mode and GHASH in one pass over the
+/// data, for the x86-64 instruction sets that have both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Fused {
+    /// VAES and VPCLMULQDQ on 512-bit registers (AVX-512).
+    Avx512,
+    /// VAES and VPCLMULQDQ on 256-bit registers (AVX2), for CPUs without AVX-512.
+    Avx2,
+    /// AES-NI and PCLMULQDQ on 128-bit registers, for older x86-64.
+    Ni,
+}
+
+impl Fused {
+    /// Every fused kernel, in order of preference.
+    pub const ALL: [Fused; 3] = [Fused::Avx512, Fused::Avx2, Fused::Ni];
+
+    /// The kernel's token.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fused::Avx512 => kernels::VaesAvx512::NAME,
+            Fused::Avx2 => kernels::VaesAvx2::NAME,
+            Fused::Ni => kernels::NiClmul::NAME,
+        }
+    }
+
+    /// Looks a kernel up by its token.
+    pub fn from_name(name: &str) -> Option<Fused> {
+        Fused::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// Whether this CPU can run the kernel.
+    pub fn is_available(self) -> bool {
+        match self {
+            Fused::Avx512 => kernels::VaesAvx512::is_available(),
+            Fused::Avx2 => kernels::VaesAvx2::is_available(),
+            Fused::Ni => kernels::NiClmul::is_available(),
+        }
+    }
+
+    /// The (AES, GHASH) strategies whose keys the kernel holds.
+    pub fn strategies(self) -> (aes::Strategy, ghash::Strategy) {
+        match self {
+            Fused::Avx512 => (aes::Strategy::Vaes, ghash::Strategy::Vclmul),
+            Fused::Avx2 | Fused::Ni => (aes::Strategy::Ni, ghash::Strategy::Clmul),
+        }
+    }
+
+    /// The fastest kernel this CPU runs, if any, within the cap that
+    /// `AEKIT_KERNEL` sets ([`Class::best`]). All are constant-time.
+    pub fn best() -> Option<Fused> {
+        match Class::best() {
+            Ok(Class::Fused(f)) => Some(f),
+            _ => None,
+        }
+    }
+}
+
+/// The classes of implementation [`AesGcm::new`](super::AesGcm::new) chooses among, fastest
+/// first: each fused kernel, then the best pair of separate strategies,
+/// then portable constant-time software.
+///
+/// The environment variable `AEKIT_KERNEL` caps the choice at a class, so
+/// that one machine can measure and test the classes below its best:
+/// `vaes-avx512`, `vaes-avx2`, `ni-clmul`, `pair` or `portable`. The
+/// default is then the best class this CPU runs at or below the one named
+/// (`AEKIT_KERNEL=vaes-avx2` on a CPU without VAES gives `ni-clmul`). It is
+/// read once per process; an unknown value makes [`AesGcm::new`](super::AesGcm::new) fail
+/// rather than be silently ignored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Class {
+    /// A fused AES+GHASH kernel.
+    Fused(Fused),
+    /// The best constant-time (AES, GHASH) pair, in two passes
+    /// ([`aes::Strategy::best`], [`ghash::Strategy::best`]).
+    Pair,
+    /// Constant-time software with no AES or carry-less-multiply
+    /// instructions: `fixslice` + `karatsuba`.
+    Portable,
+}
+
+impl Class {
+    /// Every class, fastest first.
+    pub const ALL: [Class; 5] = [
+        Class::Fused(Fused::Avx512),
+        Class::Fused(Fused::Avx2),
+        Class::Fused(Fused::Ni),
+        Class::Pair,
+        Class::Portable,
+    ];
+
+    /// The class's token, the value `AEKIT_KERNEL` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Fused(f) => f.name(),
+            Class::Pair => "pair",
+            Class::Portable => "portable",
+        }
+    }
+
+    /// Looks a class up by its token.
+    pub fn from_name(name: &str) -> Option<Class> {
+        Class::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    /// Whether this CPU runs the class.
+    pub fn is_available(self) -> bool {
+        match self {
+            Class::Fused(f) => f.is_available(),
+            Class::Pair | Class::Portable => true,
+        }
+    }
+
+    /// The cap `AEKIT_KERNEL` sets: `None` when it is unset or empty,
+    /// [`Error::Unsupported`] when it names no class.
+    pub fn forced() -> Result<Option<Class>, Error> {
+        static FORCED: OnceLock<Option<Option<Class>>> = OnceLock::new();
+        let forced = FORCED.get_or_init(|| match std::env::var("AEKIT_KERNEL") {
+            Ok(name) if !name.is_empty() => Class::from_name(&name).map(Some),
+            _ => Some(None),
+        });
+        forced.ok_or(Error::Unsupported(
+            "an AEKIT_KERNEL value other than vaes-avx512, vaes-avx2, ni-clmul, pair or portable",
+        ))
+    }
+
+    /// The fastest class this CPU runs, at or below the `AEKIT_KERNEL` cap.
+    pub fn best() -> Result<Class, Error> {
+        let cap = Class::forced()?.unwrap_or(Class::ALL[0]);
+        let from = Class::ALL.iter().position(|&c| c == cap).unwrap_or(0);
+        Ok(Class::ALL[from..]
+            .iter()
+            .copied()
+            .find(|c| c.is_available())
+            .unwrap_or(Class::Portable))
+    }
+}
