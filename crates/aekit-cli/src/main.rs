@@ -10,9 +10,11 @@
 //! aekit decrypt --key k.key --buffer f.aekit  stdout only once it all verified
 //! aekit decrypt --key k.key --range 100..200 f.aekit   only the chunks needed
 //! aekit info | aekit selftest
+//! aekit bench                                 this machine's AES-GCM, a few seconds
 //! ```
 //!
-//! The benchmarks, with their peers and plots, are a crate of their own,
+//! `aekit bench` measures aekit alone; the benchmarks beside other
+//! libraries, with their peers and plots, are a crate of their own,
 //! `aekit-bench`.
 //!
 //! Every failure is one line on stderr and an exit status of its own
@@ -25,6 +27,7 @@
 //! (`output.rs`).
 #![forbid(unsafe_code)]
 
+mod bench;
 mod failure;
 mod info;
 mod output;
@@ -37,7 +40,7 @@ use std::process::ExitCode;
 use std::str::FromStr;
 
 use aekit::chunked::{self, Aead, SeekReader};
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use zeroize::Zeroize;
 
@@ -112,6 +115,9 @@ enum Command {
     Info,
     /// Run the built-in known-answer tests on every available strategy.
     Selftest,
+    /// Measure this machine's AES-GCM in every implementation class, for a few seconds.
+    #[command(after_help = bench::SUITES)]
+    Bench(bench::Args),
 }
 
 #[derive(Args)]
@@ -247,6 +253,12 @@ fn main() -> ExitCode {
         },
         Command::Info => info::run(&mut io::stdout().lock()).map_err(Failure::stdout),
         Command::Selftest => selftest::run(&mut io::stdout().lock()),
+        Command::Bench(args) => match bench::refusal(&args) {
+            Some(why) => Cli::command()
+                .error(clap::error::ErrorKind::UnknownArgument, why)
+                .exit(),
+            None => bench::run(&mut io::stdout().lock()).map_err(Failure::stdout),
+        },
     };
     match result {
         Ok(()) => {
