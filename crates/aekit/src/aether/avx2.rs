@@ -8,10 +8,11 @@
 //! header first): one nibble per byte, a word per `__m256i`, MatrixMul as
 //! `Rev ∘ M'` with `Rev` folded into the permutation, F evaluated on pairs
 //! of words sharing the bytes' low and high nibbles, six independent pairs
-//! per message block. The nibbles lie in the spec's order (128-bit lane
-//! h holds half h, M''s block swaps stay inside the lanes): the layout
-//! `avx512.rs` now uses pays only through `vpmultishiftqb`, which AVX2
-//! lacks. What else AVX2 lacks, and what replaces it:
+//! per message block; the round's wiring is `vector.rs`'s, shared with
+//! `avx512.rs`. The nibbles lie in the spec's order (128-bit lane h holds
+//! half h, M''s block swaps stay inside the lanes): the layout
+//! `avx512.rs` uses pays only through `vpmultishiftqb`, which AVX2 lacks.
+//! What else AVX2 lacks, and what replaces it:
 //!
 //! - `vprold` (rotate inside 32-bit elements) → `vpshufb` with a fixed
 //!   index (the rotations are by whole bytes);
@@ -27,9 +28,9 @@
 //!   gather → `vpmovzxbw` and a multiply and shift to spread,
 //!   `vpmaddubsw` + `vpackuswb` + `vpermq` to gather.
 //!
-//! The tables reach the code through an empty `asm!` (`opaque`): knowing
-//! the byte-rotation masks, LLVM rewrote one `vpshufb` of M' as
-//! `vpshuflw` + `vpshufhw` and pushed the other through the XOR before it,
+//! The tables reach the code through an empty `asm!` (`vector::opaque`):
+//! knowing the byte-rotation masks, LLVM rewrites one `vpshufb` of M' as
+//! `vpshuflw` + `vpshufhw` and pushes the other through the XOR before it,
 //! two more shuffles per F pair than written (AES-GCM's wide kernels keep
 //! their round order with `asm!` for the same reason).
 //!
@@ -40,22 +41,20 @@
 //! pairs × (7 `vpshufb`, 2 `vpshufd`, 1 `vpermq`, 1 shift and 8 logic), 18
 //! XORs (the keystream's inputs and outputs, the input, the round), 9
 //! instructions to spread the input and 7 to gather the output: 148
-//! vector instructions (185 before the changes above; `avx512` 116 uops).
-//! Measured: 1.2–1.3× the earlier code at 16 KiB and 1 MiB (see
-//! `docs/BENCHMARKS.md`).
+//! vector instructions (`avx512`: 116 uops). Measured speed, against
+//! AEGIS-256 and the ports' bound: `docs/BENCHMARKS.md`, AETHER.
 //!
 //! Rejected: an SSSE3 (128-bit) variant — each word would need two
 //! registers and the permutation crosses them; every x86-64 CPU that is
 //! fast enough to care has AVX2.
 
 pub(crate) use imp::Avx2;
-#[cfg(target_arch = "x86_64")]
-pub(super) use imp::opaque;
 
 #[cfg(target_arch = "x86_64")]
 mod imp {
     use core::arch::x86_64::*;
 
+    use super::super::vector::{self, opaque};
     use super::super::{BLOCK_LEN, Engine, State, Word};
     use crate::aether::reference::SBOX;
 
@@ -185,21 +184,6 @@ mod imp {
         unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), v) }
     }
 
-    /// The register's value, hidden from the compiler (no instruction is
-    /// emitted). The tables pass through it once per call: knowing them,
-    /// LLVM rewrites a `vpshufb` rotation into `vpshuflw` + `vpshufhw` and
-    /// distributes the next rotation over the XOR between them, two more
-    /// shuffles per F pair than written. (`avx512.rs` hides its gather
-    /// indexes the same way.)
-    #[target_feature(enable = "avx2")]
-    pub(in crate::aether) fn opaque(mut v: __m256i) -> __m256i {
-        // SAFETY: an empty template; the register is read and written as is.
-        unsafe {
-            core::arch::asm!("/* {0} */", inout(ymm_reg) v, options(pure, nomem, nostack, preserves_flags));
-        }
-        v
-    }
-
     #[target_feature(enable = "avx2")]
     fn tables() -> K {
         K {
@@ -296,40 +280,19 @@ mod imp {
     /// The state update from nine precomputed F values.
     #[target_feature(enable = "avx2")]
     fn update(s: &mut [__m256i; 9], f: [__m256i; 9], x: [__m256i; 3]) {
-        *s = [
-            xor(f[8], x[0]),
-            xor(f[0], s[3]),
-            xor(f[1], s[6]),
-            xor(f[2], x[1]),
-            xor(f[3], s[4]),
-            xor(f[4], x[2]),
-            xor(f[5], s[8]),
-            xor(f[6], s[2]),
-            xor(f[7], s[0]),
-        ];
+        vector::update(|a, b| xor(a, b), s, f, x);
     }
 
     /// F of the nine state words.
     #[target_feature(enable = "avx2")]
     fn f9(k: &K, s: &[__m256i; 9]) -> [__m256i; 9] {
-        let (f0, f1_) = f2(k, s[0], s[1]);
-        let (f2_, f3) = f2(k, s[2], s[3]);
-        let (f4, f5) = f2(k, s[4], s[5]);
-        let (f6, f7) = f2(k, s[6], s[7]);
-        [f0, f1_, f2_, f3, f4, f5, f6, f7, f1(k, s[8])]
+        vector::f9(|a, b| f2(k, a, b), |a| f1(k, a), s)
     }
 
     /// F of the nine state words and the three keystream words, as six pairs.
     #[target_feature(enable = "avx2")]
     fn f12(k: &K, s: &[__m256i; 9]) -> ([__m256i; 9], [__m256i; 3]) {
-        let (f0, f1_) = f2(k, s[0], s[1]);
-        let (f2_, f3) = f2(k, s[2], s[3]);
-        let (f4, f5) = f2(k, s[4], s[5]);
-        let (f6, f7) = f2(k, s[6], s[7]);
-        let (f8, g0) = f2(k, s[8], xor(s[0], s[1]));
-        let (g1, g2) = f2(k, xor(s[2], s[6]), xor(s[3], s[5]));
-        let ks = [xor(g0, s[4]), xor(g1, s[7]), xor(g2, s[8])];
-        ([f0, f1_, f2_, f3, f4, f5, f6, f7, f8], ks)
+        vector::f12(|a, b| f2(k, a, b), |a, b| xor(a, b), s)
     }
 
     #[target_feature(enable = "avx2")]

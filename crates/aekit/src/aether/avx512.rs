@@ -43,7 +43,9 @@
 //!
 //! The nine F of a round update are independent, and so are the three F of
 //! the keystream: a message block is six F pairs with no dependency
-//! between them, which the out-of-order core overlaps.
+//! between them, which the out-of-order core overlaps. Which words are
+//! paired and where each F goes is the round's wiring, written once for
+//! this engine and `avx2.rs` in `vector.rs`.
 //!
 //! Citation: the scheme as in `reference.rs`; the nibble S-box by `pshufb`
 //! as in Hamburg's vector-permutation AES (CHES 2009).
@@ -56,29 +58,25 @@
 //! 3 + 2 for gathering the keystream. On Intel cores (Sapphire and Emerald
 //! Rapids) a 256-bit shuffle issues on port 1 or 5 and `vpermb`, `vpermq`
 //! and `vpermt2b` on port 5 only, and the loop's 116 vector uops (the
-//! disassembly's count) fill ports 0, 1 and 5 alike: 39 cycles a block at
-//! best. No 512-bit instruction may run in it: while one does, port 1
-//! takes no vector work (two words' keystream gathered by one 512-bit
-//! `vpmovwb`, as LLVM first compiled a two-register `vpermt2b`, cost the
-//! whole loop 25 %; `opaque` now hides the halves from it). Measured (see
-//! `docs/BENCHMARKS.md`): 0.66 TSC cycles per byte at 1 MiB on a Zen
-//! 4-class EPYC with the layout before this one (bytes in spec order:
-//! `vpmovzxdq` before the `vpmultishiftqb`, `vpmovwb` to gather, 2 uops on
-//! Intel; 123 uops a block), and 1.05–1.07× faster than that one on an
-//! Emerald Rapids Xeon at 16 KiB and 1 MiB.
+//! disassembly's count) fill ports 0, 1 and 5 alike: those three ports
+//! are the loop's bound. No 512-bit instruction may run in it: while one
+//! does, port 1 takes no vector work, so `opaque` hides from LLVM the two
+//! 256-bit halves it would otherwise join into 512-bit instructions (one
+//! two-register `vpermt2b`, and the XORs and `vpmaddubsw`s before it).
+//! Measured speed, against AEGIS-256 and that bound: `docs/BENCHMARKS.md`,
+//! AETHER.
 //!
 //! The output is made in nibbles (the input's XOR the keystream's) and
 //! gathered once; decryption absorbs those nibbles, so the next block's F
-//! waits on no trip of the keystream to bytes and back (8–13 % faster than
-//! absorbing the plaintext bytes it wrote).
+//! waits on no trip of the keystream to bytes and back.
 //!
 //! Rejected: `vgf2p8affineqb` (GFNI) swapping nibbles in place of the
-//! `vpsrlw` before the high-nibble S-box lookup — measured 20% slower on
-//! the same core; a three-shuffle M' — an exhaustive search over circuits
+//! `vpsrlw` before the high-nibble S-box lookup — measured slower on the
+//! same core; a three-shuffle M' — an exhaustive search over circuits
 //! of three translations of the 4×4 nibble grid (byte and 32-bit-element
-//! rotations) with free XORs finds none; one word per `__m512i` pair of lanes (the word routing of R
-//! then needs cross-register shuffles, and on cores that split 512-bit
-//! operations it buys nothing); a bit-sliced state (cheap S-box, but
+//! rotations) with free XORs finds none; one word per `__m512i` pair of
+//! lanes (the word routing of R then needs cross-register shuffles, and on
+//! cores that split 512-bit operations it buys nothing); a bit-sliced state (cheap S-box, but
 //! MatrixMul, the permutation and every message word become bit
 //! transpositions); GFNI for MatrixMul (it mixes bits only within a byte,
 //! and MatrixMul mixes nibbles across bytes).
@@ -89,7 +87,7 @@ pub(crate) use imp::Avx512;
 mod imp {
     use core::arch::x86_64::*;
 
-    use super::super::avx2::opaque;
+    use super::super::vector::{self, opaque};
     use super::super::{BLOCK_LEN, Engine, State, Word};
     use crate::aether::reference::SBOX;
 
@@ -255,7 +253,7 @@ mod imp {
             perm: load32(&TABLES.perm),
             spread: load32(&TABLES.spread),
             join: load32(&TABLES.join),
-            // Hidden (`opaque`): knowing the indexes, LLVM turned the
+            // Hidden (`opaque`): knowing the indexes, LLVM turns the
             // `vpermb` into `vpshufb`s, lane moves and unpacks, seven
             // instructions for three words' gathers in place of three.
             gather: opaque(load32(&TABLES.gather)),
@@ -278,8 +276,8 @@ mod imp {
     /// low byte of its 16-bit element; those elements hold bytes 0–3,
     /// 8–11, 4–7 and 12–15 by quadword; `vpermq` puts the quadwords in
     /// order and `vpmovwb` packs the bytes. (A `vpermb` gather, as in the
-    /// loop, let LLVM merge the state's stores into 512-bit ones, which
-    /// made every call 3–4 % slower here.)
+    /// loop, lets LLVM merge the state's stores into 512-bit ones, which
+    /// slow every call.)
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vbmi")]
     fn join(k: &K, v: __m256i) -> __m128i {
         let pairs = _mm256_maddubs_epi16(v, k.join);
@@ -299,9 +297,9 @@ mod imp {
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vbmi")]
     fn join2(k: &K, a: __m256i, b: __m256i) -> __m256i {
         // Each through `opaque`: seeing two 256-bit halves of one
-        // two-source permute, LLVM joined the words' XORs and
+        // two-source permute, LLVM joins the words' XORs and
         // `vpmaddubsw`s into 512-bit instructions, and with one in the
-        // loop port 1 takes no vector work on Intel cores (25 % slower).
+        // loop port 1 takes no vector work on Intel cores.
         let a = opaque(_mm256_maddubs_epi16(a, k.join));
         let b = opaque(_mm256_maddubs_epi16(b, k.join));
         _mm256_permutex2var_epi8(a, k.gather2, b)
@@ -353,40 +351,19 @@ mod imp {
     /// The state update from nine precomputed F values.
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vbmi")]
     fn update(s: &mut [__m256i; 9], f: [__m256i; 9], x: [__m256i; 3]) {
-        *s = [
-            xor(f[8], x[0]),
-            xor(f[0], s[3]),
-            xor(f[1], s[6]),
-            xor(f[2], x[1]),
-            xor(f[3], s[4]),
-            xor(f[4], x[2]),
-            xor(f[5], s[8]),
-            xor(f[6], s[2]),
-            xor(f[7], s[0]),
-        ];
+        vector::update(|a, b| xor(a, b), s, f, x);
     }
 
     /// F of the nine state words.
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vbmi")]
     fn f9(k: &K, s: &[__m256i; 9]) -> [__m256i; 9] {
-        let (f0, f1_) = f2(k, s[0], s[1]);
-        let (f2_, f3) = f2(k, s[2], s[3]);
-        let (f4, f5) = f2(k, s[4], s[5]);
-        let (f6, f7) = f2(k, s[6], s[7]);
-        [f0, f1_, f2_, f3, f4, f5, f6, f7, f1(k, s[8])]
+        vector::f9(|a, b| f2(k, a, b), |a| f1(k, a), s)
     }
 
     /// F of the nine state words and the three keystream words, as six pairs.
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vbmi")]
     fn f12(k: &K, s: &[__m256i; 9]) -> ([__m256i; 9], [__m256i; 3]) {
-        let (f0, f1_) = f2(k, s[0], s[1]);
-        let (f2_, f3) = f2(k, s[2], s[3]);
-        let (f4, f5) = f2(k, s[4], s[5]);
-        let (f6, f7) = f2(k, s[6], s[7]);
-        let (f8, g0) = f2(k, s[8], xor(s[0], s[1]));
-        let (g1, g2) = f2(k, xor(s[2], s[6]), xor(s[3], s[5]));
-        let ks = [xor(g0, s[4]), xor(g1, s[7]), xor(g2, s[8])];
-        ([f0, f1_, f2_, f3, f4, f5, f6, f7, f8], ks)
+        vector::f12(|a, b| f2(k, a, b), |a, b| xor(a, b), s)
     }
 
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vbmi")]

@@ -63,6 +63,9 @@ mod bitsliced_avx2;
 mod bitsliced_avx512;
 mod portable;
 mod reference;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)] // `opaque`'s empty `asm!`, with its SAFETY line.
+mod vector;
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
