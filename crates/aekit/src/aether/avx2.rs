@@ -42,7 +42,7 @@
 //! XORs (the keystream's inputs and outputs, the input, the round), 9
 //! instructions to spread the input and 7 to gather the output: 148
 //! vector instructions (`avx512`: 116 uops). Measured speed, against
-//! AEGIS-256 and the ports' bound: `docs/BENCHMARKS.md`, AETHER.
+//! AEGIS-256 and the ports' bound: `docs/AETHER-USAGE.md`, "Speed".
 //!
 //! Rejected: an SSSE3 (128-bit) variant — each word would need two
 //! registers and the permutation crosses them; every x86-64 CPU that is
@@ -54,8 +54,8 @@ pub(crate) use imp::Avx2;
 mod imp {
     use core::arch::x86_64::*;
 
+    use super::super::engine::{BLOCK_LEN, Engine, State, Word};
     use super::super::vector::{self, opaque};
-    use super::super::{BLOCK_LEN, Engine, State, Word};
     use crate::aether::reference::SBOX;
 
     /// Proof that this CPU runs AVX2.
@@ -377,7 +377,7 @@ mod imp {
 
 #[cfg(not(target_arch = "x86_64"))]
 mod imp {
-    use super::super::{BLOCK_LEN, Engine, State};
+    use super::super::engine::{BLOCK_LEN, Engine, State};
 
     /// No value of this type exists off x86-64.
     #[derive(Clone, Copy, Debug)]

@@ -63,8 +63,8 @@
 //! does, port 1 takes no vector work, so `opaque` hides from LLVM the two
 //! 256-bit halves it would otherwise join into 512-bit instructions (one
 //! two-register `vpermt2b`, and the XORs and `vpmaddubsw`s before it).
-//! Measured speed, against AEGIS-256 and that bound: `docs/BENCHMARKS.md`,
-//! AETHER.
+//! Measured speed, against AEGIS-256 and that bound:
+//! `docs/AETHER-USAGE.md`, "Speed".
 //!
 //! The output is made in nibbles (the input's XOR the keystream's) and
 //! gathered once; decryption absorbs those nibbles, so the next block's F
@@ -87,8 +87,8 @@ pub(crate) use imp::Avx512;
 mod imp {
     use core::arch::x86_64::*;
 
+    use super::super::engine::{BLOCK_LEN, Engine, State, Word};
     use super::super::vector::{self, opaque};
-    use super::super::{BLOCK_LEN, Engine, State, Word};
     use crate::aether::reference::SBOX;
 
     /// Proof that this CPU runs AVX2, AVX512F/BW/VL and AVX512VBMI.
@@ -443,7 +443,7 @@ mod imp {
 
 #[cfg(not(target_arch = "x86_64"))]
 mod imp {
-    use super::super::{BLOCK_LEN, Engine, State};
+    use super::super::engine::{BLOCK_LEN, Engine, State};
 
     /// No value of this type exists off x86-64.
     #[derive(Clone, Copy, Debug)]

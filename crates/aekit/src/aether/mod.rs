@@ -61,6 +61,7 @@ mod bitsliced;
 mod bitsliced_avx2;
 #[allow(unsafe_code)]
 mod bitsliced_avx512;
+mod engine;
 mod portable;
 mod reference;
 #[cfg(target_arch = "x86_64")]
@@ -74,6 +75,8 @@ use crate::error::split_tag;
 use crate::secret::{self, wipe};
 
 pub use batch::BatchMessage;
+pub use engine::BLOCK_LEN;
+use engine::{Engine, State, Word};
 
 /// Key length in bytes (`K0 ‖ K1`).
 pub const KEY_LEN: usize = 32;
@@ -81,14 +84,6 @@ pub const KEY_LEN: usize = 32;
 pub const NONCE_LEN: usize = 16;
 /// Tag length in bytes.
 pub const TAG_LEN: usize = 16;
-/// The rate: bytes absorbed per round update.
-pub const BLOCK_LEN: usize = 48;
-
-/// A 128-bit word, big-endian.
-pub(crate) type Word = [u8; 16];
-/// The nine words `S0..S8`.
-pub(crate) type State = [Word; 9];
-
 /// Z0, Z1, Z2, made of SHA-512's first four round constants, K[0] to
 /// K[3], as the spec pins them: Z0 = K[0] ‖ K[1], Z1 = K[2] ‖ K[3], Z2 = K[1] ‖ K[0].
 const Z0: Word = hex16(0x428a2f98d728ae22, 0x7137449123ef65cd);
@@ -97,54 +92,6 @@ const Z2: Word = hex16(0x7137449123ef65cd, 0x428a2f98d728ae22);
 
 const fn hex16(hi: u64, lo: u64) -> Word {
     (((hi as u128) << 64) | lo as u128).to_be_bytes()
-}
-
-/// What an implementation supplies: the state is always handed over in the
-/// spec's byte order, so each implementation converts to its own layout at
-/// the edges of a call and keeps it inside.
-pub(crate) trait Engine: Copy {
-    /// The keystream words `F(S0⊕S1)⊕S4 ‖ F(S2⊕S6)⊕S7 ‖ F(S3⊕S5)⊕S8`,
-    /// without updating the state.
-    fn keystream(self, s: &State) -> [u8; BLOCK_LEN];
-
-    /// `R(S, B0, B1, B2)` for each 48-byte block of `blocks` (whose length
-    /// is a multiple of 48).
-    fn absorb(self, s: &mut State, blocks: &[u8]);
-
-    /// Encrypts whole 48-byte blocks in place: for each, XOR the keystream,
-    /// then absorb the plaintext block.
-    fn encrypt(self, s: &mut State, blocks: &mut [u8]) {
-        for block in blocks.chunks_exact_mut(BLOCK_LEN) {
-            let mut ks = self.keystream(s);
-            self.absorb(s, block);
-            block.iter_mut().zip(&ks).for_each(|(b, k)| *b ^= k);
-            wipe(&mut ks);
-        }
-    }
-
-    /// Decrypts whole 48-byte blocks in place.
-    fn decrypt(self, s: &mut State, blocks: &mut [u8]) {
-        for block in blocks.chunks_exact_mut(BLOCK_LEN) {
-            let mut ks = self.keystream(s);
-            block.iter_mut().zip(&ks).for_each(|(b, k)| *b ^= k);
-            self.absorb(s, block);
-            wipe(&mut ks);
-        }
-    }
-
-    /// `R(S, X0, X1, X2)` applied `times` times with the same input
-    /// (initialization and finalization). Engines override it to keep the
-    /// state in their own layout across all the rounds.
-    fn absorb_repeated(self, s: &mut State, x: &[Word; 3], times: usize) {
-        let mut block = [0u8; BLOCK_LEN];
-        for (j, w) in x.iter().enumerate() {
-            block[16 * j..16 * j + 16].copy_from_slice(w);
-        }
-        for _ in 0..times {
-            self.absorb(s, &block);
-        }
-        wipe(&mut block);
-    }
 }
 
 fn xor_into(a: &mut Word, b: &Word) {

@@ -45,7 +45,7 @@
 
 use zeroize::Zeroize;
 
-use super::{BLOCK_LEN, Engine, State, Word};
+use super::engine::{BLOCK_LEN, Engine, State, Word};
 
 /// The low bit of every nibble.
 const L: u128 = 0x1111_1111_1111_1111_1111_1111_1111_1111;

@@ -31,7 +31,7 @@
 //! Cost: about 32 table reads and 200 nibble operations per F, twelve F per
 //! 48-byte block — slow on purpose, nothing is fused or precomputed.
 
-use super::{Engine, State, Word};
+use super::engine::{Engine, State, Word};
 
 /// Orthros' 4-bit S-box (spec: ApplySbox).
 pub(crate) const SBOX: [u8; 16] = [

@@ -381,7 +381,8 @@ fn for_each_injection(len: usize, n: usize, f: &mut dyn FnMut(&[usize])) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aether::{State, Word, reference};
+    use crate::aether::engine::{State, Word};
+    use crate::aether::reference;
 
     /// The paper's Table 7.
     const TABLE7: [u32; 16] = [2, 4, 8, 12, 16, 19, 22, 24, 28, 34, 36, 39, 43, 45, 48, 50];
