@@ -6,8 +6,8 @@
 //! half the time, but where the cores are busy with other processes a
 //! worker that is not scheduled holds up the message it took a slice of,
 //! and the call waits for it: several times as long as on one thread
-//! (docs/BENCHMARKS.md, the Python bindings). A drop-in must not do that
-//! behind the caller's back.
+//! (the package's README, "Speed"). A drop-in must not do that behind the
+//! caller's back.
 //!
 //! The pool is created on the first message long enough to be split (the
 //! pool's own threshold, [`aekit::gcm::DEFAULT_THRESHOLD`]), so programs

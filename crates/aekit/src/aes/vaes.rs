@@ -56,8 +56,7 @@
 //! rounds; it runs on a 128-bit register with AES-NI and is read as two
 //! 8-byte words, so that a block the caller has just written with 8-byte
 //! stores is forwarded from the store buffer instead of waiting for the
-//! cache. Measured figures: the seeds' GCTR tables in
-//! `docs/BENCHMARKS.md`.
+//! cache. Measured figures: the seeds' GCTR tables in `docs/SEEDS.md`.
 //!
 //! # Storage
 //!

@@ -26,10 +26,9 @@
 //! Each engine's cost is a fixed part (the 40 rounds of initialization
 //! and finalization, which every lane shares) and a part per block (with
 //! the transposes of the data in and out): [`Cost`], in nanoseconds for a
-//! shape of `k` blocks, fitted to `aekit bench --suite batch` on an Intel
-//! Xeon with AVX-512 (the constants and the runs they come from:
-//! `docs/BENCHMARKS.md`, "AETHER bitsliced with AVX-512"). Each piece of a
-//! run goes to the engine with the lowest cost per message. What that
+//! shape of `k` blocks, fitted to runs of the batch benchmark
+//! (`aekit-bench batch`) on an Intel Xeon with AVX-512 (Sapphire Rapids
+//! class). Each piece of a run goes to the engine with the lowest cost per message. What that
 //! gives: short messages go to a bitsliced group once a run has enough of
 //! them to fill its lanes, and long ones (33 blocks, 1500 bytes, and more)
 //! never do: the bitsliced F is cheaper than the one-message engine's

@@ -44,8 +44,7 @@
 //! adds) = 896 logic instructions for 256 or 512 messages, which bound it
 //! on cores that issue two 512-bit logic instructions a cycle. Per 48-byte
 //! block: twelve F and six transposes each way, the transposes about as
-//! much as the rounds. Measured figures: `docs/BENCHMARKS.md`, "AETHER
-//! bitsliced with AVX-512".
+//! much as the rounds.
 //!
 //! Two widths: 512-bit registers carry twice the messages per instruction,
 //! and on cores that run them on two ports (Intel's AVX-512 cores issue

@@ -20,8 +20,8 @@
 //! with an atomic and reads the batch at its own offset, so copying the
 //! file out of the page cache runs on all cores too: with the fused AES-GCM
 //! kernels that copy costs more than the cipher, and under a lock it would
-//! be the part a second core cannot share (`docs/BENCHMARKS.md`, "`aekit
-//! encrypt`: one core against two").
+//! be the part a second core cannot share (`crates/aekit-cli/README.md`,
+//! "Speed").
 //! Both sources cut a batch into chunks with the same function (full
 //! chunks, then the short final one or the error where the input ended),
 //! so the chunks, the final-chunk decision and every error are the ones a

@@ -51,9 +51,8 @@
 //! at count 2 (Y_1 = IV ‖ 2) or, where the kernel first runs the blocks up
 //! to the buffer's next 64-byte boundary alone (`vaes-avx512`), at count 3,
 //! 4 or 5; with one copy (entry c at index c + 2) either the data's loads
-//! and stores or the table's loads would split lines (measured:
-//! `docs/BENCHMARKS.md`, "Buffers off a 64-byte boundary"). 16 KiB per
-//! key, boxed (a key setup moves the kernel that holds it by value, and
+//! and stores or the table's loads would split lines, and a load that
+//! splits a line costs two. 16 KiB per key, boxed (a key setup moves the kernel that holds it by value, and
 //! would copy the 16 KiB with it), zeroized on drop. `ni-clmul` (16-byte
 //! loads) and `vaes-avx2` (32-byte loads, a loop starting at count 2) keep
 //! one copy, entry c at index c + 2: 4 KiB.

@@ -36,7 +36,7 @@
  *   bank l, so the 32 random lookups of a warp never conflict on a bank.
  *   This is the layout of C. Tezcan, "Optimization of Advanced Encryption
  *   Standard on Graphics Processing Units", IEEE Access 9 (2021) (the
- *   rate it reports: docs/BENCHMARKS.md, beside this kernel's). The
+ *   rate it reports: docs/GPU.md, beside this kernel's). The
  *   table is built by each CUDA block from the S-box in constant memory (a 1 KiB
  *   read, broadcast to the warp). Round keys are uploaded once per SA into
  *   a key-slot array in device memory and copied into shared memory by
@@ -60,7 +60,7 @@
  *   the same 16 lookups; with the 32 copies removing bank conflicts,
  *   shared memory is not the limit, the integer pipes are. The measured
  *   rates, and how little the blocks per thread move them, are in
- *   docs/BENCHMARKS.md ("The GPU keystream producer").
+ *   docs/GPU.md ("Measured").
  *
  * WORK PER THREAD
  *   A CUDA block of `blockDim.x` threads takes chunks of blockDim.x * bpt
