@@ -31,8 +31,10 @@ links are not references. A module refers to another through
     `crate::aes::Block`, `child::Item`), or that starts with a name a `use`
     bound to a module (`use crate::ghash; ... ghash::Strategy`); such a
     `use` is then no reference of its own, its paths in code are.
-Paths that lead out of the crate (`std::`, other crates) and paths through
-a macro's metavariable (`$w::x`) are not references.
+Paths that lead out of the crate (`std::`, other crates, a name a `use`
+binds to another crate, as `use aekit_harness as harness;` then
+`crate::harness::x`) and paths through a macro's metavariable (`$w::x`)
+are not references.
 
 Resolution. A path names the module that defines what it names: its
 longest prefix that is a module, then, when the next segment is a name that
@@ -198,6 +200,7 @@ class Use:
     name: str | None  # the name it binds; None for a glob
     public: bool
     line: int
+    external: bool = False
 
 
 @dataclass
@@ -335,7 +338,10 @@ class Crate:
 
     def _absolute_uses(self, mod: Module) -> None:
         for use in mod.uses:
-            use.path = self.absolute(mod, use.path) or []
+            path = self.absolute(mod, use.path)
+            if path is None and use.path and not any(s.startswith("$") for s in use.path):
+                use.external = True  # a name for something outside the crate
+            use.path = path or []
 
     def _code_refs(self, mod: Module) -> None:
         aliases: dict[str, list[str]] = {}
@@ -363,8 +369,10 @@ class Crate:
                 return tuple(segs[:k]), segs[k:]
         return (), segs
 
-    def resolve(self, segs: list[str], seen: frozenset = frozenset()) -> ModPath:
-        """The module that defines what the absolute path `segs` names."""
+    def resolve(self, segs: list[str], seen: frozenset = frozenset()) -> ModPath | None:
+        """The module that defines what the absolute path `segs` names, or
+        None when a `use` on the way names something outside the crate
+        (`use other_crate as alias;` then `crate::alias::x`)."""
         mpath, rest = self.longest_module(segs)
         if not rest or rest[0] == "*":
             return mpath
@@ -373,6 +381,8 @@ class Crate:
             return mpath
         seen = seen | {(mpath, name)}
         for use in mod.uses:
+            if use.name == name and use.external:
+                return None
             if use.path and use.name == name:
                 return self.resolve(use.path + rest[1:], seen)
         for use in mod.uses:
@@ -391,7 +401,7 @@ class Crate:
         for mod in self.modules.values():
             for ref in mod.refs:
                 target = self.resolve(ref.path)
-                if target == mod.path:
+                if target is None or target == mod.path:
                     continue
                 if ref.reexport is not None:
                     written, _ = self.longest_module(ref.path)
