@@ -340,6 +340,18 @@ mod imp {
     }
 
     impl Wide {
+        /// The empty sum.
+        #[inline]
+        #[target_feature(enable = "sse2")]
+        pub(crate) fn zero() -> Wide {
+            let z = _mm_setzero_si128();
+            Wide {
+                lo: z,
+                mid: z,
+                hi: z,
+            }
+        }
+
         #[inline]
         #[target_feature(enable = "sse2")]
         pub(crate) fn xor(self, other: Wide) -> Wide {

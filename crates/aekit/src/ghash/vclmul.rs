@@ -114,7 +114,7 @@ pub use imp::Vclmul;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use imp::{
     Powers, Wide, bswap_mask, byte_mask, fold_constant, horizontal_xor, lane_mask, load_acc,
-    mul_wide, reduce, reduce_to_128, sixteen, store_acc, xor3,
+    mul_wide, reduce, reduce_to_128, sixteen, store_acc, xor3, ymm,
 };
 #[cfg(not(target_arch = "x86_64"))]
 pub use unsupported::Vclmul;
@@ -413,11 +413,11 @@ mod imp {
     }
 
     /// Four unreduced 256-bit products, one per lane:
-    /// hi·t^128 ⊕ mi·t^64 ⊕ lo.
+    /// hi·t^128 ⊕ mid·t^64 ⊕ lo (the MI of the module header).
     #[derive(Clone, Copy)]
     pub(crate) struct Wide {
         pub(crate) lo: __m512i,
-        pub(crate) mi: __m512i,
+        pub(crate) mid: __m512i,
         pub(crate) hi: __m512i,
     }
 
@@ -428,7 +428,7 @@ mod imp {
             let z = _mm512_setzero_si512();
             Wide {
                 lo: z,
-                mi: z,
+                mid: z,
                 hi: z,
             }
         }
@@ -438,7 +438,7 @@ mod imp {
         pub(crate) fn xor(self, o: Wide) -> Wide {
             Wide {
                 lo: _mm512_xor_si512(self.lo, o.lo),
-                mi: _mm512_xor_si512(self.mi, o.mi),
+                mid: _mm512_xor_si512(self.mid, o.mid),
                 hi: _mm512_xor_si512(self.hi, o.hi),
             }
         }
@@ -451,7 +451,7 @@ mod imp {
         // imm8 bit 0 picks a's qword, bit 4 picks b's.
         Wide {
             lo: _mm512_clmulepi64_epi128(a, b, 0x00),
-            mi: _mm512_xor_si512(
+            mid: _mm512_xor_si512(
                 _mm512_clmulepi64_epi128(a, b, 0x01),
                 _mm512_clmulepi64_epi128(a, b, 0x10),
             ),
@@ -475,7 +475,7 @@ mod imp {
         let c = fold_constant();
         let t = _mm512_clmulepi64_epi128(z.lo, c, 0x10); // LO_L ⊗ C
         let lo = _mm512_shuffle_epi32(z.lo, _MM_PERM_BADC); // swap(LO)
-        let mi = xor3(z.mi, lo, t); // MI'
+        let mi = xor3(z.mid, lo, t); // MI'
         let t = _mm512_clmulepi64_epi128(mi, c, 0x10); // MI'_L ⊗ C
         let mi = _mm512_shuffle_epi32(mi, _MM_PERM_BADC); // swap(MI')
         xor3(z.hi, mi, t)
@@ -504,6 +504,78 @@ mod imp {
     #[target_feature(enable = "avx512f,avx512vl,vpclmulqdq")]
     pub(crate) fn reduce_to_128(z: Wide) -> __m128i {
         horizontal_xor(reduce(z))
+    }
+
+    /// The same arithmetic on 256-bit registers, two lanes, VEX-encoded
+    /// (AVX2 and VPCLMULQDQ, no AVX-512): for the `vaes-avx2` kernels,
+    /// which run where AVX-512 does not exist.
+    pub(crate) mod ymm {
+        use core::arch::x86_64::{
+            __m256i, _mm256_clmulepi64_epi128, _mm256_set_epi64x, _mm256_setzero_si256,
+            _mm256_shuffle_epi32, _mm256_xor_si256,
+        };
+
+        use crate::ghash::clmul::FOLD;
+
+        /// A lane-wise 256-bit product not yet reduced: lo ⊕ mid·t^64 ⊕ hi·t^128
+        /// in each lane: the ZMM [`Wide`](super::Wide) on two lanes.
+        #[derive(Clone, Copy)]
+        pub(crate) struct Wide {
+            pub(crate) lo: __m256i,
+            pub(crate) mid: __m256i,
+            pub(crate) hi: __m256i,
+        }
+
+        impl Wide {
+            #[inline]
+            #[target_feature(enable = "avx2")]
+            pub(crate) fn zero() -> Wide {
+                let z = _mm256_setzero_si256();
+                Wide {
+                    lo: z,
+                    mid: z,
+                    hi: z,
+                }
+            }
+
+            #[inline]
+            #[target_feature(enable = "avx2")]
+            pub(crate) fn xor(self, o: Wide) -> Wide {
+                Wide {
+                    lo: _mm256_xor_si256(self.lo, o.lo),
+                    mid: _mm256_xor_si256(self.mid, o.mid),
+                    hi: _mm256_xor_si256(self.hi, o.hi),
+                }
+            }
+        }
+
+        /// Lane-wise schoolbook 128 × 128 products: four `VPCLMULQDQ`.
+        #[inline]
+        #[target_feature(enable = "avx2,vpclmulqdq")]
+        pub(crate) fn mul_wide(a: __m256i, b: __m256i) -> Wide {
+            Wide {
+                lo: _mm256_clmulepi64_epi128(a, b, 0x00),
+                mid: _mm256_xor_si256(
+                    _mm256_clmulepi64_epi128(a, b, 0x01),
+                    _mm256_clmulepi64_epi128(a, b, 0x10),
+                ),
+                hi: _mm256_clmulepi64_epi128(a, b, 0x11),
+            }
+        }
+
+        /// Lane-wise Z · t^−128 mod g̃ by two Montgomery folds with `clmul`'s
+        /// C = 0xC2 ≪ 56 (the ZMM [`reduce`](super::reduce) on two lanes).
+        #[inline]
+        #[target_feature(enable = "avx2,vpclmulqdq")]
+        pub(crate) fn reduce(z: Wide) -> __m256i {
+            let c = _mm256_set_epi64x(FOLD as i64, 0, FOLD as i64, 0);
+            let t = _mm256_clmulepi64_epi128(z.lo, c, 0x10);
+            let lo = _mm256_shuffle_epi32(z.lo, 0x4e);
+            let mi = _mm256_xor_si256(_mm256_xor_si256(z.mid, lo), t);
+            let t = _mm256_clmulepi64_epi128(mi, c, 0x10);
+            let mi = _mm256_shuffle_epi32(mi, 0x4e);
+            _mm256_xor_si256(_mm256_xor_si256(z.hi, mi), t)
+        }
     }
 
     #[cfg(test)]

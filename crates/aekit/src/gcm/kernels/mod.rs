@@ -446,4 +446,142 @@ mod shared {
         }
         sizes | sum << shift
     }
+
+    /// One register width of carry-less arithmetic, as a [`Folder`] sums in
+    /// it: a key's powers of H (the type holds them) and the width's product
+    /// and reduction (`ghash::clmul` on XMM, `ghash::vclmul` on ZMM).
+    ///
+    /// # Safety
+    ///
+    /// Every method needs the CPU features of its width. Implementing the
+    /// trait promises that a value of the type is made only where they
+    /// were detected (inside a function that requires them), so that
+    /// [`Folder`], which holds one, may call the methods.
+    pub(crate) unsafe trait Width: Copy {
+        /// A register of one or more blocks, each the integer GHASH
+        /// multiplies (byte-reversed from spec order).
+        type Vector: Copy;
+        /// An unreduced sum of products.
+        type Wide: Copy;
+        /// The powers the key stores, H^`POWERS` … H^1: the most blocks one
+        /// sum takes.
+        const POWERS: usize;
+        /// Bytes one [`load`](Width::load) reads at most.
+        const BYTES: usize;
+
+        /// The empty sum.
+        ///
+        /// # Safety
+        /// The CPU must have the width's features.
+        unsafe fn zero() -> Self::Wide;
+
+        /// `x` with `acc` added to its first block.
+        ///
+        /// # Safety
+        /// As [`zero`](Width::zero).
+        unsafe fn join(x: Self::Vector, acc: __m128i) -> Self::Vector;
+
+        /// `sum` plus the `blocks` blocks of `x` times the stored powers from
+        /// entry `at` on (entry e holds H^(`POWERS` − e)).
+        ///
+        /// # Safety
+        /// As [`zero`](Width::zero); `at` + `blocks` ≤ `POWERS`.
+        unsafe fn product(
+            self,
+            sum: Self::Wide,
+            x: Self::Vector,
+            at: usize,
+            blocks: usize,
+        ) -> Self::Wide;
+
+        /// The sum reduced to one block (its lanes added).
+        ///
+        /// # Safety
+        /// As [`zero`](Width::zero).
+        unsafe fn reduce(sum: Self::Wide) -> __m128i;
+
+        /// `bytes` (at most [`BYTES`](Width::BYTES)) zero-padded to whole
+        /// blocks, and how many blocks that is.
+        ///
+        /// # Safety
+        /// As [`zero`](Width::zero).
+        unsafe fn load(bytes: &[u8]) -> (Self::Vector, usize);
+    }
+
+    /// Products waiting for a reduction: the last blocks of a consumer
+    /// kernel's hashed sequence (the associated data's last blocks, the
+    /// message's, the lengths block), in order, in sums of at most
+    /// `W::POWERS` blocks ([`sums`]). Block j of a sum of T is multiplied by
+    /// H^(T−j), the stored power at entry `POWERS` − T + j; the sum is
+    /// reduced as its last block comes in, into `acc`, which joins the next
+    /// sum's first block.
+    pub(crate) struct Folder<W: Width> {
+        width: W,
+        pub(crate) acc: __m128i,
+        sum: W::Wide,
+        /// The power entry of the next block; `W::POWERS` once a sum is
+        /// complete.
+        at: usize,
+        /// Whether `acc` has yet to join the current sum.
+        fresh: bool,
+        /// The sizes of the sums after the current one ([`sums`]).
+        sizes: usize,
+    }
+
+    impl<W: Width> Folder<W> {
+        /// Sums for `groups` of blocks (in order, none over `W::POWERS`),
+        /// each group whole in one sum, as few sums as the powers allow.
+        #[inline(always)]
+        pub(crate) fn new(width: W, acc: __m128i, groups: [usize; 3]) -> Folder<W> {
+            let sizes = sums(groups, W::POWERS);
+            Folder {
+                width,
+                acc,
+                // SAFETY: `width` exists, so the CPU has its features
+                // (`Width`'s contract).
+                sum: unsafe { W::zero() },
+                at: W::POWERS - (sizes & 0xFF),
+                fresh: true,
+                sizes: sizes >> 8,
+            }
+        }
+
+        /// The next `blocks` blocks, in `x` (lanes past them may hold
+        /// anything: their powers are read as zero). No more blocks may
+        /// come than the groups hold.
+        #[inline(always)]
+        pub(crate) fn add(&mut self, mut x: W::Vector, blocks: usize) {
+            debug_assert!(self.at + blocks <= W::POWERS, "more blocks than the groups");
+            // SAFETY: `self.width` exists, so the CPU has its features
+            // (`Width`'s contract); a sum of T blocks starts at entry
+            // `POWERS` − T and takes its blocks in order, so the entries
+            // read end by `POWERS`.
+            unsafe {
+                if self.fresh {
+                    x = W::join(x, self.acc);
+                    self.fresh = false;
+                }
+                self.sum = self.width.product(self.sum, x, self.at, blocks);
+                self.at += blocks;
+                if self.at == W::POWERS {
+                    self.acc = W::reduce(self.sum);
+                    self.sum = W::zero();
+                    self.fresh = true;
+                    self.at = W::POWERS - (self.sizes & 0xFF);
+                    self.sizes >>= 8;
+                }
+            }
+        }
+
+        /// `bytes` (fewer than `W::POWERS` blocks), zero-padded to whole
+        /// blocks.
+        #[inline(always)]
+        pub(crate) fn add_bytes(&mut self, bytes: &[u8]) {
+            for chunk in bytes.chunks(W::BYTES) {
+                // SAFETY: as in `add`.
+                let (x, blocks) = unsafe { W::load(chunk) };
+                self.add(x, blocks);
+            }
+        }
+    }
 }

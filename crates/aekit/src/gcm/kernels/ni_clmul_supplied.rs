@@ -27,7 +27,7 @@ use core::arch::x86_64::{
     _mm_storeu_si128, _mm_xor_si128,
 };
 
-use super::shared::sums;
+use super::shared::{Folder, Width};
 use crate::aes::Block;
 use crate::gcm::kernel::Direction;
 use crate::ghash::clmul::{Clmul, Wide, byte_reverse_mask, mul_wide, reduce, store, to_m128};
@@ -49,64 +49,52 @@ pub(crate) fn crypt(
     unsafe { whole(key.powers(), keystream, aad, data, encrypt) }
 }
 
-/// Products waiting for a reduction, as `supplied_avx512`'s: block j
-/// of a sum of T is multiplied by H^(T−j); the sum is reduced as its
-/// last block comes in, into `acc`, which joins the next sum's first.
-struct Folder<'a> {
-    h: &'a [__m128i; 8],
-    acc: __m128i,
-    sum: Wide,
-    /// Blocks still to come in the current sum.
-    left: usize,
-    /// Whether `acc` has yet to join the current sum.
-    fresh: bool,
-    /// The sizes of the sums after the current one ([`sums`]).
-    sizes: usize,
-}
+/// The key's H^1 … H^8 on XMM registers, for [`Folder`].
+#[derive(Clone, Copy)]
+struct Xmm<'a>(&'a [__m128i; 8]);
 
-impl<'a> Folder<'a> {
+// SAFETY: an `Xmm` is made only in `whole`, which requires PCLMULQDQ,
+// SSSE3 and SSE2.
+unsafe impl Width for Xmm<'_> {
+    type Vector = __m128i;
+    type Wide = Wide;
+    const POWERS: usize = 8;
+    const BYTES: usize = 16;
+
     #[inline]
     #[target_feature(enable = "sse2")]
-    fn new(h: &'a [__m128i; 8], acc: __m128i, groups: [usize; 3]) -> Folder<'a> {
-        let sizes = sums(groups, 8);
-        Folder {
-            h,
-            acc,
-            sum: zero(),
-            left: sizes & 0xFF,
-            fresh: true,
-            sizes: sizes >> 8,
-        }
+    unsafe fn zero() -> Wide {
+        Wide::zero()
     }
 
-    /// The next block, as an integer (byte-reversed from spec order).
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    unsafe fn join(x: __m128i, acc: __m128i) -> __m128i {
+        _mm_xor_si128(x, acc)
+    }
+
+    /// One block: entry `at` is H^(8 − at), `h[7 − at]` (`h` holds H^1
+    /// first).
     #[inline]
     #[target_feature(enable = "pclmulqdq,sse2")]
-    fn add(&mut self, mut x: __m128i) {
-        if self.fresh {
-            x = _mm_xor_si128(x, self.acc);
-            self.fresh = false;
-        }
-        self.left -= 1;
-        self.sum = self.sum.xor(mul_wide(x, self.h[self.left & 7]));
-        if self.left == 0 {
-            self.acc = reduce(self.sum);
-            self.sum = zero();
-            self.fresh = true;
-            self.left = self.sizes & 0xFF;
-            self.sizes >>= 8;
-        }
+    unsafe fn product(self, sum: Wide, x: __m128i, at: usize, _blocks: usize) -> Wide {
+        sum.xor(mul_wide(x, self.0[7usize.wrapping_sub(at) & 7]))
     }
 
-    /// `bytes` (fewer than 128), the last block zero-padded.
     #[inline]
-    #[target_feature(enable = "pclmulqdq,ssse3,sse2")]
-    fn add_bytes(&mut self, bytes: &[u8]) {
-        for block in bytes.chunks(16) {
-            let mut padded = [0u8; 16];
-            padded[..block.len()].copy_from_slice(block);
-            self.add(reflect(load(&padded)));
-        }
+    #[target_feature(enable = "pclmulqdq,sse2")]
+    unsafe fn reduce(sum: Wide) -> __m128i {
+        reduce(sum)
+    }
+
+    /// One block, through a zero-padded buffer on the stack (SSE has no
+    /// masked loads).
+    #[inline]
+    #[target_feature(enable = "ssse3,sse2")]
+    unsafe fn load(bytes: &[u8]) -> (__m128i, usize) {
+        let mut padded = [0u8; 16];
+        padded[..bytes.len()].copy_from_slice(bytes);
+        (reflect(load(&padded)), 1)
     }
 }
 
@@ -136,7 +124,7 @@ unsafe fn whole(
     }
     let held = if body.is_empty() { aad_rest } else { &[] };
     if !body.is_empty() && !aad_rest.is_empty() {
-        let mut folder = Folder::new(&h, acc, [aad_rest.len().div_ceil(16), 0, 0]);
+        let mut folder = Folder::new(Xmm(&h), acc, [aad_rest.len().div_ceil(16), 0, 0]);
         folder.add_bytes(aad_rest);
         acc = folder.acc;
     }
@@ -156,7 +144,7 @@ unsafe fn whole(
     // 0…127 bytes (a partial block through a zero-padded buffer), the
     // lengths block.
     let groups = [held.len().div_ceil(16), rest.len().div_ceil(16), 1];
-    let mut folder = Folder::new(&h, acc, groups);
+    let mut folder = Folder::new(Xmm(&h), acc, groups);
     folder.add_bytes(held);
     let whole_blocks = rest.len() / 16 * 16;
     let (blocks, last) = rest.split_at_mut(whole_blocks);
@@ -165,7 +153,7 @@ unsafe fn whole(
         let c = _mm_xor_si128(d, load(k));
         // SAFETY: `block` is 16 writable bytes; no alignment needed.
         unsafe { _mm_storeu_si128(block.as_mut_ptr().cast(), c) };
-        folder.add(reflect(if encrypt { c } else { d }));
+        folder.add(reflect(if encrypt { c } else { d }), 1);
     }
     if !last.is_empty() {
         let n = last.len();
@@ -178,11 +166,11 @@ unsafe fn whole(
         // SAFETY: `out` is 16 writable bytes; no alignment needed.
         unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), c) };
         last.copy_from_slice(&out[..n]);
-        folder.add(reflect(if encrypt { c } else { d }));
+        folder.add(reflect(if encrypt { c } else { d }), 1);
     }
     // len(A) ‖ len(C) in bits, as the integer of the spec-order block.
     let bits = |n: usize| (n as u64).wrapping_mul(8) as i64;
-    folder.add(_mm_set_epi64x(bits(aad.len()), bits(data.len())));
+    folder.add(_mm_set_epi64x(bits(aad.len()), bits(data.len())), 1);
 
     let mut tag = [0u8; 16];
     store(&mut tag, folder.acc);
@@ -209,18 +197,6 @@ fn load(block: &[u8]) -> __m128i {
     let block: &[u8; 16] = first16(block);
     // SAFETY: `block` is 16 readable bytes; MOVDQU needs no alignment.
     unsafe { _mm_loadu_si128(block.as_ptr().cast()) }
-}
-
-/// The empty sum of products.
-#[inline]
-#[target_feature(enable = "sse2")]
-fn zero() -> Wide {
-    let z = _mm_setzero_si128();
-    Wide {
-        lo: z,
-        mid: z,
-        hi: z,
-    }
 }
 
 /// Spec byte order → the integer GHASH multiplies.

@@ -257,7 +257,7 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 use super::ni_clmul::NiClmul;
 use super::ni_clmul_supplied;
 use super::shared::{CONSTS, Kind, Pairing, end_keystream, round_key};
-use super::vaes_avx2_multi::{Wide, crypt_groups, long_powers, mul_wide, reduce};
+use super::vaes_avx2_multi::{crypt_groups, long_powers};
 use crate::aes::ni::{self, Ni};
 use crate::aes::{Block, BlockCipher, KeySchedule};
 use crate::gcm::kernel::{
@@ -266,6 +266,7 @@ use crate::gcm::kernel::{
 };
 use crate::ghash::GhashKey;
 use crate::ghash::clmul::{self, Clmul};
+use crate::ghash::vclmul::ymm::{Wide, mul_wide, reduce};
 
 /// Bytes per iteration: sixteen blocks in eight registers.
 const BATCH: usize = 16 * 16;

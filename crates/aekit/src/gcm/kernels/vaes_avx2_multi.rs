@@ -76,16 +76,15 @@ use core::arch::x86_64::{
     __m128i, __m256i, _mm_insert_epi32, _mm_loadl_epi64, _mm_loadu_si128, _mm_set_epi64x,
     _mm_storeu_si128, _mm256_aesenc_epi128, _mm256_aesenclast_epi128, _mm256_and_si256,
     _mm256_blendv_epi8, _mm256_broadcastsi128_si256, _mm256_castsi256_si128,
-    _mm256_clmulepi64_epi128, _mm256_extracti128_si256, _mm256_loadu_si256, _mm256_set_epi64x,
-    _mm256_set_m128i, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_shuffle_epi32,
-    _mm256_storeu_si256, _mm256_xor_si256,
+    _mm256_extracti128_si256, _mm256_loadu_si256, _mm256_set_epi64x, _mm256_set_m128i,
+    _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_xor_si256,
 };
 use core::borrow::BorrowMut;
 
 use crate::aes::Block;
 use crate::ctr::face::round1::Round1;
 use crate::gcm::kernel::{BatchMessage, LONG, LongPowers, POWERS, TOP};
-use crate::ghash::clmul::FOLD;
+use crate::ghash::vclmul::ymm::{Wide, mul_wide, reduce};
 
 /// The last block of both messages of a pair, where a message may end
 /// inside it: AVX2 has no byte-masked loads and stores, so it is read
@@ -736,64 +735,4 @@ fn bswap_mask() -> __m256i {
         0x0001_0203_0405_0607,
         0x0809_0a0b_0c0d_0e0f,
     )
-}
-
-/// A lane-wise 256-bit product not yet reduced: LO ⊕ MI·t^64 ⊕ HI·t^128
-/// in each lane (`vclmul`'s `Wide`, on two lanes).
-#[derive(Clone, Copy)]
-pub(crate) struct Wide {
-    lo: __m256i,
-    mi: __m256i,
-    hi: __m256i,
-}
-
-impl Wide {
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    pub(crate) fn zero() -> Wide {
-        let z = _mm256_setzero_si256();
-        Wide {
-            lo: z,
-            mi: z,
-            hi: z,
-        }
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    pub(crate) fn xor(self, o: Wide) -> Wide {
-        Wide {
-            lo: _mm256_xor_si256(self.lo, o.lo),
-            mi: _mm256_xor_si256(self.mi, o.mi),
-            hi: _mm256_xor_si256(self.hi, o.hi),
-        }
-    }
-}
-
-/// Schoolbook product, lane by lane (`clmul`'s `mul_wide`).
-#[inline]
-#[target_feature(enable = "avx2,vpclmulqdq")]
-pub(crate) fn mul_wide(a: __m256i, b: __m256i) -> Wide {
-    Wide {
-        lo: _mm256_clmulepi64_epi128(a, b, 0x00),
-        mi: _mm256_xor_si256(
-            _mm256_clmulepi64_epi128(a, b, 0x01),
-            _mm256_clmulepi64_epi128(a, b, 0x10),
-        ),
-        hi: _mm256_clmulepi64_epi128(a, b, 0x11),
-    }
-}
-
-/// Lane-wise Z · t^−128 mod g̃ by two Montgomery folds with `clmul`'s
-/// C = 0xC2 ≪ 56 (`vclmul`'s `reduce`, on two lanes).
-#[inline]
-#[target_feature(enable = "avx2,vpclmulqdq")]
-pub(crate) fn reduce(z: Wide) -> __m256i {
-    let c = _mm256_set_epi64x(FOLD as i64, 0, FOLD as i64, 0);
-    let t = _mm256_clmulepi64_epi128(z.lo, c, 0x10);
-    let lo = _mm256_shuffle_epi32(z.lo, 0x4e);
-    let mi = _mm256_xor_si256(_mm256_xor_si256(z.mi, lo), t);
-    let t = _mm256_clmulepi64_epi128(mi, c, 0x10);
-    let mi = _mm256_shuffle_epi32(mi, 0x4e);
-    _mm256_xor_si256(_mm256_xor_si256(z.hi, mi), t)
 }

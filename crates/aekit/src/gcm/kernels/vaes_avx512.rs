@@ -1696,12 +1696,12 @@ unsafe fn sixteen_fused<
     );
     let mk = if KARATSUBA {
         xor3(
-            carry.mi,
+            carry.mid,
             _mm512_clmulepi64_epi128(t0, hk[0], 0x00),
             _mm512_clmulepi64_epi128(t1, hk[1], 0x00),
         )
     } else {
-        cross(cross(carry.mi, t0, h[0]), t1, h[1])
+        cross(cross(carry.mid, t0, h[0]), t1, h[1])
     };
     round(&mut s, m[3]);
     let mk = if KARATSUBA {
@@ -1718,7 +1718,7 @@ unsafe fn sixteen_fused<
         for key in &m[5..] {
             round(&mut s, *key);
         }
-        let sums = Wide { lo, mi: mk, hi };
+        let sums = Wide { lo, mid: mk, hi };
         // SAFETY: as the caller's contract.
         let out = unsafe { last_round::<ENCRYPT>(&s, k[N - 1], io) };
         return (out, _mm_setzero_si128(), sums);

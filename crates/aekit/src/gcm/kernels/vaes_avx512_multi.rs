@@ -749,9 +749,9 @@ fn add_products(sum: Wide, d: [__m512i; 2], h: [__m512i; 2]) -> Wide {
             _mm512_clmulepi64_epi128(d0, h0, 0x00),
             _mm512_clmulepi64_epi128(d1, h1, 0x00),
         ),
-        mi: xor3(
+        mid: xor3(
             xor3(
-                sum.mi,
+                sum.mid,
                 _mm512_clmulepi64_epi128(d0, h0, 0x01),
                 _mm512_clmulepi64_epi128(d0, h0, 0x10),
             ),
@@ -791,7 +791,7 @@ fn gather(sums: &[Wide; 4]) -> Wide {
     };
     Wide {
         lo: one(|w| w.lo),
-        mi: one(|w| w.mi),
+        mid: one(|w| w.mid),
         hi: one(|w| w.hi),
     }
 }

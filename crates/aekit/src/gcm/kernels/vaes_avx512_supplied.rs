@@ -41,7 +41,7 @@ use core::arch::x86_64::{
     _mm512_xor_si512, _mm512_zextsi128_si512,
 };
 
-use super::shared::sums;
+use super::shared::{Folder, Width};
 use crate::aes::Block;
 use crate::gcm::kernel::Direction;
 use crate::ghash::vclmul::{
@@ -66,76 +66,58 @@ pub(crate) fn crypt(
     unsafe { whole(key.powers(), keystream, aad, data, encrypt) }
 }
 
-/// Products waiting for a reduction: the last blocks of the hashed
-/// sequence, in order, in sums of at most sixteen (`sizes`, in blocks).
-/// Block j of a sum of T is multiplied by H^(T−j), read from the stored
-/// powers at entry 16 − T + j; the sum is reduced as its last block
-/// comes in, into `acc`, which joins the next sum's first block.
-struct Folder<'a> {
-    powers: &'a Powers,
-    acc: __m128i,
-    wide: Wide,
-    /// The power entry of the next block; 16 once a sum is complete.
-    at: usize,
-    /// Whether `acc` has yet to join the current sum.
-    fresh: bool,
-    /// The sizes of the sums after the current one ([`sums`]).
-    sizes: usize,
-}
+/// The key's H^16 … H^1 on ZMM registers, for [`Folder`].
+#[derive(Clone, Copy)]
+struct Zmm<'a>(&'a Powers);
 
-impl<'a> Folder<'a> {
-    /// Sums for `groups` of blocks (in order, none over sixteen), each
-    /// group whole in one sum, as few sums as sixteen powers allow.
+// SAFETY: a `Zmm` is made only in `whole`, which requires AVX-512F/BW/VL
+// and VPCLMULQDQ.
+unsafe impl Width for Zmm<'_> {
+    type Vector = __m512i;
+    type Wide = Wide;
+    const POWERS: usize = 16;
+    const BYTES: usize = 64;
+
     #[inline]
     #[target_feature(enable = "avx512f")]
-    fn new(powers: &'a Powers, acc: __m128i, groups: [usize; 3]) -> Folder<'a> {
-        let sizes = sums(groups, 16);
-        Folder {
-            powers,
-            acc,
-            wide: Wide::zero(),
-            at: 16 - (sizes & 0xFF),
-            fresh: true,
-            sizes: sizes >> 8,
-        }
+    unsafe fn zero() -> Wide {
+        Wide::zero()
     }
 
-    /// The next `blocks` (1 to 4) blocks, in `v` in spec byte order
-    /// (lanes past them may hold anything: their powers are zero).
     #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,vpclmulqdq")]
-    fn add(&mut self, v: __m512i, blocks: usize) {
-        let mut x = _mm512_shuffle_epi8(v, bswap_mask());
-        if self.fresh {
-            x = _mm512_xor_si512(x, _mm512_zextsi128_si512(self.acc));
-            self.fresh = false;
-        }
-        // SAFETY: a sum of T blocks starts at entry 16 − T and takes
-        // its blocks in order, so the entries read end by 16.
-        let p = unsafe { self.powers.load_from(self.at, lane_mask(blocks)) };
-        self.wide = self.wide.xor(mul_wide(x, p));
-        self.at += blocks;
-        if self.at == 16 {
-            self.acc = reduce_to_128(self.wide);
-            self.wide = Wide::zero();
-            self.fresh = true;
-            self.at = 16 - (self.sizes & 0xFF);
-            self.sizes >>= 8;
-        }
+    #[target_feature(enable = "avx512f")]
+    unsafe fn join(x: __m512i, acc: __m128i) -> __m512i {
+        _mm512_xor_si512(x, _mm512_zextsi128_si512(acc))
     }
 
-    /// `bytes` (fewer than 256), zero-padded to whole blocks.
+    /// Up to four blocks, their powers read with a lane mask (the lanes
+    /// past them zero).
     #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,vpclmulqdq")]
-    fn add_bytes(&mut self, bytes: &[u8]) {
-        debug_assert!(bytes.len() < 256);
-        for vector in bytes.chunks(64) {
-            // SAFETY: the mask selects the bytes of `vector` and no
-            // others; masked-off bytes are not accessed.
-            let v =
-                unsafe { _mm512_maskz_loadu_epi8(byte_mask(vector.len()), vector.as_ptr().cast()) };
-            self.add(v, vector.len().div_ceil(16));
-        }
+    #[target_feature(enable = "avx512f,vpclmulqdq")]
+    unsafe fn product(self, sum: Wide, x: __m512i, at: usize, blocks: usize) -> Wide {
+        // SAFETY: the entries `at` … `at` + `blocks` − 1 are in the
+        // table (the caller's contract).
+        let p = unsafe { self.0.load_from(at, lane_mask(blocks)) };
+        sum.xor(mul_wide(x, p))
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl,vpclmulqdq")]
+    unsafe fn reduce(sum: Wide) -> __m128i {
+        reduce_to_128(sum)
+    }
+
+    /// Up to four blocks, read with a byte mask (masked-off bytes are not
+    /// accessed and read as zero).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn load(bytes: &[u8]) -> (__m512i, usize) {
+        // SAFETY: the mask selects the bytes of `bytes` and no others.
+        let v = unsafe { _mm512_maskz_loadu_epi8(byte_mask(bytes.len()), bytes.as_ptr().cast()) };
+        (
+            _mm512_shuffle_epi8(v, bswap_mask()),
+            bytes.len().div_ceil(16),
+        )
     }
 }
 
@@ -168,7 +150,7 @@ unsafe fn whole(
     }
     let held = if body.is_empty() { aad_rest } else { &[] };
     if !body.is_empty() && !aad_rest.is_empty() {
-        let mut folder = Folder::new(powers, acc, [aad_rest.len().div_ceil(16), 0, 0]);
+        let mut folder = Folder::new(Zmm(powers), acc, [aad_rest.len().div_ceil(16), 0, 0]);
         folder.add_bytes(aad_rest);
         acc = folder.acc;
     }
@@ -191,7 +173,7 @@ unsafe fn whole(
     // The last blocks: the held associated data, the message's last
     // 0…255 bytes through byte masks, the lengths block.
     let groups = [held.len().div_ceil(16), rest.len().div_ceil(16), 1];
-    let mut folder = Folder::new(powers, acc, groups);
+    let mut folder = Folder::new(Zmm(powers), acc, groups);
     folder.add_bytes(held);
     let n = rest.len();
     for j in 0..n.div_ceil(64) {
@@ -204,16 +186,17 @@ unsafe fn whole(
             let k = _mm512_maskz_loadu_epi8(mask, ks_rest.as_ptr().add(64 * j).cast());
             let c = _mm512_xor_si512(d, k);
             _mm512_mask_storeu_epi8(rest.as_mut_ptr().add(64 * j).cast(), mask, c);
-            folder.add(
-                if encrypt { c } else { d },
-                (n - 64 * j).min(64).div_ceil(16),
-            );
+            let x = _mm512_shuffle_epi8(if encrypt { c } else { d }, bswap_mask());
+            folder.add(x, (n - 64 * j).min(64).div_ceil(16));
         }
     }
     // len(A) ‖ len(C) in bits, big-endian.
     let bits = |n: usize| (n as u64).wrapping_mul(8).swap_bytes() as i64;
     let lengths = _mm_set_epi64x(bits(body.len() + n), bits(aad.len()));
-    folder.add(_mm512_zextsi128_si512(lengths), 1);
+    folder.add(
+        _mm512_shuffle_epi8(_mm512_zextsi128_si512(lengths), bswap_mask()),
+        1,
+    );
 
     let mut tag = [0u8; 16];
     // `store_acc` byte-reflects the sum back; E(K, Y_0) reflected by
