@@ -1,5 +1,6 @@
-//! `aekit-bench esp`: ESP packet rate, the figure IPsec data
-//! planes are compared by.
+//! `aekit-bench esp`: ESP packet rate, the figure IPsec data planes are
+//! compared by; then whole messages, and what precomputing their
+//! keystream costs.
 //!
 //! Packets of 64, 576 and 1500 bytes of payload and IMIX (7:4:1 of the
 //! three, interleaved), encapsulated and decapsulated in place
@@ -30,6 +31,19 @@
 //! implementation (`AesGcm::new`'s choice, named in the table), and on one
 //! worker the seed's two pairs, `table` + `table8` and `fixslice` +
 //! `karatsuba`, where precomputation has the most to give.
+//!
+//! Whole messages ([`messages`]): 1, 10 and 100 MiB (`--quick`: 1 and 10)
+//! of random data in 1024-byte packets through one SA, over `fig3.rs`'s
+//! packet loop (encapsulate into one arena, then decapsulate with a fresh
+//! SA), in the same three worlds, with the keystream computed inline,
+//! precomputed per sequence number with RFC 4106 nonces (each packet's
+//! keystream padded to the largest packet), or precomputed as one
+//! continuous counter (the ESP seed's nonce, not RFC 4106). Beside the
+//! packet thread's throughput: the CPU time of the whole process during
+//! the loop (the producer threads included) and of the packet thread
+//! alone, the cores that makes, the packets that fell back to inline
+//! keystream, and the share of produced keystream no packet used — the
+//! price of precomputation that a throughput alone hides.
 
 use std::time::{Duration, Instant};
 
@@ -41,6 +55,7 @@ use aekit::{aes, ghash};
 use aekit_harness as harness;
 use serde_json::json;
 
+use crate::fig3::{self, Mode, PACKET};
 use crate::report::{Effort, Mix, Report};
 
 /// Packets in each worker's pool: 120 × ~1.6 KB stays in a Zen 1 core's
@@ -295,7 +310,13 @@ fn measure(
     best.expect("at least one repetition")
 }
 
+/// The suite: the packet rate, then whole messages.
 pub(crate) fn run(effort: Effort) -> Vec<Report> {
+    vec![packet_rate(effort), messages(effort)]
+}
+
+/// Packets per second in a steady state (see the module header).
+fn packet_rate(effort: Effort) -> Report {
     let (time, reps) = if effort.quick {
         (Duration::from_millis(100), 1)
     } else {
@@ -420,10 +441,127 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
             }
         }
     }
-    vec![Report {
+    Report {
         key: "esp_packet_rate",
         markdown: md,
         rows,
         plots: Vec::new(),
-    }]
+    }
+}
+
+/// Whole messages in 1024-byte packets, with the keystream computed inline
+/// or precomputed under either nonce format, and what precomputing costs
+/// in CPU time (see the module header).
+fn messages(effort: Effort) -> Report {
+    let sizes: &[usize] = if effort.quick {
+        &[1, 10]
+    } else {
+        &[1, 10, 100]
+    };
+    let key = [0x5au8; 16];
+    let mut md = format!(
+        "## ESP over whole messages: precomputed keystream and its CPU time\n\n\
+         CPU: {}. One SA; 1, 10 and 100 MiB of random data in {PACKET}-byte packets, \
+         encapsulated into one arena, then decapsulated; MB/s = 10^6 payload bytes per second \
+         of the packet thread's loop, median of the runs. \"precompute\": a producer thread \
+         per SA and direction (buffers of 256 packets of up to 1500 bytes, history 64), with \
+         RFC 4106 nonces (keystream per sequence number, padded to the largest packet) or the \
+         continuous counter (the seed's, not RFC 4106). CPU s: every thread of the process \
+         (packet thread and producer) during the loop; cores = CPU s / wall time; MB per \
+         packet-thread CPU s: what the packet thread would do with a core to itself. Waste: \
+         the share of produced keystream no packet used.\n\n\
+         | world | size | keystream | direction | runs | MB/s | vs inline | CPU s | \
+         packet thread CPU s | MB per packet-thread CPU s | cores | fallbacks | waste |\n\
+         |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        harness::cpu_model()
+    );
+    let mut rows = Vec::new();
+    for (world, aes, ghash) in fig3::worlds() {
+        let precompute = fig3::config(Mode::Cpu, aes, ghash);
+        let ways = [
+            ("inline", fig3::config(Mode::Inline, aes, ghash)),
+            (
+                "precompute, RFC 4106",
+                Config {
+                    nonce: NonceFormat::Rfc4106,
+                    ..precompute
+                },
+            ),
+            ("precompute, continuous counter", precompute),
+        ];
+        for &mib in sizes {
+            let data = harness::random_bytes(mib << 20, 42);
+            let reps = if effort.quick {
+                3
+            } else {
+                (32 / mib).clamp(1, 5)
+            };
+            let mut inline_wall = [f64::NAN; 2];
+            for (keystream, config) in ways {
+                let make =
+                    |_: usize| Sa::new(&key, [1, 2, 3, 4], config).map_err(|e| e.to_string());
+                let runs: Result<Vec<_>, String> = (0..reps)
+                    .map(|_| fig3::round_trip(&make, 1, &data))
+                    .collect();
+                let runs = match runs {
+                    Ok(runs) => runs,
+                    Err(why) => {
+                        md.push_str(&format!(
+                            "| {world} | {mib} MiB | {keystream} | — | failed: {why} |||||||||\n"
+                        ));
+                        continue;
+                    }
+                };
+                for (direction, name) in fig3::DIRECTIONS.iter().enumerate() {
+                    let run = fig3::spread(&runs, direction).median;
+                    if keystream == "inline" {
+                        inline_wall[direction] = run.wall;
+                    }
+                    let bytes = data.len() as f64;
+                    let rate = bytes / run.wall / 1e6;
+                    // The scheduler's clock ticks coarsely: a loop
+                    // shorter than a tick may show no CPU time at all.
+                    let per_thread_cpu = (run.thread > 0.0).then(|| bytes / run.thread / 1e6);
+                    let vs_inline = inline_wall[direction] / run.wall;
+                    md.push_str(&format!(
+                        "| {world} ({}+{}) | {mib} MiB | {keystream} | {name} | {reps} | {rate:.0} | \
+                         {vs_inline:.2}× | {:.3} | {:.3} | {} | {:.2} | {} | {:.0}% |\n",
+                        aes.name(),
+                        ghash.name(),
+                        run.process,
+                        run.thread,
+                        per_thread_cpu.map_or("–".into(), |r| format!("{r:.0}")),
+                        run.process / run.wall,
+                        run.stats.fallbacks(),
+                        100.0 * run.stats.waste(),
+                    ));
+                    rows.push(json!({
+                        "world": world,
+                        "aes": aes.name(),
+                        "ghash": ghash.name(),
+                        "keystream": keystream,
+                        "direction": name,
+                        "message_bytes": data.len(),
+                        "packet_bytes": PACKET,
+                        "runs": reps,
+                        "median_seconds": run.wall,
+                        "mb_per_s": rate,
+                        "speedup_vs_inline": vs_inline,
+                        "process_cpu_seconds": run.process,
+                        "packet_thread_cpu_seconds": run.thread,
+                        "mb_per_packet_thread_cpu_second": per_thread_cpu,
+                        "cores": run.process / run.wall,
+                        "fallbacks": run.stats.fallbacks(),
+                        "waste": run.stats.waste(),
+                    }));
+                }
+            }
+        }
+    }
+    Report {
+        key: "esp_messages",
+        markdown: md,
+        rows,
+        plots: Vec::new(),
+    }
 }

@@ -115,18 +115,41 @@ pub(crate) struct Run {
     pub(crate) wall: f64,
     /// CPU time of the packet thread alone.
     pub(crate) thread: f64,
+    /// CPU time of every thread of the process: the packet thread and the
+    /// SAs' keystream producers.
+    pub(crate) process: f64,
     pub(crate) stats: PipelineStats,
 }
 
+/// The clocks at the start of a loop: wall, the packet thread's CPU time
+/// and the process's.
+struct Start {
+    t0: Instant,
+    thread0: f64,
+    process0: f64,
+}
+
+impl Start {
+    fn now() -> Start {
+        Start {
+            thread0: thread_seconds(),
+            process0: process_seconds(),
+            t0: Instant::now(),
+        }
+    }
+}
+
 impl Run {
-    /// The loop that began at `t0` with the thread's CPU time at `thread0`,
-    /// with the SAs' pipeline statistics added up.
-    fn since(t0: Instant, thread0: f64, stats: impl Iterator<Item = PipelineStats>) -> Run {
+    /// The loop that began at `start`, with the SAs' pipeline statistics
+    /// added up.
+    fn since(start: Start, stats: impl Iterator<Item = PipelineStats>) -> Run {
+        let wall = start.t0.elapsed().as_secs_f64();
         let mut total = PipelineStats::default();
         stats.for_each(|s| total.add(&s));
         Run {
-            wall: t0.elapsed().as_secs_f64(),
-            thread: thread_seconds() - thread0,
+            wall,
+            thread: thread_seconds() - start.thread0,
+            process: process_seconds() - start.process0,
             stats: total,
         }
     }
@@ -144,7 +167,7 @@ pub(crate) fn round_trip(
     let mut arena = Vec::with_capacity(data.len() / PACKET * (PACKET + 64) + 4096);
     let mut ends = Vec::with_capacity(data.len() / PACKET + 1);
     let mut packet = Vec::with_capacity(PACKET + 64);
-    let (thread0, t0) = (thread_seconds(), Instant::now());
+    let start = Start::now();
     for (i, chunk) in data.chunks(PACKET).enumerate() {
         senders[i % sas]
             .encapsulate_into(chunk, 4, &mut packet)
@@ -152,22 +175,22 @@ pub(crate) fn round_trip(
         arena.extend_from_slice(&packet);
         ends.push(arena.len());
     }
-    let encap = Run::since(t0, thread0, senders.iter().map(Sa::outbound_stats));
+    let encap = Run::since(start, senders.iter().map(Sa::outbound_stats));
     drop(senders);
 
     let mut receivers = (0..sas).map(make).collect::<Result<Vec<_>, _>>()?;
     let mut payload = Vec::with_capacity(PACKET + 64);
     let mut delivered = 0;
-    let (thread0, t0) = (thread_seconds(), Instant::now());
-    let mut start = 0;
+    let start = Start::now();
+    let mut from = 0;
     for (i, &end) in ends.iter().enumerate() {
         receivers[i % sas]
-            .decapsulate_into(&arena[start..end], &mut payload)
+            .decapsulate_into(&arena[from..end], &mut payload)
             .map_err(|err| err.to_string())?;
         delivered += payload.len();
-        start = end;
+        from = end;
     }
-    let decap = Run::since(t0, thread0, receivers.iter().map(Sa::inbound_stats));
+    let decap = Run::since(start, receivers.iter().map(Sa::inbound_stats));
     if delivered != data.len() {
         return Err(format!("delivered {delivered} of {} bytes", data.len()));
     }
@@ -176,7 +199,25 @@ pub(crate) fn round_trip(
 
 /// CPU time of the calling thread, in seconds.
 fn thread_seconds() -> f64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
+    schedstat_seconds("/proc/thread-self/schedstat".as_ref())
+}
+
+/// CPU time of every live thread of the process, in seconds.
+fn process_seconds() -> f64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return f64::NAN;
+    };
+    tasks
+        .flatten()
+        .map(|task| schedstat_seconds(&task.path().join("schedstat")))
+        .filter(|s| s.is_finite())
+        .sum()
+}
+
+/// The first field of a schedstat file (ns on the CPU), in seconds; NaN
+/// where there is none (off Linux).
+fn schedstat_seconds(path: &std::path::Path) -> f64 {
+    std::fs::read_to_string(path)
         .ok()
         .and_then(|text| text.split_whitespace().next()?.parse::<u64>().ok())
         .map_or(f64::NAN, |ns| ns as f64 / 1e9)

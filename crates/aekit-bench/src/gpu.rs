@@ -15,7 +15,7 @@
 //!    packets, encapsulated then decapsulated, with inline keystream
 //!    (RFC 4106), a CPU producer per SA, or one GPU service shared by all
 //!    SAs (both with the seed's continuous counter), in the three worlds of
-//!    `esp_bench` (default, table, fixslice), with 1, 4 and 16 SAs taking
+//!    `fig3.rs` (default, table, fixslice), with 1, 4 and 16 SAs taking
 //!    the packets in turn. Reported: the median throughput of the packet
 //!    thread with the spread (min–max) over the repeats, the ratio to
 //!    inline, the packet thread's own CPU time, and the fallbacks.

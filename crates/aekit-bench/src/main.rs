@@ -46,7 +46,10 @@
 //! of 64, 576, 1500 bytes and an IMIX mix.
 //!
 //! `esp` (`esp.rs`): ESP packet rate in Mpps and Gbit/s, 64 B to 1500 B
-//! and IMIX, in place, inline and precomputed keystream, 1 and 2 workers.
+//! and IMIX, in place, inline and precomputed keystream, 1 and 2 workers;
+//! then whole messages of 1 to 100 MiB in 1024-byte packets, keystream
+//! inline or precomputed per sequence number (RFC 4106) or as one
+//! continuous counter, with the CPU time the producers cost.
 //!
 //! `aether` (`aether.rs`): AETHER encryption in every implementation this
 //! CPU runs beside AEGIS-256, Ascon-AEAD128 and AES-256-GCM, 64 B to 1 MiB.
@@ -131,7 +134,7 @@ enum Suite {
     Ct(Ct),
     /// Many messages per call: the AES-GCM and AETHER batch APIs beside peers.
     Batch(Plotted),
-    /// ESP packet rate (Mpps, Gbit/s): packet sizes, keystream sources, workers.
+    /// ESP packet rate (Mpps, Gbit/s), and whole messages with precomputed keystream.
     Esp(Tables),
     /// AETHER beside AEGIS-256, Ascon-AEAD128 and AES-256-GCM.
     Aether,

@@ -481,6 +481,59 @@ fn quick_batch_suite_writes_every_row_and_plot() {
     }
 }
 
+/// `aekit-bench esp --quick --json`: the packet rate for every
+/// implementation, mix and direction, and the whole messages for every
+/// world, keystream and direction at 1 and 10 MiB (100 MiB only without
+/// `--quick`), with the CPU time beside them.
+#[test]
+fn quick_esp_suite_writes_every_row() {
+    let (md, doc) = quick("esp");
+    for title in ["ESP packet rate", "ESP over whole messages"] {
+        assert!(md.contains(title), "markdown lacks {title}");
+    }
+    let rate = rows(&doc, "esp_packet_rate");
+    for mix in ["64 B", "576 B", "1500 B", "IMIX 7:4:1"] {
+        for direction in ["encapsulate", "decapsulate"] {
+            for keystream in ["inline", "precompute"] {
+                let at = [
+                    ("mix", mix.into()),
+                    ("direction", direction.into()),
+                    ("keystream", keystream.into()),
+                ];
+                assert!(has(rate, &at), "esp_packet_rate lacks {at:?}");
+            }
+        }
+    }
+    let messages = rows(&doc, "esp_messages");
+    for world in ["default", "table", "fixslice"] {
+        for keystream in [
+            "inline",
+            "precompute, RFC 4106",
+            "precompute, continuous counter",
+        ] {
+            for direction in ["encapsulate", "decapsulate"] {
+                for mib in [1, 10] {
+                    let at: [(&str, Value); 4] = [
+                        ("world", world.into()),
+                        ("keystream", keystream.into()),
+                        ("direction", direction.into()),
+                        ("message_bytes", (mib << 20).into()),
+                    ];
+                    let row = messages
+                        .iter()
+                        .find(|r| at.iter().all(|(k, v)| &r[*k] == v))
+                        .unwrap_or_else(|| panic!("esp_messages lacks {at:?}"));
+                    assert!(row["mb_per_s"].as_f64() > Some(0.0), "{row}");
+                    assert!(row["process_cpu_seconds"].as_f64() >= Some(0.0), "{row}");
+                    let waste = row["waste"].as_f64().unwrap();
+                    assert!((0.0..=1.0).contains(&waste), "{row}");
+                }
+            }
+        }
+    }
+    assert!(!has(messages, &[("message_bytes", (100 << 20).into())]));
+}
+
 /// A suite that draws no plot has no `--plot`, and `gpu` (markdown only)
 /// no `--json`: they are refused as usage errors before anything is
 /// measured, instead of ignored.
