@@ -1,8 +1,13 @@
-//! The measuring harness of aekit's benchmarks (`aekit-bench` and the
-//! `aekit bench` command): run a set of cases interleaved (case A, case B,
-//! …, then again), keep each case's best batch, and print markdown tables;
-//! and [`CountingAlloc`], a global allocator that counts the bytes asked
-//! of it.
+//! The measuring harness of aekit's benchmarks: run a set of cases
+//! interleaved (case A, case B, …, then again), keep each case's best
+//! batch, and print markdown tables; and [`CountingAlloc`], a global
+//! allocator that counts the bytes asked of it.
+//!
+//! A crate of its own, with no dependencies, so that what measures aekit
+//! outside `aekit-bench` — the command's short `aekit bench`, aekit's
+//! measuring examples — times the same way without depending on the
+//! benchmarks' peers (or, for aekit's examples, on a crate that depends on
+//! aekit).
 //!
 //! Why interleaved best-of-N: frequency scaling, a neighbour's build or an
 //! interrupt slows whatever runs at that moment; cycling through the cases
