@@ -15,98 +15,46 @@
 //! processed as if it had been called on its own. The results are the
 //! one-message API's, message for message; the tests check exactly that.
 //!
-//! On a `vaes-avx512` key, messages with a 96-bit IV, 3 to 128 blocks and
-//! at most one block of associated data go four at a time through the
-//! multi-buffer path (`multi_avx512.rs`): four messages of one shape, one
-//! per 128-bit lane. A run of consecutive messages of one shape goes to
-//! the kernel in whole groups, up to [`RUN`] messages a call; in a batch
-//! of eight or more, others wait in their shape's bucket until it holds
-//! [`GATHER`] (sixteen) and go to the kernel as one run, and what is left
-//! at the end goes in whole groups, the rest one by one. (Buckets of
-//! four, one group a kernel call, ran interleaved IMIX batches of 64 to
-//! 1024 messages at 1.07–1.21× the one-message calls on an Emerald Rapids
-//! Xeon, the same messages sorted by length at 1.6–1.9×; buckets of
-//! sixteen, a run of four pipelined groups a call, 1.09–1.50×.) Measured
-//! on an Intel Xeon with AVX-512 (Sapphire Rapids class, 2 vCPUs),
-//! `aekit bench --suite batch`, GB/s over the batch against one-message
-//! calls of the same messages: 64 B at 16 to
-//! 1024 messages 2.05–2.34×, 576 B 1.60–1.68×, 1500 B 1.21–1.25×; on an
-//! Emerald Rapids Xeon, since the long path hashes message by message,
-//! 576 B 1.82–1.92×, 1500 B 1.27–1.38× at 64 to 1024 messages (see
-//! `docs/BENCHMARKS.md`). On the way (a scratch program, 1024 messages of
-//! 64 bytes, TSC cycles per message, best of many batches): one group per
-//! kernel call 30.5; a run per call, software-pipelined, round 0 in the
-//! count constants, masks and lengths product made once for equal
-//! lengths 28.5; the run checks as three comparisons a message against
-//! the first 25.8; one-message calls take 54–56. A message's tag is read
-//! from a buffer the kernel filled: written straight into the tag slots
-//! by masked stores, or by lane extracts, the batch was slower (26.4 →
-//! 27.3 and 26.8). Returning tags by value cost three store-forwarding
-//! stalls on the way (see `Kernel::crypt_groups`, [`deliver`] and
-//! `multi_avx512`'s lengths).
+//! # Multi-buffer kernels
 //!
-//! On a `vaes-avx2` key (AVX2 without AVX-512: AMD Zen 3, Intel client
-//! cores), the same messages go the same way through its multi-buffer
-//! path (`multi_avx2.rs`, two messages per 256-bit register, block i of
-//! both in register i): forced on the same Xeon, 64 B batches 1.97–1.98×
-//! the one-message calls at 256 and more (1.7–1.8× at 16 and 64), 576 B
-//! 1.5×, 1500 B 1.22–1.28× (they were 0.86–0.93×, the batch's bookkeeping
-//! on top of the same calls, before that kernel).
+//! On a `vaes-avx512` or `vaes-avx2` key, messages with a 96-bit IV, 3 to
+//! 128 blocks and at most one block of associated data go four at a time
+//! through the kernel's multi-buffer path (`Kernel::crypt_groups`:
+//! `kernels/vaes_avx512_multi.rs`, one message per 128-bit lane, and
+//! `kernels/vaes_avx2_multi.rs`, two per 256-bit register). A run of
+//! consecutive messages of one shape goes to the kernel in whole groups,
+//! up to [`RUN`] messages a call (the kernel pipelines the groups of a
+//! run); in a batch of eight or more, other messages of such a shape wait
+//! in their shape's bucket until it holds [`GATHER`] and go to the kernel
+//! as one run, and what is left at the end goes in whole groups, the rest
+//! one by one. The kernel finds its run itself (`kernel::taken`: IVs,
+//! shapes and tag slots, in one pass that serves both the batch and the
+//! kernel's safety) and returns how many messages it took; the tags come
+//! back through one buffer for the whole batch, zeroed at the first group.
 //!
-//! The kernel finds its run itself (`kernel::taken`: IVs, shapes and tag
-//! slots, in one pass that serves both the batch and the kernel's safety)
-//! and returns how many messages it took; the tags come back through one
-//! buffer for the whole batch (one per kernel call was a 1 KiB `memset`
-//! each time, also where no group formed).
+//! Every other key runs each message on its own kernel (for short
+//! messages the fused kernels' whole-message paths). What the batch saves
+//! there is the dispatch: the key's implementation is matched once per
+//! batch, and each message goes straight to the concrete kernel, with the
+//! one-message API's checks.
 //!
-//! Small batches. A batch of one to eight messages pays what the
-//! one-message calls do plus the batch's bookkeeping; three costs of it
-//! were found with `perf record` (an Emerald Rapids Xeon, `vaes-avx512`,
-//! IMIX batches) and removed: the `Vec` of results (allocated and freed
-//! per call: [`AesGcm::encrypt_batch_into`] writes into the caller's
-//! slice), the kernel's 1 KiB tag buffer zeroed per batch also where no
-//! group formed (now at the first group, and a run is tried only where
-//! the next message has the same shape), and the tag of a message run on
-//! its own moved out of its `Result` in pieces and read back whole (see
-//! `one`). TSC cycles a message, best of 300 blocks of 200 batches,
-//! before → after (`Vec` → `_into`), one-message calls in brackets: 1
-//! message 96–193 → 64–116 (61–96), 4 messages 115–128 → 98–109
-//! (84–94), 8 139–163 → 132–144 (107–128), 16 105–116 → 92–105
-//! (103–115), 64 86–90 → 80–83 (108–120).
+//! Small batches pay what the one-message calls do plus the batch's
+//! bookkeeping, which is kept out of their way: results written into the
+//! caller's slice ([`AesGcm::encrypt_batch_into`]), no group machinery
+//! below four messages, no gathering below eight, and the tag of a
+//! message run on its own read where the kernel stored it (`one`).
+//! Figures: `docs/kernels/vaes_avx512_multi.md`,
+//! `docs/kernels/vaes_avx2_multi.md`.
 //!
-//! Every other kernel runs each message on the key's own kernel (for
-//! short messages the fused kernels' whole-message paths). What the batch
-//! saves there is the dispatch: the key's
-//! implementation is matched once per batch, and each message goes
-//! straight to the concrete kernel. Looping over `encrypt_in_place_detached`
-//! instead (the match, the call layers and their results through memory
-//! once per message) made a batch slower than the same one-message calls
-//! made by the caller: on Zen 1 (AMD EPYC, family 23 model 1, `ni-clmul`;
-//! 64 messages of 64 bytes, TSC cycles per message, best of 3000, building
-//! the batch included) 158–166 against 126–130; one op per batch, 134–136
-//! against 131–133. Of what is left, about 8 cycles a message is the
-//! caller building its `Vec` of [`BatchMessage`]: over a batch built once
-//! the call costs what the one-message calls do.
+//! # Rejected
 //!
-//! # Rejected (measured)
-//!
-//! A multi-buffer kernel over `ni-clmul`'s keys for short messages (12-byte
-//! IV, at most seven blocks): the counter blocks of up to 64 lanes' worth
-//! of messages packed into shared eight-lane AES batches (no empty lanes
-//! but the group's last), each message hashed with Karatsuba products and
-//! one reduction as soon as its lanes were encrypted, so that its
-//! PCLMULQDQ overlapped the next batch's AESENC. It equalled the
-//! one-message calls byte for byte, and on Zen 1 (AMD EPYC, family 23
-//! model 1; TSC cycles per message over 1024 messages, best of 300, the
-//! two run alternately in one process) it won only where the one-message
-//! path wastes most lanes: 16 B 87 → 75, but 64 B 105 → 110 and 64 B
-//! with 8 bytes of AAD 125 → 132. Neither path is bound by the AES or
-//! PCLMULQDQ units there (a 64-byte message needs about 25 core cycles of
-//! AESENC throughput and 34 of PCLMULQDQ, and takes about 160): both run
-//! at about three instructions per cycle, and the packing, group and
-//! lane bookkeeping cost as many instructions as the empty lanes saved.
-//! A kernel that wins has to cut instructions per message (straight-line
-//! code per message shape), not lanes.
+//! - Buckets of four (one group a kernel call): the kernel's start paid per
+//!   group; sixteen (a run of four pipelined groups) is faster.
+//! - Tags written by the kernel straight into the tag slots (masked
+//!   stores, or lane extracts): slower than one buffer read back.
+//! - Tags returned by value: store-forwarding stalls (see
+//!   `Kernel::crypt_groups`, [`deliver`]).
+//! - A multi-buffer path over `ni-clmul`'s keys: see `kernels/ni_clmul.rs`.
 //!
 //! [`TAG_LENGTHS`]: super::TAG_LENGTHS
 
@@ -141,9 +89,8 @@ impl AesGcm {
 
     /// [`encrypt_batch`](Self::encrypt_batch) with message i's result
     /// written into `results[i]`: nothing allocated, for callers that
-    /// batch again and again. (On an Emerald Rapids Xeon, a batch of one
-    /// 64-byte message took 98–172 TSC cycles through the `Vec`, 64–116
-    /// through this call, the one-message call 61–96.)
+    /// batch again and again (a small batch costs close to the
+    /// one-message calls this way, not through the `Vec`).
     ///
     /// # Panics
     ///
@@ -237,9 +184,9 @@ impl KernelOp for Batch<'_, '_, '_> {
     fn run<K: Kernel + Sync>(self, kernel: &K) {
         let (gcm, direction, results) = (self.gcm, self.direction, self.results);
         // A group is four messages: fewer go one by one without the
-        // groups' bookkeeping (a batch of one 64-byte message cost 172
-        // TSC cycles against the one-message call's 88 on an Emerald
-        // Rapids Xeon with it, the tag buffer's 1 KiB zeroed among it).
+        // groups' bookkeeping (with it, a batch of one short message cost
+        // about twice the one-message call, the tag buffer's 1 KiB
+        // zeroed among it).
         if K::LONGEST == 0 || self.messages.len() < 4 {
             for (m, r) in self.messages.iter_mut().zip(results) {
                 *r = one(gcm, kernel, m, direction);
@@ -255,16 +202,15 @@ impl KernelOp for Batch<'_, '_, '_> {
         // result, in its place.
         let mut rest = self.messages;
         // Made at the first message that waits (2 KiB to fill: a batch
-        // of runs alone, 16 messages of 64 bytes, was 10 % slower with
-        // them made up front), and not in a batch of fewer than eight,
-        // where the gathering cost a mix of shapes that formed no group
-        // (four IMIX messages) 15 %.
+        // of runs alone was slower with them made up front), and not in
+        // a batch of fewer than eight, where the gathering cost a mix of
+        // shapes that formed no group.
         let gather = rest.len() >= 8;
         let mut buckets: Option<Buckets<'_, '_>> = None;
         // The kernel's tags, one buffer for the batch, zeroed at the first
         // group (a buffer per kernel call cost a 1 KiB `memset` each, also
-        // for a message that found no group; one made up front was 6 % of
-        // a batch of four IMIX messages that formed none).
+        // for a message that found no group; one made up front cost a
+        // batch that formed none).
         let mut tags: Option<[Block; RUN]> = None;
         let go = Gathered {
             gcm,
@@ -446,9 +392,8 @@ impl<'m, 'a> Buckets<'m, 'a> {
 /// The most messages of a batch handed to the kernel's multi-buffer path
 /// in one call: its groups are software-pipelined within a call (one
 /// group's GHASH beside the next one's AES), and their tags come back
-/// through a buffer of this many blocks on the stack. (32: a batch of 64
-/// messages of 64 bytes, two calls, 1.92–1.94× the one-message calls in
-/// `aekit bench --suite batch`; 64: 2.02–2.05×.)
+/// through a buffer of this many blocks on the stack (64 runs a batch of
+/// 64 short messages in one call, faster than 32 in two).
 const RUN: usize = 64;
 
 /// A zeroed buffer for the kernel's tags.
@@ -511,8 +456,7 @@ fn deliver(full: &Block, m: &mut BatchMessage<'_>, direction: Direction) -> Resu
         Direction::Encrypt => {
             // Copied from where the kernel stored it: a tag passed by
             // value came apart into two 8-byte halves, stored and read
-            // back as one 16-byte load, which the CPU does not forward
-            // (about 15 cycles a message on an Intel Xeon with AVX-512).
+            // back as one 16-byte load, which the CPU does not forward.
             copy_tag(full, m.tag.len(), m.tag);
             Ok(())
         }

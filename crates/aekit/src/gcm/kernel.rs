@@ -213,10 +213,8 @@ pub struct BatchMessage<'a> {
 /// A message's shape for a multi-buffer path taking up to `longest`
 /// blocks: its message blocks (3 to `longest`) and associated-data blocks
 /// (0 or 1), or `None`. Four messages of one shape with 96-bit IVs make a
-/// group. Below three blocks the one-message short paths are as fast (on
-/// an Intel Xeon with AVX-512, TSC cycles per message through the batch
-/// API against one-message calls: 16 B 40 against 35, 32 B 41 against 41,
-/// 48 B 42 against 47, 64 B 44 against 54, 128 B 58 against 82).
+/// group. Below three blocks the one-message short paths are as fast
+/// (`docs/kernels/vaes_avx512_multi.md`).
 pub(crate) fn shape(aad_len: usize, len: usize, longest: usize) -> Option<(usize, usize)> {
     let shape = (len.div_ceil(16), aad_len.div_ceil(16));
     ((3..=longest).contains(&shape.0) && shape.1 <= 1).then_some(shape)

@@ -33,14 +33,10 @@ impl AesGcm {
     /// the tag: the same result as copying it into `out` and calling
     /// [`encrypt_in_place_detached`](Self::encrypt_in_place_detached), in
     /// one pass over memory. With a 12-byte IV the fused kernels read
-    /// `plaintext` and write `out` in their pass, as fast as in place
-    /// (`vaes-avx512` on an Intel Xeon: 1 MiB 208 000 → 138 000 TSC
-    /// cycles against 130 000 in place; `vaes-avx2` forced there 238 000
-    /// → 174 000 against 171 000); otherwise
-    /// long messages are copied and encrypted
+    /// `plaintext` and write `out` in their pass, about as fast as in
+    /// place; otherwise long messages are copied and encrypted
     /// [`OUT_OF_PLACE_PASS`] bytes at a time, so the kernel reads each
-    /// piece back from L1 instead of reading the whole message twice (on
-    /// Zen 1 that copy made 1 MiB 13% slower than in place, 16 KiB 9%).
+    /// piece back from L1 instead of reading the whole message twice.
     pub fn encrypt_detached_into(
         &self,
         iv: &[u8],
@@ -248,9 +244,7 @@ impl AesGcm {
     }
 
     /// Encrypts `plaintext` and returns ciphertext ‖ tag, written into the
-    /// new vector in one pass (copying the plaintext in first and
-    /// encrypting it there made 1 MiB 203 000 TSC cycles against 126 000
-    /// in place on an Emerald Rapids Xeon; 16 KiB 2 400 against 2 050).
+    /// new vector in one pass (not copied in first and encrypted there).
     pub fn encrypt(
         &self,
         iv: &[u8],

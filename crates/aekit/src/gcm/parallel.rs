@@ -36,10 +36,8 @@
 //! H^e is computed by square-and-multiply (at most 2·⌈log2 e⌉ products: 32
 //! for a shift of under 1 MiB) with the portable constant-time multiply of
 //! `karatsuba`: straight-line in H, its only branches on the bits of e,
-//! which is a public block count. That multiply takes about a tenth of a
-//! microsecond, so a power per slice would cost microseconds per slice
-//! (measured: 1 MiB on two threads of a 13 GB/s kernel gained only 1.11×
-//! with four powers per thread). Only one is computed: the first slice
+//! which is a public block count. A power per slice would put that cost
+//! on every slice. Only one is computed: the first slice
 //! takes the remainder of the division and every later slice has `per`
 //! blocks, so with P = H^per the sum is Horner's rule
 //!
@@ -47,10 +45,9 @@
 //! Y = (…((GHASH_0·P ⊕ GHASH_1)·P ⊕ GHASH_2)·P ⊕ …)·P ⊕ GHASH_{n−1}.
 //! ```
 //!
-//! P is raised by the calling thread after it has spawned the slices (about
-//! 0.6 µs), and the n − 1 products are made once all are done. (With the
-//! short slice last, as at first, its own power H^L was a second 0.6 µs
-//! on the critical path.)
+//! P is raised by the calling thread after it has spawned the slices, and
+//! the n − 1 products are made once all are done. (With the short slice
+//! last, its own power H^L would be a second power on the critical path.)
 //! H itself is read from the kernel's GHASH key without
 //! knowing its layout: one block X = 1 (the field's unit, bit X_0) hashed
 //! from Y = 0 gives (0 ⊕ 1)·H = H. H, its powers and the partial hashes are
@@ -59,7 +56,8 @@
 //! # Threads
 //!
 //! The pool is created once ([`Pool::new`]) and lent to every call:
-//! creating threads per call would cost tens of microseconds and allocate. Scoped tasks (`rayon`'s `scope`)
+//! creating threads per call would cost as much as encrypting tens of KiB,
+//! and allocate. Scoped tasks (`rayon`'s `scope`)
 //! let the workers borrow the key and disjoint slices of the caller's
 //! buffer, so no unsafe code is needed and none is used.
 //!
@@ -81,25 +79,11 @@
 //!
 //! A worker that finds no more work polls for the next split for a while
 //! ([`Pool::with_linger`], by default [`DEFAULT_LINGER`]) before it
-//! sleeps: waking a sleeping thread costs 10–30 µs on the virtual machines
-//! measured, as long as a 1 MiB message takes on one core, and rayon's own
-//! workers poll for only a few microseconds.
-//!
-//! Measured on a 16-core Intel Xeon virtual machine (AVX-512, VAES; the
-//! `vaes-avx512` kernel at about 13 GB/s on one thread), one 1 MiB message
-//! on two threads: 1.09–1.40× one thread with the scope's body handed to a
-//! worker (the caller idle) and a power of H per slice; 1.19–1.75×
-//! (median 1.5×) with the caller working and two powers. 16 MiB: 1.95–2.7×
-//! (above 2× because one thread runs it out of the last-level cache).
-//! On a 2-vCPU Intel Xeon (Sapphire Rapids class, `vaes-avx512` at about
-//! 21 GB/s on one thread), one 1 MiB AES-128 message encrypted again and
-//! again, median TSC cycles: one thread 130 000; two threads, the shared
-//! queue and rayon's own sleeping 150 000 (0.86×: the worker woke 10–30 µs
-//! late, and the caller slept in the scope's wait and woke as late), the
-//! same with the workers lingering 75 000 (1.74×), with the caller
-//! polling instead of sleeping in the scope and fixed shares 71 500
-//! (1.8×); after a one-thread call over the same buffer (half of it then
-//! in the other core's cache) 90 000 (1.75×).
+//! sleeps: on the virtual machines measured, waking a sleeping thread took
+//! as long as a 1 MiB message takes on one core, and rayon's own workers
+//! poll only briefly. The calling thread, likewise, polls for the workers
+//! at the end instead of sleeping in the scope's wait. Figures:
+//! `docs/kernels/parallel.md`.
 //!
 //! Messages shorter than the pool's threshold ([`Pool::threshold`], by
 //! default [`DEFAULT_THRESHOLD`]) run on the calling thread through the
@@ -150,11 +134,9 @@ use crate::ghash::{GhashKey, field, karatsuba};
 
 /// Messages shorter than this run on the calling thread unless the pool is
 /// told otherwise ([`Pool::with_threshold`]). Handing slices to workers
-/// costs about 10–20 µs (waking a sleeping worker, on a 2-vCPU EPYC
-/// virtual machine, measured with many short messages back to back); at
-/// the 2.3 GB/s of one core there (`ni-clmul`) that is the time of 25–45
-/// KiB, so two cores gain nothing below about 64 KiB and too little to
-/// matter below 128 KiB. Faster kernels (VAES, several times that speed)
+/// costs about the time one core takes for a few tens of KiB
+/// (`docs/kernels/parallel.md`), so two cores gain nothing below about
+/// 64 KiB and too little to matter below 128 KiB. Faster kernels (VAES)
 /// need proportionally larger messages: raise the threshold for them.
 pub const DEFAULT_THRESHOLD: usize = 128 << 10;
 

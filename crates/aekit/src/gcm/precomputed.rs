@@ -12,10 +12,10 @@
 //! ```
 //!
 //! A fused kernel does the rest in one pass of its own
-//! (`Kernel::crypt_supplied`: `supplied_avx512.rs` for `vaes-avx512`,
+//! (`Kernel::crypt_supplied`: `kernels/vaes_avx512_supplied.rs` for `vaes-avx512`,
 //! each 256-byte chunk XORed, stored and hashed while in registers, the
 //! last blocks and the lengths block under one reduction;
-//! `supplied_clmul.rs`, the same in 128-byte chunks, for `ni-clmul` and
+//! `kernels/ni_clmul_supplied.rs`, the same in 128-byte chunks, for `ni-clmul` and
 //! `vaes-avx2`). Every other key runs the one GCM computation of
 //! `state.rs` — the same length
 //! limits, the same GHASH strategy (`ghash::Key::update_blocks` through
@@ -24,17 +24,8 @@
 //! same counters, and decryption wipes the buffer on a bad tag just as
 //! the one-shot API does. The caller owns the counter discipline: the
 //! functions cannot check that the keystream belongs to this key or that
-//! its counters were never used before.
-//!
-//! Measured (Intel Xeon with AVX-512, Sapphire Rapids class, AES-128,
-//! 8 bytes of AAD, keystream in L1, median TSC cycles per call, the
-//! general path → the consumer kernel; the one-shot call with its own AES
-//! in brackets): 64 B 116 → 88 (76), 576 B 182 → 150 (162), 1500 B 292 →
-//! 204 (288). In `aekit bench --suite esp --quick` (precompute, one
-//! worker, Mpps): 64 B encapsulation 10.7 → 17.0, 1500 B 3.9 → 5.0, IMIX
-//! 8.1 → 11.3. The 128-bit consumer on the same machine
-//! (`AEKIT_KERNEL=ni-clmul`, encryption): 64 B 132 → 120, 576 B 214 →
-//! 204, 1500 B 426 → 364 (decryption 156 → 112, 256 → 204, 476 → 396).
+//! its counters were never used before. Figures for the consumer kernels:
+//! `docs/kernels/vaes_avx512_supplied.md`, `docs/kernels/ni_clmul_supplied.md`.
 //!
 //! Rejected: a trait object for "where keystream comes from" inside
 //! `State` (a dynamic call per pass on the fast path).

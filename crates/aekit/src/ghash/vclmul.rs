@@ -7,7 +7,7 @@
 //! `avx512bw` (`VPSHUFB` on 512 bits, byte-masked loads), `avx512vl` (the
 //! same on 128-bit registers) and `vpclmulqdq` (four 64 × 64 carry-less
 //! products per instruction, one per 128-bit lane). [`Vclmul`] is the
-//! capability token: only [`new`](GhashKey::new) builds one, after
+//! capability token: only [`new`](crate::ghash::GhashKey::new) builds one, after
 //! `is_x86_feature_detected!` has seen all four, and the intrinsics live in
 //! `#[target_feature]` functions reached only through it. Elsewhere than
 //! x86-64 `Vclmul` is an uninhabited enum.
@@ -63,10 +63,9 @@
 //! be split across LO and HI first.
 //!
 //! Cost per sixteen blocks: 16 + 2 `VPCLMULQDQ`, 4 `VPSHUFB`, about ten
-//! `VPTERNLOGD`/`VPXORD`, 3 extracts. Measured on Zen 4 (TSC cycles, noisy
-//! shared machine): about 0.14 cycles per byte over 16 KiB, and about 25
-//! cycles for a lone block; there 512-bit `VPCLMULQDQ` issues about every
-//! other cycle, so the multiplies, not the XORs, set the pace.
+//! `VPTERNLOGD`/`VPXORD`, 3 extracts; where 512-bit `VPCLMULQDQ` issues
+//! about every other cycle (Zen 4) the multiplies, not the XORs, set the
+//! pace. Figures: `docs/kernels/vclmul.md`.
 //!
 //! # Fewer than sixteen blocks
 //!
@@ -90,9 +89,10 @@
 //!   busy for GHASH alone.
 //!
 //! Both rejections hold for this strategy on its own. The fused kernel
-//! (`gcm/fused_avx512.rs`) does use Karatsuba and one reduction per 32
-//! blocks: there the carry-less multiplies compete with VAES for the same
-//! execution resource, so fewer products pay off (see its header).
+//! (`gcm/kernels/vaes_avx512.rs`) reduces once per 32 blocks, and on AMD
+//! takes Karatsuba products: there the carry-less multiplies compete with
+//! VAES for the same execution resource, so fewer products pay off (see
+//! its header).
 //!
 //! # Constant time
 //!

@@ -1,7 +1,36 @@
-//! The fused kernels, one file per kernel named by its token, and what
-//! they share.
+//! The fused AES+GHASH kernels, one file per kernel named by its token,
+//! and what more than one of them uses.
 //!
-//! HEADER
+//! | token | file | type | [`Fused`](super::Fused) | instructions |
+//! |---|---|---|---|---|
+//! | `vaes-avx512` | `vaes_avx512.rs` | [`VaesAvx512`] | `Avx512` | VAES, VPCLMULQDQ on ZMM (AVX-512F/BW/VL) |
+//! | `vaes-avx2` | `vaes_avx2.rs` | [`VaesAvx2`] | `Avx2` | VAES, VPCLMULQDQ on YMM (AVX2), AES-NI, PCLMULQDQ |
+//! | `ni-clmul` | `ni_clmul.rs` | [`NiClmul`] | `Ni` | AES-NI, PCLMULQDQ on XMM (SSE4.1, SSSE3) |
+//!
+//! Their companions: the multi-buffer paths of the batch API
+//! (`vaes_avx512_multi.rs`, `vaes_avx2_multi.rs`, `Kernel::crypt_groups`)
+//! and the consumers of a supplied keystream (`vaes_avx512_supplied.rs`,
+//! `ni_clmul_supplied.rs`, `Kernel::crypt_supplied`; the second serves
+//! the `clmul` keys of `ni-clmul` and `vaes-avx2`). Each file opens with
+//! its specification (features, registers, math, schedule, constant-time
+//! argument, citations, rejected ideas); the figures are in
+//! `docs/kernels/`, one page per file.
+//!
+//! Every kernel implements [`Kernel`](crate::gcm::kernel::Kernel) and
+//! [`FusedKernel`](crate::gcm::kernel::FusedKernel) (`gcm/kernel.rs`);
+//! the carry-less arithmetic is `ghash::clmul`'s (XMM) and
+//! `ghash::vclmul`'s (ZMM, and YMM in `vclmul::ymm`). What more than one
+//! kernel uses is here, in `shared`: the short whole-message path over an
+//! `ni` key and a `clmul` key (`ni-clmul`'s, and `vaes-avx512`'s on
+//! Intel), the pairing of stitched batches and their constants (`ni-clmul`,
+//! `vaes-avx2`), `end_keystream` (`vaes-avx2`, `vaes-avx512`), and the
+//! consumers' `Folder`. No kernel file takes a helper from another;
+//! `vaes-avx2` is built on `ni-clmul` (it holds one, whose keys, FACE table
+//! and whole-message paths for messages of at most seven blocks it uses,
+//! and its supplied-keystream consumer), the one kernel that names another.
+//!
+//! Off x86-64 the kernel files are compiled out; uninhabited stand-ins
+//! (`absent`) keep the selection code's types the same everywhere.
 
 #[cfg(target_arch = "x86_64")]
 mod ni_clmul;

@@ -1,98 +1,65 @@
 //! `ni-clmul`: AES-GCM's counter mode and GHASH in one pass, AES-NI rounds
 //! stitched with PCLMULQDQ products on 128-bit registers. Constant-time.
+//! Figures: `docs/kernels/ni_clmul.md`.
 //!
 //! # CPU features
 //!
 //! `aes ∧ sse4.1` (the `ni` strategy: AESENC, PINSRD) `∧ pclmulqdq ∧ ssse3`
 //! (the `clmul` strategy: PCLMULQDQ, PSHUFB), SSE2 being x86-64's baseline.
-//! The kernel holds an [`Ni`] and a [`Clmul`], and each of them is already
-//! the capability token for its half, so a `NiClmul` exists only where both
-//! were detected; it needs no token of its own.
+//! The kernel holds an [`Ni`] and a [`Clmul`], each the capability token
+//! for its half, so a [`NiClmul`] exists only where both were detected. Only
+//! legacy SSE encodings are used: it runs on AES-NI cores without AVX.
 //!
 //! # What it computes
 //!
 //! [`Kernel::crypt_blocks`]: for whole 16-byte blocks, C_i = P_i ⊕ E(K,
 //! incr32^i(counter)) and Y ← (Y ⊕ C_i)·H over the ciphertext, in one pass
-//! instead of the default's two. The keys are exactly `ni`'s round keys and
-//! `clmul`'s twisted powers H..H^8; the IV, the AAD, partial blocks and the
-//! tag go through those two strategies unchanged.
+//! instead of the default's two. The keys are `ni`'s round keys and
+//! `clmul`'s twisted powers; the IV, the AAD, partial blocks and the tag go
+//! through those two strategies unchanged. Counter mode is AESENC-bound
+//! with no dependency between blocks, GHASH a chain broken only by
+//! aggregation: interleaved, the core overlaps the PCLMULQDQ of one batch
+//! with the AESENC of the next, and the data is read once.
 //!
-//! # Why fuse
+//! # Registers
 //!
-//! The two halves want different execution resources: counter mode is
-//! AESENC-bound with no dependency between blocks, GHASH is a chain
-//! Y_{i+1} = (Y_i ⊕ C_i)·H broken only by aggregation. Run one after the
-//! other, each leaves the other's units idle, and the data is read from
-//! cache twice. Interleaved, the out-of-order core overlaps the PCLMULQDQ
-//! of one batch with the AESENC of the next (S. Gueron and V. Krasnov's
-//! "stitched" AES-GCM, the `aesni-gcm-x86_64` code in OpenSSL and
-//! BoringSSL; the idea goes back to Intel's white paper by V. Gopal et al.,
-//! *Enabling High-Performance Galois-Counter-Mode on Intel Architecture
-//! Processors*, 2010).
+//! Sixteen XMM registers, allotted by hand in the batch's `asm!`: xmm0–7
+//! the eight AES states (counter blocks in FIPS-197 byte order, as in
+//! `ni.rs`), xmm8 the round key, xmm9/10/11 the unreduced GHASH sums (lo,
+//! hi and the raw Karatsuba middle; carried from the first batch of a pair
+//! to the second, otherwise the GHASH value comes in and goes out in
+//! xmm9), xmm12–14 the block being multiplied and its products, xmm15 the
+//! byte-reversal mask. The powers, their folds and the round keys are
+//! aligned memory operands (as the legacy SSE encodings require), so
+//! nothing is spilled.
 //!
-//! How much that buys depends on the core. Where AESENC and PCLMULQDQ issue
-//! on different ports (Intel from Haswell on) the pass costs about what the
-//! slower half does alone. On AMD cores they share the vector pipes. On a
-//! Zen 1 (AMD EPYC, family 23 model 1; core cycles, hand-written loops of
-//! independent instructions) 80 AESENC take 40, 26 PCLMULQDQ 52 (two
-//! cycles each, memory operand or not), the two mixed 57; every other
-//! vector instruction beside them (the byte swaps, the Karatsuba folds,
-//! the XORs, the copies, PINSRD) adds about 0.35 more, and with this
-//! loop's mix of them the same count comes to 97–100 cycles, what the loop
-//! takes (0.62 TSC cycles per byte, AES-128, at 16 KiB). Taking parts out
-//! of the loop itself says the same: 16 KiB in 10 220 TSC cycles; with the
-//! products and the reduction removed 5 360; with all but three AES rounds
-//! removed 8 600. The GHASH half — 26 PCLMULQDQ and the instructions that
-//! feed and sum them — is the bound, and the AES rounds fill in beside it.
-//! (On Zen 4 the 256-bit `vaes-avx2` kernel is the one to use.)
+//! # The math
 //!
-//! # Register layout
-//!
-//! Sixteen XMM registers, allotted by hand in the batch's assembly:
-//! xmm0–7 the eight AES states (counter blocks in FIPS-197 byte order, as
-//! in `ni.rs`), xmm8 the round key, xmm9/10/11 the unreduced GHASH sum
-//! (lo, hi and the raw Karatsuba middle, carried from the first batch of
-//! a pair to the second; otherwise the GHASH value comes in and goes out
-//! in xmm9), xmm12–14 the block being multiplied and the products, xmm15
-//! the byte-reversal mask. The powers,
-//! their folds and the round keys are memory operands (aligned, as the
-//! legacy SSE encodings require), so nothing is spilled.
-//!
-//! # The math: sixteen blocks per reduction, Karatsuba products
-//!
-//! `clmul.rs`'s aggregated reduction: for a batch X1..X8,
+//! `clmul.rs`'s aggregated reduction over a batch X1..X8,
 //!
 //! ```text
-//! Y' = (Y ⊕ X1)·H^8 ⊕ X2·H^7 ⊕ … ⊕ X8·H
+//! Y' = (Y ⊕ X1)·H^8 ⊕ X2·H^7 ⊕ … ⊕ X8·H,
 //! ```
 //!
 //! eight unreduced 256-bit products XORed together, then one two-fold
 //! Montgomery reduction with 0xC2… (the twist by x^−1 is in the stored
-//! powers, so the result comes out exact). Batches go in pairs, as
-//! `vaes-avx2`'s do (`Kind`, `Pairing`): the first is multiplied by
-//! H^16 … H^9 instead and left unreduced, the second's products are added
-//! to its sums, and one reduction serves both (an odd batch out goes
-//! first, alone). H^9 … H^16 are made at key setup with `clmul`'s own
-//! product and stored with their folds beside H^1 … H^8 (`Tables`, 512
-//! bytes). Forced on an Intel Xeon with AVX-512 (Sapphire Rapids class),
-//! AES-128 TSC cycles per call, old and new alternating: 1 MiB encryption
-//! 334 000–345 600 → 331 300–334 500, decryption 329 800–333 200 →
-//! 327 800–329 200, 16 KiB 5314–5359 → 5274–5286 (encryption), 1 KiB
-//! encryption 400–438 → 386–398: one PCLMULQDQ and about six other
-//! operations fewer per eight blocks. Each product is Karatsuba's:
-//! for a = a1·t^64 + a0 and h likewise,
+//! powers, so the result comes out exact). Batches go in pairs ([`Kind`],
+//! [`Pairing`]): the first is multiplied by H^16 … H^9 and left unreduced,
+//! the second's products are added to its sums, and one reduction serves
+//! both; an odd batch out goes first, alone, times H^8 … H^1. Each product
+//! is Karatsuba's: for a = a1·t^64 + a0 and h likewise,
 //!
 //! ```text
-//! a ⊗ h = a1h1·t^128 ⊕ [(a1 ⊕ a0)(h1 ⊕ h0) ⊕ a1h1 ⊕ a0h0]·t^64 ⊕ a0h0
+//! a ⊗ h = a1h1·t^128 ⊕ [(a1 ⊕ a0)(h1 ⊕ h0) ⊕ a1h1 ⊕ a0h0]·t^64 ⊕ a0h0,
 //! ```
 //!
-//! three PCLMULQDQ instead of the schoolbook's four, with h1 ⊕ h0 stored
-//! for each power (`Tables`). The bracket is linear, so the batch sums the
-//! raw middle products, the lo and the hi products separately and corrects
-//! the middle once. 25 PCLMULQDQ per 128 bytes (26 per batch, the
-//! reduction's two shared by a pair) instead of 34 with schoolbook
-//! products and a reduction per batch: on the AMD cores, where PCLMULQDQ
-//! is the bound, that is about 0.06 cycles per byte.
+//! three PCLMULQDQ instead of four, with h1 ⊕ h0 stored beside each power
+//! ([`Tables`]: H^1 … H^16 and their folds, 512 bytes, made at key setup
+//! with `clmul`'s own product). The bracket is linear, so a batch sums the
+//! raw middles, the lo and the hi products apart and corrects the middle
+//! once per reduction: 25 PCLMULQDQ per 128 bytes (the reduction's two
+//! shared by a pair) where schoolbook products and a reduction per batch
+//! take 34.
 //!
 //! # The schedule
 //!
@@ -108,57 +75,37 @@
 //! ```
 //!
 //! AES has at least ten rounds, so the products and the reduction always
-//! fit before the last one. AES-256's fourteen rounds get a schedule of
-//! their own, the products spread over them (after rounds 1, 2, 3, 5, 6,
-//! 8, 9 and 11, the reduction after round 12) instead of packed into the
-//! first nine with five rounds of AES alone at the end: 16 KiB 12 240 →
-//! 11 180–11 920 TSC cycles on Zen 1, 0.98× → 1.04–1.05× ring's in the
-//! same runs. Where AESENC and PCLMULQDQ share the vector pipes, rounds
-//! with no product beside them leave the products nothing to overlap
-//! with. (The products one round apart, after rounds 0, 1, 3, 4, 6, 7, 9
-//! and 10, measured the same.) The batch is written as instructions
-//! (`asm!`): from intrinsics the compiler emitted each block's ten rounds
-//! back to back, block after block, so that the core's scheduler held
-//! only three or four of the eight independent chains at a time, and it
-//! reloaded the round keys from the stack. In this order all eight chains
-//! are in flight: 0.79 → 0.66 TSC cycles per byte on Zen 1 (AES-128).
+//! fit before the last one. AES-256 spreads them over its fourteen rounds
+//! (products after rounds 1, 2, 3, 5, 6, 8, 9 and 11, the reduction after
+//! round 12), so that no run of rounds has nothing beside it where AESENC
+//! and PCLMULQDQ share the vector pipes (AMD). The batch is written as
+//! instructions (`asm!`) so that all eight AES chains are in flight at
+//! once, in this order.
+//!
+//! Decryption hashes the batch it decrypts (the ciphertext is in the
+//! buffer until the keystream is XORed in after the last round).
+//! Encryption hashes the previous batch, whose ciphertext the previous
+//! iteration wrote: the first batch is AES alone, and the last is hashed
+//! after the loop, with the tail.
 //!
 //! # Counters
 //!
 //! Rounds 0 and 1 are done with the counter blocks, outside the stitched
 //! rounds. A 96-bit IV's counter (IV ‖ count, public) takes FACE's first
 //! round for AES instructions (`ctr/face/round1.rs`) wherever a batch's
-//! eight counts share bytes 0..14 (low byte at most 0xF8; thirty-one
-//! batches in thirty-two): each block is one register, round 1 of the
-//! run's block with byte 15 zero (one AESENC per 256 blocks), XOR the
-//! key's table entry at its low byte. Eight loads and eight PXOR per
-//! batch instead of `ni::counter_blocks` (eight PINSRD, two
-//! micro-operations each on Intel), round 0's PXOR and round 1's AESENC.
-//! Other batches, and every batch of the general path's secret counter
-//! (J0 = GHASH(IV) for a longer IV, which must neither branch nor index),
-//! take `counter_blocks`, a PXOR and an AESENC each.
-//!
-//! Forced on an Intel Xeon with AVX-512 (Sapphire Rapids class), TSC
-//! cycles per call, old and new alternating: AES-128 16 KiB 5052–5154 →
-//! 4832–4848, 1 MiB 322 500–325 400 → 307 900–308 600 (both directions);
-//! AES-256 16 KiB 5974–5980 → 5862–5876, 1 MiB 378 300–382 400 → 366 000–373 700.
-//! (It replaced a keyed form for counts 8m + 2: the first block XOR round
-//! key 0 made once and the others XORs of it, which had taken AES-128
-//! 16 KiB from 6646–6691 to 5700–5908 TSC cycles against `counter_blocks`
-//! and a PXOR each.)
-//!
-//! Decryption hashes the batch it is decrypting (the ciphertext is in the
-//! buffer until the keystream is XORed in after the last round).
-//! Encryption hashes the previous batch, whose ciphertext the previous
-//! iteration wrote: the first batch is AES alone, and
-//! the last is hashed after the loop, together with the tail.
+//! eight counts share bytes 0..14 (low byte at most 0xF8: thirty-one
+//! batches in thirty-two): each state is round 1 of the run's block with
+//! byte 15 zero (one AESENC per 256 blocks) XOR the key's table entry at
+//! its low byte, eight loads and eight PXOR per batch instead of eight
+//! PINSRD, eight PXOR and eight AESENC. Other batches, and every batch of
+//! a secret counter (J0 = GHASH(IV) for a longer IV), take
+//! `ni::counter_blocks` and rounds 0 and 1 as instructions.
 //!
 //! # The tail
 //!
 //! Fewer than eight blocks go through the strategies themselves:
-//! `Ni::ctr32` (the blocks run side by side, padded to eight, the
-//! keystream XORed from registers) and `Clmul::update_blocks` (one
-//! reduction for all of them). Neither has a second stream to overlap with.
+//! `Ni::ctr32` (the blocks side by side, padded to eight) and
+//! `Clmul::update_blocks` (one reduction for all of them).
 //!
 //! # Whole messages with a 96-bit IV
 //!
@@ -166,85 +113,71 @@
 //! [`Kernel::crypt_short`], and this kernel takes all of them, with no
 //! `State`:
 //!
-//! - At most seven blocks, whose associated data, message and lengths
-//!   block come to at most eight hashed blocks: Y_0 … Y_c in one AES batch
-//!   of c + 1 lanes (E(K, Y_0) costs no latency of its own), every hashed
-//!   block multiplied by its own power of H in Karatsuba's three products,
-//!   one reduction. Partial blocks are read and written a few bytes at a
-//!   time, zero-padded in a register (`ni::load_padded`, `ni::xor_block`).
+//! - At most seven blocks, and at most eight hashed with the AAD and the
+//!   lengths block: the short path of `kernels/mod.rs` (`crypt_short`),
+//!   Y_0 … Y_c in one AES batch of c + 1 lanes, every hashed block times
+//!   its own power of H, one reduction.
 //! - Longer: the stitched loop over the whole batches, then one last AES
-//!   batch for the fewer than eight blocks left with Y_0 in its spare lane,
-//!   stitched (when encrypting) with the products of the last whole batch,
-//!   which would otherwise be hashed alone; the blocks left and the
-//!   lengths block share one reduction, their products in registers. A
-//!   message of whole batches has no block left to run beside Y_0: it
-//!   makes E(K, Y_0) first, beside the loop, and runs no last AES batch
-//!   (Intel Xeon with AVX-512, forced, AES-128 TSC cycles per call,
-//!   encryption / decryption: 1 KiB 455 / 448 → 445 / 431, 384 B 217 /
-//!   207 → 201 / 192).
+//!   batch for the fewer than eight blocks left with Y_0 in its spare
+//!   lane, stitched (when encrypting) with the products of the last whole
+//!   batch; the blocks left and the lengths block share one reduction. A
+//!   message of whole batches has no block left beside Y_0: it makes E(K,
+//!   Y_0) first, beside the loop, and runs no last batch.
 //!
-//! Out of place ([`Kernel::crypt_short_into`], `encrypt_detached_into`
-//! and the bindings' new objects), the longer messages read the input and
-//! write the output in the same pass: the stitched loop takes a source
-//! and a destination pointer (the same one in place), and the fewer than
-//! eight blocks left are copied first and finished in place. Against
-//! copying 16 KiB at a time and running in place, on Zen 1 (AES-128
-//! encryption, best of 300–5000 calls, old and new binaries run
-//! alternately): 1 KiB 0.47 → 0.43 µs, 16 KiB 5.58 → 5.12 µs, 1 MiB 372 →
-//! 323 µs, each now within 1% of the in-place call.
-//!
-//! Measured on Zen 1 (TSC cycles, AES-128 encryption, best of 20 000):
-//! 64 bytes 120 (the `State` path took 660), 128 bytes 260 (340), 1 KiB 800
-//! (920); the fixed cost of a call is about 160 cycles.
+//! Out of place ([`Kernel::crypt_short_into`], [`Kernel::crypt_blocks_into`])
+//! the loop reads the input and writes the output in its one pass (a
+//! source and a destination pointer, the same one in place); the fewer
+//! than eight blocks left are copied and finished in place.
 //!
 //! # Constant-time
 //!
-//! Yes: the instructions take the same time for every operand, the round
-//! keys and powers are read at fixed indices, and the only branches are on
-//! the length, the direction and, for a 96-bit IV's counter
-//! (IV ‖ count, public), its count, which picks the counter blocks' fast
-//! path. A longer IV's J0 is GHASH(IV) under H, a function of the key: the
-//! general path ([`Kernel::crypt_blocks`]) that such a counter goes
-//! through never branches on it: the loop takes its fast paths only when
-//! told that the counter is public (`batches`' `public`). Memcheck with
-//! the secrets marked undefined (`crates/aekit-ctgrind`) caught a branch
-//! on such a count in `ni-clmul` before that rule.
+//! The instructions take the same time for every operand, the round keys
+//! and powers are read at fixed indices, and the only branches are on the
+//! length, the direction and, for a 96-bit IV's counter (public), its
+//! count, which picks the counter blocks' path and indexes FACE's table.
+//! A longer IV's J0 is GHASH(IV) under H, a function of the key: the loop
+//! takes its fast paths only when told that the counter is public
+//! (`batches`' `public`), which is asked before the count is looked at.
+//! `crates/aekit-ctgrind` checks this under Memcheck with the secrets
+//! marked undefined.
+//!
+//! # Citations
+//!
+//! S. Gueron, V. Krasnov, the "stitched" AES-GCM of OpenSSL's and
+//! BoringSSL's `aesni-gcm-x86_64`; V. Gopal et al., *Enabling
+//! High-Performance Galois-Counter-Mode on Intel Architecture Processors*
+//! (Intel, 2010); S. Gueron, M. Kounavis, *Intel Carry-Less Multiplication
+//! Instruction and its Usage for Computing the GCM Mode* (aggregated
+//! reduction); FACE's first round as in `ctr/face/round1.rs`.
 //!
 //! # Rejected
 //!
-//! - A one-block stitched tail (one AES chain interleaved with one product
-//!   and reduction): a third AES loop and a third GHASH loop to review, for
-//!   at most seven blocks in which the strategies' own code already keeps
-//!   the units busy.
-//! - Holding the previous batch's ciphertext in registers for encryption:
-//!   eight more XMM registers than there are; reading it back from L1 costs
-//!   a load.
-//! - The VEX (AVX) encodings, whose three operands would save the register
-//!   copies before each PCLMULQDQ: the kernel would no longer run on the
-//!   AES-NI cores without AVX (Westmere), and the copies are eliminated at
-//!   rename on the cores measured.
-//! - Round 0 folded into the counter blocks (the prefix XORed with round
-//!   key 0 once, each count XORed in a general-purpose register before its
-//!   PINSRD: eight PXOR fewer per batch): 1.5% slower on Zen 1, 16 KiB
-//!   10 220 → 10 360–10 380 TSC cycles (AES-128 encryption, best of
-//!   20 000, old and new binaries run alternately). Fewer vector
-//!   instructions alone do not make this loop faster; where they sit does.
-//! - A shift-and-XOR reduction (each fold's w0 ⊗ 0xC2… as three left and
-//!   three right qword shifts, two fewer PCLMULQDQ per batch, expected
-//!   about 4% from the PCLMULQDQ bound): slower on Zen 1, 4 KiB 2700 →
-//!   2860 TSC cycles (AES-128 encryption, best of 20 000), the sixteen
-//!   extra shifts and XORs per fold costing more than the two products.
-//! - Sixteen blocks per reduction (pairs of batches: the first multiplied
-//!   by H^16..H^9 and left unreduced, the second by H^8..H with the one
-//!   reduction; Y entering in a spare register, the sums carried between
-//!   the two `asm!` blocks, the reduction skipped by a branch on the
-//!   public batch index): slower on Zen 1, 16 KiB 10 240 → 10 660 TSC
-//!   cycles and 1 KiB 800 → 840 (AES-128 encryption, best of 20 000,
-//!   old and new binaries run alternately, three rounds each). The same
-//!   asm with every batch alone was already 3% slower than this one, so
-//!   the cost is in carrying three more accumulators through the loop
-//!   and into every batch, and the two PCLMULQDQ saved per sixteen blocks
-//!   do not pay for it: the loop is not bound by the product count alone.
+//! - One reduction per batch (no pairs): two more PCLMULQDQ per sixteen
+//!   blocks; slower on the Intel Xeon measured, faster on Zen 1, whose
+//!   scheduler pays for the three sums carried between batches.
+//! - Schoolbook products: a fourth PCLMULQDQ per block where PCLMULQDQ is
+//!   the bound (AMD).
+//! - A shift-and-XOR reduction (w0 ⊗ 0xC2… as qword shifts): two
+//!   PCLMULQDQ fewer per batch, sixteen shifts and XORs more; slower.
+//! - Round 0 folded into the counter blocks (round key 0 XORed into the
+//!   prefix once): eight PXOR fewer per batch, slower on Zen 1; replaced
+//!   by FACE's first round, which also saves round 1.
+//! - The batch from intrinsics: the compiler ran each block's rounds back
+//!   to back, leaving three or four of the eight AES chains in flight.
+//! - AES-256's products packed into its first nine rounds: five rounds of
+//!   AES alone at the end, with nothing to overlap where the units share
+//!   pipes.
+//! - A one-block stitched tail: a third AES loop and a third GHASH loop to
+//!   review, for at most seven blocks the strategies already run in
+//!   parallel.
+//! - The previous batch's ciphertext held in registers for encryption:
+//!   eight more XMM registers than there are.
+//! - VEX (AVX) encodings, whose three operands would save the register
+//!   copies before each PCLMULQDQ: the kernel would no longer run on
+//!   AES-NI cores without AVX, and the copies are eliminated at rename.
+//! - A multi-buffer path over these keys for batches of short messages
+//!   (`batch.rs`): packing lanes cost as many instructions as the empty
+//!   lanes saved; a winner needs straight-line code per message shape.
 
 use core::arch::asm;
 use core::arch::x86_64::{

@@ -1,20 +1,32 @@
-//! The consumer side of the keystream pipeline with PCLMULQDQ on 128-bit
-//! registers: a whole message's XOR with a supplied keystream and its
-//! GHASH in one pass, for the keys whose GHASH is `clmul` (`ni-clmul`,
-//! `vaes-avx2`), as `supplied_avx512.rs` is for `vaes-avx512`.
+//! `ni-clmul` with a supplied keystream: the consumer side of the
+//! keystream pipeline with PCLMULQDQ on 128-bit registers, a whole
+//! message's XOR with a supplied keystream and its GHASH in one pass, for
+//! the keys whose GHASH is `clmul` (`ni-clmul`, `vaes-avx2`), as
+//! `vaes_avx512_supplied.rs` is for `vaes-avx512`. Constant-time.
+//! Figures: `docs/kernels/ni_clmul_supplied.md`.
 //!
-//! Each 128-byte chunk (eight blocks) is loaded once, XORed with its
-//! keystream, stored, and hashed from the registers: block j of the eight
-//! times H^(8−j) from the key's stored powers, one reduction per chunk
-//! (aggregated reduction). What is left after the last whole chunk — the
-//! associated data's last blocks when no whole chunk of the message
-//! follows them, the message's last 0…127 bytes, the lengths block — is
-//! summed the same way in as few sums of at most eight as the powers
-//! allow ([`super::precomputed::sums`]). A partial last block is padded
-//! with zeros in a 16-byte buffer on the stack (SSE has no masked loads).
+//! # CPU features
 //!
-//! Constant-time: PCLMULQDQ and the XORs do not depend on their operands,
-//! the branches depend on lengths only, nothing is indexed by the data.
+//! PCLMULQDQ, SSSE3 and SSE2, proved by the `Clmul` key it takes: no AES
+//! instruction runs here.
+//!
+//! # The math
+//!
+//! Each 128-byte chunk (eight blocks, eight XMM registers) is loaded once,
+//! XORed with its keystream, stored, and hashed from the registers: block
+//! j of the eight times H^(8−j) from the key's stored powers, one
+//! reduction per chunk (aggregated reduction). What is left after the last
+//! whole chunk — the associated data's last blocks when no whole chunk of
+//! the message follows them, the message's last 0…127 bytes, the lengths
+//! block — is summed the same way by the [`Folder`] of `kernels/mod.rs`
+//! over [`Xmm`], in as few sums of at most eight as the powers allow. A
+//! partial last block is padded with zeros in a 16-byte buffer on the
+//! stack (SSE has no masked loads).
+//!
+//! # Constant-time
+//!
+//! PCLMULQDQ and the XORs do not depend on their operands, the branches
+//! depend on lengths only, nothing is indexed by the data.
 //!
 //! # Citations
 //!

@@ -1,64 +1,48 @@
 //! `vaes-avx2`: AES-GCM's counter mode and GHASH in one pass on 256-bit
 //! registers, VAES rounds stitched with VPCLMULQDQ products, for CPUs that
-//! have VAES but not AVX-512 (AMD Zen 3, Intel Alder Lake and later client
-//! cores). Constant-time.
+//! have VAES but not AVX-512 (AMD Zen 3, Intel client cores from Alder
+//! Lake on). Constant-time. Figures: `docs/kernels/vaes_avx2.md`.
 //!
 //! # CPU features
 //!
-//! `avx2 ∧ vaes ∧ vpclmulqdq` (checked by this kernel's own token) `∧ aes ∧
-//! sse4.1 ∧ pclmulqdq ∧ ssse3` (proved by the [`Ni`] and [`Clmul`] it holds,
-//! which handle the IV, the AAD, partial blocks and the tag). No AVX-512
-//! feature is enabled, so the compiler can only emit VEX encodings on YMM
-//! and XMM registers: the kernel runs where EVEX does not exist.
+//! `avx2 ∧ vaes ∧ vpclmulqdq` (this kernel's own token, `Cpu`) `∧ aes ∧
+//! sse4.1 ∧ pclmulqdq ∧ ssse3` (proved by the `ni-clmul` kernel it holds,
+//! whose `ni` and `clmul` keys handle the IV, the AAD, partial blocks and
+//! the tag). No AVX-512 feature is enabled, so only VEX encodings on YMM
+//! and XMM registers are emitted: the kernel runs where EVEX does not
+//! exist.
 //!
-//! # Register layout
+//! # Registers
 //!
 //! A YMM register holds two blocks, one per 128-bit lane; VAES and
-//! VPCLMULQDQ work on each lane independently, exactly as AESENC and
-//! PCLMULQDQ do on an XMM register. One iteration handles sixteen blocks
-//! (256 bytes):
+//! VPCLMULQDQ work on each lane as AESENC and PCLMULQDQ do on an XMM
+//! register. One iteration handles sixteen blocks (256 bytes), allotted by
+//! hand in the batch's `asm!`: ymm0–7 the AES states (counter blocks 2j
+//! and 2j + 1 in register j), ymm8 the round key (VBROADCASTI128 from
+//! `ni`'s round keys in memory), ymm9/10/11 the unreduced GHASH sums lo /
+//! hi / middle, each lane summing its own products (the GHASH value comes
+//! in and goes out in the low lane of ymm9), ymm12–14 the ciphertext pair
+//! and its products, ymm15 the byte-reversal mask. Powers are memory
+//! operands.
 //!
-//! - eight YMM AES states: counter blocks 2j and 2j + 1 in register j;
-//! - the round key, broadcast to both lanes (VBROADCASTI128 from `ni`'s
-//!   round keys, straight from memory: no second copy of the key);
-//! - the unreduced GHASH sum, lo / mid / hi as three YMM registers, each
-//!   lane summing its own products;
-//! - the ciphertext pair and its pair of powers, loaded at the point of use.
+//! # Counters
 //!
-//! Counter blocks are kept byte-reversed: reversing the 16 bytes puts the
-//! big-endian 32-bit count in dword 0 as a native integer, so VPADDD adds to
-//! it modulo 2^32 (exactly incr32, never carrying into the first 12 bytes)
-//! and one VPSHUFB restores the byte order. The registers start at
-//! (ctr, ctr + 1) and step by 2. While no count of a batch carries out of
-//! its low byte (the low byte of its first below 0xF0: fifteen batches in
-//! sixteen), the batch takes one VPSHUFB and adds 2j to byte 15 of the
-//! spec-order pair for register j, instead of a VPSHUFB per register
-//! (forced on an Intel Xeon with AVX-512, AES-128 16 KiB encryption
-//! 3245–3396 → 3124–3386 TSC cycles, old and new alternating; the change
-//! `vaes-avx512` also has).
-//!
-//! Rounds 0 and 1 are done with the counter blocks, outside the stitched
-//! rounds. A 96-bit IV's counter (IV ‖ count, public) takes FACE's first
-//! round for AES instructions (`ctr/face/round1.rs`, the table `ni-clmul`'s
-//! kernel holds) while a batch's low byte is below 0xF0 (fifteen batches
-//! in sixteen): register j is round 1 of the run's block with byte 15
-//! zero (one VAESENC per 256 blocks) XOR a 32-byte load of the table's
-//! entries for counts 2j and 2j + 1 of the batch. Other batches,
-//! and every batch of the general path's secret counter (J0 = GHASH(IV)
-//! for a longer IV, which must neither branch nor index), add 2 to the
-//! byte-reversed pairs, shuffle them back and run rounds 0 and 1. Forced
-//! on an Intel Xeon with AVX-512 (Sapphire Rapids class), TSC cycles per
-//! call, old and new alternating: 16 KiB AES-128 2826–2830 → 2736–2746
-//! (decryption 2846–2848 → 2726–2730), AES-256 3318–3368 → 3224–3232;
-//! 1 MiB decryption 181 400–188 400 → 175 700–182 300. (It replaced a
-//! keyed form for counts 16m + 2, register j the first pair XOR round key
-//! 0 XOR a constant, which had taken AES-128 16 KiB from 2896–2939 to
-//! 2806–2899 against additions and a PXOR per register.)
+//! Counter blocks are kept byte-reversed: the big-endian 32-bit count is
+//! then dword 0 as a native integer, so VPADDD adds to it modulo 2^32
+//! (exactly incr32) and one VPSHUFB restores the byte order. Rounds 0 and
+//! 1 are done with the counter blocks, outside the stitched rounds. A
+//! 96-bit IV's counter (IV ‖ count, public) takes FACE's first round
+//! (`ctr/face/round1.rs`, the table the `ni-clmul` kernel holds) while a
+//! batch's low byte is below 0xF0 (fifteen batches in sixteen): register
+//! j is round 1 of the run's block with byte 15 zero (one VAESENC per 256
+//! blocks) XOR a 32-byte load of the table's entries for counts 2j and
+//! 2j + 1. Other batches, and every batch of a secret counter (J0 =
+//! GHASH(IV) for a longer IV), add 2 to the byte-reversed pairs, shuffle
+//! them back and run rounds 0 and 1.
 //!
 //! # The math: thirty-two blocks per reduction
 //!
-//! `clmul.rs`'s aggregated reduction, widened from eight to sixteen
-//! multipliers per batch:
+//! `clmul.rs`'s aggregated reduction, sixteen multipliers per batch:
 //!
 //! ```text
 //! Y' = (Y ⊕ X1)·H^16 ⊕ X2·H^15 ⊕ … ⊕ X16·H
@@ -66,39 +50,27 @@
 //!
 //! Register j holds (X_{2j+1}, X_{2j+2}) and is multiplied by the pair
 //! (H^{16−2j}, H^{15−2j}); Y enters lane 0 of register 0. Each lane makes
-//! its 256-bit schoolbook product (the four VPCLMULQDQ of `clmul`'s
-//! `mul_wide` with the middle products apart, on both lanes at once) and
-//! the sums are XORed over the eight registers. Batches go in pairs: the
-//! first is multiplied by H^32 … H^17 instead and its sums are left
-//! unreduced, the second's are added to them, and only then are the
-//! sums reduced (an odd batch out goes first, alone, with H^16 … H^1):
+//! its schoolbook product (four VPCLMULQDQ on both lanes at once, the
+//! middle products apart: `ghash::vclmul::ymm`) and the sums are XORed
+//! over the eight registers. Batches go in pairs ([`Kind`], [`Pairing`]):
+//! the first is multiplied by H^32 … H^17 and left unreduced, the second's
+//! sums are added to it, and then the sums are reduced (an odd batch out
+//! goes first, alone, with H^16 … H^1):
 //!
 //! ```text
 //! Y'' = (Y ⊕ X1)·H^32 ⊕ … ⊕ X16·H^17 ⊕ X17·H^16 ⊕ … ⊕ X32·H
 //! ```
 //!
-//! The reduction (two Montgomery folds with 0xC2…, as `clmul`'s
-//! `reduce`) runs on both lanes at once and the lanes are added after,
-//! which the reduction's linearity allows. Four VPCLMULQDQ per two blocks,
-//! plus two per thirty-two. One reduction per thirty-two blocks instead
-//! of sixteen, forced on an Intel Xeon with AVX-512 (Sapphire Rapids
-//! class), TSC cycles per call, old and new alternating: AES-128 1 MiB
-//! encryption 199 200–202 600 → 190 400–193 700, decryption 199 000–203 700
-//! → 188 800–192 800; AES-256 1 MiB 2–4 %; 16 KiB within 1 %.
+//! The reduction (two Montgomery folds with 0xC2…, as `clmul`'s) runs on
+//! both lanes at once and the lanes are added after, which its linearity
+//! allows: four VPCLMULQDQ per two blocks, plus two per thirty-two.
 //!
-//! The powers: `clmul` stores the twisted H..H^8; this kernel makes
-//! H^9..H^32 with `clmul`'s own product at key setup, and the powers up to
-//! H^(LONG + 4) of the multi-buffer path from those (`LongPowers`, 2240
-//! bytes, zeroized on drop). That table keeps them in descending order,
-//! so its last thirty-two entries are the loop's sixteen lane pairs as
-//! they are: (H^32, H^31) … (H^18, H^17), then (H^16, H^15) … (H^2, H^1),
-//! each one 32-byte load ([`VaesAvx2::pairs`]; a copy of them in that
-//! order, 512 bytes, was kept beside the table until the two were seen to
-//! be the same: without it, forced on an Emerald Rapids Xeon, 1500 B, 16
-//! KiB and 1 MiB ran within ±1 % of the old code, the sign following
-//! which key was allocated first). The kernel also holds a `ni-clmul`
-//! kernel, whose keys it uses: `ni`'s 240 bytes, `clmul`'s 128 and 256 of
-//! powers in that kernel's order.
+//! The powers H^(LONG + 4) … H^1, in descending order, are made at key
+//! setup (`LongPowers`, 2 240 bytes, zeroized on drop): the multi-buffer
+//! path's (`vaes_avx2_multi.rs`), and their last thirty-two are the
+//! loop's sixteen lane pairs as they lie, (H^32, H^31) … (H^2, H^1), each
+//! one 32-byte load ([`VaesAvx2::pairs`]). The round keys, `clmul`'s
+//! powers and FACE's table are those of the `ni-clmul` kernel it holds.
 //!
 //! # The schedule
 //!
@@ -110,134 +82,88 @@
 //! last           s_j = VAESENCLAST(s_j, rk_last); P ⊕ s → C
 //! ```
 //!
-//! The batch is written as instructions (`asm!`, as `ni-clmul`'s is):
-//! from intrinsics the compiler ran round 0, stored the eight states to
-//! the stack, computed all sixteen products, then reloaded the states for
-//! the other rounds, so that rounds and products overlapped only as far
-//! as the core's window reached. Forced on an Intel Xeon with AVX-512
-//! (Sapphire Rapids class), TSC cycles per call, old and new alternating:
-//! AES-128 16 KiB encryption 3177–3336 → 3145–3171, AES-256 16 KiB
-//! encryption 3701–3723 → 3473–3506 and decryption 3475–3567 →
-//! 3321–3365; 1 MiB 1–3 %. The two lanes are reduced together and added
-//! after, which is one lane addition instead of three.
+//! The batch is written as instructions (`asm!`, as `ni-clmul`'s is), so
+//! that a round of the eight states and a pair's products alternate as
+//! above. Decryption hashes the sixteen blocks it decrypts; encryption
+//! hashes the previous sixteen: the first batch runs AES alone
+//! (`rounds_alone`), the last is hashed after the loop on both lanes with
+//! the same products and reduction (`hash_batch`).
 //!
-//! Decryption hashes the sixteen blocks it decrypts; encryption hashes the
-//! previous sixteen (the first batch runs AES alone, the last is hashed
-//! after the loop, on both lanes with the same products and reduction:
-//! by `clmul` one block at a time it cost 1 KiB 305–313 → 288–296 TSC
-//! cycles and 768 B 266–285 → 248–253, forced on an Intel Xeon). This is the structure of E. Biggers' VAES + AVX2 and
-//! AVX10 AES-GCM for Linux (`aes-gcm-vaes-avx2.S`, `aes-gcm-avx10-x86_64.S`),
-//! which also cite Gueron and Krasnov's stitched AES-GCM; written here from
-//! the math above, not from that code.
+//! # The tail, and whole messages
 //!
-//! # The tail, and short messages
+//! In the general path ([`Kernel::crypt_blocks`]) fewer than sixteen
+//! blocks go through `ni`'s `ctr32` and `clmul`'s `update_blocks`.
 //!
-//! Fewer than sixteen blocks go through `ni`'s `ctr32` (eight XMM blocks in
-//! flight) and `clmul`'s `update_blocks` (eight per reduction).
+//! A whole message with a 96-bit IV goes through no `State`
+//! ([`Kernel::crypt_short`]):
 //!
-//! A whole message with a 96-bit IV goes through no `State`. From one
-//! batch up it runs this kernel's loop over whole batches (the AAD hashed
-//! first) and ends in one reduction with the lengths block
-//! (`NiClmul::lengths_tag`). E(K, Y_0) is made before the loop: an
-//! independent chain that the core runs beside the loop's first batch,
-//! where after the loop its ten rounds were the last thing the tag waited
-//! for (1 KiB 250 / 242 → 228 / 218 below). The whole blocks past the last
-//! whole batch (up to fifteen) run before the loop, alone in up to eight
-//! registers, hashed with the AAD's GHASH value before the loop's first
-//! product (`head_pairs`); the partial block's keystream is made beside
-//! E(K, Y_0), and after the loop only its XOR and its product with the
-//! lengths block's are left. Where the buffer is 16-byte aligned the
-//! split keeps the loop on a 32-byte boundary, so that none of its
-//! 32-byte loads splits a cache line: with the wrong parity one whole
-//! block goes after the loop, its keystream made beside E(K, Y_0) too
-//! (`head_blocks`). Those blocks used to go through `ni-clmul`'s end of a
-//! whole message after the loop (its eight-block loop and a last batch),
-//! their AES chain and products waiting on nothing else and adding their
-//! whole latency to the call: forced on an Emerald Rapids Xeon, AES-128,
-//! TSC cycles a call, encryption, old → new in one process, 64-byte
-//! aligned buffer: 1281 B 458–488 → 404–420, 1500 B 562–580 → 486–512,
-//! 2000 B 564–668 → 520–592, decryption 1500 B 582–618 → 494–512, AES-256
-//! 1281 B 516–524 → 450–454, 1500 B 576–620 → 556–564; whole batches (256
-//! B to 16 KiB) unchanged within the runs' spread (`docs/BENCHMARKS.md`,
-//! "`vaes-avx2`: the blocks after the last batch go first"). Made before the loop
-//! as one batch, the last 0–255 bytes' AES had measured slower, not
-//! faster (1500 B 380 / 368 → 443 / 422): the loop keeps both AES units
-//! busy, so the moved rounds cost their issue slots there, and the stack
-//! traffic of carrying them across the loop was more than their latency
-//! had been; the head's blocks are finished before the loop, and only one
-//! register is carried. Below one batch the loop is empty and every
-//! whole block goes before it. A message of at most seven blocks
-//! (`takes_ni`) takes `ni-clmul`'s whole-message path
-//! ([`Kernel::crypt_short`]) whole: one AES batch with E(K, Y_0) in it and
-//! one reduction with the lengths block (the kernel holds a `NiClmul`: its
-//! `ni` and `clmul` keys are this kernel's, plus its 256 bytes of
-//! batch-ordered powers). Up to one batch that path used to take every
-//! message, through `ni-clmul`'s stitched eight-block loop and a last
-//! batch beyond seven blocks (`takes_ni` has the figures). Out of
-//! place, the loop reads one buffer and writes the other, and the blocks
-//! around it the same (forced on an Intel Xeon with AVX-512, 1 MiB, TSC
-//! cycles a call: AES-128 238 000 → 174 000 against 171 000 in place,
-//! AES-256 268 000 → 204 000 against 203 000; it used to copy each 16 KiB
-//! into the output and run in place there).
+//! - At most seven blocks (`takes_ni`): the `ni-clmul` kernel's
+//!   whole-message path, on the keys this kernel holds.
+//! - Longer: the AAD hashed, then the whole blocks past the last whole
+//!   batch (up to fifteen) run before the loop, alone in up to eight
+//!   registers and hashed with one reduction (`head_pairs`); the loop over
+//!   the whole batches; and the partial block, if any, whose keystream is
+//!   made before the loop beside E(K, Y_0) (`end_keystream`), hashed with
+//!   the lengths block in one reduction (`NiClmul::lengths_tag`). E(K,
+//!   Y_0) and that keystream are an independent chain that the core runs
+//!   beside the loop's first batch. Where the buffer is 16-byte aligned
+//!   the split keeps the loop on a 32-byte boundary (with the other
+//!   parity, one whole block goes after the loop, its keystream made
+//!   beside E(K, Y_0) too: `head_blocks`), so that none of the loop's
+//!   32-byte loads splits a cache line. Below one batch the loop is empty
+//!   and every whole block goes before it.
 //!
-//! Measured forced on an Intel Xeon with AVX-512 (Sapphire Rapids class;
-//! AES-NI and VAES issue there as on Zen 3, two 128-bit or two 256-bit
-//! instructions a cycle), AES-128, TSC cycles per call, encryption /
-//! decryption. Against the general path (`State`: E(K, Y_0) alone, the
-//! tail through `ctr32` and `update_blocks`, the partial block and the
-//! lengths block each on their own): 128 B 205 / 177 → 113 / 106, 256 B
-//! 213 / 174 → 160 / 150 (`ni-clmul`'s paths), 768 B 288 / 254 → 263 /
-//! 231, 1 KiB 332 / 300 → 306 / 277, 1500 B 537 / 503 → 432 / 377, 4 KiB
-//! 902 / 855 → 873 / 829 (this kernel's loop and `ni-clmul`'s end). Then
-//! E(K, Y_0) made before the loop and the loop's results kept in
-//! registers: 512 B 208 / 192 → 159 / 152, 768 B 248 / 233 → 202 / 199,
-//! 1 KiB 291 / 276 → 248 / 240; with that, this kernel's path wins from
-//! one batch in both directions (256 B encryption 168 through `ni-clmul`
-//! against 111 here, AES-256 190 against 124; decryption, which took this
-//! path from one batch already, 121 against 121). Encryption's first
-//! batch has no products beside its rounds, so its loop pays a batch
-//! later.
+//! Out of place ([`Kernel::crypt_short_into`], [`Kernel::crypt_blocks_into`])
+//! the loop reads one buffer and writes the other, and the blocks around
+//! it the same.
 //!
 //! # Constant-time
 //!
-//! Yes: VAES and VPCLMULQDQ take the same time for every operand, keys and
+//! VAES and VPCLMULQDQ take the same time for every operand, keys and
 //! powers are read at fixed indices, and the only branches are on the
-//! length, the direction and, for a 96-bit IV's counter
-//! (IV ‖ count, public), its count, which picks the counter blocks' fast
-//! path. A longer IV's J0 is GHASH(IV) under H, a function of the key: the
-//! general path ([`Kernel::crypt_blocks`]) that such a counter goes
-//! through never branches on it: the loop takes its fast paths only when
-//! told that the counter is public (`batches`' `public`). Memcheck with
-//! the secrets marked undefined (`crates/aekit-ctgrind`) caught a branch
-//! on such a count in `ni-clmul` before that rule.
+//! length, the buffer's address, the direction and, for a 96-bit IV's
+//! counter (public), its count, which picks the counter blocks' path and
+//! indexes FACE's table. A longer IV's J0 is GHASH(IV) under H: the loop
+//! takes its fast paths only when told that the counter is public
+//! (`batches`' `public`), asked before the count is looked at.
+//! `crates/aekit-ctgrind` checks this under Memcheck.
+//!
+//! # Citations
+//!
+//! E. Biggers, Linux `aes-gcm-vaes-avx2.S` and `aes-gcm-avx10-x86_64.S`
+//! (the structure: VAES on YMM, first chunk alone when encrypting, GHASH
+//! between the rounds), which cite S. Gueron and V. Krasnov's stitched
+//! AES-GCM; written here from the math above, not from that code. FACE's
+//! first round as in `ctr/face/round1.rs`.
 //!
 //! # Rejected
 //!
-//! - Eight blocks per reduction (four YMM, Linux's choice for AVX2): half
-//!   the AES states in flight and twice the reductions per byte; sixteen
-//!   blocks fill the sixteen YMM registers with some spills of the round
-//!   keys and powers, which are loads from L1 anyway.
-//! - Karatsuba on the lanes (three VPCLMULQDQ per pair instead of four):
-//!   one more stored YMM per pair of powers and extra shuffles; the products
-//!   hide behind the AES rounds in this schedule (see `clmul.rs`).
+//! - Eight blocks per batch (four YMM, Linux's choice for AVX2): half the
+//!   AES states in flight and twice the reductions per byte.
+//! - One reduction per batch: one more reduction per thirty-two blocks.
+//! - Karatsuba on the lanes: a stored YMM of folds per pair of powers and
+//!   more shuffles, where the products hide behind the AES rounds.
+//! - The batch from intrinsics: the compiler stored the states between
+//!   round 0 and the products, so rounds and products overlapped only as
+//!   far as the core's window reached.
+//! - A keyed form of the counter blocks (counts 16m + 2, register j the
+//!   first pair XOR round key 0 XOR a constant): replaced by FACE's first
+//!   round, which also saves round 1.
 //! - A 2-block / 1-block stitched tail: a second schedule to review for at
-//!   most fifteen blocks, which the strategies already run in parallel.
-//! - Round keys pre-broadcast to 32 bytes at key setup: 480 more bytes for
-//!   what VBROADCASTI128 from memory does for the cost of a load.
-//! - A whole-message path past the short one (as `vaes-avx512` has: the
-//!   AAD hashed, the wide loop over whole batches, then E(K, Y_0), the last
-//!   0–255 bytes through a zero-padded copy and the lengths block with one
-//!   reduction, H^18 … H^1 stored). Measured with this kernel forced on an
-//!   Intel Xeon with AVX-512 (Sapphire Rapids class), `aekit bench --suite
-//!   peers --quick`, alternating binaries, AES-128 encryption: with the
-//!   loop rewritten to read one buffer and write another, 256 B 84 → 67 ns
-//!   and 1 KiB 134 → 128 ns, but 1 MiB 74 → 81 µs (the shared loop spilled
-//!   AES states to the stack) and 16 B 13.9 → 19.7 ns; with the loop left
-//!   as it is and only the rest replaced, 256 B 84 → 94–110 ns (the two
-//!   288-byte copies and their wipes cost more than `State`). Neither
-//!   landed; Zen 3, this kernel's CPU, was not at hand to measure. (The
-//!   whole-message path above keeps the loop as it is and ends in
-//!   `ni-clmul`'s registers, with no copies.)
+//!   most fifteen blocks the strategies already run in parallel.
+//! - Round keys broadcast to 32 bytes at key setup: 480 more bytes for
+//!   what VBROADCASTI128 from memory does for a load.
+//! - The last 0–255 bytes' AES before the loop as one batch: the loop keeps
+//!   both AES units busy, so the moved rounds cost their issue slots there.
+//! - The blocks past the whole batches through `ni-clmul`'s end after the
+//!   loop: their AES chain and products then added their whole latency to
+//!   the call.
+//! - A whole-message loop of its own, reading one buffer and writing
+//!   another, with the last bytes through a zero-padded copy: the shared
+//!   loop spilled AES states, and the copies cost more than `State`.
+//! - Fifteen blocks before the loop and one after for a message of whole
+//!   batches that starts off a 32-byte boundary: slower than the split
+//!   loads it avoids.
 
 use core::arch::x86_64::{
     __m128i, __m256i, _mm_cvtsi128_si32, _mm_loadu_si128, _mm_setzero_si128, _mm_shuffle_epi8,
@@ -274,12 +200,9 @@ const BATCH: usize = 16 * 16;
 /// Whether a whole message of `len` bytes takes `ni-clmul`'s
 /// whole-message paths: at most seven blocks, one AES batch there with
 /// E(K, Y_0) and one reduction (the module header's "The tail, and
-/// short messages"). Longer ones, below one of the loop's batches too,
-/// run as blocks before an empty loop: forced on an Emerald Rapids
-/// Xeon, TSC cycles a call, AES-128 encryption, `ni-clmul`'s path →
-/// this one: 128 B 180 → 166–170, 160 B 212–290 → 176–214, 200 B
-/// 258–328 → 202–252, 255 B 270–330 → 218–230 (112 B 130–134 against
-/// 132, 64 B 80 against 118).
+/// whole messages"). Longer ones, below one of the loop's batches too,
+/// run as blocks before an empty loop, which is faster from eight blocks
+/// on.
 fn takes_ni(len: usize) -> bool {
     len <= 7 * 16
 }
@@ -304,7 +227,7 @@ impl Cpu {
 pub(crate) struct VaesAvx2 {
     ni: NiClmul,
     /// The powers, H^(LONG + 4) … H^1 in descending order: the
-    /// multi-buffer path's (`multi_avx2.rs`), and the last thirty-two
+    /// multi-buffer path's (`vaes_avx2_multi.rs`), and the last thirty-two
     /// are the loop's (see [`VaesAvx2::pairs`]).
     long: Long,
     _cpu: Cpu,
@@ -384,7 +307,7 @@ impl Kernel for VaesAvx2 {
     const LONGEST: usize = LONG;
 
     /// Groups of four messages of up to 2 KiB through the multi-buffer path
-    /// (`multi_avx2.rs`).
+    /// (`vaes_avx2_multi.rs`).
     fn crypt_groups<'a, M: BorrowMut<BatchMessage<'a>>>(
         &self,
         run: &mut [M],
@@ -508,12 +431,8 @@ impl VaesAvx2 {
     /// boundary ([`head_blocks`]), [`around`](Self::around) runs it.
     /// Returns the full tag.
     ///
-    /// Measured forced on an Emerald Rapids Xeon (the module header
-    /// has the figures): one function for both forms (the head's call
-    /// in it) made every message 8–20 TSC cycles slower, those of
-    /// whole batches too; the blocks left run before the loop rather
-    /// than after it, 1281 B 20 slower (only their products are on
-    /// the tag's path either way).
+    /// Two functions, not one: with the head's call inside it, every
+    /// message was slower, those of whole batches too.
     ///
     /// # Safety
     ///
@@ -540,9 +459,8 @@ impl VaesAvx2 {
         // the end the tag would wait for their rounds. (A 96-bit IV's
         // message has fewer than 2^32 blocks: no wrap.)
         let ends = if n == done {
-            // E(K, Y_0) alone, on a 128-bit register and inline: a
-            // message of whole batches measured 4–10 TSC cycles faster
-            // than through `ends`.
+            // E(K, Y_0) alone, on a 128-bit register and inline: for a
+            // message of whole batches, faster than through `ends`.
             // SAFETY: the features are enabled here.
             let ek_y0 = unsafe { self.ni.tag_mask(iv) };
             [_mm256_zextsi128_si256(ek_y0), _mm256_setzero_si256()]
@@ -973,22 +891,16 @@ fn operands(input: Option<&[u8]>, out: &mut [MaybeUninit<u8>]) -> (usize, *const
 /// How a message of `n` bytes from `src` (not [`takes_ni`]'s) is split
 /// around the loop: whole blocks before it and after it (at most
 /// one), so that the loop ends at the message's last whole block, or
-/// one before it. After the loop the blocks past its last whole batch
-/// went through `ni-clmul`'s end, their AES chain and products waiting
-/// for nothing else and adding their whole latency to the call; before
-/// it they run beside its first batch. A loop 16 bytes off a 32-byte
-/// boundary splits a cache line at every other 32-byte load (and in
-/// place store): where blocks go before it and leave it there in a
-/// 16-byte aligned buffer, one goes after it instead, its keystream
-/// made before the loop ([`end_keystream`]). A message of whole
-/// batches that starts off the boundary keeps its loop there: fifteen
-/// blocks before it and one after measured slower than the split
-/// loads (forced on an Emerald Rapids Xeon, 16 bytes off: 512 B 202 →
-/// 280 TSC cycles, 1 KiB 304 → 360), where for 1296 B (one block
-/// past the batches) one block after the loop rather than before it
-/// is 1.03–1.07× → 0.90–0.93× the old code's time. Below one batch
-/// every whole block goes before an empty loop. Depends on the length
-/// and the address, which are public.
+/// one before it. Before the loop the blocks run beside its first
+/// batch. A loop 16 bytes off a 32-byte boundary splits a cache line at
+/// every other 32-byte load (and in place store): where blocks go
+/// before it and leave it there in a 16-byte aligned buffer, one goes
+/// after it instead, its keystream made before the loop
+/// ([`end_keystream`]). A message of whole batches that starts off the
+/// boundary keeps its loop there (fifteen blocks before it and one after
+/// are slower than the split loads). Below one batch every whole block
+/// goes before an empty loop. Depends on the length and the address,
+/// which are public.
 fn head_blocks(src: *const u8, n: usize) -> (usize, usize) {
     let spare = n / 16 % (BATCH / 16);
     let aligned = (src as usize).is_multiple_of(16);
@@ -1296,11 +1208,9 @@ unsafe fn stitched(
 /// Rounds 2 on of the eight states with no products (an encryption's
 /// first batch), as instructions like [`stitched`]: written as a loop
 /// over the round keys, the compiler unrolled it or not, and kept
-/// values of the loop around it in registers or on the stack,
-/// depending on code elsewhere in this file (adding the whole-message
-/// head and end made it unroll the loop by two, with a prologue, and
-/// spill 35 more values in `batches`: a message of whole batches 1–4 %
-/// slower, forced on an Emerald Rapids Xeon).
+/// values of the loop around it in registers or on the stack, depending
+/// on code elsewhere in this file (once it unrolled the loop by two and
+/// spilled values of `batches`).
 ///
 /// # Safety
 /// The CPU must support AVX2 and VAES; `rounds` is 10, 12 or 14 and

@@ -1,60 +1,42 @@
 //! `vaes-avx2` multi-buffer: AES-GCM messages two at a time, one message
 //! per 128-bit lane of a 256-bit register, for the batch API
-//! ([`super::batch`]) on CPUs without AVX-512 (AMD Zen 3, Intel client
-//! cores since Alder Lake).
+//! (`gcm/batch.rs`) on CPUs without AVX-512 (AMD Zen 3, Intel client
+//! cores from Alder Lake on). Constant-time. Figures:
+//! `docs/kernels/vaes_avx2_multi.md`.
 //!
-//! The same method as `multi_avx512.rs` (read its header) with half the
-//! lanes: a group of four messages of one shape (3 to [`LONG`] blocks,
-//! 0 or 1 block of associated data, 96-bit IVs) runs as two pairs.
+//! The method of `vaes_avx512_multi.rs` (read its header) with half the
+//! lanes: a group of four messages of one shape (3 to [`LONG`] blocks, 0
+//! or 1 block of associated data, 96-bit IVs) runs as two pairs.
+//!
+//! # CPU features
+//!
+//! Those of `vaes-avx2` (AVX2, VAES, VPCLMULQDQ), whose key proves them:
+//! VEX encodings only.
 //!
 //! # Layout: lane-major throughout
 //!
 //! Register i of a pair holds block i of both messages, lane j from
 //! message j: counter blocks IV_0 ‖ i + 2 and IV_1 ‖ i + 2, which enter
-//! the rounds at round 2 by FACE's first round (`ctr/face/round1.rs`: one
-//! XOR of the pair's round 1 of IV ‖ 0 with the key's table entry for
-//! count i + 2, broadcast to both lanes; one VAESENC a pair makes that
-//! round 1, where each register took one; forced `vaes-avx2`, 64
-//! messages, TSC cycles a message: 64 B 25.2–25.8 → 24.5–25.6, 1500 B
-//! 310–314 → 305.5–306.5), the data read and
-//! written as two 16-byte halves (`VINSERTI128` from memory,
-//! `VEXTRACTI128` to it: no shuffle port), and the ciphertext register
-//! goes to GHASH as it is: block i of both messages meets one broadcast
-//! power, each lane sums its own message's products, and one reduction
-//! gives both tags. A first version kept each message's blocks in
-//! registers of its own (blocks 2r and 2r + 1 in register r) and
-//! transposed them for GHASH (`VPERM2I128`, the one shuffle port of an
-//! Intel core): lane-major drops the transposes and fills odd block
-//! counts (forced on an Intel Xeon with AVX-512, 64 messages: 48 B 27.8 →
-//! 20.8 TSC cycles a message, 128 B 42.5 → 40.9, 100 B with 8 bytes of
-//! associated data 45.8 → 39.6, 64 B even).
+//! the rounds at round 2 by FACE's first round (`ctr/face/round1.rs`:
+//! the pair's round 1 of IV ‖ 0 XOR the key's table entry for count
+//! i + 2, broadcast to both lanes). The data is read and written as two
+//! 16-byte halves (`VINSERTI128` from memory, `VEXTRACTI128` to it: no
+//! shuffle port), and the ciphertext register goes to GHASH as it is:
+//! block i of both messages meets one broadcast power, each lane sums its
+//! own message's products, and one reduction gives both tags.
+//!
+//! # The math
 //!
 //! Short messages (3 to 8 blocks, `crypt_pair`, the number of blocks a
-//! constant of each instance): the whole message is one sum, block i times
-//! H^(c + 1 − i), the AAD blocks H^(c + 2), the lengths blocks H. Longer
-//! ones (9 to [`LONG`], `long_pair`): chunks of eight blocks a message,
-//! eight registers under AES (sixteen blocks, as the one-message loop),
-//! and the same sum over the whole message: block i of both messages
-//! meets one broadcast power H^(c + 1 − i) from the key's
-//! [`LongPowers`](super::kernel::LongPowers) (H^132 … H^1, 2.2 KiB, made
-//! at key setup in fifty products of two lanes), and the message is reduced
-//! once. A first long path, message-major (chunks of four blocks,
-//! transposes, 44 products per sixteen blocks), ran 1500-byte batches at
-//! 0.76–0.78× the one-message calls; the next, Horner's rule over the
-//! chunks in each lane (the value so far added to the chunk's first block,
-//! the chunk times H^8 … H^1, one reduction a chunk), at 1.26×; this one
-//! drops the reduction, the XOR of the value so far and the wait on both
-//! each chunk: forced `vaes-avx2` on an Intel Xeon (Emerald Rapids), 64
-//! messages a batch, TSC cycles a message, old and new in one process,
-//! AES-128 encryption 1500 B 390.6–393.2 → 366.4–368.6 (1.07×), 576 B
-//! 1.05–1.06×, 2048 B 1.07×, decryption 1500 B 1.11×, 576 B 1.05–1.08×;
-//! AES-256 1500 B 1.01–1.03× encryption, 1.03–1.05× decryption (its
-//! thirteen round keys already leave no register: the sum's two more live
-//! registers cost about what the reductions saved; with an index into the
-//! table per block instead of one bounds check per chunk, AES-256
-//! decryption was 5 % slower). Cost: key setup and drop about 700 TSC
-//! cycles longer (AES-128 6 800–7 070 → 7 480–7 810; the key's own
-//! one-lane products, `Clmul::powers_to`, took 1 350).
+//! constant of each instance): the whole message is one sum, block i
+//! times H^(c + 1 − i), the AAD blocks H^(c + 2), the lengths blocks H,
+//! one reduction. Longer ones (9 to [`LONG`], `long_pair`): chunks of
+//! eight blocks a message, eight registers under AES (sixteen blocks, as
+//! the one-message loop), and the same sum over the whole message: block
+//! i of both messages meets one broadcast power H^(c + 1 − i) from the
+//! key's [`LongPowers`] (H^132 … H^1, 2.2 KiB, made at key setup in fifty
+//! products of two lanes by [`long_powers`]), and the message is reduced
+//! once. The products are `ghash::vclmul::ymm`'s.
 //!
 //! AVX2 has no byte-masked loads and stores. A message's last block,
 //! where the message ends inside it, is read as the 16 bytes that end
@@ -63,14 +45,36 @@
 //! table), and written back the other way, blended into those 16 bytes,
 //! after the block below it; an encryption's ciphertext is zeroed past
 //! the end for GHASH with a mask read from a table of ones and zeros. One
-//! block of associated data is read as two overlapping integers. (A
-//! bounce buffer filled by `memcpy` cost a call and a store-forwarding
-//! stall a message: 1024 × 64 B with 8 bytes of associated data 34.6 →
-//! 28.4 TSC cycles a message, 100 B 52.8 → 45.8.)
+//! block of associated data is read as two overlapping integers.
 //!
-//! Constant-time as the one-message paths: the branches and copies depend
-//! on lengths only, the products are carry-less multiplications, no table
-//! is indexed by secret data (the mask table by the length).
+//! # Constant-time
+//!
+//! As the one-message paths: the branches and copies depend on lengths
+//! only, the products are carry-less multiplications, FACE's table is
+//! indexed by the public counts, and no table is indexed by secret data
+//! (the mask and window tables by the length).
+//!
+//! # Citations
+//!
+//! As `vaes_avx512_multi.rs` (Gopal et al., *Processing Multiple Buffers
+//! in Parallel*, Intel 2010; intel-ipsec-mb).
+//!
+//! # Rejected
+//!
+//! - Each message's blocks in registers of its own (blocks 2r and 2r + 1
+//!   in register r), transposed for GHASH: `VPERM2I128` on the one
+//!   shuffle port of an Intel core, and odd block counts half-empty.
+//! - Long messages message-major in chunks of four blocks, with
+//!   transposes: 44 products per sixteen blocks.
+//! - Horner's rule over the chunks in each lane (a reduction a chunk, the
+//!   value so far added to the next chunk's first block): the reduction,
+//!   the XOR and the wait on both each chunk.
+//! - A bounce buffer filled by `memcpy` for the last block: a call and a
+//!   store-forwarding stall a message.
+//! - The chunks' blocks in runtime-indexed arrays: every chunk is a
+//!   constant eight blocks now.
+//! - The last chunk as one loop with the others, with a branch: slower
+//!   than writing its counter blocks and rounds out again.
 
 use core::arch::x86_64::{
     __m128i, __m256i, _mm_insert_epi32, _mm_loadl_epi64, _mm_loadu_si128, _mm_set_epi64x,
@@ -147,8 +151,7 @@ macro_rules! read_last {
 /// read; and `o` zero past each message's end (an encryption's last
 /// ciphertext block, for GHASH). A macro: as a function (with AVX2
 /// enabled, so not `#[inline(always)]`) LLVM left it a call, with a
-/// `VZEROUPPER` and the registers through the stack, in every pair:
-/// 1.3 TSC cycles a 64-byte message.
+/// `VZEROUPPER` and the registers through the stack, in every pair.
 macro_rules! write_last {
     ($last:expr, $m0:expr, $m1:expr, $o:expr) => {{
         let (last, o): (&Last, __m256i) = (&$last, $o);
@@ -246,7 +249,7 @@ unsafe fn groups<
 ) {
     debug_assert!(C == 0 || (3..=8).contains(&C));
     // A run of equal lengths: the lengths blocks' product with H is
-    // the same for every pair, made once (as in `multi_avx512`).
+    // the same for every pair, made once (as in `vaes_avx512_multi`).
     let first = run[0].borrow();
     let lengths_h = uniform.then(|| {
         let (aad_bits, bits) = ((first.aad.len() as i64) << 3, (first.buf.len() as i64) << 3);
@@ -276,15 +279,8 @@ unsafe fn groups<
 /// one broadcast power, H^(c + 1 − b) from the key's [`LongPowers`],
 /// the AAD blocks times H^(c + 2), the lengths blocks times H, every
 /// product summed unreduced over the whole message and reduced once.
-/// The last block as in [`crypt_pair`].
-///
-/// Forced on an Intel Xeon with AVX-512, 256 messages, TSC cycles a
-/// message against one-message calls: 1500 B 311 against 401, 576 B
-/// 134 against 204, 256 B 76 against 100, when the chunks were hashed
-/// by Horner's rule (a reduction a chunk and the value so far added
-/// to the next chunk's first block). (With the chunks' blocks in
-/// runtime-indexed arrays, as the last chunk has them, 1500 B took
-/// 489: every chunk a constant eight blocks now.)
+/// The last block as in [`crypt_pair`]. Every chunk but the last is a
+/// constant eight blocks (the last chunk's blocks are runtime-indexed).
 #[inline]
 #[target_feature(enable = "avx2,vaes,vpclmulqdq")]
 fn long_pair<'a, M: BorrowMut<BatchMessage<'a>>, const N: usize, const ENCRYPT: bool>(
@@ -354,8 +350,7 @@ fn long_pair<'a, M: BorrowMut<BatchMessage<'a>>, const N: usize, const ENCRYPT: 
     }
     // The last chunk's counter blocks and rounds are written out again
     // rather than shared with the loop above: as one loop with a branch
-    // for the last chunk, 1500 B with 8 bytes of AAD took 311 → 322 TSC
-    // cycles a message, 576 B 132 → 136.
+    // for the last chunk, it was slower.
     let first = 8 * full;
     let blocks = c - first;
     let mut s = [_mm256_setzero_si256(); 8];
@@ -420,8 +415,7 @@ fn store_at(buf: &mut [u8], at: usize, x: __m128i) {
 ///
 /// (Both pair paths take the pair as `groups` gets it, generic over
 /// `M`: taking two unpacked messages, they stopped depending on `M`,
-/// and LLVM made them functions of their own, called once a pair: 1.3
-/// TSC cycles a 64-byte message.)
+/// and LLVM made them functions of their own, called once a pair.)
 ///
 /// The last block through its window ([`Last`]), read before the
 /// rounds and written before the block below it (which then

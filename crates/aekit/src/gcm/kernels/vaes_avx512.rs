@@ -1,218 +1,133 @@
 //! `vaes-avx512`: AES-GCM's counter mode and GHASH in one pass, with VAES
 //! and VPCLMULQDQ on 512-bit registers, sixteen blocks per iteration.
-//! Constant-time.
+//! Constant-time. Figures: `docs/kernels/vaes_avx512.md`.
 //!
 //! # CPU features
 //!
-//! `vaes` ∧ `vpclmulqdq` ∧ `avx512f` ∧ `avx512bw` ∧ `avx512vl`: the union
-//! of what `vaes` and `vclmul` need. The kernel holds a `Vaes` key and a
-//! `Vclmul` key, each its own capability token, so holding a kernel proves
-//! all five features; `new` computes H = E(K, 0^128) with the `Vaes` key
-//! and precomputes the powers H^16…H^1 (in `Vclmul`), H^132…H^1 (the
-//! batches' long path takes them all, the main loop H^32…H^1) and every
-//! power's h_L ⊕ h_H (in `Extra`) once, so a call does nothing but load
-//! them.
+//! `vaes ∧ vpclmulqdq ∧ avx512f ∧ avx512bw ∧ avx512vl`: the union of what
+//! `vaes` and `vclmul` need. The kernel holds a `Vaes` key and a `Vclmul`
+//! key, each its own capability token, so holding a kernel proves all
+//! five; on Intel it also holds `ni` and `clmul` keys (AES-NI, PCLMULQDQ)
+//! for the short path. `new` computes H = E(K, 0^128) and precomputes the
+//! powers H^16 … H^1 (in `Vclmul`), H^132 … H^1 (`LongPowers`: the
+//! batches' long path takes them all, the main loop H^32 … H^1) and every
+//! power's h_L ⊕ h_H (in `Extra`), so a call only loads them.
 //!
 //! # Registers
 //!
 //! Per iteration: four registers of counter blocks under AES (sixteen
 //! blocks), four of ciphertext under GHASH, the power registers
 //! [H^16..H^13] … [H^4..H^1] and [H^32..H^29] … [H^20..H^17] with their
-//! Karatsuba halves (sixteen registers), the round keys broadcast to all
-//! lanes (11, 13 or 15), the counters, the byte-reversal mask, the fold
-//! constant and the accumulator: more than the thirty-two `zmm` registers,
-//! so the compiler keeps some round keys and powers on the stack and reads
-//! them as memory operands (loads, which are not the bottleneck; about
-//! fifteen per thirty-two blocks for AES-128, up to fifty for AES-256).
+//! Karatsuba halves, the round keys broadcast to all lanes (11, 13 or 15),
+//! the counters, the byte-reversal mask, the fold constant and the
+//! accumulator: more than the thirty-two ZMM registers, so the compiler
+//! keeps some round keys and powers on the stack and reads them as memory
+//! operands (loads are not the bound). The loop is intrinsics, not `asm!`:
+//! the core's out-of-order window schedules it better than the written
+//! order.
 //!
 //! # The loop
 //!
 //! GHASH reads ciphertext. Encrypting, it exists only after AES: the first
 //! sixteen blocks are encrypted alone, then each iteration encrypts sixteen
-//! new counter blocks while hashing the sixteen ciphertext blocks of the
-//! iteration before, and the last sixteen are hashed after the loop.
-//! Decrypting, the ciphertext is the input and could be hashed in the
-//! iteration that loads it, but the loop runs the same way: each
-//! iteration hashes the blocks the iteration before loaded. Hashing the
-//! chunk it loads, the reducing iteration came out of the compiler as one
-//! register's ten rounds after another's (the other iterations, and every
-//! encrypting one, round by round over the four), and decryption ran
-//! 5–9 % behind encryption at 16 KiB and 1 MiB on an Intel Xeon with
-//! AVX-512 (Sapphire Rapids class); pipelined, AES-128 decryption of
-//! 16 KiB went from 2332–2367 to 2148–2186 TSC cycles and of 1 MiB from
-//! 143 000–146 700 to 131 700–134 200 (AES-256 1 MiB 172 900–173 800 →
-//! 160 600–160 700), old and new alternating. Hashed chunks of sixteen
-//! blocks go in pairs: the first is multiplied by H^32 … H^17 and its
-//! products are left unreduced, the second by H^16 … H^1, and the sums of
-//! both are reduced once (an odd chunk out goes first, alone). One
-//! iteration is
+//! new counter blocks while hashing the sixteen of the iteration before,
+//! and the last sixteen are hashed after the loop. Decryption runs the
+//! same way, each iteration hashing the chunk the one before loaded, so
+//! that the compiler emits the reducing iteration round by round over the
+//! four registers as it does the others. Hashed chunks go in pairs: the
+//! first is multiplied by H^32 … H^17 and its products are left unreduced,
+//! the second by H^16 … H^1, and the sums of both are reduced once (an odd
+//! chunk out goes first, alone). One iteration is
 //!
 //! ```text
 //! counters → rounds 0 and 1 (FACE's table: "Counters") → [AES-192/256: 2 or 4 rounds]
 //! round  │ GHASH work beside it (data D0..D3, powers P0..P3, halves K0..K3)
-//! r−8    │ byte-reflect D0..D3, D0 ⊕= Y;
-//!        │ T_j = D_j ⊕ swap(D_j) (a_L ⊕ a_H); LO = Σ D_j ⊗_LL P_j
-//! r−6    │ HI = Σ D_j ⊗_HH P_j; MK = Σ T_j ⊗ K_j   (Karatsuba: 12 products)
-//! r−4    │ (second of a pair, or alone:) MI = MK ⊕ LO ⊕ HI, fold LO into MI
+//! r−8    │ byte-reflect D0..D3, D0 ⊕= Y; LO = Σ D_j ⊗_LL P_j
+//! r−6    │ HI = Σ D_j ⊗_HH P_j; the middle: MK = Σ T_j ⊗ K_j (Karatsuba,
+//!        │ T_j = D_j ⊕ swap(D_j)) or MI = Σ D_j ⊗_LH P_j ⊕ D_j ⊗_HL P_j (schoolbook)
+//! r−4    │ (second of a pair, or alone:) Karatsuba's MI = MK ⊕ LO ⊕ HI; fold LO into MI
 //! r−3    │ fold MI into HI: R, each lane reduced; (first of a pair: the
-//!        │ LO, MK, HI sums are handed to the next iteration instead)
+//!        │ sums are handed to the next iteration instead)
 //! last   │ AESENCLAST(s, k_last ⊕ input): the XOR with the data is folded
 //!        │ into the last round key, off the critical path; Y = lanes of R XORed
 //! ```
 //!
-//! The products are independent of the AES rounds, so an out-of-order core
-//! runs both. (The compiler reorders the source's interleaving anyway: it
-//! emits each register's rounds as a chain; the core's window is wide
-//! enough for that not to matter.) The math of the aggregated reduction is
-//! derived in `vclmul`'s header; Karatsuba's middle term is
-//! (a_L ⊕ a_H)(b_L ⊕ b_H) ⊕ a_L b_L ⊕ a_H b_H, with b_L ⊕ b_H stored per
-//! power (`Extra`), and since everything is linear the sums are
+//! The aggregated reduction is derived in `vclmul`'s header; Karatsuba's
+//! middle term is (a_L ⊕ a_H)(b_L ⊕ b_H) ⊕ a_L b_L ⊕ a_H b_H, with b_L ⊕
+//! b_H stored per power (`Extra`); everything being linear, the sums are
 //! combined once per reduction.
+//!
+//! # Products: Karatsuba on AMD, schoolbook on Intel
+//!
+//! Where 512-bit VAESENC and VPCLMULQDQ share one resource (AMD Zen 4: one
+//! cycle per VAESENC, about two per VPCLMULQDQ) the fused loop costs about
+//! the sum of its halves, and what pays is fewer products: Karatsuba (12
+//! per sixteen blocks instead of 16) and one reduction per thirty-two
+//! blocks. On Intel cores with AVX-512 (Ice Lake, Sapphire Rapids) VAESENC
+//! and VPCLMULQDQ issue on different ports, so a saved product saves
+//! little, while Karatsuba's folded operands (a shuffle and an XOR per
+//! register, on the ports the rounds and XORs share) and its stored halves
+//! (eight more registers, which spill AES-256's round keys) cost. The
+//! loop takes either form (`KARATSUBA`, a constant of each instance),
+//! chosen at key setup by the CPU vendor (`is_intel`).
 //!
 //! # Counters
 //!
-//! A 96-bit IV's counter (IV ‖ count, public) skips AES's rounds 0 and 1
-//! in fifteen iterations of sixteen: FACE's first round for AES
-//! instructions (`ctr/face/round1.rs`), a 16 KiB table per key (four copies, aligned for every start). Sixteen
-//! consecutive counts whose low byte stays below 0xF0 share bytes 0..14,
-//! and their state after round 1 is one register computed once per 256
-//! blocks XORed with four 64-byte loads from the table; on a core with
-//! one 512-bit AES port that takes one instruction in ten, twelve or
-//! fourteen off the port (`Counters` has the numbers). The iteration that
-//! reaches or crosses a multiple of 256 takes `vaes`'s byte-reversed
-//! counters (four `VPSHUFB`, and the 32-bit wrap of incr32) and rounds
-//! 0 and 1 as instructions. A longer IV's J0 is GHASH(IV) under H, a
-//! function of the key: its counters (`Counters<false>`) always take that
-//! branch-free path and never index the table.
+//! A 96-bit IV's counter (IV ‖ count, public) skips AES's rounds 0 and 1 in
+//! fifteen iterations of sixteen: FACE's first round for AES instructions
+//! (`ctr/face/round1.rs`), a 16 KiB table per key (four copies, aligned
+//! for every start). Sixteen consecutive counts whose low byte stays below
+//! 0xF0 share bytes 0..14, and their state after round 1 is one register
+//! computed once per 256 blocks XORed with four 64-byte loads from the
+//! table. The iteration that reaches or crosses a multiple of 256 takes
+//! `vaes`'s byte-reversed counters (which wrap the 32-bit count as incr32
+//! does) and rounds 0 and 1 as instructions. A longer IV's J0 is GHASH(IV)
+//! under H: its counters (`Counters<false>`) always take that branch-free
+//! path and never index the table.
 //!
 //! # The tail
 //!
 //! After the loop fewer than sixteen blocks remain (the caller passes whole
-//! blocks only; partial blocks are the state machine's). They go in one to
-//! four registers (a const generic, so no padding block is encrypted), the
-//! last with a lane mask; block j of n is multiplied by H^(n−j), read from
-//! the stored powers at entry 16 − n + j, and the n products are reduced
-//! once.
+//! blocks only). They go in one to four registers (a const generic, so no
+//! padding block is encrypted), the last with a lane mask; block j of n is
+//! multiplied by H^(n−j), read from the stored powers at entry 16 − n + j,
+//! and the n products are reduced once.
 //!
 //! # Whole messages with a 96-bit IV
 //!
 //! A one-shot call with a 96-bit IV skips the state machine
-//! (`Kernel::crypt_short`, and `crypt_short_into`, which reads one buffer
-//! and writes the other in the same pass: no copy first). Its last
-//! 0 … 255 bytes, or the whole message when its AAD, message and lengths
-//! block come to at most sixteen hashed blocks, go through `finish`:
-//! Y_0 and the message's counter blocks go through AES together, in one
-//! to five registers, and the message is read and written at an offset
-//! of −16 bytes with a byte mask that leaves out lane 0 of the first
-//! register and everything past the end (masked-off bytes are not
+//! ([`Kernel::crypt_short`], and [`Kernel::crypt_short_into`], which reads
+//! one buffer and writes the other in the same pass). A message whose AAD,
+//! blocks and lengths block come to at most sixteen hashed blocks goes
+//! through `finish` alone: Y_0 and the message's counter blocks through
+//! AES together, in one to five registers, the message read and written at
+//! an offset of −16 bytes with a byte mask that leaves out lane 0 of the
+//! first register and everything past the end (masked-off bytes are not
 //! accessed), so keystream lane i + 1 meets message block i with no lane
-//! shuffles and lane 0 comes out as E(K, Y_0). Every hashed block, the
-//! lengths block included, is multiplied by its own stored power (up to
-//! H^17) and the sum is reduced once; the AAD's and the lengths block's
-//! products are computed while AES runs. A longer message hashes its AAD
-//! first and runs the main loop over its whole 256-byte chunks before
-//! that: so E(K, Y_0) costs no AES call of its own and the lengths block
-//! no reduction of its own, at any length. A masked access whose
-//! masked-off bytes fall on an unmapped page is still correct but slow
-//! (a microcode assist): the path issues none for an empty message,
-//! whose slice pointer is dangling.
+//! shuffles and lane 0 comes out as E(K, Y_0); every hashed block times its
+//! own stored power (up to H^17), one reduction. A longer message hashes
+//! its AAD, runs the blocks that do not fill a chunk (and those before a
+//! 64-byte boundary) first, then the main loop over the whole chunks, and
+//! ends with the partial block, whose keystream was made before the loop
+//! beside E(K, Y_0) (`end_keystream`): one reduction after the loop, none
+//! of its own for the lengths. An empty message issues no masked access
+//! (its slice pointer is dangling, and a masked-off byte on an unmapped
+//! page costs a microcode assist).
 //!
-//! ## Short messages on Intel
+//! On Intel, messages of `ni-clmul`'s short path (at most seven blocks,
+//! eight hashed) go to that path (`crypt_short` of `kernels/mod.rs`, on the
+//! `ni` and `clmul` keys the kernel holds there), which is faster there
+//! than `finish`; AMD keeps `finish`.
 //!
-//! On Intel the kernel also holds `ni` and `clmul` keys (368 bytes) and
-//! gives messages of `ni-clmul`'s short path (at most seven blocks, eight
-//! hashed) to it: on an Intel Xeon with AVX-512 (Sapphire Rapids class)
-//! that path takes 14–16 ns for 16 bytes where `finish` takes 21 (and 20
-//! against 28–30 ns for 64 bytes), `aekit bench --suite peers --quick`,
-//! alternating binaries. AMD keeps `finish`: its figures in the table
-//! below are Zen 4's, not re-measured against `ni-clmul`.
+//! # Constant-time
 //!
-//! Measured against the general path it replaced (`State`: E(K, Y_0)
-//! alone, the main loop, its tail, then the lengths block with a
-//! reduction of its own), Intel Xeon with AVX-512 (Sapphire Rapids
-//! class), AES-128 encryption, ns per call in `aekit bench --suite
-//! peers --quick`, alternating binaries: 256 B 70 → 35, 1 KiB 101 → 73,
-//! 8 KiB 443 → 410, 16 KiB 825 → 790; AES-256 1 KiB 121 → 87.
-//!
-//! # Measured (Zen 4, two shared cores, TSC cycles at 2.6 GHz)
-//!
-//! All numbers from the `peers` benchmark, aekit and aws-lc-rs interleaved
-//! in the same runs, best of several runs; ns per call, AES-128 unless said.
-//!
-//! | change | size | before | after | aws-lc-rs |
-//! |---|---:|---:|---:|---:|
-//! | short path, encrypt | 64 B | 80.7 | 36.7 | 85 |
-//! | short path, decrypt | 64 B | 91.4 | 57.8 | 74 |
-//! | tag compared as one `u128`, decrypt | 64 B | 58.2 | 40.9 | 78 |
-//! | counters without shuffles, encrypt | 16 KiB | 1370 | 1313 | 1411 |
-//! | Karatsuba, decrypt | 16 KiB | 1318 | 1243 | 1409 |
-//! | one reduction per 32 blocks, encrypt | 16 KiB | 1293 | 1219 | 1455 |
-//! | one reduction per 32 blocks, AES-256 decrypt | 16 KiB | 1517 | 1466 | 1682 |
-//!
-//! The loop behaves as if `VAESENC` and `VPCLMULQDQ` on 512 bits shared
-//! one resource, one cycle per `VAESENC` and about two per `VPCLMULQDQ`:
-//! counter mode alone costs about 29 TSC cycles per sixteen blocks
-//! (AES-128), GHASH alone about 35, and the fused loop before these changes
-//! about 53, close to their sum. So what pays is fewer products:
-//! Karatsuba (16 → 12 per sixteen blocks) and one reduction per
-//! thirty-two blocks (2 → 1 folding pair per sixteen). AES-128 now runs at
-//! about 0.18 TSC cycles per byte over 16 KiB, AES-256 about 0.23.
-//!
-//! # Intel: schoolbook products
-//!
-//! That reasoning is AMD's. On Intel cores with AVX-512 (Ice Lake,
-//! Sapphire Rapids) the 512-bit `VAESENC` issues on one port and
-//! `VPCLMULQDQ` on another, so a saved product saves little, while
-//! Karatsuba's folded operands (a shuffle and an XOR per register, on the
-//! ports the AES rounds and the XORs share) and its stored h_L ⊕ h_H
-//! (eight more registers in the loop, which spills AES-256's round keys)
-//! cost. The main loop therefore takes its products in either form
-//! (`KARATSUBA`), chosen at key setup by the CPU vendor: schoolbook on
-//! Intel (MI = Σ a_L ⊗ b_H ⊕ a_H ⊗ b_L, sixteen products per sixteen
-//! blocks, no stored halves read), Karatsuba elsewhere. Measured on an
-//! Intel Xeon with AVX-512 (Sapphire Rapids class, a 16-vCPU virtual
-//! machine), three `aekit bench --suite peers --quick` runs of each form,
-//! alternating, ratio to the best peer (aws-lc-rs):
-//!
-//! | | Karatsuba | schoolbook |
-//! |---|---:|---:|
-//! | AES-128 encrypt, 16 KiB | 0.94–0.99× | 0.99–1.03× |
-//! | AES-128 encrypt, 1 MiB | 0.89–0.93× | 0.99–1.06× |
-//! | AES-128 decrypt, 1 MiB | 0.88–0.96× | 0.91–1.08× |
-//! | AES-256 encrypt, 16 KiB | 0.81–0.82× | 0.86–0.95× |
-//! | AES-256 encrypt, 1 MiB | 0.77–0.90× | 0.86–0.90× |
-//! | AES-256 decrypt, 1 MiB | 0.82–0.88× | 0.92–0.96× |
-//!
-//! # Tried and rejected
-//!
-//! - Schoolbook products (sixteen per sixteen blocks): measured slower than
-//!   Karatsuba once the counter shuffles were gone (above); an earlier try
-//!   of Karatsuba alone showed no gain.
-//! - One reduction per sixty-four blocks (H^64 … H^17 stored, 1.5 KiB per
-//!   key): about 1 % faster for AES-128 at 16 KiB, but slower for AES-256
-//!   (more spills) and at 1 KiB (loading twenty-four more power registers
-//!   per call).
-//! - The AES rounds as inline `asm!` blocks of four `VAESENC`, to keep the
-//!   source's interleaving: 5–30 % slower. Again on an Intel Xeon with one
-//!   512-bit AES port (Sapphire Rapids class), with an empty `asm!` after
-//!   each round that takes and returns the four state registers (the
-//!   compiler otherwise emits each register's rounds back to back, and the
-//!   carry-less products in clusters of their own): AES-128 over the best
-//!   peer fell from 0.95–0.98× to 0.72–0.75× at 1 MiB, AES-256 encryption
-//!   went from 0.76–0.84× to 0.84–0.85× and decryption from 0.96–0.99× to
-//!   0.85–0.86× (three `aekit bench --suite peers --quick` runs of each
-//!   build, alternating, in one session). The out-of-order core of these
-//!   CPUs schedules better than the written order does; Zen 1's (see
-//!   `fused_ni.rs`), with a smaller scheduler, does not.
-//! - A loop over a runtime round count (as Linux's tail does): the round
-//!   keys are a const-generic array instead, so every call site unrolls.
-//! - Hashing the previous chunk and the tail with one reduction: it needs
-//!   more than sixteen powers.
-//! - A pair's reduced sums kept as four lanes and multiplied by H^32 lane
-//!   by lane into the next pair's sums (no horizontal sum, and the next
-//!   pair's products not waiting on the reduction): faster in an `asm!`
-//!   replica of the AES-128 loop (13.4 → 12.4 core cycles a register), not
-//!   here (1 MiB 123 900 → 124 500–125 600 TSC cycles).
+//! VAES and VPCLMULQDQ take the same time for every operand; keys and
+//! powers are read at offsets that depend on lengths only; the branches
+//! are on the length, the buffer's address, the direction, the CPU vendor
+//! and, for a 96-bit IV's counter (public), its count, which picks the
+//! counter blocks' path and indexes FACE's table. A secret counter (J0 =
+//! GHASH(IV)) takes the branch-free path, chosen by a constant
+//! (`Counters<false>`). `crates/aekit-ctgrind` checks this under Memcheck.
 //!
 //! # Citations
 //!
@@ -221,11 +136,37 @@
 //! chunk alone when encrypting, GHASH steps between the last nine AES
 //! rounds, the `AESENCLAST` key-XOR trick, the masked tail with powers
 //! chosen by the remaining length); S. Gueron, *Intel's New AES
-//! Instructions for Enhanced Performance and Security* and S. Gueron,
-//! M. Kounavis on aggregated reduction; OpenSSL's `aesni-gcm-x86_64.pl`
-//! (A. Polyakov) for the original idea of stitching AES rounds with the
-//! GHASH of earlier blocks. The code here is written from these
+//! Instructions for Enhanced Performance and Security*, and S. Gueron, M.
+//! Kounavis, on aggregated reduction; OpenSSL's `aesni-gcm-x86_64.pl` (A.
+//! Polyakov) for stitching AES rounds with the GHASH of earlier blocks;
+//! FACE's first round as in `ctr/face/round1.rs`. Written from these
 //! descriptions in Rust intrinsics.
+//!
+//! # Rejected
+//!
+//! - One product form on every CPU: Karatsuba loses on Intel, schoolbook
+//!   on AMD (above).
+//! - One reduction per sixty-four blocks (H^64 … H^17 stored, 1.5 KiB per
+//!   key): a little faster for AES-128 at 16 KiB, slower for AES-256 (more
+//!   spills) and at 1 KiB (twenty-four more power registers to load).
+//! - The AES rounds as `asm!` blocks of four VAESENC, to keep the source's
+//!   interleaving: slower; the out-of-order core schedules better than the
+//!   written order (Zen 1's smaller scheduler, `ni_clmul.rs`, does not).
+//! - A loop over a runtime round count: the round keys are a const-generic
+//!   array, so every call site unrolls.
+//! - Hashing the previous chunk and the tail with one reduction: more than
+//!   sixteen powers.
+//! - A pair's reduced sums kept as four lanes and multiplied by H^32 lane by
+//!   lane into the next pair's sums: faster in an `asm!` replica of the
+//!   loop, not here.
+//! - Decryption hashing the chunk it loads: the compiler emitted the
+//!   reducing iteration one register's rounds after another's, and
+//!   decryption ran behind encryption.
+//! - `finish`'s AES batch made before the loop: the loop keeps the one
+//!   512-bit AES port busy, so the moved rounds cost it their issue
+//!   cycles, and up to five registers were carried across it.
+//! - `finish` for up to thirty-two hashed blocks (eight registers): no
+//!   faster than the loop and a `finish` of the rest, slower at 256 bytes.
 
 use core::arch::x86_64::{
     __m128i, __m256i, __m512i, __mmask8, __mmask16, _MM_PERM_BADC, _mm_extract_epi32,
@@ -283,7 +224,7 @@ pub(crate) struct VaesAvx512 {
 }
 
 /// The key material beyond `vclmul`'s H^16 … H^1: the powers
-/// H^(LONG + 4) … H^1 in one array (`multi_avx512::long_powers`: the
+/// H^(LONG + 4) … H^1 in one array (`vaes_avx512_multi::long_powers`: the
 /// batches' long path multiplies each block by its own power; the
 /// last thirty-two, H^32 … H^1, are what the main loop hashes
 /// thirty-two blocks per reduction with, and the whole-message path's
@@ -538,8 +479,7 @@ impl VaesAvx512 {
     /// [`whole`] for this key's size, product form and `direction`.
     /// (The buffers go as separate arguments: a tuple goes through
     /// memory, and [`whole`] read it back with a load wider than the
-    /// stores that wrote it, which the CPU does not forward: about 35
-    /// TSC cycles a call, measured on an Intel Xeon with AVX-512.)
+    /// stores that wrote it, which the CPU does not forward.)
     ///
     /// # Safety
     /// The CPU must support VAES, VPCLMULQDQ and AVX-512F/BW/VL (which
@@ -638,9 +578,8 @@ unsafe fn dispatch<const KARATSUBA: bool>(
 /// Whether this is an Intel CPU (CPUID leaf 0's vendor string
 /// "GenuineIntel"), where the main loop's products are schoolbook.
 /// Asked once per process: in a virtual machine CPUID traps to the
-/// hypervisor, and at every key setup it was two thirds of
-/// `AesGcm::new` (about 16 000 of 24 000 TSC cycles on an Intel Xeon
-/// with AVX-512).
+/// hypervisor, and asked at every key setup it was most of
+/// `AesGcm::new`.
 fn is_intel() -> bool {
     static INTEL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *INTEL.get_or_init(|| {
@@ -738,10 +677,8 @@ unsafe fn crypt_from<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool,
 /// are the same buffer or do not overlap.
 ///
 /// A function of its own, with the round keys broadcast inside it:
-/// inlined into [`whole`] beside [`finish`], the loop lost 10–15 % for
-/// AES-256 at 16 KiB and 1 MiB (measured on an Intel Xeon with
-/// AVX-512), the compiler keeping fewer of its round keys and powers
-/// in registers.
+/// inlined into [`whole`] beside [`finish`], the compiler kept fewer of
+/// its round keys and powers in registers, and AES-256 slowed down.
 #[inline(never)]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
 unsafe fn body<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool, const P: bool>(
@@ -798,7 +735,7 @@ unsafe fn body<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool, const
         // half is skipped. One call site per product form and
         // reduction, so that the compiler inlines both (with two call
         // sites of the reducing form it kept it out of line for
-        // AES-256, 10–15 % slower).
+        // AES-256).
         let mut carry = Wide::zero();
         let mut alone = (chunks - i) % 2 == 1;
         while i < chunks {
@@ -838,30 +775,22 @@ unsafe fn body<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool, const
 
 /// Most blocks a whole message may hash (its AAD's, its own and the
 /// lengths block) to go through [`finish`] alone, with one reduction
-/// and one stored power of H each. Thirty-two (eight registers of
-/// counter blocks) measured no faster from 320 to 496 bytes than the
-/// main loop and a [`finish`] of the rest, and slower at 256 (104
-/// against 85 TSC cycles, AES-128, Intel Xeon with AVX-512).
+/// and one stored power of H each (thirty-two, eight registers of
+/// counter blocks, is no faster than the main loop and a [`finish`] of
+/// the rest).
 const SHORT_HASHED: usize = 16;
 
 /// From this many bytes on, AES-128's [`whole`] and [`Kernel::crypt_blocks`]
 /// run the blocks before the input's next 64-byte boundary alone, so
 /// that the loop's loads (and, in place, its stores) do not split cache
-/// lines. AES-128, 1 MiB, TSC cycles a call on an Intel Xeon with
-/// AVX-512, a buffer 16, 32 or 48 bytes off a boundary (as malloc's and
-/// Python's are): in place 122 000–124 000 → 115 500–116 000, the same
-/// as aligned; out of place 126 000 → 121 000 (source 48 and
-/// destination 16 bytes off), 129 000 → 116 000 (both 48); 16 KiB
-/// 1954–1980 → 1904–1928. (FACE's table has a copy aligned for every
-/// start, `ctr/face/round1.rs`.)
+/// lines, for buffers 16, 32 or 48 bytes off a boundary (as malloc's and
+/// Python's are). (FACE's table has a copy aligned for every start,
+/// `ctr/face/round1.rs`.)
 const ALIGN_FROM: usize = 4096;
 
 /// The same for AES-192 and AES-256, whose loops the AES port bounds:
-/// the split lines cost them less (AES-256 1 MiB 147 000 → 145 000),
-/// and the head and the partial chunk it leaves at the end cost more
-/// than that below a few hundred KiB (16 KiB encryption on an Emerald
-/// Rapids Xeon: 1.12–1.16× the best peer before, 1.07–1.11× with the
-/// head from 4 KiB; 1 MiB decryption there 1.06–1.07× → 1.10–1.15×).
+/// the split lines cost them less, and the head and the partial chunk it
+/// leaves at the end cost more than that below a few hundred KiB.
 const ALIGN_FROM_LONG_KEYS: usize = 128 << 10;
 
 /// How many bytes of a run of `n` from `src` go before the loop, alone,
@@ -922,25 +851,10 @@ fn spare_blocks(n: usize, head: usize, aligned: bool) -> usize {
 /// ([`last_block`]): one reduction after the loop, none of its own for
 /// the lengths. (Where the blocks left after the loop cannot all go
 /// first, as beside an aligning head, [`finish`] runs them with
-/// E(K, Y_0) after it.)
-///
-/// Measured (AES-128, TSC cycles a call, encryption / decryption):
-/// E(K, Y_0) before the loop for a message of whole chunks, on an
-/// Intel Xeon with AVX-512 (Sapphire Rapids class): 1 KiB 177 / 185 →
-/// 169 / 170, 512 B 122 / 118 → 117 / 112, 16 KiB decryption 2009 →
-/// 1974. The blocks after the last chunk run first, on an Emerald
-/// Rapids Xeon (old and new in one process, alternating): 1281 B
-/// 258 → 236, 1400 B 290 → 256, 1535 B 338 → 310, 4000 B 592 → 560,
-/// decryption 1400 B 296 → 274, AES-256 1400 B 350 → 320; whole
-/// chunks unchanged. Thirteen blocks alone first (1500 B, 2000 B) won
-/// nothing (310 → 306); as a chunk with three empty lanes, 1500 B
-/// 332 → 290, 2000 B 398 → 352 (the same runs' 1536 B 286 → 288).
-/// [`finish`]'s whole AES batch made before the loop (its registers
-/// carried across it) measured slower instead (1500 B 282 / 275 →
-/// 293 / 300 on the Sapphire Rapids class Xeon): the loop keeps the
-/// one 512-bit AES port busy, so the moved rounds cost it their issue
-/// cycles, and up to five registers were carried across the loop on
-/// the stack. Returns the full tag.
+/// E(K, Y_0) after it.) E(K, Y_0) and the partial block's keystream are
+/// made before the loop, an independent chain beside its first chunk;
+/// [`finish`]'s whole AES batch is not (module header, "Rejected").
+/// Returns the full tag.
 ///
 /// # Safety
 /// The CPU must support VAES, VPCLMULQDQ and AVX-512F/BW/VL; `src` must
@@ -1008,7 +922,7 @@ unsafe fn whole<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
         // Hashed here, not in the loop's first iteration: the loop's
         // first chunk, AES only, runs beside it, and the loop is the
         // same code as for any message (taking the chunk as its first
-        // made every call 2–6 % slower, and two forms of it 15 %).
+        // made every call slower).
         acc = sixteen(&kernel.ghash.powers().load4(), &chunk, _mm_setzero_si128());
     }
     let (src, dst, n) = (
@@ -1123,7 +1037,7 @@ struct Rest<'a> {
 /// Spare blocks ([`spare_blocks`]) from which they go through AES as
 /// a chunk ([`lead_chunk`]) instead of [`tail`]: a chunk's AES costs
 /// the same for any number of its lanes used, the tail's grows with
-/// them (from four to eight blocks the two measured the same).
+/// them (from four to eight blocks the two cost the same).
 const LEAD_FROM: usize = 9;
 
 /// The first `q` (< 16) blocks of a message, from IV ‖ 2, as the last
@@ -1196,7 +1110,7 @@ unsafe fn lead_chunk<const N: usize, const ENCRYPT: bool>(
 /// IV ‖ 2): [`tail`] with the number of counter registers chosen.
 /// Kept out of [`whole`], as [`finish_dispatch`] is: inlined there,
 /// its four forms made every call of `whole` slower, the shortest
-/// most (256 bytes, 106 → 116 TSC cycles, Emerald Rapids).
+/// most.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
 fn head_dispatch<const N: usize, const ENCRYPT: bool>(
     rk: &RoundKeys,
@@ -1430,13 +1344,8 @@ fn byte_range(lo: usize, hi: usize) -> u64 {
 /// read at them would time the key, so the general path's counters,
 /// when not public, always take `vaes`'s branch-free path. (`PUBLIC` is
 /// a constant, not a field: a flag asked at run time before the count
-/// cost decryption 2–7 % here.)
-///
-/// Measured (Intel Xeon with AVX-512, Sapphire Rapids class, TSC
-/// cycles a call, old and new alternating): AES-256 16 KiB encryption
-/// 2552–2614 → 2408–2412, 1 MiB 162 000–167 400 → 152 100–156 300; AES-128
-/// unchanged (2008–2066 against 2018–2022 at 16 KiB), its loop not
-/// bound by the AES port.
+/// slowed decryption.) It pays where the loop is bound by the AES port
+/// (AES-256), not for AES-128.
 #[derive(Clone, Copy)]
 pub(super) struct Counters<const PUBLIC: bool> {
     /// Lane 0: the next counter block, in spec byte order.

@@ -1,108 +1,79 @@
 //! `vaes-avx512` multi-buffer: four AES-GCM messages at once, one message
-//! per 128-bit lane, for the batch API ([`super::batch`]).
+//! per 128-bit lane, for the batch API (`gcm/batch.rs`). Constant-time.
+//! Figures: `docs/kernels/vaes_avx512_multi.md`.
+//!
+//! # CPU features
+//!
+//! Those of `vaes-avx512` (VAES, VPCLMULQDQ, AVX-512F/BW/VL), whose key
+//! proves them; the kernel calls [`crypt_groups`] with its round keys,
+//! its `LongPowers` and FACE's table.
 //!
 //! # Why
 //!
 //! A short message is one dependent chain: its AES rounds, then its GHASH
-//! products and one reduction, then its tag. The one-message paths run it
-//! as fast as its latency allows, but a 64-byte message is only five AES
-//! blocks (Y_0 and four counter blocks) and five products: most of the
-//! 512-bit AES unit and the carry-less multiplier sit idle, and the next
-//! message's work waits for the call to return. Four messages of one
-//! shape fill the lanes that one leaves empty, and share what is done
-//! once per call (the round keys broadcast, one reduction, one tag
-//! register). A longer message (576 or 1500 bytes) keeps the units busy
-//! in its middle, but pays once per message what a one-message call
-//! costs at its ends (its start, its partial batches, its last
-//! reductions); four at a time pay it once per four.
+//! products and one reduction, then its tag. A 64-byte message is only
+//! five AES blocks (Y_0 and four counter blocks) and five products: most
+//! of the 512-bit AES unit and the carry-less multiplier sit idle, and the
+//! next message's work waits for the call to return. Four messages of one
+//! shape fill the lanes one leaves empty and share what is done once per
+//! call (the round keys broadcast, one reduction, one tag register). A
+//! longer message (576 or 1500 bytes) keeps the units busy in its middle
+//! but pays at its ends what a one-message call costs; four at a time pay
+//! it once per four.
 //!
 //! # Shape
 //!
 //! The four messages of a group have the same number of message blocks c
-//! (3 to [`LONG`](super::kernel::LONG) = 128: below three the
-//! one-message short paths are as fast) and of associated-data blocks a
-//! (0 or 1); each has its own IV (96 bits), associated data, length within
-//! its last block, contents and tag. The batch API hands the kernel runs
-//! of consecutive messages of one shape, and groups the others by shape.
+//! (3 to `LONG` = 128: below three the one-message short paths are as
+//! fast) and of associated-data blocks a (0 or 1); each has its own 96-bit
+//! IV, associated data, length within its last block, contents and tag.
+//! The batch API hands the kernel runs of consecutive messages of one
+//! shape, and gathers the others by shape.
 //!
-//! # Layout
+//! # Layout and math
 //!
 //! AES, message-major: message j's counter blocks IV_j ‖ 2 … IV_j ‖ c + 1
-//! (with c ≤ 128 the count fits its last byte and never carries) fill
-//! registers of its own, which meet its buffer as whole 64-byte rows (the
-//! last read and written with byte masks); the four messages' Y_0 =
-//! IV_j ‖ 1 share one register, lane j from message j. A group of four
-//! 64-byte messages is then five registers under AES, where four
-//! one-message calls are eight (each Y_0 in a register of its own, or the
-//! 128-bit `ni-clmul` path's twenty blocks one lane each).
+//! (with c ≤ 128 the count stays in its last byte) fill registers of its
+//! own, which meet its buffer as whole 64-byte rows (the last read and
+//! written with byte masks); the four messages' Y_0 = IV_j ‖ 1 share one
+//! register, lane j from message j. A group of four 64-byte messages is
+//! five registers under AES.
 //!
-//! GHASH of up to eight blocks (the short path, `groups`), lane-major: the
+//! Short messages (up to eight blocks, `groups`), GHASH lane-major: the
 //! ciphertext registers are transposed (a 4 × 4 transpose of 128-bit
 //! lanes, eight `VSHUFI64X2` per four registers), so that register i
-//! holds block i of the four messages, lane j from message j. The shape
-//! is shared, so block i of every message is multiplied by the same
-//! power, broadcast, and the products of all four messages are summed
-//! lane by lane and reduced once: block i times H^(c + 1 − i), the AAD
-//! blocks times H^(c + 2), the lengths blocks times H, one reduction per
-//! four messages. The reduced register XORed with E(K, Y_0)'s is the four
-//! tags, lane j message j's.
+//! holds block i of the four messages. The shape is shared, so block i of
+//! every message meets the same broadcast power, H^(c + 1 − i), the AAD
+//! blocks H^(c + 2), the lengths blocks H; the products of all four are
+//! summed lane by lane and reduced once, and the reduced register XORed
+//! with E(K, Y_0)'s is the four tags, lane j message j's. A run of groups
+//! is software-pipelined per call (a group's AES issued before the
+//! previous group's GHASH); in a run of equal lengths the byte masks and
+//! the lengths blocks' product are made once per call (`Uniform`).
 //!
-//! Longer messages (`long_groups`, 9 to 128 blocks) go in chunks of eight
-//! blocks a message (two registers, eight under AES at once), and their
-//! GHASH is message-major: each register of a message's four blocks is
-//! multiplied by its own four powers, H^(c + 1 − i) for block i, one
-//! 64-byte load from a table of H^(LONG + 4) … H^1 the key holds
-//! (`long_powers`, 2.2 KiB, made at key setup from H^32 … H^1 in 25
-//! products of four lanes), and the products are summed unreduced over
-//! the whole message, three registers a message. Only at the group's end
-//! do the four messages' sums meet in lanes (six shuffles and three XORs
-//! per component) for one reduction with the AAD's and the lengths'
-//! products. Lane-major with Horner's rule over the chunks, as this path
-//! was, each chunk of 32 blocks cost a transpose (twelve shuffles), the
-//! running value's product with H^8 and a reduction: 169 vector
-//! instructions a chunk (AES-128, encryption, in the disassembly), 60 of
-//! them on the one port that takes shuffles and carry-less products;
-//! message-major it is 144, 40 on that port, beside the 72 AES rounds on
-//! the other. Intel Xeon (Emerald Rapids, 2 vCPUs), AES-128, 64 messages a
-//! batch, TSC cycles a message, old and new in one process, three runs:
-//! encryption 1500 B 1.12–1.16× faster (299.6–331.0 against 347.0–371.6),
-//! 1024 B 1.13–1.19×, 2048 B 1.16–1.20×, 576 B 1.0–1.12×; decryption,
-//! whose products never waited on AES, 1.05–1.14× from 1 KiB and about
-//! the same at 576 B; AES-256
-//! encryption 1.10–1.14×, decryption 1.0–1.06×. The cost: 9 to 12
-//! blocks decrypt 5–10 % slower (the sums' meeting in lanes is on the
-//! group's last chain, and a last register of one block multiplies four
-//! lanes), and key setup 5–6 % longer (410–700 TSC cycles, the table's
-//! 25 products and its wipe: 8 200–9 400 → 8 650–10 150).
+//! Longer messages (`long_groups`, 9 to 128 blocks), GHASH message-major:
+//! chunks of eight blocks a message (two registers, eight under AES at
+//! once); each register of a message's four blocks is multiplied by its
+//! own four powers, H^(c + 1 − i) for block i, one 64-byte load from the
+//! key's `LongPowers` (H^(LONG + 4) … H^1, 2.2 KiB, made at key setup from
+//! H^32 … H^1 in 25 products of four lanes by [`long_powers`]), and the
+//! products are summed unreduced over the whole message, three registers a
+//! message. At the group's end the four messages' sums meet in lanes (six
+//! shuffles and three XORs per component) for one reduction with the
+//! AAD's and the lengths' products: no transpose, no Horner product and
+//! no reduction per chunk.
 //!
 //! The long path's counter blocks skip rounds 0 and 1 with FACE's table
 //! (`ctr/face/round1.rs`): a message of at most 128 blocks is one run of
 //! 256 counts, so its blocks after round 1 are one register of its own
 //! (round 1 of IV ‖ 0) XOR the table's entries, the same loads for the
-//! four messages. AES-128, 64 messages a batch, TSC cycles a message, old
-//! and new alternating (Intel Xeon with AVX-512, Sapphire Rapids class):
-//! 1500 B 219–223 → 211.5–213.5, 576 B 93–94 → 89.8–89.9. (Measured and
-//! dropped on the lane-major form: chunks of sixteen blocks a message,
-//! half the reductions and Horner products — sixteen registers under AES
-//! and sixteen of ciphertext do not fit beside the keys; 1500 B 213–215 →
-//! 247–248, 576 B 87 → 101; one reduction per four chunks with the
-//! running value added to the first block instead of its own product;
-//! each chunk's AES issued before the previous chunk's GHASH; the AES
-//! rounds kept round-major by `asm!`. On the message-major form, each
-//! chunk's GHASH issued after the next chunk's AES: 1500 B 1.04–1.07×
-//! the lane-major form where in order it is 1.12–1.19×. The chunk still
-//! costs about 100 core cycles where its AES rounds need 72 and AES
-//! alone, without the products, runs at about 85.)
+//! four messages.
 //!
-//! The short path takes a run of groups per call and software-pipelines
-//! them (a group's AES issued before the previous group's GHASH); in a
-//! run of messages of equal lengths (fixed-size records or packets) the
-//! byte masks and the lengths blocks' product are made once per call
-//! (`Uniform`).
+//! # Constant-time
 //!
-//! Constant-time as the one-message paths: the branches and masks depend
-//! on lengths only, the products are carry-less multiplications, no table
-//! is indexed by secret data.
+//! As the one-message paths: the branches and masks depend on lengths
+//! only, the products are carry-less multiplications, FACE's table is
+//! indexed by the public counts, and no table is indexed by secret data.
 //!
 //! # Citations
 //!
@@ -111,7 +82,24 @@
 //! *Processing Multiple Buffers in Parallel to Increase Performance on
 //! Intel Architecture Processors* (Intel, 2010), and Intel's
 //! intel-ipsec-mb library, which schedules jobs of equal length into
-//! lanes. The code here is written from that idea and the GCM spec.
+//! lanes. Written from that idea and the GCM spec.
+//!
+//! # Rejected
+//!
+//! - Long messages lane-major with Horner's rule over the chunks: a
+//!   transpose, a product with H^8 and a reduction per chunk, on the one
+//!   port that takes shuffles and carry-less products.
+//! - Chunks of sixteen blocks a message: sixteen registers under AES and
+//!   sixteen of ciphertext do not fit beside the keys.
+//! - Each chunk's GHASH issued after the next chunk's AES (message-major):
+//!   slower than in order.
+//! - One reduction per four chunks with the running value added to the
+//!   first block, each chunk's AES before the previous chunk's GHASH, the
+//!   AES rounds kept round-major by `asm!` (all on the lane-major form):
+//!   none faster.
+//! - The lengths block built per group from four messages' lengths in a
+//!   run of equal lengths: about ten shuffles and inserts on the port the
+//!   products need (`Uniform` instead).
 
 use core::arch::x86_64::{
     __m512i, _mm_loadu_si128, _mm_maskz_loadu_epi8, _mm_set_epi32, _mm_set_epi64x,
@@ -197,12 +185,8 @@ struct Sealed<const V: usize> {
 /// [`crypt_groups`] with `N` round keys and `V` = ⌈c/4⌉ registers of
 /// counter blocks per message, software-pipelined: group g's AES is
 /// issued before group g − 1's GHASH, which waits on nothing of it.
-/// (One group per call, the kernel took about 100 core cycles per
-/// group of 64-byte messages where its AES alone is 5·N; pipelined,
-/// its share of a batch went from 15.8 to 14.8 TSC cycles a message.
-/// What brought it to about 67 core cycles a group was fewer
-/// operations on the two 512-bit ports: `Uniform`, and round 0 folded
-/// into the count constants.)
+/// What bounds it is the operations on the two 512-bit ports, hence
+/// [`Uniform`] and round 0 folded into the count constants.
 ///
 /// # Safety
 /// As [`crypt_groups`]; every message is 64·(`V` − 1) + 1 to 64·`V`
@@ -249,9 +233,7 @@ unsafe fn groups<
 /// message's registers and the lengths blocks' product with H, made
 /// once per call instead of once per message and per group. (Built
 /// per group from four messages' lengths, the lengths block alone was
-/// about ten shuffles and inserts on the port the products need: a
-/// batch of 64-byte messages took 3 TSC cycles a message less without
-/// it.)
+/// about ten shuffles and inserts on the port the products need.)
 struct Uniform<const V: usize> {
     /// The byte mask of register r of every message.
     masks: [u64; V],

@@ -1,7 +1,13 @@
-//! The consumer side of the keystream pipeline with VPCLMULQDQ on 512-bit
-//! registers: a whole message's XOR with a supplied keystream and its
-//! GHASH in one pass, for `vaes-avx512` keys
-//! ([`AesGcm::encrypt_with_keystream`](super::AesGcm::encrypt_with_keystream)).
+//! `vaes-avx512` with a supplied keystream: the consumer side of the
+//! keystream pipeline with VPCLMULQDQ on 512-bit registers, a whole
+//! message's XOR with a supplied keystream and its GHASH in one pass
+//! (`Kernel::crypt_supplied`, behind `AesGcm::encrypt_with_keystream`).
+//! Constant-time. Figures: `docs/kernels/vaes_avx512_supplied.md`.
+//!
+//! # CPU features
+//!
+//! AVX-512F/BW/VL and VPCLMULQDQ, proved by the `Vclmul` key it takes: no
+//! AES instruction runs here.
 //!
 //! # Why a kernel of its own
 //!
@@ -10,11 +16,10 @@
 //! the ciphertext. The general path (`State`) does them as two passes —
 //! XOR, then GHASH through its block buffer — and reduces the associated
 //! data, the message and the lengths block separately. Here each 256-byte
-//! chunk is loaded once, XORed, stored and hashed while in registers
-//! (sixteen blocks per reduction, `vclmul::sixteen`), and what is left
-//! after the last whole chunk (the associated data's last blocks when the
-//! message is short, the message's last 0…255 bytes, the lengths block)
-//! is summed with one power each and reduced once.
+//! chunk is loaded once (four registers), XORed, stored and hashed while
+//! in registers (sixteen blocks per reduction, `vclmul::sixteen`), and
+//! what is left after the last whole chunk is summed with one power each
+//! and reduced once.
 //!
 //! # The hashed sequence
 //!
@@ -22,18 +27,26 @@
 //! §2.3). The zero padding comes free: the last partial vectors are read
 //! with byte masks that zero the bytes past the end. The last ≤ 16 blocks
 //! are "groups" (the associated data's rest, the message's rest, the
-//! lengths block), block j of the T blocks left multiplied by H^(T−j),
-//! read from the stored powers at entry 16 − T + j, as `vclmul`'s tail.
+//! lengths block), summed by the [`Folder`] of `kernels/mod.rs` over
+//! [`Zmm`]: block j of the T blocks left multiplied by H^(T−j), read from
+//! the stored powers at entry 16 − T + j with a lane mask, as `vclmul`'s
+//! tail.
 //!
-//! Constant-time: VPCLMULQDQ and the XORs do not depend on their operands,
-//! the branches and masks depend on lengths only, nothing is indexed by
-//! the data.
+//! # Constant-time
+//!
+//! VPCLMULQDQ and the XORs do not depend on their operands, the branches
+//! and masks depend on lengths only, nothing is indexed by the data.
 //!
 //! # Citations
 //!
 //! D. McGrew, J. Viega, *The Galois/Counter Mode of Operation* (§2.3: GCTR
 //! and GHASH; §4: the keystream is independent of the data, the basis of
 //! precomputation); the aggregated reduction as in `vclmul`.
+//!
+//! # Rejected
+//!
+//! - A trait object for "where the keystream comes from" inside `State`:
+//!   a dynamic call per pass on the fast path.
 
 use core::arch::x86_64::{
     __m128i, __m512i, _mm_set_epi64x, _mm_setzero_si128, _mm_xor_si128, _mm512_loadu_si512,
