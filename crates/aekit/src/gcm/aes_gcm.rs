@@ -204,9 +204,9 @@ impl AesGcm {
         }
         let keys = KeySchedule::new(key)?;
         let inner = match kernel {
-            Fused::Avx512 => Inner::VaesAvx512(boxed(&keys)?),
-            Fused::Avx2 => Inner::VaesAvx2(boxed(&keys)?),
-            Fused::Ni => Inner::NiClmul(boxed(&keys)?),
+            Fused::VaesAvx512 => Inner::VaesAvx512(boxed(&keys)?),
+            Fused::VaesAvx2 => Inner::VaesAvx2(boxed(&keys)?),
+            Fused::NiClmul => Inner::NiClmul(boxed(&keys)?),
         };
         Ok(AesGcm::from_inner(inner))
     }
@@ -360,9 +360,9 @@ impl AesGcm {
         match &self.inner {
             Inner::Pair { aes, ghash } => (aes.strategy(), ghash.strategy()),
             Inner::Face { aes, ghash, .. } => (aes.strategy(), ghash.strategy()),
-            Inner::VaesAvx512(_) => Fused::Avx512.strategies(),
-            Inner::VaesAvx2(_) => Fused::Avx2.strategies(),
-            Inner::NiClmul(_) => Fused::Ni.strategies(),
+            Inner::VaesAvx512(_) => Fused::VaesAvx512.strategies(),
+            Inner::VaesAvx2(_) => Fused::VaesAvx2.strategies(),
+            Inner::NiClmul(_) => Fused::NiClmul.strategies(),
         }
     }
 
@@ -370,9 +370,9 @@ impl AesGcm {
     pub fn fused_kernel(&self) -> Option<Fused> {
         match &self.inner {
             Inner::Pair { .. } | Inner::Face { .. } => None,
-            Inner::VaesAvx512(_) => Some(Fused::Avx512),
-            Inner::VaesAvx2(_) => Some(Fused::Avx2),
-            Inner::NiClmul(_) => Some(Fused::Ni),
+            Inner::VaesAvx512(_) => Some(Fused::VaesAvx512),
+            Inner::VaesAvx2(_) => Some(Fused::VaesAvx2),
+            Inner::NiClmul(_) => Some(Fused::NiClmul),
         }
     }
 

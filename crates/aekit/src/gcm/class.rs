@@ -12,27 +12,44 @@ use crate::aes;
 use crate::ghash;
 
 /// The fused AES+GHASH kernels: counter mode and GHASH in one pass over the
-/// data, for the x86-64 instruction sets that have both.
+/// data, for the x86-64 instruction sets that have both. Each variant is
+/// named as its token ([`Fused::name`]) and its file under `gcm/kernels/`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Fused {
-    /// VAES and VPCLMULQDQ on 512-bit registers (AVX-512).
-    Avx512,
-    /// VAES and VPCLMULQDQ on 256-bit registers (AVX2), for CPUs without AVX-512.
-    Avx2,
-    /// AES-NI and PCLMULQDQ on 128-bit registers, for older x86-64.
-    Ni,
+    /// `vaes-avx512`: VAES and VPCLMULQDQ on 512-bit registers (AVX-512).
+    VaesAvx512,
+    /// `vaes-avx2`: VAES and VPCLMULQDQ on 256-bit registers (AVX2), for
+    /// CPUs without AVX-512.
+    VaesAvx2,
+    /// `ni-clmul`: AES-NI and PCLMULQDQ on 128-bit registers, for older
+    /// x86-64.
+    NiClmul,
+}
+
+/// The variants' former names, kept for code written against them.
+#[allow(non_upper_case_globals)]
+impl Fused {
+    /// [`Fused::VaesAvx512`].
+    #[deprecated(note = "renamed `Fused::VaesAvx512`, after its token `vaes-avx512`")]
+    pub const Avx512: Fused = Fused::VaesAvx512;
+    /// [`Fused::VaesAvx2`].
+    #[deprecated(note = "renamed `Fused::VaesAvx2`, after its token `vaes-avx2`")]
+    pub const Avx2: Fused = Fused::VaesAvx2;
+    /// [`Fused::NiClmul`].
+    #[deprecated(note = "renamed `Fused::NiClmul`, after its token `ni-clmul`")]
+    pub const Ni: Fused = Fused::NiClmul;
 }
 
 impl Fused {
     /// Every fused kernel, in order of preference.
-    pub const ALL: [Fused; 3] = [Fused::Avx512, Fused::Avx2, Fused::Ni];
+    pub const ALL: [Fused; 3] = [Fused::VaesAvx512, Fused::VaesAvx2, Fused::NiClmul];
 
     /// The kernel's token.
     pub fn name(self) -> &'static str {
         match self {
-            Fused::Avx512 => kernels::VaesAvx512::NAME,
-            Fused::Avx2 => kernels::VaesAvx2::NAME,
-            Fused::Ni => kernels::NiClmul::NAME,
+            Fused::VaesAvx512 => kernels::VaesAvx512::NAME,
+            Fused::VaesAvx2 => kernels::VaesAvx2::NAME,
+            Fused::NiClmul => kernels::NiClmul::NAME,
         }
     }
 
@@ -44,17 +61,17 @@ impl Fused {
     /// Whether this CPU can run the kernel.
     pub fn is_available(self) -> bool {
         match self {
-            Fused::Avx512 => kernels::VaesAvx512::is_available(),
-            Fused::Avx2 => kernels::VaesAvx2::is_available(),
-            Fused::Ni => kernels::NiClmul::is_available(),
+            Fused::VaesAvx512 => kernels::VaesAvx512::is_available(),
+            Fused::VaesAvx2 => kernels::VaesAvx2::is_available(),
+            Fused::NiClmul => kernels::NiClmul::is_available(),
         }
     }
 
     /// The (AES, GHASH) strategies whose keys the kernel holds.
     pub fn strategies(self) -> (aes::Strategy, ghash::Strategy) {
         match self {
-            Fused::Avx512 => (aes::Strategy::Vaes, ghash::Strategy::Vclmul),
-            Fused::Avx2 | Fused::Ni => (aes::Strategy::Ni, ghash::Strategy::Clmul),
+            Fused::VaesAvx512 => (aes::Strategy::Vaes, ghash::Strategy::Vclmul),
+            Fused::VaesAvx2 | Fused::NiClmul => (aes::Strategy::Ni, ghash::Strategy::Clmul),
         }
     }
 
@@ -94,9 +111,9 @@ pub enum Class {
 impl Class {
     /// Every class, fastest first.
     pub const ALL: [Class; 5] = [
-        Class::Fused(Fused::Avx512),
-        Class::Fused(Fused::Avx2),
-        Class::Fused(Fused::Ni),
+        Class::Fused(Fused::VaesAvx512),
+        Class::Fused(Fused::VaesAvx2),
+        Class::Fused(Fused::NiClmul),
         Class::Pair,
         Class::Portable,
     ];
@@ -145,5 +162,29 @@ impl Class {
             .copied()
             .find(|c| c.is_available())
             .unwrap_or(Class::Portable))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The former variant names still name the same kernels, in
+    /// expressions and in patterns.
+    #[test]
+    #[allow(deprecated)]
+    fn the_former_names_are_the_kernels_tokens() {
+        assert_eq!(Fused::Avx512, Fused::VaesAvx512);
+        assert_eq!(Fused::Avx2, Fused::VaesAvx2);
+        assert_eq!(Fused::Ni, Fused::NiClmul);
+        for f in Fused::ALL {
+            let token = match f {
+                Fused::Avx512 => "vaes-avx512",
+                Fused::Avx2 => "vaes-avx2",
+                Fused::Ni => "ni-clmul",
+            };
+            assert_eq!(f.name(), token);
+            assert_eq!(Fused::from_name(token), Some(f));
+        }
     }
 }

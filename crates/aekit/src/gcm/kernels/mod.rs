@@ -3,9 +3,9 @@
 //!
 //! | token | file | type | [`Fused`](super::Fused) | instructions |
 //! |---|---|---|---|---|
-//! | `vaes-avx512` | `vaes_avx512.rs` | [`VaesAvx512`] | `Avx512` | VAES, VPCLMULQDQ on ZMM (AVX-512F/BW/VL) |
-//! | `vaes-avx2` | `vaes_avx2.rs` | [`VaesAvx2`] | `Avx2` | VAES, VPCLMULQDQ on YMM (AVX2), AES-NI, PCLMULQDQ |
-//! | `ni-clmul` | `ni_clmul.rs` | [`NiClmul`] | `Ni` | AES-NI, PCLMULQDQ on XMM (SSE4.1, SSSE3) |
+//! | `vaes-avx512` | `vaes_avx512.rs` | [`VaesAvx512`] | `VaesAvx512` | VAES, VPCLMULQDQ on ZMM (AVX-512F/BW/VL) |
+//! | `vaes-avx2` | `vaes_avx2.rs` | [`VaesAvx2`] | `VaesAvx2` | VAES, VPCLMULQDQ on YMM (AVX2), AES-NI, PCLMULQDQ |
+//! | `ni-clmul` | `ni_clmul.rs` | [`NiClmul`] | `NiClmul` | AES-NI, PCLMULQDQ on XMM (SSE4.1, SSSE3) |
 //!
 //! Their companions: the multi-buffer paths of the batch API
 //! (`vaes_avx512_multi.rs`, `vaes_avx2_multi.rs`, `Kernel::crypt_groups`)
