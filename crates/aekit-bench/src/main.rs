@@ -86,6 +86,7 @@ mod peers;
 mod plot;
 mod prefixes;
 mod report;
+mod runner;
 mod seeds;
 
 use std::io::{self, Write};
@@ -95,7 +96,7 @@ use std::process::ExitCode;
 use aekit_harness as harness;
 use clap::{Args, Parser, Subcommand};
 
-use report::Outputs;
+use runner::Outputs;
 
 /// Counts heap bytes, for the blog table's heap column (`seeds`).
 #[global_allocator]
@@ -241,17 +242,17 @@ fn main() -> ExitCode {
         }
     }));
     let result = match Cli::parse().suite {
-        Suite::Peers(args) => report::run("peers", &[peers::run, cores::run], &args.outputs()),
-        Suite::Seeds(args) => report::run(
+        Suite::Peers(args) => runner::run("peers", &[peers::run, cores::run], &args.outputs()),
+        Suite::Seeds(args) => runner::run(
             "seeds",
             &[ghash::run, blog::run, m4::run, modes::run, fig3::run],
             &args.outputs(),
         ),
-        Suite::Cores(args) => report::run("cores", &[cores::run], &args.outputs()),
-        Suite::Batch(args) => report::run("batch", &[batch::run], &args.outputs()),
-        Suite::Esp(args) => report::run("esp", &[esp::run], &args.outputs()),
+        Suite::Cores(args) => runner::run("cores", &[cores::run], &args.outputs()),
+        Suite::Batch(args) => runner::run("batch", &[batch::run], &args.outputs()),
+        Suite::Esp(args) => runner::run("esp", &[esp::run], &args.outputs()),
         Suite::AetherAnalysis(args) => {
-            report::run("aether-analysis", &[aether_analysis::run], &args.outputs())
+            runner::run("aether-analysis", &[aether_analysis::run], &args.outputs())
         }
         Suite::Ct(args) => ct::run(
             args.measurements
