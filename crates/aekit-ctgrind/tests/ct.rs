@@ -11,7 +11,7 @@
 //! `vaes-avx512`, AETHER `avx512`) cannot be checked here; each test prints
 //! how many it checked, how many Valgrind could not run and how many this
 //! CPU lacks, with their names, also uncaptured. Those kernels' timing is
-//! tested statistically by `aekit bench --suite ct` instead.
+//! tested statistically by `aekit-bench ct` instead.
 //!
 //! The checked binary is the one this test was built with, or
 //! `AEKIT_CTGRIND_BIN` when set — `.ci/run` points it at the release
@@ -133,7 +133,7 @@ impl Tally {
         if !self.skipped.is_empty() {
             line += &format!(
                 ", {} SKIPPED because Valgrind cannot execute their instructions \
-                 (VAES, VPCLMULQDQ, AVX-512): {} (timing: aekit bench --suite ct)",
+                 (VAES, VPCLMULQDQ, AVX-512): {} (timing: aekit-bench ct)",
                 self.skipped.len(),
                 self.skipped.join(", ")
             );

@@ -21,7 +21,7 @@
 //! keystream bias 2^-208 of §4.2, the 8-round integral distinguisher of
 //! §4.3, the bit-level collision bound 2^-164 of §4.4) is not recomputed.
 //!
-//! `aekit bench --suite aether-analysis` prints every table beside the
+//! `aekit-bench aether-analysis` prints every table beside the
 //! paper's figures.
 
 pub mod inner;

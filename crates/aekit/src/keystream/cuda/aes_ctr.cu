@@ -52,7 +52,7 @@
  *   ((t & 0x7f7f7f7f) << 1) ^ (((t >> 7) & 0x01010101) * 0x1b).
  *   The byte-perm round trades the rotations for more integer work; it is
  *   what a table-free (bitsliced) S-box would sit inside. Both are built
- *   and selectable; `aekit bench --suite gpu` times both.
+ *   and selectable; `aekit-bench gpu` times both.
  *
  * WHICH ONE THE PRODUCER USES: `ttable`. A lookup plus a funnel-shift
  *   rotation is two instructions per byte, where the byte-perm round
