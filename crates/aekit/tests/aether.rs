@@ -49,7 +49,7 @@ fn strategies() -> Vec<Strategy> {
         .filter(|s| {
             let on = s.is_available();
             if !on {
-                eprintln!("SKIP {}: not available on this CPU", s.name());
+                common::skip(&format!("{}: not available on this CPU", s.name()));
             }
             on
         })

@@ -71,7 +71,7 @@ fn classes() -> Vec<Class> {
         .filter(|c| {
             let on = c.is_available();
             if !on {
-                eprintln!("SKIP {}: not available on this CPU", c.name());
+                common::skip(&format!("{}: not available on this CPU", c.name()));
             }
             on
         })
@@ -500,7 +500,7 @@ fn strategies() -> Vec<Strategy> {
         .filter(|s| {
             let on = s.is_available();
             if !on {
-                eprintln!("SKIP {}: not available on this CPU", s.name());
+                common::skip(&format!("{}: not available on this CPU", s.name()));
             }
             on
         })

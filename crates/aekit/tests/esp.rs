@@ -602,7 +602,7 @@ fn user_producers_feed_an_sa() {
 fn gpu_fed_pipelines_through_a_rough_network() {
     use aekit::keystream::{CudaProducer, GpuOptions, GpuService};
     if std::env::var_os("AEKIT_GPU_TESTS").is_none() {
-        println!("SKIP: set AEKIT_GPU_TESTS=1 to run the GPU tests");
+        common::skip("set AEKIT_GPU_TESTS=1 to run the GPU tests");
         return;
     }
     let service = match GpuService::new(GpuOptions::default()) {

@@ -151,9 +151,16 @@ fn available<S: Copy>(
         .filter(|&s| {
             let on = ok(s);
             if !on {
-                eprintln!("SKIP {}: not available on this CPU", name(s));
+                skip(&format!("{}: not available on this CPU", name(s)));
             }
             on
         })
         .collect()
+}
+
+/// Prints `SKIP <why>` where a reader sees it: straight to stderr, which
+/// the test harness does not capture (it captures `eprintln!`).
+pub fn skip(why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIP {why}");
 }
