@@ -10,9 +10,7 @@ use aekit::aether::{Aether, Strategy};
 use ascon_aead::AsconAead128;
 use ascon_aead::aead::{AeadInOut, KeyInit};
 
-use crate::harness::{
-    Case, Op, Sample, core_per_tsc, cpu_model, measure, print_table, size_label, tsc_ghz,
-};
+use crate::harness::{Case, Op, Sample, measure, print_machine, print_table, size_label};
 
 const SIZES: [usize; 4] = [64, 1 << 10, 16 << 10, 1 << 20];
 const ROUNDS: usize = 25;
@@ -77,16 +75,7 @@ pub fn run() {
     });
 
     println!("## AETHER\n");
-    println!("CPU: {}", cpu_model());
-    println!(
-        "TSC: {:.3} GHz",
-        tsc_ghz(std::time::Duration::from_millis(50))
-    );
-    if let Some(c) = core_per_tsc() {
-        println!(
-            "Core clock: {c:.2}× the TSC (a chain of dependent additions, timed before the runs)"
-        );
-    }
+    print_machine();
     println!("Encryption in place, empty associated data, best of {ROUNDS} interleaved batches.\n");
     for c in &cases {
         if let Err(why) = &c.run {

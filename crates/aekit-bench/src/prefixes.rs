@@ -13,9 +13,7 @@
 
 use aekit::AesGcm;
 
-use crate::harness::{
-    Case, Op, Sample, core_per_tsc, cpu_model, measure, print_table, size_label, tsc_ghz,
-};
+use crate::harness::{Case, Op, Sample, measure, print_machine, print_table, size_label};
 
 const SIZES: [usize; 4] = [16, 64, 256, 1500];
 const ROUNDS: usize = 25;
@@ -78,17 +76,8 @@ pub fn run() {
     ];
 
     println!("## Fixed IV and AAD prefixes processed in advance\n");
-    println!("CPU: {}", cpu_model());
+    print_machine();
     println!("AES-GCM implementation: {}", gcm.implementation());
-    println!(
-        "TSC: {:.3} GHz",
-        tsc_ghz(std::time::Duration::from_millis(50))
-    );
-    if let Some(c) = core_per_tsc() {
-        println!(
-            "Core clock: {c:.2}× the TSC (a chain of dependent additions, timed before the runs)"
-        );
-    }
     println!("AES-128, encryption in place, 16-byte tag, best of {ROUNDS} interleaved batches.\n");
     let results: Vec<Vec<Option<Sample>>> = SIZES
         .iter()

@@ -202,6 +202,18 @@ pub fn print_table(names: &[String], sizes: &[usize], results: &[Vec<Option<Samp
     }
 }
 
+/// Prints the machine lines that head a table: the CPU, the TSC's rate
+/// and, where it can be timed, the core clock against the TSC.
+pub fn print_machine() {
+    println!("CPU: {}", cpu_model());
+    println!("TSC: {:.3} GHz", tsc_ghz(Duration::from_millis(50)));
+    if let Some(c) = core_per_tsc() {
+        println!(
+            "Core clock: {c:.2}× the TSC (a chain of dependent additions, timed before the runs)"
+        );
+    }
+}
+
 /// The CPU's model name, from /proc/cpuinfo where there is one.
 pub fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
