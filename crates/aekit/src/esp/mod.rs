@@ -1001,8 +1001,7 @@ impl Sa {
     // Always inlined, with `Engine::inline`, into the two callers (`seal`,
     // `open`): as calls, the two layers' prologues, argument moves and
     // results passed through memory cost about 50 instructions a packet,
-    // and 64-byte packets took 268 → 246 TSC cycles each without them
-    // (Zen 1, encapsulation, 120-packet pool).
+    // a sizeable share of a short packet's work.
     #[inline(always)]
     fn crypt(
         &mut self,
