@@ -474,7 +474,10 @@ impl State {
 /// received `tag` in constant time ([`tags_match`]), clears `full`, and on
 /// a mismatch wipes `buf` (the decrypted message; empty where nothing was
 /// decrypted, or where it was released already, as on line), so no
-/// unverified plaintext leaves.
+/// unverified plaintext leaves. The contract of
+/// [`crate::secret::verify_or_wipe`], for a tag held as one 16-byte block:
+/// compared and cleared as one `u128`, off the per-byte path, since every
+/// short decryption pays for it.
 pub(crate) fn verify_or_wipe(full: Block, tag: &[u8], buf: &mut [u8]) -> Result<(), Error> {
     let ok = tags_match(&full, tag);
     // Cleared as one `u128`: one volatile store, not sixteen.
