@@ -21,10 +21,14 @@ use crate::aes::Block;
 
 impl AesGcm {
     /// Hashes a fixed leading part of the IV once, for many messages (spec
-    /// §6, Table 2: fixed parts of the IV processed in advance). Worth it
-    /// for IVs longer than 12 bytes, which GCM hashes into Y_0: each
-    /// message then hashes only the rest of its IV. Any prefix length is
-    /// taken, an empty one too.
+    /// §6, Table 2: fixed parts of the IV processed in advance), for IVs
+    /// other than 12 bytes, which GCM hashes into Y_0: each message then
+    /// hashes only the rest of its IV. It saves the prefix's GHASH blocks,
+    /// which counts where GHASH is computed in software (the table and
+    /// portable strategies); with carry-less-multiply instructions a few
+    /// blocks more cost about what keeping the prefix does (`aekit-bench
+    /// prefixes` measures both). Any prefix length is taken, an empty one
+    /// too.
     ///
     /// ```
     /// # fn main() -> Result<(), aekit::Error> {
@@ -86,10 +90,11 @@ impl<'k> IvPrefix<'k> {
         buf: &mut [u8],
         tag_len: usize,
     ) -> Result<Tag, Error> {
-        let hash = self.whole_iv(iv_rest, tag_len)?;
+        self.check_iv(iv_rest, tag_len)?;
         check_data(aad, buf)?;
         let full = self.gcm.run(Prefixed {
-            hash: &hash,
+            prefix: &self.hash,
+            iv_rest,
             aad,
             buf,
             direction: Direction::Encrypt,
@@ -106,10 +111,11 @@ impl<'k> IvPrefix<'k> {
         buf: &mut [u8],
         tag: &[u8],
     ) -> Result<(), Error> {
-        let hash = self.whole_iv(iv_rest, tag.len())?;
+        self.check_iv(iv_rest, tag.len())?;
         check_data(aad, buf)?;
         let full = self.gcm.run(Prefixed {
-            hash: &hash,
+            prefix: &self.hash,
+            iv_rest,
             aad,
             buf: &mut *buf,
             direction: Direction::Decrypt,
@@ -128,38 +134,32 @@ impl<'k> IvPrefix<'k> {
         self.online(iv_rest).map(Decryptor)
     }
 
-    /// The hash of the whole IV, after the checks a one-shot call makes on
-    /// it: not empty, not too long, and a tag length the key's rules allow
-    /// with it.
-    fn whole_iv(&self, iv_rest: &[u8], tag_len: usize) -> Result<IvHash, Error> {
-        let hash = self.extended(iv_rest)?;
-        self.gcm.check_tag(tag_len, iv_len(&hash))?;
-        Ok(hash)
+    /// The checks a one-shot call makes on the whole IV, from lengths
+    /// alone: not empty, not too long, and a tag length the key's rules
+    /// allow with it. Returns the IV's length.
+    fn check_iv(&self, iv_rest: &[u8], tag_len: usize) -> Result<usize, Error> {
+        let len = self.whole_len(iv_rest)?;
+        self.gcm.check_tag(tag_len, len)?;
+        Ok(len)
     }
 
-    /// The prefix's hash continued over `iv_rest`.
-    fn extended(&self, iv_rest: &[u8]) -> Result<IvHash, Error> {
-        let mut hash = self.hash.clone();
-        self.gcm.run(Absorb {
-            hash: &mut hash,
-            bytes: iv_rest,
-        })?;
-        if hash.len() == 0 {
+    /// The whole IV's length, or why GCM cannot take it.
+    fn whole_len(&self, iv_rest: &[u8]) -> Result<usize, Error> {
+        let len = self.hash.len_with(iv_rest.len())?;
+        if len == 0 {
             return Err(Error::EmptyIv);
         }
-        Ok(hash)
+        Ok(usize::try_from(len).unwrap_or(usize::MAX))
     }
 
     fn online(&self, iv_rest: &[u8]) -> Result<Online<'k>, Error> {
-        let hash = self.extended(iv_rest)?;
-        let state = self.gcm.run(Start { hash: &hash });
-        Ok(Online::with_state(self.gcm, state, iv_len(&hash)))
+        let len = self.whole_len(iv_rest)?;
+        let state = self.gcm.run(Start {
+            prefix: &self.hash,
+            iv_rest,
+        })?;
+        Ok(Online::with_state(self.gcm, state, len))
     }
-}
-
-/// The IV's length for the tag rules, which only ask whether it is 12.
-fn iv_len(hash: &IvHash) -> usize {
-    usize::try_from(hash.len()).unwrap_or(usize::MAX)
 }
 
 /// Appends bytes to an IV's hash.
@@ -175,25 +175,36 @@ impl KernelOp for Absorb<'_, '_> {
     }
 }
 
-/// A message's state under the IV hashed.
-struct Start<'h> {
-    hash: &'h IvHash,
+/// A message's state under the IV prefix ‖ `iv_rest`, whose lengths have
+/// been checked.
+struct Start<'h, 'a> {
+    prefix: &'h IvHash,
+    iv_rest: &'a [u8],
 }
 
-impl KernelOp for Start<'_> {
-    type Output = State;
-    fn run<K: Kernel + Sync>(self, kernel: &K) -> State {
-        let mut state = State::with_tag_mask(&[0; 16]);
-        let j0 = self.hash.pre_counter(kernel.ghash());
-        state.set_pre_counter(kernel, j0, self.hash.len() == 12);
-        state
+impl KernelOp for Start<'_, '_> {
+    type Output = Result<State, Error>;
+    fn run<K: Kernel + Sync>(self, kernel: &K) -> Self::Output {
+        let mut hash = self.prefix.clone();
+        hash.absorb(kernel.ghash(), self.iv_rest)?;
+        Ok(start(kernel, &hash))
     }
 }
 
-/// A whole message under the IV hashed; a 12-byte IV goes the one-shot
-/// way, through the kernel's whole-message path.
+/// A message's state under the IV hashed.
+fn start<K: Kernel>(kernel: &K, hash: &IvHash) -> State {
+    let mut state = State::with_tag_mask(&[0; 16]);
+    let j0 = hash.pre_counter(kernel.ghash());
+    state.set_pre_counter(kernel, j0, hash.len() == 12);
+    state
+}
+
+/// A whole message under the IV prefix ‖ `iv_rest` (lengths checked), in
+/// one dispatch; a 12-byte IV goes the one-shot way, through the kernel's
+/// whole-message path.
 struct Prefixed<'h, 'a> {
-    hash: &'h IvHash,
+    prefix: &'h IvHash,
+    iv_rest: &'a [u8],
     aad: &'a [u8],
     buf: &'a mut [u8],
     direction: Direction,
@@ -202,9 +213,11 @@ struct Prefixed<'h, 'a> {
 impl KernelOp for Prefixed<'_, '_> {
     type Output = Result<Block, Error>;
     fn run<K: Kernel + Sync>(self, kernel: &K) -> Self::Output {
-        if self.hash.len() == 12 {
+        let mut hash = self.prefix.clone();
+        hash.absorb(kernel.ghash(), self.iv_rest)?;
+        if hash.len() == 12 {
             // The 96-bit Y_0 is IV ‖ 0^31 ‖ 1: its first 12 bytes are the IV.
-            let iv = self.hash.pre_counter(kernel.ghash());
+            let iv = hash.pre_counter(kernel.ghash());
             return OneShot {
                 iv: &iv[..12],
                 aad: self.aad,
@@ -213,7 +226,7 @@ impl KernelOp for Prefixed<'_, '_> {
             }
             .run(kernel);
         }
-        let mut state = Start { hash: self.hash }.run(kernel);
+        let mut state = start(kernel, &hash);
         state.aad(kernel, self.aad)?;
         state.crypt(kernel, self.buf, self.direction)?;
         Ok(state.finish(kernel))

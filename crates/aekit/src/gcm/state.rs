@@ -113,8 +113,9 @@ pub(crate) fn pre_counter<G: GhashKey>(ghash: &G, iv: &[u8]) -> Block {
 /// bytes and the length are the IV's, which is public.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
 pub(crate) struct IvHash {
-    /// GHASH over the whole blocks absorbed.
-    y: Block,
+    /// GHASH over the whole blocks absorbed, as one integer so that
+    /// wiping it is one store.
+    y: u128,
     /// The IV's bytes after its last whole block.
     #[zeroize(skip)]
     pending: Block,
@@ -129,7 +130,7 @@ impl IvHash {
     /// No IV byte yet.
     pub(crate) fn new() -> IvHash {
         IvHash {
-            y: [0; 16],
+            y: 0,
             pending: [0; 16],
             pending_len: 0,
             len: 0,
@@ -141,14 +142,20 @@ impl IvHash {
         self.len
     }
 
+    /// The IV's length with `more` bytes appended: [`Error::IvTooLong`]
+    /// past GCM's limit.
+    pub(crate) fn len_with(&self, more: usize) -> Result<u64, Error> {
+        self.len
+            .checked_add(more as u64)
+            .filter(|&n| n <= MAX_AAD_LEN)
+            .ok_or(Error::IvTooLong)
+    }
+
     /// Appends `bytes` to the IV: [`Error::IvTooLong`] past GCM's limit,
     /// leaving the hash as it was.
     pub(crate) fn absorb<G: GhashKey>(&mut self, ghash: &G, mut bytes: &[u8]) -> Result<(), Error> {
-        self.len = self
-            .len
-            .checked_add(bytes.len() as u64)
-            .filter(|&n| n <= MAX_AAD_LEN)
-            .ok_or(Error::IvTooLong)?;
+        self.len = self.len_with(bytes.len())?;
+        let mut y = self.y.to_ne_bytes();
         if self.pending_len > 0 {
             let take = (16 - self.pending_len).min(bytes.len());
             self.pending[self.pending_len..][..take].copy_from_slice(&bytes[..take]);
@@ -157,13 +164,14 @@ impl IvHash {
             if self.pending_len < 16 {
                 return Ok(());
             }
-            ghash.update_blocks(&mut self.y, &self.pending);
+            ghash.update_blocks(&mut y, &self.pending);
             self.pending_len = 0;
         }
         let whole = bytes.len() / 16 * 16;
-        ghash.update_blocks(&mut self.y, &bytes[..whole]);
+        ghash.update_blocks(&mut y, &bytes[..whole]);
         self.pending_len = bytes.len() - whole;
         self.pending[..self.pending_len].copy_from_slice(&bytes[whole..]);
+        self.y = u128::from_ne_bytes(y);
         Ok(())
     }
 
@@ -174,7 +182,7 @@ impl IvHash {
         if self.len == 12 {
             return pre_counter(ghash, &self.pending[..12]);
         }
-        let mut j0 = self.y;
+        let mut j0 = self.y.to_ne_bytes();
         ghash.update_padded(&mut j0, &self.pending[..self.pending_len]);
         let mut lengths = [0u8; 16];
         lengths[8..].copy_from_slice(&(self.len * 8).to_be_bytes());
