@@ -45,7 +45,7 @@ impl Aead for Inner {
 
     fn seal(
         &self,
-        _pool: Option<&Pool>,
+        _pool: Option<&Arc<Pool>>,
         nonce: &[u8],
         aad: &[u8],
         buf: &mut [u8],
@@ -55,7 +55,7 @@ impl Aead for Inner {
 
     fn open(
         &self,
-        _pool: Option<&Pool>,
+        _pool: Option<&Arc<Pool>>,
         nonce: &[u8],
         aad: &[u8],
         buf: &mut [u8],

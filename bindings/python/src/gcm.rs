@@ -10,13 +10,14 @@
 //! are split across the cores (`pool.rs`).
 
 use std::mem::MaybeUninit;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use aekit::gcm::Pool;
 use pyo3::PyClassInitializer;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
+use zeroize::Zeroizing;
 
 use crate::oneshot::{self, Aead, AeadBase, TAG_LEN};
 use crate::stream::{Decryptor, Encryptor};
@@ -38,82 +39,116 @@ pub struct AesGcm {
     gcm: Arc<aekit::AesGcm>,
 }
 
-impl Aead for aekit::AesGcm {
+/// The key as the Python object holds it: aekit's key, and the same key
+/// with the shared pool ([`crate::pool`]) once a long message has needed
+/// it. The pool is a setting of `aekit::AesGcm` and the process's pool
+/// can change (`aekit.set_threads`) or be replaced in a forked child, so
+/// the split key is made from the key bytes on first use with each pool.
+pub struct Keys {
+    one: Arc<aekit::AesGcm>,
+    secret: Zeroizing<Vec<u8>>,
+    split: Mutex<Option<Split>>,
+}
+
+/// The pool a split key was made with, the process that made it, and the
+/// key.
+type Split = (Arc<Pool>, u32, Arc<aekit::AesGcm>);
+
+impl Keys {
+    /// The key that splits across `pool`, or the one-thread key.
+    fn on(&self, pool: Option<&Arc<Pool>>) -> Result<Arc<aekit::AesGcm>, aekit::Error> {
+        let Some(pool) = pool else {
+            return Ok(Arc::clone(&self.one));
+        };
+        let mut split = self.split.lock().unwrap_or_else(PoisonError::into_inner);
+        match split.take() {
+            Some((p, pid, key)) if Arc::ptr_eq(&p, pool) => {
+                *split = Some((p, pid, Arc::clone(&key)));
+                return Ok(key);
+            }
+            // A pool inherited over `fork` is forgotten, not dropped (see
+            // `pool.rs`).
+            Some(inherited) if inherited.1 != std::process::id() => std::mem::forget(inherited),
+            _ => {}
+        }
+        let key = Arc::new(aekit::AesGcm::new(&self.secret)?.with_pool(Arc::clone(pool)));
+        *split = Some((Arc::clone(pool), std::process::id(), Arc::clone(&key)));
+        Ok(key)
+    }
+}
+
+impl Aead for Keys {
     fn splits(&self) -> bool {
         true
     }
 
     fn check_nonce(&self, nonce: &[u8]) -> PyResult<()> {
-        if NONCE_LENS.contains(&nonce.len()) {
-            Ok(())
-        } else {
-            Err(PyValueError::new_err(
-                "Nonce must be between 8 and 128 bytes",
-            ))
-        }
+        check_nonce(nonce)
     }
 
     fn seal(
         &self,
-        pool: Option<&Pool>,
+        pool: Option<&Arc<Pool>>,
         nonce: &[u8],
         aad: &[u8],
         buf: &mut [u8],
     ) -> Result<[u8; TAG_LEN], aekit::Error> {
-        let tag = match pool {
-            Some(pool) => self.encrypt_in_place_detached_par(pool, nonce, aad, buf, TAG_LEN)?,
-            None => self.encrypt_in_place_detached(nonce, aad, buf, TAG_LEN)?,
-        };
+        let tag = self
+            .on(pool)?
+            .encrypt_in_place_detached(nonce, aad, buf, TAG_LEN)?;
         Ok(sixteen(tag))
     }
 
     fn open(
         &self,
-        pool: Option<&Pool>,
+        pool: Option<&Arc<Pool>>,
         nonce: &[u8],
         aad: &[u8],
         buf: &mut [u8],
         tag: &[u8],
     ) -> Result<(), aekit::Error> {
-        match pool {
-            Some(pool) => self.decrypt_in_place_detached_par(pool, nonce, aad, buf, tag),
-            None => self.decrypt_in_place_detached(nonce, aad, buf, tag),
-        }
+        self.on(pool)?
+            .decrypt_in_place_detached(nonce, aad, buf, tag)
     }
 
     /// One pass over memory, into memory not yet written (split across
     /// `pool`'s threads when given).
     fn seal_from(
         &self,
-        pool: Option<&Pool>,
+        pool: Option<&Arc<Pool>>,
         nonce: &[u8],
         aad: &[u8],
         input: &[u8],
         out: &mut [MaybeUninit<u8>],
     ) -> Result<[u8; TAG_LEN], aekit::Error> {
-        let (_, tag) = match pool {
-            Some(pool) => {
-                self.encrypt_detached_into_uninit_par(pool, nonce, aad, input, out, TAG_LEN)?
-            }
-            None => self.encrypt_detached_into_uninit(nonce, aad, input, out, TAG_LEN)?,
-        };
+        let key = self.on(pool)?;
+        let (_, tag) = key.encrypt_detached_into_uninit(nonce, aad, input, out, TAG_LEN)?;
         Ok(sixteen(tag))
     }
 
     fn open_from(
         &self,
-        pool: Option<&Pool>,
+        pool: Option<&Arc<Pool>>,
         nonce: &[u8],
         aad: &[u8],
         input: &[u8],
         out: &mut [MaybeUninit<u8>],
         tag: &[u8],
     ) -> Result<(), aekit::Error> {
-        match pool {
-            Some(pool) => self.decrypt_detached_into_uninit_par(pool, nonce, aad, input, out, tag),
-            None => self.decrypt_detached_into_uninit(nonce, aad, input, out, tag),
-        }
-        .map(drop)
+        let key = self.on(pool)?;
+        key.decrypt_detached_into_uninit(nonce, aad, input, out, tag)
+            .map(drop)
+    }
+}
+
+/// `ValueError` unless the nonce is 8 to 128 bytes.
+fn check_nonce(nonce: &[u8]) -> PyResult<()> {
+    if NONCE_LENS.contains(&nonce.len()) {
+        Ok(())
+    } else {
+        Err(PyValueError::new_err(
+            "Nonce must be between 8 and 128 bytes",
+        ))
     }
 }
 
@@ -137,7 +172,12 @@ impl AesGcm {
         }
         let gcm = aekit::AesGcm::new(&key).map_err(|e| PyValueError::new_err(e.to_string()))?;
         let gcm = Arc::new(gcm);
-        let base = AeadBase::new(Arc::clone(&gcm) as Arc<dyn Aead>);
+        let keys = Keys {
+            one: Arc::clone(&gcm),
+            secret: key,
+            split: Mutex::new(None),
+        };
+        let base = AeadBase::new(Arc::new(keys) as Arc<dyn Aead>);
         Ok(PyClassInitializer::from(base).add_subclass(AesGcm { gcm }))
     }
 
@@ -165,7 +205,7 @@ impl AesGcm {
         nonce: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, Encryptor>> {
         let nonce = crate::buffers::Input::new(nonce, "nonce")?.to_cow(py)?;
-        self.gcm.check_nonce(&nonce)?;
+        check_nonce(&nonce)?;
         Bound::new(py, Encryptor::start(py, Arc::clone(&self.gcm), &nonce)?)
     }
 
@@ -178,7 +218,7 @@ impl AesGcm {
         nonce: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, Decryptor>> {
         let nonce = crate::buffers::Input::new(nonce, "nonce")?.to_cow(py)?;
-        self.gcm.check_nonce(&nonce)?;
+        check_nonce(&nonce)?;
         Bound::new(py, Decryptor::start(py, Arc::clone(&self.gcm), &nonce)?)
     }
 

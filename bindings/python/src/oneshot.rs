@@ -36,7 +36,7 @@ pub trait Aead: Send + Sync {
     /// `pool` where one is given.
     fn seal(
         &self,
-        pool: Option<&Pool>,
+        pool: Option<&Arc<Pool>>,
         nonce: &[u8],
         aad: &[u8],
         buf: &mut [u8],
@@ -45,7 +45,7 @@ pub trait Aead: Send + Sync {
     /// Verifies `tag` and decrypts `buf` in place; wipes `buf` on failure.
     fn open(
         &self,
-        pool: Option<&Pool>,
+        pool: Option<&Arc<Pool>>,
         nonce: &[u8],
         aad: &[u8],
         buf: &mut [u8],
@@ -58,7 +58,7 @@ pub trait Aead: Send + Sync {
     /// it to do both in one pass.
     fn seal_from(
         &self,
-        pool: Option<&Pool>,
+        pool: Option<&Arc<Pool>>,
         nonce: &[u8],
         aad: &[u8],
         input: &[u8],
@@ -71,7 +71,7 @@ pub trait Aead: Send + Sync {
     /// [`seal_from`](Aead::seal_from) is to `seal`.
     fn open_from(
         &self,
-        pool: Option<&Pool>,
+        pool: Option<&Arc<Pool>>,
         nonce: &[u8],
         aad: &[u8],
         input: &[u8],
@@ -137,12 +137,12 @@ impl<'a> Args<'a> {
         // the output: then copied into it first (with the GIL held).
         let tag = match self.data.beside(text) {
             Some(data) => detach_from(py, self.work(), || {
-                aead.seal_from(pool.as_deref(), &nonce, &aad, data, text)
+                aead.seal_from(pool.as_ref(), &nonce, &aad, data, text)
             }),
             None => {
                 let text = self.data.copy_to_space(py, text)?;
                 detach_from(py, self.work(), || {
-                    aead.seal(pool.as_deref(), &nonce, &aad, text)
+                    aead.seal(pool.as_ref(), &nonce, &aad, text)
                 })
             }
         }
@@ -168,7 +168,7 @@ impl<'a> Args<'a> {
         let (ciphertext, tag) = data.split_at(out.len());
         let pool = pool_for(aead, out.len());
         detach_from(py, self.work(), || {
-            aead.open_from(pool.as_deref(), &nonce, &aad, ciphertext, out, tag)
+            aead.open_from(pool.as_ref(), &nonce, &aad, ciphertext, out, tag)
         })
         .map_err(|e| errors::aead(py, e))
     }

@@ -11,37 +11,18 @@
 //! built before timing starts: their threads are created once, as a
 //! caller's would be.
 
+use std::sync::Arc;
+
 use aekit::AesGcm;
 use aekit::gcm::Pool;
 use aekit_harness::{self as harness, Case, size_label};
 use serde_json::json;
 
-use crate::peers::{Direction, Gcm, KEY_LENGTHS, NONCE, aead_name, case, key};
+use crate::peers::{Direction, KEY_LENGTHS, aead_name, case, key};
 use crate::report::{Effort, Report};
 
 /// Message sizes; the last only without `--quick`.
 const SIZES: [usize; 3] = [1 << 20, 16 << 20, 256 << 20];
-
-/// aekit on a pool: the split API behind the benchmark's [`Gcm`] trait.
-struct OnPool<'a> {
-    gcm: AesGcm,
-    pool: &'a Pool,
-}
-
-impl Gcm for OnPool<'_> {
-    fn seal(&self, buf: &mut [u8]) -> [u8; 16] {
-        let tag = self
-            .gcm
-            .encrypt_in_place_detached_par(self.pool, &NONCE, &[], buf, 16);
-        tag.expect("seal").as_bytes().try_into().expect("16 bytes")
-    }
-
-    fn open(&self, buf: &mut [u8], tag: &[u8]) -> bool {
-        self.gcm
-            .decrypt_in_place_detached_par(self.pool, &NONCE, &[], buf, tag)
-            .is_ok()
-    }
-}
 
 /// The thread counts measured besides one: 2, and every core when that is
 /// more.
@@ -62,9 +43,9 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
         &SIZES[..]
     };
     let counts = thread_counts();
-    let pools: Vec<Result<Pool, String>> = counts
+    let pools: Vec<Result<Arc<Pool>, String>> = counts
         .iter()
-        .map(|&t| Pool::new(t).map_err(|e| e.to_string()))
+        .map(|&t| Pool::new(t).map(Arc::new).map_err(|e| e.to_string()))
         .collect();
     let mut md = format!(
         "## One message on many cores (aekit default, `aekit::gcm::Pool`)\n\n\
@@ -92,7 +73,10 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
                 for (&threads, pool) in counts.iter().zip(&pools) {
                     let name = format!("{threads} threads");
                     cases.push(match (pool, AesGcm::new(&key)) {
-                        (Ok(pool), Ok(gcm)) => case(name, Box::new(OnPool { gcm, pool }), op, size),
+                        (Ok(pool), Ok(gcm)) => {
+                            let gcm = gcm.with_pool(Arc::clone(pool));
+                            case(name, Box::new(gcm), op, size)
+                        }
                         (Err(e), _) => Case {
                             name,
                             run: Err(e.clone()),

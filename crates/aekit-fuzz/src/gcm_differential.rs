@@ -31,7 +31,7 @@
 //!
 //! Any disagreement or panic is a finding.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use aekit::gcm::{BatchMessage, Class, Fused, Pool};
 use aekit::{AesGcm, Error, Tag, aes, ctr::face, ghash};
@@ -111,9 +111,11 @@ impl Implementation {
 }
 
 /// A two-thread pool that splits every message it is allowed to.
-fn pool() -> &'static Pool {
-    static POOL: OnceLock<Pool> = OnceLock::new();
-    POOL.get_or_init(|| Pool::new(2).expect("a two-thread pool").with_threshold(0))
+fn pool() -> Arc<Pool> {
+    static POOL: OnceLock<Arc<Pool>> = OnceLock::new();
+    let pool =
+        POOL.get_or_init(|| Arc::new(Pool::new(2).expect("a two-thread pool").with_threshold(0)));
+    Arc::clone(pool)
 }
 
 /// Runs the target on one input: the two implementations it picks.
@@ -172,18 +174,26 @@ fn check(data: &[u8], choose: impl Fn(&[Implementation], [u8; 2]) -> Vec<Impleme
             |ciphertext, tag, out| gcm.decrypt_detached_into(iv, aad, ciphertext, out, tag),
         );
         if let Implementation::Class(_) = imp {
+            let split = imp.build(key).expect("built above").with_pool(pool());
             check_both_ways(
                 "many-core",
                 message,
                 &expected,
                 |buf| {
                     buf.copy_from_slice(message);
-                    gcm.encrypt_in_place_detached_par(pool(), iv, aad, buf, tag_len)
+                    split.encrypt_in_place_detached(iv, aad, buf, tag_len)
                 },
                 |ciphertext, tag, buf| {
                     buf.copy_from_slice(ciphertext);
-                    gcm.decrypt_in_place_detached_par(pool(), iv, aad, buf, tag)
+                    split.decrypt_in_place_detached(iv, aad, buf, tag)
                 },
+            );
+            check_both_ways(
+                "many-core, out of place",
+                message,
+                &expected,
+                |out| split.encrypt_detached_into(iv, aad, message, out, tag_len),
+                |ciphertext, tag, out| split.decrypt_detached_into(iv, aad, ciphertext, out, tag),
             );
             if let Ok(oracle) = &oracle {
                 check_batch(imp, &gcm, oracle, iv, aad, message, tag_len);

@@ -189,7 +189,9 @@ fn tag_rules_on_every_entry_point() {
             .filter(|f| f.is_available())
             .map(|f| AesGcm::fused(&key, f).unwrap()),
     );
-    let pool = Pool::new(2).unwrap().with_threshold(0);
+    // The first key once more with a pool that splits every message.
+    let pool = std::sync::Arc::new(Pool::new(2).unwrap().with_threshold(0));
+    keys.push(AesGcm::new(&key).unwrap().with_pool(pool));
     for gcm in &keys {
         assert_eq!(gcm.tag_rules(), TagRules::Spec, "{}", gcm.implementation());
         for iv_len in [12, 1, 8, 11, 13, 16, 60] {
@@ -217,10 +219,11 @@ fn tag_rules_on_every_entry_point() {
                 assert_eq!(r, rule, "{id}: Encryptor::finish");
                 let r = gcm.decryptor(&iv).unwrap().finish(&tag);
                 assert_eq!(ok_or_rule(r), rule, "{id}: Decryptor::finish");
-                let r = gcm.encrypt_in_place_detached_par(&pool, &iv, b"", &mut buf, tag_len);
-                assert_eq!(r.map(drop), rule, "{id}: encrypt_in_place_detached_par");
-                let r = gcm.decrypt_in_place_detached_par(&pool, &iv, b"", &mut buf, &tag);
-                assert_eq!(ok_or_rule(r), rule, "{id}: decrypt_in_place_detached_par");
+                let mut out = [0u8; 40];
+                let r = gcm.encrypt_detached_into(&iv, b"", &buf, &mut out, tag_len);
+                assert_eq!(r.map(drop), rule, "{id}: encrypt_detached_into");
+                let r = gcm.decrypt_detached_into(&iv, b"", &buf, &mut out, &tag);
+                assert_eq!(ok_or_rule(r), rule, "{id}: decrypt_detached_into");
             }
         }
         // A supplied keystream hides the IV: only the 64-bit minimum applies.
@@ -980,7 +983,7 @@ fn supplied_keystream_matches_one_shot_on_every_implementation() {
 #[test]
 fn a_key_bound_to_its_tag_length_refuses_every_other() {
     use aekit::gcm::{BatchMessage, Pool};
-    let pool = Pool::new(2).unwrap().with_threshold(0);
+    let pool = std::sync::Arc::new(Pool::new(2).unwrap().with_threshold(0));
     for imp in implementations() {
         let key = [0x42u8; 16];
         let (iv, aad) = ([5u8; 12], b"header");
@@ -1015,8 +1018,14 @@ fn a_key_bound_to_its_tag_length_refuses_every_other() {
             Err(mismatch(12)),
             "{id}: Decryptor::finish"
         );
+        let split = imp
+            .build(&key)
+            .unwrap()
+            .with_tag_length(16)
+            .unwrap()
+            .with_pool(std::sync::Arc::clone(&pool));
         assert_eq!(
-            gcm.decrypt_in_place_detached_par(&pool, &iv, aad, &mut buf, truncated),
+            split.decrypt_in_place_detached(&iv, aad, &mut buf, truncated),
             Err(mismatch(12)),
             "{id}: parallel"
         );

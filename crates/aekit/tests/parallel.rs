@@ -1,4 +1,5 @@
-//! One message on many cores (`aekit::gcm::Pool`): the split path equals
+//! One message on many cores (`aekit::gcm::Pool`, set with
+//! `AesGcm::with_pool`): the split path equals
 //! the one-thread path byte for byte — ciphertext and tag — for every
 //! implementation this CPU runs, random sizes (empty, one block, not
 //! multiples of 16), random IV and associated-data lengths, 1 to 8
@@ -9,24 +10,26 @@
 
 mod common;
 
+use std::sync::Arc;
+
 use aekit::gcm::{DEFAULT_THRESHOLD, Pool};
 use aekit::{AesGcm, Error, aes, ghash};
 use common::{Implementation, Rng, implementations};
 
 /// Pools of 1 to 8 threads that split every message, however short, so
 /// that small sizes exercise the slicing too.
-fn pools() -> Vec<Pool> {
+fn pools() -> Vec<Arc<Pool>> {
     (1..=8)
-        .map(|t| Pool::new(t).unwrap().with_threshold(0))
+        .map(|t| Arc::new(Pool::new(t).unwrap().with_threshold(0)))
         .collect()
 }
 
-/// Encrypts with the one-thread API and with `pool`; asserts both give the
-/// same ciphertext and tag, then decrypts the split way and gets the
-/// plaintext back. Returns the ciphertext and tag.
+/// Encrypts with `gcm` (no pool) and with `split` (the same key with a
+/// pool); asserts both give the same ciphertext and tag, then decrypts the
+/// split way and gets the plaintext back. Returns the ciphertext and tag.
 fn agrees(
     gcm: &AesGcm,
-    pool: &Pool,
+    split: &AesGcm,
     iv: &[u8],
     aad: &[u8],
     plain: &[u8],
@@ -38,20 +41,21 @@ fn agrees(
         .encrypt_in_place_detached(iv, aad, &mut one, tag_len)
         .unwrap();
     let mut par = plain.to_vec();
-    let tag_par = gcm
-        .encrypt_in_place_detached_par(pool, iv, aad, &mut par, tag_len)
+    let tag_par = split
+        .encrypt_in_place_detached(iv, aad, &mut par, tag_len)
         .unwrap();
     assert!(one == par, "{id}: ciphertext differs");
     assert_eq!(tag_one.as_bytes(), tag_par.as_bytes(), "{id}: tag differs");
     let mut back = par.clone();
-    gcm.decrypt_in_place_detached_par(pool, iv, aad, &mut back, tag_par.as_bytes())
+    split
+        .decrypt_in_place_detached(iv, aad, &mut back, tag_par.as_bytes())
         .unwrap_or_else(|e| panic!("{id}: decryption failed: {e}"));
     assert!(back == plain, "{id}: decryption is not the plaintext");
 
     // Out of place, into a buffer and into uninitialized memory.
     let mut out = vec![0xa5; plain.len()];
-    let tag_into = gcm
-        .encrypt_detached_into_par(pool, iv, aad, plain, &mut out, tag_len)
+    let tag_into = split
+        .encrypt_detached_into(iv, aad, plain, &mut out, tag_len)
         .unwrap();
     assert!(out == one, "{id}: ciphertext out of place differs");
     assert_eq!(
@@ -61,8 +65,8 @@ fn agrees(
     );
     let mut space = Vec::<u8>::with_capacity(plain.len());
     let spare = &mut space.spare_capacity_mut()[..plain.len()];
-    let (sealed, tag_uninit) = gcm
-        .encrypt_detached_into_uninit_par(pool, iv, aad, plain, spare, tag_len)
+    let (sealed, tag_uninit) = split
+        .encrypt_detached_into_uninit(iv, aad, plain, spare, tag_len)
         .unwrap();
     assert!(
         sealed == &one[..],
@@ -74,13 +78,14 @@ fn agrees(
         "{id}: tag uninit"
     );
     let mut back = vec![0x5a; plain.len()];
-    gcm.decrypt_detached_into_par(pool, iv, aad, &one, &mut back, tag_one.as_bytes())
+    split
+        .decrypt_detached_into(iv, aad, &one, &mut back, tag_one.as_bytes())
         .unwrap_or_else(|e| panic!("{id}: out-of-place decryption failed: {e}"));
     assert!(back == plain, "{id}: out-of-place decryption");
     let mut space = Vec::<u8>::with_capacity(plain.len());
     let spare = &mut space.spare_capacity_mut()[..plain.len()];
-    let opened = gcm
-        .decrypt_detached_into_uninit_par(pool, iv, aad, &one, spare, tag_one.as_bytes())
+    let opened = split
+        .decrypt_detached_into_uninit(iv, aad, &one, spare, tag_one.as_bytes())
         .unwrap();
     assert!(
         opened == plain,
@@ -130,7 +135,12 @@ fn split_equals_one_thread_for_every_implementation() {
                 pool.threads(),
                 aad.len()
             );
-            agrees(&gcm, pool, &iv, &aad, &plain, tag_len, &id);
+            let split = imp
+                .build(&key)
+                .unwrap()
+                .with_relaxed_tag_rules()
+                .with_pool(Arc::clone(pool));
+            agrees(&gcm, &split, &iv, &aad, &plain, tag_len, &id);
         }
     }
 }
@@ -138,12 +148,14 @@ fn split_equals_one_thread_for_every_implementation() {
 #[test]
 fn every_thread_count_on_one_message() {
     let mut rng = Rng(0x7e4d);
-    let gcm = AesGcm::new(&rng.bytes(16)).unwrap();
+    let key = rng.bytes(16);
+    let gcm = AesGcm::new(&key).unwrap();
     let plain = rng.bytes(300_001);
     let (iv, aad) = (rng.bytes(12), rng.bytes(20));
     for pool in pools() {
         let id = format!("{} threads", pool.threads());
-        agrees(&gcm, &pool, &iv, &aad, &plain, 16, &id);
+        let split = AesGcm::new(&key).unwrap().with_pool(pool);
+        agrees(&gcm, &split, &iv, &aad, &plain, 16, &id);
     }
 }
 
@@ -191,7 +203,8 @@ fn counter_wrapping_inside_a_slice() {
         for threads in [2, 3, 8] {
             let pool = &pools[threads - 1];
             let id = format!("{imp}, {} threads, wrap at block {wrap_at}", pool.threads());
-            agrees(&gcm, pool, &iv, &aad, &plain, 16, &id);
+            let split = imp.build(&key).unwrap().with_pool(Arc::clone(pool));
+            agrees(&gcm, &split, &iv, &aad, &plain, 16, &id);
         }
     }
 }
@@ -203,20 +216,21 @@ fn counter_wrapping_inside_a_slice() {
 fn tampering_fails_and_wipes() {
     let mut rng = Rng(0x5eed);
     let key = rng.bytes(32);
-    let pool = Pool::new(3).unwrap().with_threshold(0);
+    let pool = Arc::new(Pool::new(3).unwrap().with_threshold(0));
     let imps = [
         Implementation::Pair(aes::Strategy::Fixslice, ghash::Strategy::Karatsuba),
         Implementation::Pair(aes::Strategy::best(), ghash::Strategy::best()),
     ];
     for imp in imps {
         let gcm = imp.build(&key).unwrap();
+        let split = imp.build(&key).unwrap().with_pool(Arc::clone(&pool));
         for len in [1usize, 100, 70_000] {
             let (iv, aad, plain) = (rng.bytes(12), rng.bytes(13), rng.bytes(len));
             let id = format!("{imp} at {len} B");
-            let (ct, tag) = agrees(&gcm, &pool, &iv, &aad, &plain, 16, &id);
+            let (ct, tag) = agrees(&gcm, &split, &iv, &aad, &plain, 16, &id);
             let open = |iv: &[u8], aad: &[u8], ct: &[u8], tag: &[u8]| {
                 let mut buf = ct.to_vec();
-                let r = gcm.decrypt_in_place_detached_par(&pool, iv, aad, &mut buf, tag);
+                let r = split.decrypt_in_place_detached(iv, aad, &mut buf, tag);
                 (r, buf)
             };
             let flip = |v: &[u8], i: usize| {
@@ -242,7 +256,7 @@ fn tampering_fails_and_wipes() {
             // Out of place: the output wiped, the input untouched.
             let forged = flip(&ct, bit);
             let mut out = vec![0x77; len];
-            let r = gcm.decrypt_detached_into_par(&pool, &iv, &aad, &forged, &mut out, &tag);
+            let r = split.decrypt_detached_into(&iv, &aad, &forged, &mut out, &tag);
             assert_eq!(r, Err(Error::AuthenticationFailed), "{id}: out of place");
             assert!(out.iter().all(|&b| b == 0), "{id}: out of place not wiped");
         }
@@ -251,23 +265,90 @@ fn tampering_fails_and_wipes() {
 
 #[test]
 fn same_errors_as_the_one_thread_api() {
-    let gcm = AesGcm::new(&[1; 16]).unwrap();
     let pool = Pool::new(2).unwrap().with_threshold(0);
+    let gcm = AesGcm::new(&[1; 16]).unwrap().with_pool(pool);
     let mut buf = vec![0u8; 1000];
     assert_eq!(
-        gcm.encrypt_in_place_detached_par(&pool, &[], b"", &mut buf, 16)
-            .err(),
+        gcm.encrypt_in_place_detached(&[], b"", &mut buf, 16).err(),
         Some(Error::EmptyIv)
     );
     assert_eq!(
-        gcm.encrypt_in_place_detached_par(&pool, &[0; 12], b"", &mut buf, 5)
+        gcm.encrypt_in_place_detached(&[0; 12], b"", &mut buf, 5)
             .err(),
         Some(Error::InvalidTagLength(5))
     );
     assert_eq!(
-        gcm.decrypt_in_place_detached_par(&pool, &[0; 12], b"", &mut buf, &[0; 3]),
+        gcm.decrypt_in_place_detached(&[0; 12], b"", &mut buf, &[0; 3]),
         Err(Error::InvalidTagLength(3))
     );
+    let mut out = vec![0u8; 999];
+    assert_eq!(
+        gcm.encrypt_detached_into(&[0; 12], b"", &buf, &mut out, 16)
+            .err(),
+        Some(Error::OutputLength {
+            input: 1000,
+            output: 999
+        })
+    );
+}
+
+/// The previous release's `_par` calls, kept deprecated for one release,
+/// give what the pool setting gives.
+#[test]
+#[allow(deprecated)]
+fn deprecated_par_calls_equal_the_pool_setting() {
+    let mut rng = Rng(0xde90);
+    let pool = Arc::new(Pool::new(3).unwrap().with_threshold(0));
+    let key = rng.bytes(16);
+    let plain = rng.bytes(70_001);
+    let (iv, aad) = (rng.bytes(12), rng.bytes(5));
+    let gcm = AesGcm::new(&key).unwrap();
+    let split = AesGcm::new(&key).unwrap().with_pool(Arc::clone(&pool));
+    let mut sealed = plain.clone();
+    let tag = split
+        .encrypt_in_place_detached(&iv, &aad, &mut sealed, 16)
+        .unwrap();
+
+    let mut buf = plain.clone();
+    let t = gcm
+        .encrypt_in_place_detached_par(&pool, &iv, &aad, &mut buf, 16)
+        .unwrap();
+    assert!(buf == sealed && t.as_bytes() == tag.as_bytes(), "in place");
+    gcm.decrypt_in_place_detached_par(&pool, &iv, &aad, &mut buf, tag.as_bytes())
+        .unwrap();
+    assert!(buf == plain, "in place, decrypted");
+
+    let mut out = vec![0u8; plain.len()];
+    let t = gcm
+        .encrypt_detached_into_par(&pool, &iv, &aad, &plain, &mut out, 16)
+        .unwrap();
+    assert!(out == sealed && t.as_bytes() == tag.as_bytes(), "into");
+    gcm.decrypt_detached_into_par(&pool, &iv, &aad, &sealed, &mut out, tag.as_bytes())
+        .unwrap();
+    assert!(out == plain, "into, decrypted");
+
+    let mut space = Vec::<u8>::with_capacity(plain.len());
+    let spare = &mut space.spare_capacity_mut()[..plain.len()];
+    let (ct, t) = gcm
+        .encrypt_detached_into_uninit_par(&pool, &iv, &aad, &plain, spare, 16)
+        .unwrap();
+    assert!(
+        ct == &sealed[..] && t.as_bytes() == tag.as_bytes(),
+        "uninit"
+    );
+    let mut space = Vec::<u8>::with_capacity(plain.len());
+    let spare = &mut space.spare_capacity_mut()[..plain.len()];
+    let pt = gcm
+        .decrypt_detached_into_uninit_par(&pool, &iv, &aad, &sealed, spare, tag.as_bytes())
+        .unwrap();
+    assert!(pt == &plain[..], "uninit, decrypted");
+    let mut forged = sealed.clone();
+    forged[7] ^= 1;
+    assert_eq!(
+        gcm.decrypt_in_place_detached_par(&pool, &iv, &aad, &mut forged, tag.as_bytes()),
+        Err(Error::AuthenticationFailed)
+    );
+    assert!(forged.iter().all(|&b| b == 0), "wiped");
 }
 
 #[test]
@@ -277,4 +358,8 @@ fn pool_reports_its_threads_and_threshold() {
     assert_eq!(pool.threshold(), DEFAULT_THRESHOLD);
     assert!(Pool::new(0).unwrap().threads() >= 1);
     assert_eq!(pool.with_threshold(1).threshold(), 1);
+    let gcm = AesGcm::new(&[1; 16]).unwrap();
+    assert!(gcm.pool().is_none());
+    let gcm = gcm.with_pool(Pool::new(2).unwrap());
+    assert_eq!(gcm.pool().map(Pool::threads), Some(2));
 }

@@ -131,23 +131,38 @@ impl Variant {
         Variant::ALL.into_iter().find(|v| v.name() == name)
     }
 
-    /// log2 of the seed's reset interval in blocks (8 or 40). Here the
-    /// tables of the 40 variants last the whole message (module header).
-    pub fn seed_reset_log2(self) -> u32 {
+    /// log2 of the reset interval in blocks (8 or 40) of FACE's reference
+    /// design, the Cortex-M4 one. Here the tables of the 40 variants last
+    /// the whole message (module header).
+    pub fn reference_reset_log2(self) -> u32 {
         match self {
             Variant::Rd1Plus | Variant::Rd2Plus => 40,
             _ => 8,
         }
     }
 
-    /// The seed's memory overhead in bytes (its table of variants).
-    pub fn seed_memory_bytes(self) -> usize {
+    /// The memory overhead in bytes of FACE's reference design, the
+    /// Cortex-M4 one (its table of variants); see
+    /// [`memory_bytes`](Self::memory_bytes) for this library's.
+    pub fn reference_memory_bytes(self) -> usize {
         match self {
             Variant::Rd0 | Variant::Rd1 => 12,
             Variant::Rd1Plus => 1024,
             Variant::Rd2 => 16,
             Variant::Rd2Plus => 4096,
         }
+    }
+
+    #[doc(hidden)]
+    #[deprecated(note = "renamed `reference_reset_log2`")]
+    pub fn seed_reset_log2(self) -> u32 {
+        self.reference_reset_log2()
+    }
+
+    #[doc(hidden)]
+    #[deprecated(note = "renamed `reference_memory_bytes`")]
+    pub fn seed_memory_bytes(self) -> usize {
+        self.reference_memory_bytes()
     }
 
     /// Bytes of cache and table this variant holds on `strategy` (the

@@ -10,14 +10,15 @@
 //!
 //! - `kernel.rs`: the kernel contract, the `Kernel` trait and every type
 //!   it names;
-//! - `state.rs` and `stream.rs`: the mode, written once (spec §2.3), and
-//!   its on-line form;
+//! - `state.rs`, `stream.rs` and `parallel.rs`: the mode, written once
+//!   (spec §2.3), its on-line form, and one message split across the
+//!   threads of a [`Pool`];
 //! - `class.rs`: which implementation a key runs on ([`Fused`],
 //!   [`Class`]);
 //! - the API: `aes_gcm.rs` ([`AesGcm`], its checks and one-shot calls,
-//!   [`Gmac`]), then one file per kind of call (`out_of_place`,
-//!   `parallel`, `batch`, `precomputed`, `iv_prefix`, `incremental`,
-//!   `nonce`, `rustcrypto`);
+//!   [`Gmac`]), then one file per kind of call (`out_of_place`, `batch`,
+//!   `precomputed`, `iv_prefix`, `incremental`, `nonce`, `rustcrypto`),
+//!   and the previous release's names in `deprecated.rs`;
 //! - `kernels/`: one file per fused kernel, named by its token, and what
 //!   they share in `kernels/mod.rs`.
 //!
@@ -26,6 +27,7 @@
 mod aes_gcm;
 mod batch;
 mod class;
+mod deprecated;
 mod incremental;
 mod iv_prefix;
 mod kernel;

@@ -19,8 +19,7 @@ use super::aes_gcm::{AesGcm, OneShot, Tag};
 use super::kernel::{
     Direction, Kernel, KernelOp, OUT_OF_PLACE_PASS, as_uninit, assume_init, copy_into,
 };
-use super::parallel::Pool;
-use super::parallel::{Split, Text};
+use super::parallel::{Pool, Text};
 use super::state::{State, verify_or_wipe};
 use super::stream::Online;
 use super::stream::{Decryptor, Encryptor};
@@ -45,11 +44,10 @@ impl AesGcm {
         out: &mut [u8],
         tag_len: usize,
     ) -> Result<Tag, Error> {
-        // SAFETY: the view goes only to `OutOfPlace`, which writes
-        // initialized bytes (module header).
-        let out = unsafe { as_uninit(out) };
-        self.encrypt_detached_into_uninit(iv, aad, plaintext, out, tag_len)
-            .map(|(_, tag)| tag)
+        let direction = Direction::Encrypt;
+        let full =
+            self.seal_or_open_into(self.pool(), iv, aad, plaintext, out, tag_len, direction)?;
+        Ok(Tag::truncate(full, tag_len))
     }
 
     /// Verifies `tag` and decrypts `ciphertext` into `out` (of the same
@@ -65,10 +63,9 @@ impl AesGcm {
         out: &mut [u8],
         tag: &[u8],
     ) -> Result<(), Error> {
-        // SAFETY: as in `encrypt_detached_into`.
-        let out = unsafe { as_uninit(out) };
-        self.decrypt_detached_into_uninit(iv, aad, ciphertext, out, tag)
-            .map(drop)
+        let (pool, direction) = (self.pool(), Direction::Decrypt);
+        let full = self.seal_or_open_into(pool, iv, aad, ciphertext, out, tag.len(), direction)?;
+        verify_or_wipe(full, tag, out)
     }
 
     /// [`encrypt_detached_into`](Self::encrypt_detached_into) into memory
@@ -96,7 +93,8 @@ impl AesGcm {
         tag_len: usize,
     ) -> Result<(&'o mut [u8], Tag), Error> {
         let direction = Direction::Encrypt;
-        let (out, full) = self.out_of_place(None, iv, aad, plaintext, out, tag_len, direction)?;
+        let (out, full) =
+            self.out_of_place(self.pool(), iv, aad, plaintext, out, tag_len, direction)?;
         Ok((out, Tag::truncate(full, tag_len)))
     }
 
@@ -113,18 +111,39 @@ impl AesGcm {
         tag: &[u8],
     ) -> Result<&'o mut [u8], Error> {
         let direction = Direction::Decrypt;
+        let pool = self.pool();
         let (out, full) =
-            self.out_of_place(None, iv, aad, ciphertext, out, tag.len(), direction)?;
+            self.out_of_place(pool, iv, aad, ciphertext, out, tag.len(), direction)?;
         verify_or_wipe(full, tag, out)?;
         Ok(out)
     }
 
-    /// The four `*_uninit` calls' common part: the checks, the computation
+    /// [`out_of_place`](Self::out_of_place) into initialized memory: the
+    /// full tag.
+    #[allow(clippy::too_many_arguments)] // the calls' own arguments, passed on
+    pub(super) fn seal_or_open_into(
+        &self,
+        pool: Option<&Pool>,
+        iv: &[u8],
+        aad: &[u8],
+        input: &[u8],
+        out: &mut [u8],
+        tag_len: usize,
+        direction: Direction,
+    ) -> Result<Block, Error> {
+        // SAFETY: the view goes only to `out_of_place`, which writes
+        // initialized bytes (module header).
+        let out = unsafe { as_uninit(out) };
+        self.out_of_place(pool, iv, aad, input, out, tag_len, direction)
+            .map(|(_, full)| full)
+    }
+
+    /// The out-of-place calls' common part: the checks, the computation
     /// (split across `pool` where it splits a message this long, else on
     /// this thread), and the output seen as written. Returns it and the
     /// full tag.
     #[allow(clippy::too_many_arguments)] // the calls' own arguments, passed on
-    fn out_of_place<'o>(
+    pub(super) fn out_of_place<'o>(
         &self,
         pool: Option<&Pool>,
         iv: &[u8],
@@ -137,16 +156,13 @@ impl AesGcm {
         check_output(input, out)?;
         self.check_call(iv, aad, input, tag_len)?;
         let full = match pool.filter(|pool| pool.splits(input.len())) {
-            Some(pool) => self.run(Split {
-                pool,
-                iv,
-                aad,
-                text: Text::Into {
+            Some(pool) => {
+                let text = Text::Into {
                     input,
                     out: &mut *out,
-                },
-                direction,
-            })?,
+                };
+                self.split(pool, iv, aad, text, direction)?
+            }
             None => self.run(OutOfPlace {
                 iv,
                 aad,
@@ -163,86 +179,6 @@ impl AesGcm {
 }
 
 impl AesGcm {
-    /// [`encrypt_detached_into`](Self::encrypt_detached_into) with the
-    /// message split across the threads of `pool`, as
-    /// [`encrypt_in_place_detached_par`](Self::encrypt_in_place_detached_par)
-    /// splits it: each thread reads its slice and writes it into `out` in
-    /// one pass where the kernel can (the three fused ones), else
-    /// copies it a piece at a time and encrypts the piece while it is in
-    /// L1. Messages shorter
-    /// than the pool's [threshold](Pool::threshold) run on the calling
-    /// thread.
-    pub fn encrypt_detached_into_par(
-        &self,
-        pool: &Pool,
-        iv: &[u8],
-        aad: &[u8],
-        plaintext: &[u8],
-        out: &mut [u8],
-        tag_len: usize,
-    ) -> Result<Tag, Error> {
-        // SAFETY: as in `encrypt_detached_into`.
-        let out = unsafe { as_uninit(out) };
-        self.encrypt_detached_into_uninit_par(pool, iv, aad, plaintext, out, tag_len)
-            .map(|(_, tag)| tag)
-    }
-
-    /// [`decrypt_detached_into`](Self::decrypt_detached_into) with the
-    /// message split across the threads of `pool`. On failure `out` is
-    /// zeroed and [`Error::AuthenticationFailed`] returned.
-    pub fn decrypt_detached_into_par(
-        &self,
-        pool: &Pool,
-        iv: &[u8],
-        aad: &[u8],
-        ciphertext: &[u8],
-        out: &mut [u8],
-        tag: &[u8],
-    ) -> Result<(), Error> {
-        // SAFETY: as in `encrypt_detached_into`.
-        let out = unsafe { as_uninit(out) };
-        self.decrypt_detached_into_uninit_par(pool, iv, aad, ciphertext, out, tag)
-            .map(drop)
-    }
-
-    /// [`encrypt_detached_into_par`](Self::encrypt_detached_into_par) into
-    /// memory that need not be initialized, as
-    /// [`encrypt_detached_into_uninit`](Self::encrypt_detached_into_uninit).
-    pub fn encrypt_detached_into_uninit_par<'o>(
-        &self,
-        pool: &Pool,
-        iv: &[u8],
-        aad: &[u8],
-        plaintext: &[u8],
-        out: &'o mut [MaybeUninit<u8>],
-        tag_len: usize,
-    ) -> Result<(&'o mut [u8], Tag), Error> {
-        let direction = Direction::Encrypt;
-        let pool = Some(pool);
-        let (out, full) = self.out_of_place(pool, iv, aad, plaintext, out, tag_len, direction)?;
-        Ok((out, Tag::truncate(full, tag_len)))
-    }
-
-    /// [`decrypt_detached_into_par`](Self::decrypt_detached_into_par) into
-    /// memory that need not be initialized, as
-    /// [`decrypt_detached_into_uninit`](Self::decrypt_detached_into_uninit).
-    pub fn decrypt_detached_into_uninit_par<'o>(
-        &self,
-        pool: &Pool,
-        iv: &[u8],
-        aad: &[u8],
-        ciphertext: &[u8],
-        out: &'o mut [MaybeUninit<u8>],
-        tag: &[u8],
-    ) -> Result<&'o mut [u8], Error> {
-        let direction = Direction::Decrypt;
-        let pool = Some(pool);
-        let (out, full) =
-            self.out_of_place(pool, iv, aad, ciphertext, out, tag.len(), direction)?;
-        verify_or_wipe(full, tag, out)?;
-        Ok(out)
-    }
-
     /// Encrypts `plaintext` and returns ciphertext ‖ tag, written into the
     /// new vector in one pass (not copied in first and encrypted there).
     pub fn encrypt(

@@ -125,9 +125,8 @@ use std::time::{Duration, Instant};
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use zeroize::Zeroize;
 
-use super::aes_gcm::{AesGcm, Tag};
 use super::kernel::{Direction, Kernel, KernelOp};
-use super::state::{State, verify_or_wipe};
+use super::state::State;
 use crate::Error;
 use crate::aes::Block;
 use crate::ghash::{GhashKey, field, karatsuba};
@@ -162,11 +161,11 @@ const ONE: Block = {
     one
 };
 
-/// A persistent pool of worker threads for
-/// [`AesGcm::encrypt_in_place_detached_par`] and
-/// [`AesGcm::decrypt_in_place_detached_par`]. Create it once and reuse it:
-/// its threads live as long as it does. Several keys and several callers
-/// may share one pool at the same time.
+/// A persistent pool of worker threads that splits one long message
+/// across cores, for the keys given it with
+/// [`AesGcm::with_pool`](super::AesGcm::with_pool). Create it once and
+/// reuse it: its threads live as long as it does. Several keys and several
+/// callers may share one pool at the same time.
 pub struct Pool {
     pool: ThreadPool,
     threads: usize,
@@ -293,60 +292,6 @@ impl fmt::Debug for Pool {
             .field("threads", &self.threads)
             .field("threshold", &self.threshold)
             .finish()
-    }
-}
-
-impl AesGcm {
-    /// [`AesGcm::encrypt_in_place_detached`] with the message split across
-    /// the threads of `pool`: the same ciphertext and the same tag, in a
-    /// fraction of the time for large messages. Messages shorter than the
-    /// pool's [threshold](Pool::threshold) run on the calling thread.
-    pub fn encrypt_in_place_detached_par(
-        &self,
-        pool: &Pool,
-        iv: &[u8],
-        aad: &[u8],
-        buf: &mut [u8],
-        tag_len: usize,
-    ) -> Result<Tag, Error> {
-        if !pool.splits(buf.len()) {
-            return self.encrypt_in_place_detached(iv, aad, buf, tag_len);
-        }
-        self.check_call(iv, aad, buf, tag_len)?;
-        let full = self.run(Split {
-            pool,
-            iv,
-            aad,
-            text: Text::InPlace(buf),
-            direction: Direction::Encrypt,
-        })?;
-        Ok(Tag::truncate(full, tag_len))
-    }
-
-    /// [`AesGcm::decrypt_in_place_detached`] with the message split across
-    /// the threads of `pool`. On failure `buf` is zeroed and
-    /// [`Error::AuthenticationFailed`] returned; the tag is compared in
-    /// constant time.
-    pub fn decrypt_in_place_detached_par(
-        &self,
-        pool: &Pool,
-        iv: &[u8],
-        aad: &[u8],
-        buf: &mut [u8],
-        tag: &[u8],
-    ) -> Result<(), Error> {
-        if !pool.splits(buf.len()) {
-            return self.decrypt_in_place_detached(iv, aad, buf, tag);
-        }
-        self.check_call(iv, aad, buf, tag.len())?;
-        let full = self.run(Split {
-            pool,
-            iv,
-            aad,
-            text: Text::InPlace(&mut *buf),
-            direction: Direction::Decrypt,
-        })?;
-        verify_or_wipe(full, tag, buf)
     }
 }
 
