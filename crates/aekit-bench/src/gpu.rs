@@ -29,14 +29,14 @@ use std::time::Instant;
 
 use aekit::esp::{Config, Sa};
 use aekit::keystream::{
-    CudaProducer, GpuOptions, GpuService, KeystreamProducer, Variant, device_info, measure_d2h,
+    CudaProducer, GpuKernel, GpuOptions, GpuService, KeystreamProducer, device_info, measure_d2h,
     measure_kernel,
 };
 use aekit_harness as harness;
 
 use crate::fig3::{self, Mode};
 
-fn e(err: aekit::Error) -> String {
+fn e(err: aekit::keystream::Error) -> String {
     err.to_string()
 }
 
@@ -63,8 +63,8 @@ pub fn run(quick: bool) -> Result<(), String> {
     );
     println!("| round function | blocks per thread | Gbit/s |");
     println!("|---|---|---|");
-    let mut best = (Variant::TTable, 4, 0.0f64);
-    for variant in Variant::ALL {
+    let mut best = (GpuKernel::TTable, 4, 0.0f64);
+    for variant in GpuKernel::ALL {
         for bpt in [1, 2, 4, 8] {
             let gbit = measure_kernel(0, variant, 256, bpt, blocks, reps).map_err(e)?;
             println!("| {} | {bpt} | {gbit:.0} |", variant.name());
@@ -128,7 +128,7 @@ pub fn run(quick: bool) -> Result<(), String> {
     esp(quick, best.0, best.1)
 }
 
-fn esp(quick: bool, variant: Variant, bpt: u32) -> Result<(), String> {
+fn esp(quick: bool, variant: GpuKernel, bpt: u32) -> Result<(), String> {
     let sizes: &[usize] = if quick { &[1, 10] } else { &[1, 10, 100] };
     let service = GpuService::new(GpuOptions {
         variant,

@@ -55,12 +55,6 @@ pub enum Error {
     /// The supplied keystream is shorter than 16 bytes (E(K, Y_0)) plus the
     /// message.
     KeystreamTooShort,
-    /// No usable GPU: what is missing (the CUDA driver library, a CUDA
-    /// device, the NVRTC library, or this build's `cuda` feature).
-    GpuUnavailable(&'static str),
-    /// A GPU operation failed: which one, and CUDA's error code (0 where
-    /// there is none, such as a service that has stopped).
-    GpuFailed(&'static str, i32),
     /// The call would take a GCM-64 key past its data limit (in 64-bit
     /// cipher blocks, see `gcm64`): nothing was computed; use a fresh key.
     KeyDataLimit {
@@ -72,9 +66,6 @@ pub enum Error {
     IvsExhausted,
     /// The operating system's random number generator failed.
     RandomUnavailable,
-    /// A fill request waited in the GPU service's queue past its deadline
-    /// and was refused unserved (the pipeline computes the range inline).
-    GpuStarved,
     /// A [`RandomNonceSealer`](crate::gcm::RandomNonceSealer) has sealed
     /// 2^32 messages under its key with random 96-bit nonces, the most
     /// NIST SP 800-38D §8.3 allows: replace the key.
@@ -83,12 +74,6 @@ pub enum Error {
     /// its last nonce; its counter would wrap and repeat one: replace the
     /// key.
     NonceSequenceExhausted,
-    /// A range of counter blocks runs past the last linear index of its
-    /// counter space (2^64 − 1), where counters would wrap and repeat.
-    CounterOverflow,
-    /// A keystream producer panicked; the pipeline stopped using it and
-    /// computes every packet's keystream inline.
-    ProducerPanicked,
     /// An out-of-place call's output is not as long as its input.
     OutputLength {
         /// The input's length in bytes.
@@ -149,10 +134,6 @@ impl fmt::Display for Error {
             Error::KeystreamTooShort => {
                 f.write_str("keystream shorter than 16 bytes plus the message")
             }
-            Error::GpuUnavailable(what) => write!(f, "no usable GPU: {what}"),
-            Error::GpuFailed(what, code) => {
-                write!(f, "GPU operation failed: {what} (CUDA error {code})")
-            }
             Error::KeyDataLimit { limit_blocks } => write!(
                 f,
                 "key data limit of {limit_blocks} 64-bit blocks reached (the birthday bound \
@@ -164,7 +145,6 @@ impl fmt::Display for Error {
             Error::RandomUnavailable => {
                 f.write_str("the operating system's random number generator failed")
             }
-            Error::GpuStarved => f.write_str("GPU fill request starved in the service queue"),
             Error::RandomNonceLimitReached => f.write_str(
                 "this key has sealed 2^32 messages with random nonces, the most \
                  SP 800-38D allows: re-key (use a new key)",
@@ -173,10 +153,6 @@ impl fmt::Display for Error {
                 "the counter nonce sequence is used up (its counter would wrap): \
                  re-key (use a new key)",
             ),
-            Error::CounterOverflow => {
-                f.write_str("counter range runs past the end of the counter space (2^64 blocks)")
-            }
-            Error::ProducerPanicked => f.write_str("the keystream producer panicked"),
             Error::OutputLength { input, output } => write!(
                 f,
                 "an output of {output} bytes for an input of {input} bytes (they must be equal)"

@@ -512,6 +512,27 @@ fn malformed_unknown_and_badly_padded_packets_are_refused() {
     );
 }
 
+/// Keystream errors in ESP's error: the cipher's own as AES-GCM's
+/// (`Crypto`), the producers' as `Keystream`, each with its message.
+#[test]
+fn keystream_errors_map_into_esp_errors() {
+    use aekit::keystream;
+    let cipher = keystream::Error::Cipher(aekit::Error::InvalidKeyLength(15));
+    assert_eq!(
+        Error::from(cipher),
+        Error::Crypto(aekit::Error::InvalidKeyLength(15))
+    );
+    for e in [
+        keystream::Error::CounterOverflow,
+        keystream::Error::GpuStarved,
+        keystream::Error::ProducerPanicked,
+        keystream::Error::GpuFailed("launching the kernel", 700),
+    ] {
+        assert_eq!(Error::from(e), Error::Keystream(e));
+        assert_eq!(Error::from(e).to_string(), e.to_string());
+    }
+}
+
 /// The continuous counter's GCM IV is 16 bytes, and GCM takes only
 /// 128-bit tags with an IV other than 96 bits: an SA of that format
 /// refuses 8- and 12-byte ICVs and takes 16; RFC 4106 SAs take all three.
@@ -555,7 +576,7 @@ fn user_producers_feed_an_sa() {
             space: &CounterSpace,
             first: u64,
             out: &mut [[u8; 16]],
-        ) -> Result<(), aekit::Error> {
+        ) -> Result<(), aekit::keystream::Error> {
             self.1
                 .fetch_add(out.len() as u64, std::sync::atomic::Ordering::Relaxed);
             self.0.fill(space, first, out)

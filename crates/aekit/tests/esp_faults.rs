@@ -56,12 +56,12 @@ impl KeystreamProducer for Faulty {
         space: &CounterSpace,
         first: u64,
         out: &mut [Block],
-    ) -> Result<(), aekit::Error> {
+    ) -> Result<(), aekit::keystream::Error> {
         let n = self.fills.fetch_add(1, Ordering::SeqCst);
         if n >= self.from && (n - self.from).is_multiple_of(self.every) {
             match self.fault {
                 Fault::Panic => panic!("injected producer panic (fill {n})"),
-                Fault::Error => return Err(aekit::Error::GpuFailed("injected", 700)),
+                Fault::Error => return Err(aekit::keystream::Error::GpuFailed("injected", 700)),
                 Fault::Stall(d) => std::thread::sleep(d),
             }
         }
@@ -226,7 +226,7 @@ fn every_packet_is_sealed_right_whatever_the_producer_does() {
                             // the packets after it inline.
                             assert_eq!(
                                 sender.producer_error(),
-                                Some(aekit::Error::ProducerPanicked),
+                                Some(aekit::keystream::Error::ProducerPanicked),
                                 "{nonce:?} {schedule:?} from {from} every {every}: {out:?}"
                             );
                             assert_eq!(out.producer_errors, 1);
@@ -261,9 +261,14 @@ fn a_producer_stalled_for_ever_stops_nothing() {
         fn name(&self) -> String {
             "stuck".into()
         }
-        fn fill(&mut self, _: &CounterSpace, _: u64, _: &mut [Block]) -> Result<(), aekit::Error> {
+        fn fill(
+            &mut self,
+            _: &CounterSpace,
+            _: u64,
+            _: &mut [Block],
+        ) -> Result<(), aekit::keystream::Error> {
             std::thread::sleep(Duration::from_secs(3600));
-            Err(aekit::Error::GpuStarved)
+            Err(aekit::keystream::Error::GpuStarved)
         }
     }
     let cpu = || Box::new(CpuProducer::new(aekit::aes::Strategy::best(), &KEY).unwrap());
@@ -308,10 +313,10 @@ fn a_producer_that_panics_while_setting_up_is_survived() {
             space: &CounterSpace,
             first: u64,
             out: &mut [Block],
-        ) -> Result<(), aekit::Error> {
+        ) -> Result<(), aekit::keystream::Error> {
             self.0.fill(space, first, out)
         }
-        fn allocate(&mut self, _: usize) -> Result<Box<dyn BlockStorage>, aekit::Error> {
+        fn allocate(&mut self, _: usize) -> Result<Box<dyn BlockStorage>, aekit::keystream::Error> {
             panic!("injected panic in allocate")
         }
     }

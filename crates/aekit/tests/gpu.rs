@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use aekit::aes;
 use aekit::keystream::{
-    CounterSpace, CpuProducer, CudaProducer, GpuOptions, GpuService, KeystreamProducer, Variant,
+    CounterSpace, CpuProducer, CudaProducer, GpuKernel, GpuOptions, GpuService, KeystreamProducer,
     device_info,
 };
 use common::Rng;
@@ -49,13 +49,23 @@ fn no_gpu_is_an_error_not_a_panic() {
             println!("no GPU: {e}");
             assert!(matches!(
                 e,
-                aekit::Error::GpuUnavailable(_) | aekit::Error::GpuFailed(..)
+                aekit::keystream::Error::GpuUnavailable(_) | aekit::keystream::Error::GpuFailed(..)
             ));
             assert!(GpuService::new(GpuOptions::default()).is_err());
             assert!(CudaProducer::new(&[0; 16]).is_err());
             assert!(!gpu_tests_enabled(), "AEKIT_GPU_TESTS is set but: {e}");
         }
     }
+}
+
+/// The kernel type's former name still names it, deprecated, for one
+/// release.
+#[test]
+#[allow(deprecated)]
+fn the_former_kernel_type_name_still_works() {
+    let kernel: aekit::keystream::Variant = aekit::keystream::Variant::BytePerm;
+    assert_eq!(kernel, GpuKernel::BytePerm);
+    assert_eq!(GpuKernel::ALL.map(GpuKernel::name), ["ttable", "byteperm"]);
 }
 
 /// GPU keystream equals CPU keystream for at least 10^8 blocks: 16 SAs at
@@ -68,8 +78,8 @@ fn gpu_equals_cpu_for_1e8_blocks_across_many_sas() {
         return;
     }
     for (variant, total) in [
-        (Variant::TTable, 100_000_000u64),
-        (Variant::BytePerm, 10_000_000),
+        (GpuKernel::TTable, 100_000_000u64),
+        (GpuKernel::BytePerm, 10_000_000),
     ] {
         let service = GpuService::new(GpuOptions {
             variant,
@@ -160,7 +170,7 @@ fn starved_requests_are_refused_and_counted() {
     let mut out = vec![[0u8; 16]; 4096];
     let mut starved = 0;
     for first in 0..50 {
-        if gpu.fill(&space, first, &mut out) == Err(aekit::Error::GpuStarved) {
+        if gpu.fill(&space, first, &mut out) == Err(aekit::keystream::Error::GpuStarved) {
             starved += 1;
         }
     }

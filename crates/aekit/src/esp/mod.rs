@@ -71,11 +71,15 @@
 //! bytes. The packet thread then runs GCM's XOR and GHASH only, through
 //! aekit's "GCM with the keystream supplied" (`gcm/precomputed.rs`).
 //!
+//! A producer's failure never reaches a packet: the pipeline computes
+//! that keystream inline and keeps the producer's error
+//! ([`Sa::producer_error`], a [`keystream::Error`]).
+//!
 //! Rejected: an SA split into outbound and inbound types (RFC 4301 SAs are
 //! one-way, but tests and benchmarks pair them constantly; an SA used one
 //! way here simply never starts the other lane), and one error enum with
-//! aekit's ([`Error`] wraps [`crate::Error`] instead: replay and sequence
-//! exhaustion are ESP's alone).
+//! aekit's ([`Error`] wraps [`crate::Error`] and [`keystream::Error`]
+//! instead: replay and sequence exhaustion are ESP's alone).
 
 pub mod burst;
 #[cfg(test)]
@@ -93,7 +97,7 @@ use zeroize::Zeroize;
 use crate::aes::Block;
 use crate::gcm::Class;
 use crate::keystream::{
-    CounterSpace, CpuProducer, KeystreamProducer, Pipeline, PipelineStats, Schedule,
+    self, CounterSpace, CpuProducer, KeystreamProducer, Pipeline, PipelineStats, Schedule,
 };
 use crate::{AesGcm, aes, ghash};
 use replay::{Refusal, ReplayWindow};
@@ -104,6 +108,11 @@ use replay::{Refusal, ReplayWindow};
 pub enum Error {
     /// A key or strategy problem from AES-GCM itself.
     Crypto(crate::Error),
+    /// The keystream for a packet could not be computed (a counter range
+    /// past the end of the counter space). A pipeline's producer failing
+    /// is not one: those packets are computed inline
+    /// ([`Sa::producer_error`]).
+    Keystream(keystream::Error),
     /// The ICV length is not 8, 12 or 16 bytes (RFC 4106 §6).
     InvalidIcvLength(usize),
     /// A configuration value is out of range (which one is named).
@@ -132,6 +141,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Crypto(e) => write!(f, "{e}"),
+            Error::Keystream(e) => write!(f, "{e}"),
             Error::InvalidIcvLength(n) => {
                 write!(f, "invalid ICV length {n} (RFC 4106 allows 8, 12, 16)")
             }
@@ -157,6 +167,18 @@ impl From<crate::Error> for Error {
         match e {
             crate::Error::AuthenticationFailed => Error::AuthenticationFailed,
             e => Error::Crypto(e),
+        }
+    }
+}
+
+/// A keystream error as ESP reports it: the cipher's own errors (a key
+/// length) as [`Error::Crypto`], as AES-GCM reports them; the rest as
+/// [`Error::Keystream`].
+impl From<keystream::Error> for Error {
+    fn from(e: keystream::Error) -> Error {
+        match e {
+            keystream::Error::Cipher(e) => Error::from(e),
+            e => Error::Keystream(e),
         }
     }
 }
@@ -887,7 +909,7 @@ impl Sa {
     /// The most recent error of either lane's producer (a GPU that failed
     /// or starved), if any; the packets it affected were computed inline
     /// and counted in [`PipelineStats::failed`].
-    pub fn producer_error(&self) -> Option<crate::Error> {
+    pub fn producer_error(&self) -> Option<keystream::Error> {
         [&self.outbound, &self.inbound]
             .into_iter()
             .find_map(|lane| match lane {

@@ -11,8 +11,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use super::{BlockStorage, CounterSpace, KeystreamProducer};
-use crate::Error;
+use super::{BlockStorage, CounterSpace, Error, KeystreamProducer};
 
 /// Runs `f` on the producer, turning a panic into
 /// [`Error::ProducerPanicked`].

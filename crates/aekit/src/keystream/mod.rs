@@ -15,6 +15,9 @@
 //!   security association 0, 1, 2, … (a *linear index*), the
 //!   [`KeystreamProducer`] trait (fill a buffer with E(K, counter) for a
 //!   range of indices) and [`CpuProducer`], AES in any aekit strategy;
+//! - `error.rs`: [`Error`], what producing keystream can fail with (a GPU
+//!   missing, failing or starved, a producer's panic, a counter range
+//!   past the end), apart from AES-GCM's [`crate::Error`];
 //! - `buffer.rs`: one buffer of keystream with room for its history, the
 //!   unit that moves between the pipeline and the producer;
 //! - `thread.rs`: where the producer runs ([`Schedule`]): on its own
@@ -48,20 +51,23 @@
 
 mod buffer;
 mod cuda;
+mod error;
 mod pipeline;
 mod thread;
 
 #[cfg(feature = "cuda")]
+#[allow(deprecated)] // `Variant`, kept one release under its old name
 pub use cuda::{
-    CudaProducer, DeviceInfo, GpuOptions, GpuService, ServiceStats, Variant, device_info,
-    measure_d2h, measure_kernel,
+    CudaProducer, DeviceInfo, GpuKernel, GpuOptions, GpuService, ServiceStats, Variant, device_info,
 };
+#[cfg(all(feature = "cuda", feature = "measurement"))]
+pub use cuda::{measure_d2h, measure_kernel};
+pub use error::Error;
 pub use pipeline::{Pipeline, PipelineStats};
 pub use thread::Schedule;
 
 use core::num::NonZeroU32;
 
-use crate::Error;
 use crate::aes::{self, Block, Cipher};
 
 /// How a security association's counter blocks are numbered: the linear
@@ -211,10 +217,11 @@ pub struct CpuProducer {
 const STEP: usize = 256;
 
 impl CpuProducer {
-    /// AES under `key` in `strategy`.
+    /// AES under `key` in `strategy`; [`Error::Cipher`] if the key is not
+    /// an AES key length or the strategy cannot run here.
     pub fn new(strategy: aes::Strategy, key: &[u8]) -> Result<CpuProducer, Error> {
         Ok(CpuProducer {
-            cipher: Cipher::new(strategy, key)?,
+            cipher: Cipher::new(strategy, key).map_err(Error::Cipher)?,
         })
     }
 }

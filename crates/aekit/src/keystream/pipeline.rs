@@ -49,8 +49,7 @@
 
 use super::buffer::{Buffer, guarded};
 use super::thread::{Driver, FIRST_FILL_WAIT, Schedule};
-use super::{CounterSpace, KeystreamProducer};
-use crate::Error;
+use super::{CounterSpace, Error, KeystreamProducer};
 
 /// What the pipeline did, packet by packet and block by block.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

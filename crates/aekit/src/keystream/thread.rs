@@ -27,7 +27,7 @@
 //! - a panic: caught around the producer's call, so it neither unwinds
 //!   into the packet thread (`Immediate`, `Manual`) nor silently kills the
 //!   worker with a buffer in hand (`Thread`). The buffer comes back failed
-//!   with [`Error::ProducerPanicked`](crate::Error::ProducerPanicked) and
+//!   with [`Error::ProducerPanicked`](super::Error::ProducerPanicked) and
 //!   the producer is never called again: after a panic its state is
 //!   unknown, and keystream that looks fine but is not would be silent
 //!   corruption;
@@ -48,8 +48,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::buffer::Buffer;
-use super::{CounterSpace, KeystreamProducer};
-use crate::Error;
+use super::{CounterSpace, Error, KeystreamProducer};
 
 /// Where and when the producer runs; see the module docs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -77,9 +77,8 @@ use cudarc::nvrtc;
 use zeroize::Zeroize;
 
 use super::{Job, KERNEL_SOURCE, KEY_WORDS, key_words};
-use crate::Error;
 use crate::aes::Block;
-use crate::keystream::{BlockStorage, CounterSpace, KeystreamProducer};
+use crate::keystream::{BlockStorage, CounterSpace, Error, KeystreamProducer};
 
 // SAFETY: `Job` is `#[repr(C)]`, plain integers, no padding beyond its
 // explicit `pad` field, and has the layout of `aek_job` (asserted in
@@ -88,31 +87,37 @@ unsafe impl DeviceRepr for Job {}
 // SAFETY: all-zero bytes are a valid `Job` (integers only).
 unsafe impl ValidAsZeroBits for Job {}
 
-/// The kernel's round function; see `aes_ctr.cu`.
+/// The GPU kernel's round function; see `aes_ctr.cu`. Not to be confused
+/// with the FACE variants of CPU counter mode,
+/// [`ctr::face::Variant`](crate::ctr::face::Variant).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
+pub enum GpuKernel {
     /// T-table rounds, the table replicated 32 times in shared memory.
     TTable,
     /// S-box lookups gathered by byte permutes, MixColumns computed.
     BytePerm,
 }
 
-impl Variant {
-    /// Both, for measurement.
-    pub const ALL: [Variant; 2] = [Variant::TTable, Variant::BytePerm];
+/// The GPU kernel's round function under its former name.
+#[deprecated(note = "renamed GpuKernel")]
+pub type Variant = GpuKernel;
+
+impl GpuKernel {
+    /// Both, in a fixed order (to compare them).
+    pub const ALL: [GpuKernel; 2] = [GpuKernel::TTable, GpuKernel::BytePerm];
 
     /// Short name, as in the kernel's entry point.
     pub fn name(self) -> &'static str {
         match self {
-            Variant::TTable => "ttable",
-            Variant::BytePerm => "byteperm",
+            GpuKernel::TTable => "ttable",
+            GpuKernel::BytePerm => "byteperm",
         }
     }
 
     fn entry(self) -> &'static str {
         match self {
-            Variant::TTable => "aek_ctr_ttable",
-            Variant::BytePerm => "aek_ctr_byteperm",
+            GpuKernel::TTable => "aek_ctr_ttable",
+            GpuKernel::BytePerm => "aek_ctr_byteperm",
         }
     }
 }
@@ -123,7 +128,7 @@ pub struct GpuOptions {
     /// The CUDA device.
     pub ordinal: usize,
     /// The kernel's round function.
-    pub variant: Variant,
+    pub variant: GpuKernel,
     /// Threads per CUDA block (at most 256, the kernel's launch bound).
     pub threads: u32,
     /// Counter blocks per thread per chunk.
@@ -145,7 +150,7 @@ impl Default for GpuOptions {
     fn default() -> GpuOptions {
         GpuOptions {
             ordinal: 0,
-            variant: Variant::TTable,
+            variant: GpuKernel::TTable,
             threads: 256,
             blocks_per_thread: 4,
             batch_blocks: 1 << 20,
@@ -242,7 +247,7 @@ pub fn device_info(ordinal: usize) -> Result<DeviceInfo, Error> {
 }
 
 /// The kernel compiled for the device of `ctx`.
-fn compile(ctx: &Arc<CudaContext>, variant: Variant) -> Result<CudaFunction, Error> {
+fn compile(ctx: &Arc<CudaContext>, variant: GpuKernel) -> Result<CudaFunction, Error> {
     // SAFETY: only tries to open the shared library by its usual names.
     if !unsafe { nvrtc::sys::is_culib_present() } {
         return Err(Error::GpuUnavailable(
@@ -898,10 +903,12 @@ impl Engine {
 
 /// The kernel alone: AES-CTR over `blocks` counter blocks in device memory
 /// (AES-128, continuous counter), `reps` launches timed by CUDA events;
-/// returns the best launch in Gbit/s of keystream.
+/// returns the best launch in Gbit/s of keystream. Feature `measurement`:
+/// for benchmarks, not part of the encryption API.
+#[cfg(feature = "measurement")]
 pub fn measure_kernel(
     ordinal: usize,
-    variant: Variant,
+    variant: GpuKernel,
     threads: u32,
     blocks_per_thread: u32,
     blocks: usize,
@@ -961,7 +968,9 @@ pub fn measure_kernel(
 }
 
 /// Device-to-host copy bandwidth into page-locked memory: `bytes` copied
-/// `reps` times; returns the best in GB/s (10^9 bytes).
+/// `reps` times; returns the best in GB/s (10^9 bytes). Feature
+/// `measurement`: for benchmarks, not part of the encryption API.
+#[cfg(feature = "measurement")]
 pub fn measure_d2h(ordinal: usize, bytes: usize, reps: usize) -> Result<f64, Error> {
     let ctx = open_context(ordinal)?;
     guarded("measuring copies", || {

@@ -20,13 +20,14 @@ mod driver;
 mod host_test;
 
 #[cfg(feature = "cuda")]
+#[allow(deprecated)] // `Variant`, kept one release under its old name
 pub use driver::{
-    CudaProducer, DeviceInfo, GpuOptions, GpuService, ServiceStats, Variant, device_info,
-    measure_d2h, measure_kernel,
+    CudaProducer, DeviceInfo, GpuKernel, GpuOptions, GpuService, ServiceStats, Variant, device_info,
 };
+#[cfg(all(feature = "cuda", feature = "measurement"))]
+pub use driver::{measure_d2h, measure_kernel};
 
-use super::CounterSpace;
-use crate::Error;
+use super::{CounterSpace, Error};
 use crate::aes::KeySchedule;
 
 /// The kernel's CUDA C source, compiled by NVRTC when a producer starts.
@@ -70,7 +71,8 @@ const _: () = assert!(core::mem::align_of::<Job>() == 8);
 #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
 impl Job {
     /// A job for `count` blocks from linear index `first` of `space`,
-    /// written at `out`, with the key in `slot`.
+    /// written at `out`, with the key in `slot`; [`Error::CounterOverflow`]
+    /// if the range runs past the last index, as for every producer.
     pub fn new(
         space: &CounterSpace,
         rounds: usize,
@@ -92,7 +94,7 @@ impl Job {
             CounterSpace::Continuous { salt } => (salt, 0),
         };
         if first.checked_add(count).is_none() {
-            return Err(Error::Unsupported("a counter range beyond 2^64 blocks"));
+            return Err(Error::CounterOverflow);
         }
         Ok(Job {
             first,
@@ -110,10 +112,11 @@ impl Job {
 }
 
 /// The round keys as the kernel reads them: the key schedule's bytes as
-/// little-endian words, padded to [`KEY_WORDS`].
+/// little-endian words, padded to [`KEY_WORDS`]; [`Error::Cipher`] for a
+/// key that is not an AES key length.
 #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
 pub(crate) fn key_words(key: &[u8]) -> Result<(Vec<u32>, usize), Error> {
-    let schedule = KeySchedule::new(key)?;
+    let schedule = KeySchedule::new(key).map_err(Error::Cipher)?;
     let mut words = vec![0u32; KEY_WORDS];
     for (word, bytes) in words
         .iter_mut()
