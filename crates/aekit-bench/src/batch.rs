@@ -115,10 +115,10 @@ fn aether_batch<'a>(name: &str, a: Aether, lengths: Vec<usize>) -> Case<'a> {
     Case {
         name: name.into(),
         run: Ok(Box::new(move |buf: &mut [u8]| {
-            let mut batch: Vec<aether::BatchMessage<'_>> = cut(buf, &lengths)
+            let mut batch: Vec<aether::AetherMessage<'_>> = cut(buf, &lengths)
                 .zip(&nonces)
                 .zip(tags.iter_mut())
-                .map(|((buf, nonce), tag)| aether::BatchMessage {
+                .map(|((buf, nonce), tag)| aether::AetherMessage {
                     nonce,
                     ad: &[],
                     buf,

@@ -398,13 +398,13 @@ fn aether_batch<'a>(
     messages: &'a mut [[u8; BATCH_MESSAGE]],
     tags: &'a mut [[u8; 16]],
     message: &[u8],
-) -> Vec<aether::BatchMessage<'a>> {
+) -> Vec<aether::AetherMessage<'a>> {
     messages
         .iter_mut()
         .zip(tags.iter_mut())
         .map(|(m, tag)| {
             m.copy_from_slice(message);
-            aether::BatchMessage {
+            aether::AetherMessage {
                 nonce: &IV,
                 ad: &[],
                 buf: m,

@@ -14,7 +14,7 @@
 //! bitsliced across messages.
 
 use aekit::Error;
-use aekit::aether::{Aether, BatchMessage, NONCE_LEN, Strategy, TAG_LEN};
+use aekit::aether::{Aether, AetherMessage, NONCE_LEN, Strategy, TAG_LEN};
 
 use crate::input::Input;
 use crate::tamper;
@@ -141,11 +141,11 @@ fn batch_of<'a>(
     tags: &'a mut [[u8; TAG_LEN]],
     nonces: &'a [[u8; NONCE_LEN]],
     ad: &'a [u8],
-) -> Vec<BatchMessage<'a>> {
+) -> Vec<AetherMessage<'a>> {
     bufs.iter_mut()
         .zip(tags.iter_mut())
         .zip(nonces)
-        .map(|((buf, tag), nonce)| BatchMessage {
+        .map(|((buf, tag), nonce)| AetherMessage {
             nonce,
             ad,
             buf,

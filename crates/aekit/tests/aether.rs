@@ -330,3 +330,29 @@ fn registry_is_consistent() {
         }
     }
 }
+
+/// `aether::BatchMessage`, the old name of `AetherMessage`, still names
+/// the same struct (struct literals included) while it is deprecated.
+#[test]
+#[allow(deprecated)]
+fn deprecated_batch_message_is_aether_message() {
+    use aekit::aether::{AetherMessage, BatchMessage};
+    let aether = Aether::new(&[3; 32]).unwrap();
+    let (mut old, mut new) = (*b"same bytes", *b"same bytes");
+    let (mut t_old, mut t_new) = ([0u8; TAG_LEN], [0u8; TAG_LEN]);
+    let mut olds: [BatchMessage<'_>; 1] = [BatchMessage {
+        nonce: &[9; 16],
+        ad: b"",
+        buf: &mut old,
+        tag: &mut t_old,
+    }];
+    let mut news: [AetherMessage<'_>; 1] = [AetherMessage {
+        nonce: &[9; 16],
+        ad: b"",
+        buf: &mut new,
+        tag: &mut t_new,
+    }];
+    assert!(aether.encrypt_batch(&mut olds)[0].is_ok());
+    assert!(aether.encrypt_batch(&mut news)[0].is_ok());
+    assert_eq!((old, t_old), (new, t_new));
+}

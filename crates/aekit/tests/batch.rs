@@ -470,9 +470,9 @@ struct AMsg {
     tag: [u8; 16],
 }
 
-fn aether_batch(msgs: &mut [AMsg]) -> Vec<aether::BatchMessage<'_>> {
+fn aether_batch(msgs: &mut [AMsg]) -> Vec<aether::AetherMessage<'_>> {
     msgs.iter_mut()
-        .map(|m| aether::BatchMessage {
+        .map(|m| aether::AetherMessage {
             nonce: &m.nonce,
             ad: &m.ad,
             buf: &mut m.buf,

@@ -29,7 +29,7 @@ pub mod vaes;
 
 pub use block::{Block, BlockCipher};
 pub use schedule::KeySchedule;
-pub(crate) use schedule::{SBOX, gf_mul, xtime};
+pub(crate) use schedule::{SBOX, xtime};
 
 use crate::Error;
 

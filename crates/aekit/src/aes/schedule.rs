@@ -74,6 +74,9 @@ pub(crate) const fn xtime(a: u8) -> u8 {
 }
 
 /// Product in GF(2^8), branch-free (eight masked shift-and-add steps).
+/// Used by tests and by AETHER's cryptanalysis (feature `measurement`),
+/// not by encryption.
+#[cfg(any(test, feature = "measurement"))]
 pub(crate) const fn gf_mul(mut a: u8, mut b: u8) -> u8 {
     let mut p = 0u8;
     let mut i = 0;

@@ -2,7 +2,7 @@
 //! data, buffer and tag, each with its own result.
 //!
 //! The shape is the one of AES-GCM's batch (`gcm/batch.rs`): a slice of
-//! [`BatchMessage`] borrowing each message's nonce, associated data, buffer
+//! [`AetherMessage`] borrowing each message's nonce, associated data, buffer
 //! (encrypted or decrypted in place) and tag slot, and one result per
 //! message. A forged message fails alone and its buffer is wiped; every
 //! other message is processed exactly as the one-message API would.
@@ -54,7 +54,7 @@ use crate::secret;
 /// One message of a batch: borrowed nonce, associated data, buffer
 /// (encrypted or decrypted in place) and tag slot.
 #[derive(Debug)]
-pub struct BatchMessage<'a> {
+pub struct AetherMessage<'a> {
     /// The 16-byte nonce; never repeat one under a key.
     pub nonce: &'a [u8; NONCE_LEN],
     /// The associated data (see [`Aether`]'s warning: fix it per key).
@@ -70,7 +70,7 @@ impl Aether {
     /// Returns one result per message, in order (encryption cannot fail;
     /// the vector is there for symmetry with [`Aether::decrypt_batch`]).
     /// Each message equals what [`Aether::encrypt_in_place_detached`] gives.
-    pub fn encrypt_batch(&self, batch: &mut [BatchMessage<'_>]) -> Vec<Result<(), Error>> {
+    pub fn encrypt_batch(&self, batch: &mut [AetherMessage<'_>]) -> Vec<Result<(), Error>> {
         let mut results = vec![Ok(()); batch.len()];
         self.batch_into(batch, true, &mut results);
         results
@@ -80,7 +80,7 @@ impl Aether {
     /// result per message, in order: a message whose tag does not verify
     /// gets [`Error::AuthenticationFailed`] and its buffer is zeroed, while
     /// the others decrypt. Tags are compared in constant time.
-    pub fn decrypt_batch(&self, batch: &mut [BatchMessage<'_>]) -> Vec<Result<(), Error>> {
+    pub fn decrypt_batch(&self, batch: &mut [AetherMessage<'_>]) -> Vec<Result<(), Error>> {
         let mut results = vec![Ok(()); batch.len()];
         self.batch_into(batch, false, &mut results);
         results
@@ -95,7 +95,7 @@ impl Aether {
     /// If `results` is not exactly as long as `batch`.
     pub fn encrypt_batch_into(
         &self,
-        batch: &mut [BatchMessage<'_>],
+        batch: &mut [AetherMessage<'_>],
         results: &mut [Result<(), Error>],
     ) {
         self.batch_into(batch, true, results);
@@ -109,7 +109,7 @@ impl Aether {
     /// If `results` is not exactly as long as `batch`.
     pub fn decrypt_batch_into(
         &self,
-        batch: &mut [BatchMessage<'_>],
+        batch: &mut [AetherMessage<'_>],
         results: &mut [Result<(), Error>],
     ) {
         self.batch_into(batch, false, results);
@@ -118,7 +118,7 @@ impl Aether {
     /// The batch, every message's result written into `results`.
     fn batch_into(
         &self,
-        batch: &mut [BatchMessage<'_>],
+        batch: &mut [AetherMessage<'_>],
         encrypt: bool,
         results: &mut [Result<(), Error>],
     ) {
@@ -176,7 +176,7 @@ impl Aether {
     }
 
     /// One message on the key's one-message engine.
-    fn one(&self, m: &mut BatchMessage<'_>, encrypt: bool) -> Result<(), Error> {
+    fn one(&self, m: &mut AetherMessage<'_>, encrypt: bool) -> Result<(), Error> {
         if encrypt {
             *m.tag = self.encrypt_in_place_detached(m.nonce, m.ad, m.buf)?;
             Ok(())
@@ -192,7 +192,7 @@ impl Aether {
         &self,
         one: Cost,
         engines: &[Engine],
-        batch: &mut [BatchMessage<'_>],
+        batch: &mut [AetherMessage<'_>],
         encrypt: bool,
         results: &mut [Result<(), Error>],
     ) {
@@ -328,7 +328,7 @@ impl Engine {
 
 /// A message's numbers of padded associated-data and message blocks: the
 /// messages of a group share them.
-fn shape(m: &BatchMessage<'_>) -> (usize, usize) {
+fn shape(m: &AetherMessage<'_>) -> (usize, usize) {
     (padded_blocks(m.ad.len()), padded_blocks(m.buf.len()))
 }
 
@@ -341,7 +341,7 @@ fn padded_blocks(len: usize) -> usize {
 struct Entry<'b, 'a> {
     shape: (usize, usize),
     index: usize,
-    m: &'b mut BatchMessage<'a>,
+    m: &'b mut AetherMessage<'a>,
 }
 
 /// The scratch of a group, reused across groups and wiped on drop: the
@@ -403,7 +403,7 @@ fn to_planes<const N: usize, S: Slicer<N>>(
     at: usize,
     shortest: usize,
     pad: bool,
-    src: impl for<'b> Fn(&'b BatchMessage<'_>) -> &'b [u8],
+    src: impl for<'b> Fn(&'b AetherMessage<'_>) -> &'b [u8],
 ) {
     if at + BLOCK_LEN > shortest {
         for (e, sp) in group.iter().zip(spill.iter_mut()) {

@@ -49,6 +49,10 @@
 //! # Ok(()) }
 //! ```
 
+/// AETHER's cryptanalysis (S-box properties, branch numbers, trails):
+/// measurement code, not part of the encryption API, compiled only with
+/// the crate feature `measurement`.
+#[cfg(feature = "measurement")]
 pub mod analysis;
 #[allow(unsafe_code)] // AVX2 intrinsics; every unsafe block carries a SAFETY line.
 mod avx2;
@@ -74,7 +78,11 @@ use crate::Error;
 use crate::error::split_tag;
 use crate::secret::{self, wipe};
 
-pub use batch::BatchMessage;
+pub use batch::AetherMessage;
+/// The former name of [`AetherMessage`], kept for one release so that it
+/// is not confused with `gcm::BatchMessage` (a different struct).
+#[deprecated(note = "renamed AetherMessage")]
+pub type BatchMessage<'a> = AetherMessage<'a>;
 pub use engine::BLOCK_LEN;
 use engine::{Engine, State, Word};
 

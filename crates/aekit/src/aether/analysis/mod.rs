@@ -29,6 +29,8 @@ pub mod matrix;
 pub mod sbox;
 pub mod words;
 
+use crate::aes::schedule::gf_mul;
+
 /// Orthros' 4-bit S-box as the reference implementation applies it.
 pub fn aether_sbox() -> [u8; 16] {
     super::reference::SBOX
@@ -46,7 +48,7 @@ pub fn aes_mix_columns() -> matrix::BitMatrix {
     matrix::BitMatrix::from_linear_map(32, |x| {
         let a: [u8; 4] = core::array::from_fn(|r| (x >> (8 * r)) as u8);
         (0..4).fold(0, |y, r| {
-            let b = (0..4).fold(0, |acc, c| acc ^ crate::aes::gf_mul(M[r][c], a[c]));
+            let b = (0..4).fold(0, |acc, c| acc ^ gf_mul(M[r][c], a[c]));
             y | (u64::from(b) << (8 * r))
         })
     })
