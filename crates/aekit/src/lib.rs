@@ -16,19 +16,48 @@
 //! assert_eq!(&buf, b"attack at dawn");
 //! # Ok(()) }
 //! ```
+//!
+//! The encryption API is the crate root ([`AesGcm`], [`Error`]) and the
+//! modules [`gcm`], [`aether`], [`chunked`], [`esp`] and [`keystream`].
+//! The building blocks, for people who measure them, are under
+//! [`strategies`].
 #![deny(unsafe_code)]
 
+#[doc(hidden)]
 pub mod aes;
 pub mod aether;
 pub mod chunked;
+#[doc(hidden)]
 pub mod ctr;
 mod error;
 pub mod esp;
 pub mod gcm;
 pub mod gcm64;
+#[doc(hidden)]
 pub mod ghash;
 pub mod keystream;
 pub mod secret;
+
+/// The building blocks of AES-GCM, each implementation strategy on its
+/// own, for people who measure what each costs: the AES block cipher
+/// ([`aes::Strategy`]: table, fixslice, AES-NI, VAES), GHASH
+/// ([`ghash::Strategy`]: bit-serial, Shoup's tables, Karatsuba,
+/// carry-less multiply) and counter mode with FACE caching
+/// ([`ctr::face`]). Any pair of an AES and a GHASH strategy runs AES-GCM
+/// through [`AesGcm::with`] (and [`AesGcm::with_face`]); every pair gives
+/// the same bytes. For encrypting, [`AesGcm::new`] picks the fastest
+/// constant-time implementation this CPU runs.
+///
+/// They are also reachable at the crate root (`aekit::aes`, ...), as in
+/// the previous release.
+pub mod strategies {
+    #[doc(inline)]
+    pub use crate::aes;
+    #[doc(inline)]
+    pub use crate::ctr;
+    #[doc(inline)]
+    pub use crate::ghash;
+}
 
 pub use error::Error;
 pub use gcm::{AadPrefix, Aes128Gcm, Aes256Gcm, AesGcm, Decryptor, Encryptor, Gmac, IvPrefix, Tag};

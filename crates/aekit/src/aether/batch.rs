@@ -65,6 +65,11 @@ pub struct AetherMessage<'a> {
     pub tag: &'a mut [u8; TAG_LEN],
 }
 
+/// The former name of [`AetherMessage`], kept for one release so that it
+/// is not confused with `gcm::BatchMessage` (a different struct).
+#[deprecated(note = "renamed AetherMessage")]
+pub type BatchMessage<'a> = AetherMessage<'a>;
+
 impl Aether {
     /// Encrypts every message of `batch` in place and writes its tag.
     /// Returns one result per message, in order (encryption cannot fail;

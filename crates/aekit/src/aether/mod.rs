@@ -79,10 +79,8 @@ use crate::error::split_tag;
 use crate::secret::{self, wipe};
 
 pub use batch::AetherMessage;
-/// The former name of [`AetherMessage`], kept for one release so that it
-/// is not confused with `gcm::BatchMessage` (a different struct).
-#[deprecated(note = "renamed AetherMessage")]
-pub type BatchMessage<'a> = AetherMessage<'a>;
+#[allow(deprecated)]
+pub use batch::BatchMessage;
 pub use engine::BLOCK_LEN;
 use engine::{Engine, State, Word};
 

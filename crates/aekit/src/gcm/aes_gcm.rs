@@ -153,6 +153,20 @@ impl TagRules {
 /// built [`with_relaxed_tag_rules`](AesGcm::with_relaxed_tag_rules), and
 /// take one length only once it is bound
 /// [`with_tag_length`](AesGcm::with_tag_length).
+///
+/// | to | call |
+/// | --- | --- |
+/// | make a key | [`new`](AesGcm::new) (the fastest constant-time implementation here) |
+/// | encrypt or decrypt in place, tag apart | [`encrypt_in_place_detached`](AesGcm::encrypt_in_place_detached), [`decrypt_in_place_detached`](AesGcm::decrypt_in_place_detached) |
+/// | … from one buffer into another | [`encrypt_detached_into`](AesGcm::encrypt_detached_into) and its `_uninit` form for memory not yet written |
+/// | … into a new `Vec`, tag appended | [`encrypt`](AesGcm::encrypt), [`decrypt`](AesGcm::decrypt) |
+/// | many messages in one call | [`encrypt_batch`](AesGcm::encrypt_batch), [`decrypt_batch`](AesGcm::decrypt_batch) |
+/// | a message in pieces | [`encryptor`](AesGcm::encryptor), [`decryptor`](AesGcm::decryptor) |
+/// | settings | [`with_tag_length`](AesGcm::with_tag_length), [`with_relaxed_tag_rules`](AesGcm::with_relaxed_tag_rules), [`with_pool`](AesGcm::with_pool) (long messages on many cores) |
+/// | measure one implementation | [`with_class`](AesGcm::with_class), [`fused`](AesGcm::fused), [`with`](AesGcm::with) and [`with_face`](AesGcm::with_face) over [`strategies`](crate::strategies) |
+///
+/// The [`aead`] crate's traits are implemented by [`Aes128Gcm`](super::Aes128Gcm)
+/// and [`Aes256Gcm`](super::Aes256Gcm), fixed-size keys over this type.
 pub struct AesGcm {
     inner: Inner,
     tag_rules: TagRules,
@@ -435,9 +449,7 @@ impl AesGcm {
         buf: &mut [u8],
         tag_len: usize,
     ) -> Result<Tag, Error> {
-        self.check_call(iv, aad, buf, tag_len)?;
-        let full = self.in_place(self.pool(), iv, aad, buf, Direction::Encrypt)?;
-        Ok(Tag::truncate(full, tag_len))
+        self.seal_in_place(self.pool(), iv, aad, buf, tag_len)
     }
 
     /// Verifies `tag` and decrypts `buf` in place. On failure `buf` is
@@ -450,8 +462,38 @@ impl AesGcm {
         buf: &mut [u8],
         tag: &[u8],
     ) -> Result<(), Error> {
+        self.open_in_place(self.pool(), iv, aad, buf, tag)
+    }
+
+    /// [`encrypt_in_place_detached`](Self::encrypt_in_place_detached),
+    /// split across `pool` where it splits a message this long.
+    #[inline(always)]
+    pub(super) fn seal_in_place(
+        &self,
+        pool: Option<&Pool>,
+        iv: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag_len: usize,
+    ) -> Result<Tag, Error> {
+        self.check_call(iv, aad, buf, tag_len)?;
+        let full = self.in_place(pool, iv, aad, buf, Direction::Encrypt)?;
+        Ok(Tag::truncate(full, tag_len))
+    }
+
+    /// [`decrypt_in_place_detached`](Self::decrypt_in_place_detached),
+    /// split across `pool` where it splits a message this long.
+    #[inline(always)]
+    pub(super) fn open_in_place(
+        &self,
+        pool: Option<&Pool>,
+        iv: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &[u8],
+    ) -> Result<(), Error> {
         self.check_call(iv, aad, buf, tag.len())?;
-        let full = self.in_place(self.pool(), iv, aad, &mut *buf, Direction::Decrypt)?;
+        let full = self.in_place(pool, iv, aad, &mut *buf, Direction::Decrypt)?;
         verify_or_wipe(full, tag, buf)
     }
 
@@ -459,7 +501,7 @@ impl AesGcm {
     /// across `pool` where it splits a message this long, and returns the
     /// full 16-byte tag.
     #[inline(always)]
-    pub(super) fn in_place(
+    fn in_place(
         &self,
         pool: Option<&Pool>,
         iv: &[u8],

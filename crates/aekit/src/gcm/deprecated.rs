@@ -5,9 +5,7 @@
 use core::mem::MaybeUninit;
 
 use super::aes_gcm::{AesGcm, Tag};
-use super::kernel::Direction;
 use super::parallel::Pool;
-use super::state::verify_or_wipe;
 use crate::Error;
 
 impl AesGcm {
@@ -23,9 +21,7 @@ impl AesGcm {
         buf: &mut [u8],
         tag_len: usize,
     ) -> Result<Tag, Error> {
-        self.check_call(iv, aad, buf, tag_len)?;
-        let full = self.in_place(Some(pool), iv, aad, buf, Direction::Encrypt)?;
-        Ok(Tag::truncate(full, tag_len))
+        self.seal_in_place(Some(pool), iv, aad, buf, tag_len)
     }
 
     #[doc(hidden)]
@@ -40,9 +36,7 @@ impl AesGcm {
         buf: &mut [u8],
         tag: &[u8],
     ) -> Result<(), Error> {
-        self.check_call(iv, aad, buf, tag.len())?;
-        let full = self.in_place(Some(pool), iv, aad, &mut *buf, Direction::Decrypt)?;
-        verify_or_wipe(full, tag, buf)
+        self.open_in_place(Some(pool), iv, aad, buf, tag)
     }
 
     #[doc(hidden)]
@@ -58,9 +52,7 @@ impl AesGcm {
         out: &mut [u8],
         tag_len: usize,
     ) -> Result<Tag, Error> {
-        let (pool, direction) = (Some(pool), Direction::Encrypt);
-        let full = self.seal_or_open_into(pool, iv, aad, plaintext, out, tag_len, direction)?;
-        Ok(Tag::truncate(full, tag_len))
+        self.seal_into(Some(pool), iv, aad, plaintext, out, tag_len)
     }
 
     #[doc(hidden)]
@@ -76,9 +68,7 @@ impl AesGcm {
         out: &mut [u8],
         tag: &[u8],
     ) -> Result<(), Error> {
-        let (pool, direction) = (Some(pool), Direction::Decrypt);
-        let full = self.seal_or_open_into(pool, iv, aad, ciphertext, out, tag.len(), direction)?;
-        verify_or_wipe(full, tag, out)
+        self.open_into(Some(pool), iv, aad, ciphertext, out, tag)
     }
 
     #[doc(hidden)]
@@ -94,10 +84,7 @@ impl AesGcm {
         out: &'o mut [MaybeUninit<u8>],
         tag_len: usize,
     ) -> Result<(&'o mut [u8], Tag), Error> {
-        let direction = Direction::Encrypt;
-        let (out, full) =
-            self.out_of_place(Some(pool), iv, aad, plaintext, out, tag_len, direction)?;
-        Ok((out, Tag::truncate(full, tag_len)))
+        self.seal_into_uninit(Some(pool), iv, aad, plaintext, out, tag_len)
     }
 
     #[doc(hidden)]
@@ -113,10 +100,6 @@ impl AesGcm {
         out: &'o mut [MaybeUninit<u8>],
         tag: &[u8],
     ) -> Result<&'o mut [u8], Error> {
-        let direction = Direction::Decrypt;
-        let (out, full) =
-            self.out_of_place(Some(pool), iv, aad, ciphertext, out, tag.len(), direction)?;
-        verify_or_wipe(full, tag, out)?;
-        Ok(out)
+        self.open_into_uninit(Some(pool), iv, aad, ciphertext, out, tag)
     }
 }

@@ -44,10 +44,7 @@ impl AesGcm {
         out: &mut [u8],
         tag_len: usize,
     ) -> Result<Tag, Error> {
-        let direction = Direction::Encrypt;
-        let full =
-            self.seal_or_open_into(self.pool(), iv, aad, plaintext, out, tag_len, direction)?;
-        Ok(Tag::truncate(full, tag_len))
+        self.seal_into(self.pool(), iv, aad, plaintext, out, tag_len)
     }
 
     /// Verifies `tag` and decrypts `ciphertext` into `out` (of the same
@@ -63,9 +60,7 @@ impl AesGcm {
         out: &mut [u8],
         tag: &[u8],
     ) -> Result<(), Error> {
-        let (pool, direction) = (self.pool(), Direction::Decrypt);
-        let full = self.seal_or_open_into(pool, iv, aad, ciphertext, out, tag.len(), direction)?;
-        verify_or_wipe(full, tag, out)
+        self.open_into(self.pool(), iv, aad, ciphertext, out, tag)
     }
 
     /// [`encrypt_detached_into`](Self::encrypt_detached_into) into memory
@@ -92,10 +87,7 @@ impl AesGcm {
         out: &'o mut [MaybeUninit<u8>],
         tag_len: usize,
     ) -> Result<(&'o mut [u8], Tag), Error> {
-        let direction = Direction::Encrypt;
-        let (out, full) =
-            self.out_of_place(self.pool(), iv, aad, plaintext, out, tag_len, direction)?;
-        Ok((out, Tag::truncate(full, tag_len)))
+        self.seal_into_uninit(self.pool(), iv, aad, plaintext, out, tag_len)
     }
 
     /// [`decrypt_detached_into`](Self::decrypt_detached_into) into memory
@@ -110,32 +102,76 @@ impl AesGcm {
         out: &'o mut [MaybeUninit<u8>],
         tag: &[u8],
     ) -> Result<&'o mut [u8], Error> {
-        let direction = Direction::Decrypt;
-        let pool = self.pool();
-        let (out, full) =
-            self.out_of_place(pool, iv, aad, ciphertext, out, tag.len(), direction)?;
-        verify_or_wipe(full, tag, out)?;
-        Ok(out)
+        self.open_into_uninit(self.pool(), iv, aad, ciphertext, out, tag)
     }
 
-    /// [`out_of_place`](Self::out_of_place) into initialized memory: the
-    /// full tag.
-    #[allow(clippy::too_many_arguments)] // the calls' own arguments, passed on
-    pub(super) fn seal_or_open_into(
+    /// [`encrypt_detached_into`](Self::encrypt_detached_into), split
+    /// across `pool` where it splits a message this long.
+    pub(super) fn seal_into(
         &self,
         pool: Option<&Pool>,
         iv: &[u8],
         aad: &[u8],
-        input: &[u8],
+        plaintext: &[u8],
         out: &mut [u8],
         tag_len: usize,
-        direction: Direction,
-    ) -> Result<Block, Error> {
+    ) -> Result<Tag, Error> {
         // SAFETY: the view goes only to `out_of_place`, which writes
         // initialized bytes (module header).
         let out = unsafe { as_uninit(out) };
-        self.out_of_place(pool, iv, aad, input, out, tag_len, direction)
-            .map(|(_, full)| full)
+        self.seal_into_uninit(pool, iv, aad, plaintext, out, tag_len)
+            .map(|(_, tag)| tag)
+    }
+
+    /// [`decrypt_detached_into`](Self::decrypt_detached_into), split
+    /// across `pool` where it splits a message this long.
+    pub(super) fn open_into(
+        &self,
+        pool: Option<&Pool>,
+        iv: &[u8],
+        aad: &[u8],
+        ciphertext: &[u8],
+        out: &mut [u8],
+        tag: &[u8],
+    ) -> Result<(), Error> {
+        // SAFETY: as in `seal_into`.
+        let out = unsafe { as_uninit(out) };
+        self.open_into_uninit(pool, iv, aad, ciphertext, out, tag)
+            .map(drop)
+    }
+
+    /// [`encrypt_detached_into_uninit`](Self::encrypt_detached_into_uninit),
+    /// split across `pool` where it splits a message this long.
+    pub(super) fn seal_into_uninit<'o>(
+        &self,
+        pool: Option<&Pool>,
+        iv: &[u8],
+        aad: &[u8],
+        plaintext: &[u8],
+        out: &'o mut [MaybeUninit<u8>],
+        tag_len: usize,
+    ) -> Result<(&'o mut [u8], Tag), Error> {
+        let direction = Direction::Encrypt;
+        let (out, full) = self.out_of_place(pool, iv, aad, plaintext, out, tag_len, direction)?;
+        Ok((out, Tag::truncate(full, tag_len)))
+    }
+
+    /// [`decrypt_detached_into_uninit`](Self::decrypt_detached_into_uninit),
+    /// split across `pool` where it splits a message this long.
+    pub(super) fn open_into_uninit<'o>(
+        &self,
+        pool: Option<&Pool>,
+        iv: &[u8],
+        aad: &[u8],
+        ciphertext: &[u8],
+        out: &'o mut [MaybeUninit<u8>],
+        tag: &[u8],
+    ) -> Result<&'o mut [u8], Error> {
+        let direction = Direction::Decrypt;
+        let (out, full) =
+            self.out_of_place(pool, iv, aad, ciphertext, out, tag.len(), direction)?;
+        verify_or_wipe(full, tag, out)?;
+        Ok(out)
     }
 
     /// The out-of-place calls' common part: the checks, the computation
@@ -143,7 +179,7 @@ impl AesGcm {
     /// this thread), and the output seen as written. Returns it and the
     /// full tag.
     #[allow(clippy::too_many_arguments)] // the calls' own arguments, passed on
-    pub(super) fn out_of_place<'o>(
+    fn out_of_place<'o>(
         &self,
         pool: Option<&Pool>,
         iv: &[u8],

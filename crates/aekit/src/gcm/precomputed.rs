@@ -58,10 +58,10 @@ impl AesGcm {
     ///
     /// ```
     /// use aekit::keystream::{CounterSpace, CpuProducer, KeystreamProducer};
-    /// # fn main() -> Result<(), aekit::Error> {
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let key = [7u8; 16];
     /// let gcm = aekit::AesGcm::new(&key)?;
-    /// let mut producer = CpuProducer::new(aekit::aes::Strategy::best(), &key)?;
+    /// let mut producer = CpuProducer::new(aekit::strategies::aes::Strategy::best(), &key)?;
     /// // Y_0 = salt ‖ be96(1000); the message's blocks follow it.
     /// let space = CounterSpace::Continuous { salt: [1, 2, 3, 4] };
     /// let mut buf = *b"precomputed keystream";
