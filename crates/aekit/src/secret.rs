@@ -30,41 +30,41 @@ pub fn wipe(buf: &mut [u8]) {
     zeroize::optimization_barrier(buf);
 }
 
-/// Whether the received tag equals the computed one: the same length and
-/// the same bytes, compared in constant time in the bytes (the lengths are
-/// public). A scheme with truncated tags passes the computed tag's prefix
-/// of the received tag's length, after checking that length against its
-/// rules.
-///
-/// Tags of up to 16 bytes (every AEAD's here) are compared as one `u128`
-/// difference and one `ct_eq`: `subtle`'s slice comparison pays an
-/// optimization barrier per byte, and every short decryption pays for it.
+/// Whether `received` equals `computed`: the same length and the same
+/// bytes, compared in constant time in the bytes (the lengths are public).
+/// For values other than tags (a key commitment); tags go through
+/// [`verify_or_wipe`].
 pub(crate) fn tags_match(computed: &[u8], received: &[u8]) -> bool {
-    let len = received.len();
-    if computed.len() != len {
-        return false;
-    }
-    if len > 16 {
-        return computed.ct_eq(received).into();
-    }
-    let (mut a, mut b) = ([0u8; 16], [0u8; 16]);
-    a[..len].copy_from_slice(computed);
-    b[..len].copy_from_slice(received);
-    let diff = u128::from_le_bytes(a) ^ u128::from_le_bytes(b);
-    wipe(&mut a);
-    diff.ct_eq(&0).into()
+    computed.ct_eq(received).into()
 }
 
-/// The end of an in-place decryption: checks `received` against
-/// `computed` ([`tags_match`]), wipes `computed` either way, and on a
-/// mismatch wipes `buf`, the decrypted message, and returns
-/// [`Error::AuthenticationFailed`].
+/// The end of every decryption here: checks the received tag against the
+/// first `len` bytes of the computed one, wipes the computed one either
+/// way, and on a mismatch wipes `buf`, the decrypted message, and returns
+/// [`Error::AuthenticationFailed`], so unverified plaintext never reaches
+/// the caller.
+///
+/// `computed` is the scheme's full tag in a 16-byte block (GCM-64's
+/// 8-byte tag in its first half); `len` is the tag length the scheme
+/// takes for this call (GCM's truncated tags: the received length, checked
+/// against the key's rules first). A received tag of another length
+/// compares unequal. The comparison is one masked `u128` difference and
+/// one `ct_eq`, no branch on the bytes: `subtle`'s slice comparison pays
+/// an optimization barrier per byte, and every short decryption pays for
+/// it.
 pub(crate) fn verify_or_wipe(
-    computed: &mut [u8],
+    computed: &mut [u8; 16],
+    len: usize,
     received: &[u8],
     buf: &mut [u8],
 ) -> Result<(), Error> {
-    let ok = tags_match(computed, received);
+    let ok = received.len() == len && len <= 16 && {
+        let mut r = [0u8; 16];
+        r[..len].copy_from_slice(received);
+        let mask = u128::MAX.checked_shr(8 * (16 - len) as u32).unwrap_or(0);
+        let diff = (u128::from_le_bytes(*computed) ^ u128::from_le_bytes(r)) & mask;
+        bool::from(diff.ct_eq(&0))
+    };
     wipe(computed);
     if ok {
         Ok(())
@@ -157,16 +157,30 @@ mod tests {
     }
 
     #[test]
-    fn tags_match_compares_every_length_up_to_32() {
-        let computed: [u8; 32] = core::array::from_fn(|i| (i * 17 + 3) as u8);
-        for len in 0..=32 {
-            assert!(tags_match(&computed[..len], &computed[..len]), "{len}");
+    fn verify_or_wipe_compares_exactly_len_bytes() {
+        let computed: [u8; 16] = core::array::from_fn(|i| (i * 17 + 3) as u8);
+        let check = |len: usize, received: &[u8]| {
+            let mut c = computed;
+            let r = verify_or_wipe(&mut c, len, received, &mut []);
+            assert_eq!(c, [0; 16], "the computed tag is wiped");
+            r.is_ok()
+        };
+        for len in 0..=16 {
+            assert!(check(len, &computed[..len]), "{len}");
             for flip in 0..len {
                 let mut tag = computed[..len].to_vec();
                 tag[flip] ^= 0x80;
-                assert!(!tags_match(&computed[..len], &tag), "{len}, byte {flip}");
+                assert!(!check(len, &tag), "{len}, byte {flip}");
+            }
+            // Another length than the scheme's is refused, even a prefix.
+            if len > 0 {
+                assert!(!check(len, &computed[..len - 1]), "{len}, short");
+            }
+            if len < 16 {
+                assert!(!check(len, &computed[..len + 1]), "{len}, long");
             }
         }
+        assert!(!check(17, &[0; 17]), "longer than a block");
     }
 
     #[test]
@@ -174,14 +188,17 @@ mod tests {
         let received = [7u8; 16];
         let mut computed = received;
         let mut buf = vec![0x5a; 40];
-        assert_eq!(verify_or_wipe(&mut computed, &received, &mut buf), Ok(()));
+        assert_eq!(
+            verify_or_wipe(&mut computed, 16, &received, &mut buf),
+            Ok(())
+        );
         assert_eq!(computed, [0; 16], "the computed tag is wiped");
         assert_eq!(buf, vec![0x5a; 40]);
 
         let mut computed = received;
         computed[15] ^= 1;
         assert_eq!(
-            verify_or_wipe(&mut computed, &received, &mut buf),
+            verify_or_wipe(&mut computed, 16, &received, &mut buf),
             Err(Error::AuthenticationFailed)
         );
         assert_eq!(computed, [0; 16]);

@@ -555,7 +555,7 @@ fn crypt_group<const N: usize, S: Slicer<N>>(
         if encrypt {
             e.m.tag.copy_from_slice(tag);
         } else {
-            results[e.index] = secret::verify_or_wipe(tag, &e.m.tag[..], e.m.buf);
+            results[e.index] = secret::verify_or_wipe(tag, TAG_LEN, &e.m.tag[..], e.m.buf);
         }
     }
     tags.zeroize();

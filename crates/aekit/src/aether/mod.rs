@@ -391,7 +391,7 @@ impl Aether {
         });
         // A tag of the wrong length compares unequal, in constant time in
         // the tag's contents.
-        secret::verify_or_wipe(&mut expected, tag, buf)
+        secret::verify_or_wipe(&mut expected, TAG_LEN, tag, buf)
     }
 
     /// Encrypts `plaintext` and returns ciphertext ‖ tag.

@@ -483,13 +483,11 @@ impl State {
 /// decrypted, or where it was released already, as on line), so no
 /// unverified plaintext leaves. The contract of
 /// [`crate::secret::verify_or_wipe`] for GCM's truncated tags: the
-/// received tag (its length checked against the key's rules, at most 16
-/// bytes) against as many leading bytes of the full computed one; the rest
-/// of it is wiped too.
+/// received tag (its length checked against the key's rules) against as
+/// many leading bytes of the full computed one.
+#[inline(always)]
 pub(crate) fn verify_or_wipe(mut full: Block, tag: &[u8], buf: &mut [u8]) -> Result<(), Error> {
-    let (prefix, rest) = full.split_at_mut(tag.len().min(16));
-    crate::secret::wipe(rest);
-    crate::secret::verify_or_wipe(prefix, tag, buf)
+    crate::secret::verify_or_wipe(&mut full, tag.len(), tag, buf)
 }
 
 #[cfg(test)]

@@ -286,8 +286,9 @@ impl TdeaGcm {
             return Err(Error::InvalidTagLength(tag.len()));
         }
         self.admit(iv, aad, buf.len())?;
-        let mut full = self.run(iv, aad, buf, Direction::Decrypt).to_be_bytes();
-        secret::verify_or_wipe(&mut full, tag, buf)
+        let mut full = [0u8; 16];
+        full[..8].copy_from_slice(&self.run(iv, aad, buf, Direction::Decrypt).to_be_bytes());
+        secret::verify_or_wipe(&mut full, TAG_LEN, tag, buf)
     }
 
     /// Encrypts `plaintext` and returns ciphertext ‖ tag.
