@@ -6,8 +6,10 @@
 //!
 //! - AES-128-GCM: aekit's default implementation called once per message,
 //!   the batch API (`AesGcm::encrypt_batch_into`, the results into a slice
-//!   made once), and the peers aws-lc-rs and
-//!   ring called once per message;
+//!   made once), the peers aws-lc-rs, ring and Intel's ipsec-mb (its best
+//!   path, `ipsec_mb.rs`) called once per message, and ipsec-mb's
+//!   multi-buffer job API (each message a job, submitted in turn and the
+//!   rest flushed: the batch API's counterpart);
 //! - AETHER: aekit's best one-message strategy called once per message, the
 //!   batch API (`Aether::encrypt_batch`) on that key (bitsliced across
 //!   messages where that costs less, `aether/batch.rs`) and on a `portable`
@@ -26,6 +28,7 @@ use aekit::{AesGcm, Error};
 use aekit_harness::{self as harness, Case, Sample};
 use serde_json::json;
 
+use crate::ipsec_mb::{Arch, IpsecMb};
 use crate::peers::{Gcm, NONCE, peer};
 use crate::report::{Effort, Mix, Panel, Plot, Report, Series, XAxis, add_point};
 
@@ -130,6 +133,45 @@ fn aether_batch<'a>(name: &str, a: Aether, lengths: Vec<usize>) -> Case<'a> {
     }
 }
 
+/// ipsec-mb's job API over the batch: one job per message, IVs as
+/// [`gcm_batch`]'s.
+fn ipsec_mb_jobs<'a>(p: IpsecMb, lengths: &[usize]) -> Case<'a> {
+    let lens: Vec<u64> = lengths.iter().map(|&l| l as u64).collect();
+    let ivs: Vec<[u8; 12]> = (0..lengths.len())
+        .map(|i| {
+            let mut iv = NONCE;
+            iv[..8].copy_from_slice(&(i as u64).to_be_bytes());
+            iv
+        })
+        .collect();
+    let mut tags = vec![[0u8; 16]; lengths.len()];
+    // Byte for byte against aekit first, ciphertexts and tags.
+    let total: usize = lengths.iter().sum();
+    let plain: Vec<u8> = (0..total).map(|i| (i * 7) as u8).collect();
+    let mut theirs = plain.clone();
+    p.seal_jobs(&mut theirs, &lens, &ivs, &mut tags);
+    let gcm = AesGcm::new(p.key()).expect("aekit takes the key ipsec-mb took");
+    let mut ours = plain;
+    for ((m, iv), tag) in cut(&mut ours, lengths).zip(&ivs).zip(&tags) {
+        let t = gcm.encrypt_in_place_detached(iv, &[], m, 16).expect("seal");
+        assert_eq!(
+            t.as_bytes(),
+            tag,
+            "ipsec-mb's job API and aekit disagree on a tag"
+        );
+    }
+    assert!(
+        ours == theirs,
+        "ipsec-mb's job API and aekit disagree on a ciphertext"
+    );
+    Case {
+        name: "ipsec-mb jobs".into(),
+        run: Ok(Box::new(move |buf: &mut [u8]| {
+            p.seal_jobs(buf, &lens, &ivs, &mut tags);
+        })),
+    }
+}
+
 fn check(results: &[Result<(), Error>]) {
     assert!(results.iter().all(|r| r.is_ok()), "a batch message failed");
 }
@@ -171,6 +213,22 @@ fn cases<'a>(lengths: &[usize]) -> Vec<Case<'a>> {
             },
         });
     }
+    cases.push(match IpsecMb::new(Arch::Best, &key[..16]) {
+        Ok(p) => per_message("ipsec-mb per-message", lengths.to_vec(), move |m| {
+            std::hint::black_box(p.seal(m));
+        }),
+        Err(e) => Case {
+            name: "ipsec-mb per-message".into(),
+            run: Err(e),
+        },
+    });
+    cases.push(match IpsecMb::new(Arch::Best, &key[..16]) {
+        Ok(p) => ipsec_mb_jobs(p, lengths),
+        Err(e) => Case {
+            name: "ipsec-mb jobs".into(),
+            run: Err(e),
+        },
+    });
     match Aether::new(&key) {
         Ok(a) => cases.push(per_message(
             "AETHER per-message",
@@ -230,12 +288,13 @@ fn cases<'a>(lengths: &[usize]) -> Vec<Case<'a>> {
 /// Index of each case in [`cases`].
 const GCM_ONE: usize = 0;
 const GCM_BATCH: usize = 1;
-const GCM_PEERS: [usize; 2] = [2, 3];
-const AETHER_ONE: usize = 4;
-const AETHER_BATCH: usize = 5;
-const AETHER_BITSLICED: usize = 6;
-const AEGIS: usize = 7;
-const AEGIS_X4: usize = 8;
+const GCM_PEERS: [usize; 4] = [2, 3, 4, 5];
+const IPSEC_MB_JOBS: usize = 5;
+const AETHER_ONE: usize = 6;
+const AETHER_BATCH: usize = 7;
+const AETHER_BITSLICED: usize = 8;
+const AEGIS: usize = 9;
+const AEGIS_X4: usize = 10;
 
 pub(crate) fn run(effort: Effort) -> Vec<Report> {
     let aether_strategy = Aether::new(&[0; 32])
@@ -247,10 +306,12 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
     let mut gcm_md = format!(
         "## Batches: AES-128-GCM, many messages per call\n\n\
          Encryption, empty AAD, 16-byte tags; GB/s over the batch's total bytes, best of {} \
-         interleaved rounds. aekit: {gcm_impl}; batch: `AesGcm::encrypt_batch_into`. Ratios: the batch API over aekit's own \
-         one-message calls, and over the faster peer's one-message calls.\n\n\
-         | messages | batch | aekit per-message | aekit batch | aws-lc-rs | ring | batch / aekit | batch / best peer |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|\n",
+         interleaved rounds. aekit: {gcm_impl}; batch: `AesGcm::encrypt_batch_into`. \
+         ipsec-mb: its best path, one call per message, and its job API. Ratios: the batch \
+         API over aekit's own one-message calls, over ipsec-mb's job API, and over the fastest \
+         peer.\n\n\
+         | messages | batch | aekit per-message | aekit batch | aws-lc-rs | ring | ipsec-mb | ipsec-mb jobs | batch / aekit | batch / ipsec-mb jobs | batch / best peer |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
         effort.rounds
     );
     let mut aether_md = format!(
@@ -280,13 +341,16 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
             };
             let best_peer = GCM_PEERS.iter().filter_map(|&i| gb(i)).reduce(f64::max);
             gcm_md.push_str(&format!(
-                "| {} | {n} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {n} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 mix.name(),
                 cell(GCM_ONE),
                 cell(GCM_BATCH),
                 cell(GCM_PEERS[0]),
                 cell(GCM_PEERS[1]),
+                cell(GCM_PEERS[2]),
+                cell(GCM_PEERS[3]),
                 ratio(gb(GCM_BATCH), gb(GCM_ONE)),
+                ratio(gb(GCM_BATCH), gb(IPSEC_MB_JOBS)),
                 ratio(gb(GCM_BATCH), best_peer),
             ));
             aether_md.push_str(&format!(

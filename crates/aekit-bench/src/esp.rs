@@ -32,6 +32,9 @@
 //! worker the seed's two pairs, `table` + `table8` and `fixslice` +
 //! `karatsuba`, where precomputation has the most to give.
 //!
+//! The AES-GCM floor ([`floor`]): the one AES-GCM call each packet makes,
+//! aekit's and Intel ipsec-mb's, beside aekit's whole encapsulation.
+//!
 //! Whole messages ([`messages`]): 1, 10 and 100 MiB (`--quick`: 1 and 10)
 //! of random data in 1024-byte packets through one SA, over `fig3.rs`'s
 //! packet loop (encapsulate into one arena, then decapsulate with a fresh
@@ -56,6 +59,7 @@ use aekit_harness as harness;
 use serde_json::json;
 
 use crate::fig3::{self, Mode, PACKET};
+use crate::ipsec_mb::{Arch, IpsecMb};
 use crate::report::{Effort, Mix, Report};
 
 /// Packets in each worker's pool: 120 × ~1.6 KB stays in a Zen 1 core's
@@ -310,9 +314,108 @@ fn measure(
     best.expect("at least one repetition")
 }
 
-/// The suite: the packet rate, then whole messages.
+/// The suite: the packet rate, the AES-GCM floor under it, then whole
+/// messages.
 pub(crate) fn run(effort: Effort) -> Vec<Report> {
-    vec![packet_rate(effort), messages(effort)]
+    vec![packet_rate(effort), floor(effort), messages(effort)]
+}
+
+/// The AES-GCM call alone per packet, aekit's and Intel ipsec-mb's: what
+/// ESP encrypts and authenticates for a packet of each mix (the payload,
+/// its padding and the two trailer bytes, a 12-byte nonce, the 8 bytes of
+/// SPI and sequence number as AAD, a 16-byte ICV), in place on one core.
+/// ipsec-mb's figure is the floor an ESP data plane built on it starts
+/// from; beside them, aekit's whole encapsulation (inline keystream, one
+/// call per packet, one worker) and what its framing adds over the call.
+fn floor(effort: Effort) -> Report {
+    let (time, reps) = if effort.quick {
+        (Duration::from_millis(100), 1)
+    } else {
+        (Duration::from_millis(300), 3)
+    };
+    let key = [0x42u8; 16];
+    let (iv, aad) = ([0x24u8; 12], [0x5au8; 8]);
+    let mut md = String::from(
+        "## ESP: the AES-GCM call under each packet\n\n\
+         What ESP computes per packet (payload, padding and trailer; 12-byte nonce; SPI and \
+         sequence number as AAD; 16-byte ICV) as one AES-128-GCM call in place on one core: \
+         aekit's default and ipsec-mb's best path (`aekit-bench peers` names both). \
+         \"ESP\": aekit's whole encapsulation of the same packets (inline keystream, \
+         one call per packet, one worker); \"framing\": what it adds over aekit's call.\n\n\
+         | mix | aekit call Mpps | ipsec-mb call Mpps | aekit / ipsec-mb | ESP Mpps | framing | ESP / ipsec-mb call |\n\
+         |---|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let mut rows = Vec::new();
+    for mix in Mix::ALL {
+        // ESP pads payload ‖ pad length ‖ next header to 4 bytes.
+        let lengths: Vec<usize> = (0..POOL)
+            .map(|i| (mix.len(i) + 2).next_multiple_of(4))
+            .collect();
+        let total: usize = lengths.iter().sum();
+        let aekit = aekit::AesGcm::new(&key).map_err(|e| e.to_string());
+        let ipsec = IpsecMb::new(Arch::Best, &key);
+        let mut cases = vec![
+            harness::Case {
+                name: "aekit".into(),
+                run: aekit.map(|g| {
+                    per_packet(lengths.clone(), move |m| {
+                        std::hint::black_box(
+                            g.encrypt_in_place_detached(&iv, &aad, m, 16).expect("seal"),
+                        );
+                    })
+                }),
+            },
+            harness::Case {
+                name: "ipsec-mb".into(),
+                run: ipsec.map(|p| {
+                    per_packet(lengths.clone(), move |m| {
+                        std::hint::black_box(p.seal_in_place(&iv, &aad, m));
+                    })
+                }),
+            },
+        ];
+        let r = harness::measure(&mut cases, total, effort.rounds);
+        let mpps = |i: usize| r[i].map(|s| POOL as f64 / s.ns_per_op * 1e3);
+        let config = Config::default();
+        let esp = measure(
+            config,
+            mix,
+            (Direction::Encapsulate, Calls::Single),
+            1,
+            time,
+            reps,
+        );
+        let esp_mpps = esp.packets_per_s / 1e6;
+        let cell = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.2}"));
+        let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) => format!("{:.2}×", a / b),
+            _ => "–".into(),
+        };
+        // The framing's cost as a share of the call's time per packet.
+        let framing = mpps(0).map(|call| call / esp_mpps - 1.0);
+        md.push_str(&format!(
+            "| {} | {} | {} | {} | {esp_mpps:.2} | {} | {} |\n",
+            mix.name(),
+            cell(mpps(0)),
+            cell(mpps(1)),
+            ratio(mpps(0), mpps(1)),
+            framing.map_or("–".into(), |f| format!("+{:.0}%", 100.0 * f)),
+            ratio(Some(esp_mpps), mpps(1)),
+        ));
+        rows.push(json!({
+            "mix": mix.name(),
+            "aekit_call_mpps": mpps(0),
+            "ipsec_mb_call_mpps": mpps(1),
+            "esp_encapsulate_mpps": esp_mpps,
+            "framing_overhead": framing,
+        }));
+    }
+    Report {
+        key: "esp_floor",
+        markdown: md,
+        rows,
+        plots: Vec::new(),
+    }
 }
 
 /// Packets per second in a steady state (see the module header).
@@ -447,6 +550,19 @@ fn packet_rate(effort: Effort) -> Report {
         rows,
         plots: Vec::new(),
     }
+}
+
+/// One call of `seal` per packet of `lengths`, each cut from the
+/// harness's buffer in turn.
+fn per_packet(lengths: Vec<usize>, seal: impl Fn(&mut [u8]) + 'static) -> harness::Op<'static> {
+    Box::new(move |buf: &mut [u8]| {
+        let mut rest = buf;
+        for &len in &lengths {
+            let (m, tail) = core::mem::take(&mut rest).split_at_mut(len);
+            seal(m);
+            rest = tail;
+        }
+    })
 }
 
 /// Whole messages in 1024-byte packets, with the keystream computed inline

@@ -10,7 +10,8 @@
 //! libraries.
 //!
 //! 1. One core (`peers.rs`): every aekit implementation class this CPU
-//!    runs beside aws-lc-rs, ring, RustCrypto's `aes-gcm` and OpenSSL,
+//!    runs beside aws-lc-rs, ring, RustCrypto's `aes-gcm`, OpenSSL and
+//!    Intel's ipsec-mb (`ipsec_mb.rs`, `c/ipsec_mb.c`),
 //!    encrypt and decrypt, 16 B to 1 MiB, AES-128 and AES-256, each row's
 //!    ratio to the best peer, and a summary.
 //! 2. Many cores (`cores.rs`): one message of 1, 16 and 256 MiB on one
@@ -68,7 +69,7 @@
 //! The table suites share `report.rs` (effort, reports, `--json`,
 //! `--plot`) and `plot.rs`; timing is `aekit-harness`'s. The Python
 //! binding is measured against `cryptography` by `python/bench.py`.
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 mod aether;
 mod aether_analysis;
@@ -80,6 +81,7 @@ mod esp;
 mod fig3;
 mod ghash;
 mod gpu;
+mod ipsec_mb;
 mod m4;
 mod modes;
 mod peers;
@@ -125,7 +127,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Suite {
-    /// aekit's AES-GCM beside aws-lc-rs, ring, aes-gcm and OpenSSL, one core and many.
+    /// aekit's AES-GCM beside aws-lc-rs, ring, aes-gcm, OpenSSL and ipsec-mb, one core and many.
     Peers(Plotted),
     /// The seed papers' tables re-measured, each beside the seed's figures.
     Seeds(Plotted),

@@ -1,6 +1,7 @@
 //! `aekit-bench peers`, the one-core table: aekit's AES-GCM beside
-//! aws-lc-rs, ring, RustCrypto's `aes-gcm` and OpenSSL, measured in one
-//! run, interleaved, best of N.
+//! aws-lc-rs, ring, RustCrypto's `aes-gcm`, OpenSSL and Intel's ipsec-mb
+//! (its AVX-512, AVX2 and SSE paths, `ipsec_mb.rs`), measured in one run,
+//! interleaved, best of N.
 //!
 //! For AES-128-GCM and AES-256-GCM, encryption and decryption, at sizes
 //! chosen for what they stand for: 16 B (a small record), 64 B (a packet
@@ -15,7 +16,8 @@
 //! each other fused kernel the CPU has (`AesGcm::fused`), and the portable
 //! constant-time pair `fixslice` + `karatsuba` (`AesGcm::with`) — each
 //! row with its ratio to the best peer of that size (above 1: aekit is
-//! faster). OpenSSL is the system's libssl through the `openssl` crate,
+//! faster) and to ipsec-mb's path of its class (`vaes-avx512` to AVX-512,
+//! `vaes-avx2` to AVX2, `ni-clmul` to SSE). OpenSSL is the system's libssl through the `openssl` crate,
 //! one `EVP_CIPHER_CTX` per direction keyed once, its IV reset per message
 //! as a caller reusing a context does.
 //!
@@ -35,12 +37,21 @@ use aes_gcm::aead::consts::{U12, U16};
 use aes_gcm::aead::{AeadInOut, KeyInit};
 use serde_json::json;
 
+use crate::ipsec_mb::{Arch, IpsecMb};
 use crate::report::{Effort, Report, Series, add_point};
 
 /// Sizes measured, in bytes (see the module header).
 const SIZES: [usize; 8] = [16, 64, 256, 1024, 1500, 8192, 16384, 1 << 20];
 /// The peers, in the order of the table.
-const PEERS: [&str; 4] = ["aws-lc-rs", "ring", "aes-gcm", "openssl"];
+const PEERS: [&str; 7] = [
+    "aws-lc-rs",
+    "ring",
+    "aes-gcm",
+    "openssl",
+    "ipsec-mb avx512",
+    "ipsec-mb avx2",
+    "ipsec-mb sse",
+];
 /// The nonce of every measured message.
 pub(crate) const NONCE: [u8; 12] = [7; 12];
 /// The key sizes measured: AES-128 and AES-256.
@@ -87,6 +98,8 @@ type Build = Box<dyn Fn(&[u8]) -> Result<AesGcm, aekit::Error>>;
 /// build a key for it.
 struct Class {
     label: String,
+    /// ipsec-mb's path of the same class, as its index in [`PEERS`].
+    ipsec_mb: Option<usize>,
     build: Build,
 }
 
@@ -100,8 +113,11 @@ fn classes() -> Vec<Class> {
         if let Ok(gcm) = build(&probe) {
             let imp = gcm.implementation();
             if !seen.contains(&imp) {
+                let ipsec_mb = Arch::of_class(&imp)
+                    .and_then(|arch| PEERS.iter().position(|&p| p == arch.name()));
                 out.push(Class {
                     label: label(&imp),
+                    ipsec_mb,
                     build,
                 });
                 seen.push(imp);
@@ -146,10 +162,10 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
             let mut md = format!(
                 "## {aead} {}, one core: aekit beside its peers\n\n\
                  Best of {rounds} interleaved rounds; 12-byte nonce, no AAD, 16-byte tag. \
-                 The last column is the row's speed over the best peer's at that size \
-                 (above 1: faster).\n\n\
-                 | size | implementation | GB/s | ns/op | TSC cycles/B | / best peer |\n\
-                 |---:|---|---:|---:|---:|---:|\n",
+                 The last columns are the row's speed over the best peer's at that size \
+                 and over ipsec-mb's path of the row's class (above 1: faster).\n\n\
+                 | size | implementation | GB/s | ns/op | TSC cycles/B | / best peer | / ipsec-mb of its class |\n\
+                 |---:|---|---:|---:|---:|---:|---:|\n",
                 op.name()
             );
             let mut rows = Vec::new();
@@ -173,20 +189,29 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
                         (Some(s), Some((_, p))) => Some(p.ns_per_op / s.ns_per_op),
                         _ => None,
                     };
+                    let of_class = classes
+                        .get(i)
+                        .and_then(|c| c.ipsec_mb)
+                        .and_then(|j| best[classes.len() + j])
+                        .zip(*sample)
+                        .map(|(p, s)| p.ns_per_op / s.ns_per_op);
+                    let times = |r: Option<f64>| r.map_or("–".into(), |r| format!("{r:.2}×"));
                     md.push_str(&match sample {
                         Some(s) => format!(
-                            "| {} | {} | {:.2} | {:.1} | {:.3} | {} |\n",
+                            "| {} | {} | {:.2} | {:.1} | {:.3} | {} | {} |\n",
                             size_label(size),
                             case.name,
                             s.gb_per_s(),
                             s.ns_per_op,
                             s.tsc_per_byte(),
-                            ratio.map_or("–".into(), |r| format!("{r:.2}×"))
+                            times(ratio),
+                            times(of_class),
                         ),
                         None => format!(
-                            "| {} | {} | unavailable | | | |\n",
+                            "| {} | {} | unavailable: {} | | | | |\n",
                             size_label(size),
-                            case.name
+                            case.name,
+                            case.run.as_ref().err().map_or("", String::as_str),
                         ),
                     });
                     rows.push(json!({
@@ -200,12 +225,13 @@ pub(crate) fn run(effort: Effort) -> Vec<Report> {
                         "tsc_cycles_per_byte": sample.map(|s| s.tsc_per_byte()),
                         "best_peer": peer.map(|(name, _)| name),
                         "ratio_to_best_peer": ratio,
+                        "ratio_to_ipsec_mb_of_class": of_class,
                     }));
                     if let Some(s) = sample {
                         add_point(&mut series, &case.name, size as f64, s.gb_per_s());
                     }
                 }
-                summary.push((aead, op, size, peer, best[..classes.len()].to_vec()));
+                summary.push((aead, op, size, peer, best.clone()));
             }
             reports.push(Report::with_sizes_plot(
                 report_key(key_len, op),
@@ -250,7 +276,8 @@ type SummaryRow = (
 /// class's ratio to it.
 fn summary_report(classes: &[Class], rows: &[SummaryRow]) -> Report {
     let mut md = String::from(
-        "## Summary: each aekit class over the best peer (above 1: aekit is faster)\n\n\
+        "## Summary: each aekit class over the best peer (above 1: aekit is faster), \
+         in parentheses over ipsec-mb's path of its class\n\n\
          | AEAD | op | size | best peer | GB/s |",
     );
     for c in classes {
@@ -270,9 +297,15 @@ fn summary_report(classes: &[Class], rows: &[SummaryRow]) -> Report {
         ));
         for (c, s) in classes.iter().zip(ours) {
             let ratio = s.map(|s| p.ns_per_op / s.ns_per_op);
-            md.push_str(&match ratio {
-                Some(r) => format!(" {r:.2}× |"),
-                None => " – |".to_string(),
+            let of_class = c
+                .ipsec_mb
+                .and_then(|j| ours[classes.len() + j])
+                .zip(*s)
+                .map(|(p, s)| p.ns_per_op / s.ns_per_op);
+            md.push_str(&match (ratio, of_class) {
+                (Some(r), Some(k)) => format!(" {r:.2}× ({k:.2}×) |"),
+                (Some(r), None) => format!(" {r:.2}× |"),
+                _ => " – |".to_string(),
             });
             json_rows.push(json!({
                 "aead": aead,
@@ -281,6 +314,7 @@ fn summary_report(classes: &[Class], rows: &[SummaryRow]) -> Report {
                 "implementation": c.label,
                 "best_peer": name,
                 "ratio_to_best_peer": ratio,
+                "ratio_to_ipsec_mb_of_class": of_class,
             }));
         }
         md.push('\n');
@@ -485,6 +519,13 @@ pub(crate) fn peer(name: &str, key: &[u8]) -> Result<Box<dyn Gcm>, String> {
             Box::new(LessSafeKey::new(key))
         }
         "openssl" => Box::new(OpenSsl::new(key).map_err(|e| e.to_string())?),
+        _ if name.starts_with("ipsec-mb") => {
+            let arch = Arch::ALL
+                .into_iter()
+                .find(|a| a.name() == name)
+                .ok_or_else(|| format!("no peer {name}"))?;
+            Box::new(IpsecMb::new(arch, key)?)
+        }
         _ if aes128 => Box::new(RustCrypto(
             aes_gcm::Aes128Gcm::new_from_slice(key).map_err(|e| e.to_string())?,
         )),

@@ -76,6 +76,13 @@ pub(crate) fn run(suite: &str, tables: &[Table], outputs: &Outputs<'_>) -> Resul
     let default = peers::default_implementation();
     if matches!(suite, "peers" | "cores") {
         println!("aekit default (`AesGcm::new` on this CPU): {default}.\n");
+        match crate::ipsec_mb::version() {
+            Ok(v) => println!(
+                "Intel ipsec-mb {v}: its direct AES-GCM calls, each path forced \
+                 (`init_mb_mgr_avx512`, `_avx2`, `_sse`).\n"
+            ),
+            Err(why) => println!("{why}\n"),
+        }
         peers::cross_check().map_err(|e| format!("peers disagree: {e}"))?;
     }
 

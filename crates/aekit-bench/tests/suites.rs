@@ -384,6 +384,12 @@ fn quick_peers_suite_writes_every_row() {
     ] {
         assert!(md.contains(text), "markdown lacks {text:?}");
     }
+    if cfg!(ipsec_mb) {
+        assert!(md.contains("Intel ipsec-mb "), "{md}");
+    } else {
+        eprintln!("SKIP ipsec-mb rows: the library was not found at build time");
+        assert!(md.contains("SKIP: ipsec-mb was not found"), "{md}");
+    }
     assert_eq!(doc["suite"], "peers");
     let default = doc["aekit_default"].as_str().unwrap().to_string();
     assert!(!default.is_empty());
@@ -405,6 +411,22 @@ fn quick_peers_suite_writes_every_row() {
                 for peer in ["aws-lc-rs", "ring", "aes-gcm", "openssl"] {
                     let row = at(peer).unwrap_or_else(|| panic!("no {peer} row"));
                     assert!(row["gb_per_s"].as_f64() > Some(0.0), "{peer} {aead} {op}");
+                }
+                // ipsec-mb: a row per path, measured where the library was
+                // found at build time (its SSE path runs on every x86-64
+                // with AES-NI), and the default class's ratio to its path.
+                for peer in ["ipsec-mb avx512", "ipsec-mb avx2", "ipsec-mb sse"] {
+                    assert!(at(peer).is_some(), "no {peer} row");
+                }
+                if cfg!(ipsec_mb) {
+                    let sse = at("ipsec-mb sse").unwrap();
+                    assert!(sse["gb_per_s"].as_f64() > Some(0.0), "{aead} {op}");
+                    if default.starts_with("fused ") {
+                        assert!(
+                            ours["ratio_to_ipsec_mb_of_class"].as_f64() > Some(0.0),
+                            "{aead} {op} {size}: {ours}"
+                        );
+                    }
                 }
             }
         }
@@ -439,6 +461,8 @@ fn quick_batch_suite_writes_every_row_and_plot() {
                 "aekit batch",
                 "aws-lc-rs per-message",
                 "ring per-message",
+                "ipsec-mb per-message",
+                "ipsec-mb jobs",
             ][..],
         ),
         (
@@ -488,8 +512,28 @@ fn quick_batch_suite_writes_every_row_and_plot() {
 #[test]
 fn quick_esp_suite_writes_every_row() {
     let (md, doc) = quick("esp");
-    for title in ["ESP packet rate", "ESP over whole messages"] {
+    for title in [
+        "ESP packet rate",
+        "ESP: the AES-GCM call under each packet",
+        "ESP over whole messages",
+    ] {
         assert!(md.contains(title), "markdown lacks {title}");
+    }
+    // The AES-GCM call per packet, aekit's and (where the library was
+    // found at build time) ipsec-mb's, beside the encapsulation.
+    let floor = rows(&doc, "esp_floor");
+    for mix in ["64 B", "576 B", "1500 B", "IMIX 7:4:1"] {
+        let row = floor
+            .iter()
+            .find(|r| r["mix"] == mix)
+            .unwrap_or_else(|| panic!("esp_floor lacks {mix}"));
+        assert!(row["aekit_call_mpps"].as_f64() > Some(0.0), "{row}");
+        assert!(row["esp_encapsulate_mpps"].as_f64() > Some(0.0), "{row}");
+        assert_eq!(
+            row["ipsec_mb_call_mpps"].as_f64().is_some(),
+            cfg!(ipsec_mb),
+            "{row}"
+        );
     }
     let rate = rows(&doc, "esp_packet_rate");
     for mix in ["64 B", "576 B", "1500 B", "IMIX 7:4:1"] {
