@@ -52,19 +52,14 @@ pub(crate) fn tags_match(computed: &[u8], received: &[u8]) -> bool {
 /// one `ct_eq`, no branch on the bytes: `subtle`'s slice comparison pays
 /// an optimization barrier per byte, and every short decryption pays for
 /// it.
+#[inline]
 pub(crate) fn verify_or_wipe(
     computed: &mut [u8; 16],
     len: usize,
     received: &[u8],
     buf: &mut [u8],
 ) -> Result<(), Error> {
-    let ok = received.len() == len && len <= 16 && {
-        let mut r = [0u8; 16];
-        r[..len].copy_from_slice(received);
-        let mask = u128::MAX.checked_shr(8 * (16 - len) as u32).unwrap_or(0);
-        let diff = (u128::from_le_bytes(*computed) ^ u128::from_le_bytes(r)) & mask;
-        bool::from(diff.ct_eq(&0))
-    };
+    let ok = received.len() == len && block_matches(computed, received);
     wipe(computed);
     if ok {
         Ok(())
@@ -72,6 +67,25 @@ pub(crate) fn verify_or_wipe(
         wipe(buf);
         Err(Error::AuthenticationFailed)
     }
+}
+
+/// Whether `received` (at most 16 bytes) equals as many leading bytes of
+/// `computed`, in constant time in the bytes: the difference as one masked
+/// `u128`, then one `ct_eq`. A 16-byte tag, the usual one, is copied at a
+/// fixed length (a copy of a length known only at run time is a call to
+/// `memcpy`).
+#[inline(always)]
+fn block_matches(computed: &[u8; 16], received: &[u8]) -> bool {
+    let len = received.len();
+    let mut r = [0u8; 16];
+    match <&[u8; 16]>::try_from(received) {
+        Ok(whole) => r = *whole,
+        Err(_) if len < 16 => r[..len].copy_from_slice(received),
+        Err(_) => return false,
+    }
+    let mask = u128::MAX.checked_shr(8 * (16 - len) as u32).unwrap_or(0);
+    let diff = (u128::from_le_bytes(*computed) ^ u128::from_le_bytes(r)) & mask;
+    diff.ct_eq(&0).into()
 }
 
 /// [`wipe`] for 128-bit words (a key's tables of powers of H).
