@@ -94,7 +94,9 @@
 pub use imp::Ni;
 /// The counter blocks and the one-block XOR, for the fused kernels.
 #[cfg(target_arch = "x86_64")]
-pub(crate) use imp::{counter_block, counter_blocks, load_padded, xor_block, xor_partial};
+pub(crate) use imp::{
+    counter_block, counter_blocks, load_padded, xor_block, xor_block_into, xor_partial,
+};
 
 #[cfg(not(target_arch = "x86_64"))]
 pub use unsupported::Ni;
@@ -301,28 +303,66 @@ mod imp {
     #[inline]
     #[target_feature(enable = "sse2")]
     pub(crate) fn xor_block(bytes: &mut [u8], keystream: __m128i) -> (__m128i, __m128i) {
-        match <&mut Block>::try_from(&mut *bytes) {
-            Ok(block) => {
-                let p = block.as_mut_ptr().cast::<__m128i>();
-                // SAFETY: `block` is 16 readable and writable bytes; MOVDQU
-                // needs no alignment.
-                unsafe {
-                    let input = _mm_loadu_si128(p);
-                    let output = _mm_xor_si128(input, keystream);
-                    _mm_storeu_si128(p, output);
-                    (input, output)
-                }
+        let p = bytes.as_mut_ptr();
+        // SAFETY: `bytes` is readable and writable, in place.
+        unsafe { xor_block_into(p, p, bytes.len(), keystream) }
+    }
+
+    /// [`xor_block`] for fewer than 16 bytes.
+    #[target_feature(enable = "sse2")]
+    pub(crate) fn xor_partial(bytes: &mut [u8], keystream: __m128i) -> (__m128i, __m128i) {
+        let p = bytes.as_mut_ptr();
+        // SAFETY: `bytes` is readable and writable, in place.
+        unsafe { xor_partial_into(p, p, bytes.len(), keystream) }
+    }
+
+    /// [`xor_block`] from `src` into `dst`, `len` (at most 16) bytes: a
+    /// whole block in one load and one store, a partial one by
+    /// [`xor_partial_into`].
+    ///
+    /// # Safety
+    ///
+    /// `src` is readable and `dst` writable (initialized or not) for `len`
+    /// bytes, and the two are the same address or do not overlap.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    pub(crate) unsafe fn xor_block_into(
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+        keystream: __m128i,
+    ) -> (__m128i, __m128i) {
+        if len == 16 {
+            // SAFETY: 16 readable and writable bytes by the contract;
+            // MOVDQU needs no alignment.
+            unsafe {
+                let input = _mm_loadu_si128(src.cast());
+                let output = _mm_xor_si128(input, keystream);
+                _mm_storeu_si128(dst.cast(), output);
+                (input, output)
             }
-            Err(_) => xor_partial(bytes, keystream),
+        } else {
+            // SAFETY: passed on.
+            unsafe { xor_partial_into(src, dst, len, keystream) }
         }
     }
 
-    /// [`xor_block`] for fewer than 16 bytes, read and written a few bytes
-    /// at a time ([`load_padded`], `store_partial`): no copy of the block
-    /// is left in memory to clear, and there is no call to `memcpy`, which
-    /// costs more than the XOR. The output is masked to the message.
+    /// [`xor_block_into`] for fewer than 16 bytes, read and written a few
+    /// bytes at a time ([`load_padded`], [`store_partial`]): no copy of the
+    /// block is left in memory to clear, and there is no call to
+    /// `memcpy`, which costs more than the XOR. The output is masked to
+    /// the message.
+    ///
+    /// # Safety
+    ///
+    /// As for [`xor_block_into`], with `len` < 16.
     #[target_feature(enable = "sse2")]
-    pub(crate) fn xor_partial(bytes: &mut [u8], keystream: __m128i) -> (__m128i, __m128i) {
+    unsafe fn xor_partial_into(
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+        keystream: __m128i,
+    ) -> (__m128i, __m128i) {
         /// The first `len` bytes set: 16 − `len` bytes into a run of 16
         /// set bytes followed by 16 clear ones.
         static RUN: [u8; 32] = [
@@ -330,13 +370,15 @@ mod imp {
             0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
         ];
 
-        let len = bytes.len();
         debug_assert!(len < 16);
-        let input = load_padded(bytes);
+        // SAFETY: `len` readable bytes; the slice is gone before `dst` is
+        // written (in place they are the same bytes).
+        let input = load_padded(unsafe { core::slice::from_raw_parts(src, len) });
         // SAFETY: the mask load reads RUN[16 − len .. 32 − len], inside `RUN`.
         let mask = unsafe { _mm_loadu_si128(RUN[16 - len..].as_ptr().cast()) };
         let output = _mm_and_si128(_mm_xor_si128(input, keystream), mask);
-        store_partial(bytes, output);
+        // SAFETY: `len` writable bytes by the contract.
+        unsafe { store_partial(dst, len, output) };
         (input, output)
     }
 
@@ -358,19 +400,25 @@ mod imp {
         _mm_set_epi64x(hi as i64, lo as i64)
     }
 
-    /// The first `bytes.len()` (< 16) bytes of `x` into `bytes`, a few at
-    /// a time as in [`load_padded`].
+    /// The first `len` (< 16) bytes of `x` to `dst`, a few at a time as
+    /// in [`load_padded`].
+    ///
+    /// # Safety
+    ///
+    /// `dst` is writable (initialized or not) for `len` bytes.
     #[inline]
     #[target_feature(enable = "sse2")]
-    fn store_partial(bytes: &mut [u8], x: __m128i) {
+    unsafe fn store_partial(dst: *mut u8, len: usize, x: __m128i) {
         let lo = _mm_cvtsi128_si64(x) as u64;
-        match bytes.split_first_chunk_mut::<8>() {
-            Some((first, rest)) => {
-                *first = lo.to_le_bytes();
+        // SAFETY: `len` writable bytes, split at 8 where there are more.
+        unsafe {
+            if len >= 8 {
+                dst.cast::<[u8; 8]>().write_unaligned(lo.to_le_bytes());
                 let hi = _mm_cvtsi128_si64(_mm_unpackhi_epi64(x, x)) as u64;
-                write_up_to_8(rest, hi);
+                write_up_to_8(dst.add(8), len - 8, hi);
+            } else {
+                write_up_to_8(dst, len, lo);
             }
-            None => write_up_to_8(bytes, lo),
         }
     }
 
@@ -392,20 +440,31 @@ mod imp {
         }
     }
 
-    /// The low `b.len()` (at most eight) bytes of `x` into `b`, in two
-    /// overlapping stores as [`read_up_to_8`] reads them.
+    /// The low `n` (at most eight) bytes of `x` to `p`, in two overlapping
+    /// stores as [`read_up_to_8`] reads them.
+    ///
+    /// # Safety
+    ///
+    /// `p` is writable (initialized or not) for `n` bytes.
     #[inline(always)]
-    fn write_up_to_8(b: &mut [u8], x: u64) {
-        let n = b.len();
+    unsafe fn write_up_to_8(p: *mut u8, n: usize, x: u64) {
         debug_assert!(n <= 8);
-        if n >= 4 {
-            *b.first_chunk_mut::<4>().unwrap() = (x as u32).to_le_bytes();
-            *b.last_chunk_mut::<4>().unwrap() = ((x >> (8 * (n - 4))) as u32).to_le_bytes();
-        } else if n >= 2 {
-            *b.first_chunk_mut::<2>().unwrap() = (x as u16).to_le_bytes();
-            *b.last_chunk_mut::<2>().unwrap() = ((x >> (8 * (n - 2))) as u16).to_le_bytes();
-        } else if let Some(first) = b.first_mut() {
-            *first = x as u8;
+        // SAFETY: each store lies in the `n` bytes: at 0 and n − 4 (or
+        // n − 2) for four (two) bytes when n is at least that.
+        unsafe {
+            if n >= 4 {
+                p.cast::<[u8; 4]>()
+                    .write_unaligned((x as u32).to_le_bytes());
+                let last = ((x >> (8 * (n - 4))) as u32).to_le_bytes();
+                p.add(n - 4).cast::<[u8; 4]>().write_unaligned(last);
+            } else if n >= 2 {
+                p.cast::<[u8; 2]>()
+                    .write_unaligned((x as u16).to_le_bytes());
+                let last = ((x >> (8 * (n - 2))) as u16).to_le_bytes();
+                p.add(n - 2).cast::<[u8; 2]>().write_unaligned(last);
+            } else if n == 1 {
+                p.write(x as u8);
+            }
         }
     }
 

@@ -147,6 +147,7 @@ mod shared {
         _mm_storeu_si128, _mm_xor_si128, _mm256_aesenc_epi128, _mm256_aesenclast_epi128,
         _mm256_broadcastsi128_si256, _mm256_set_m128i, _mm256_xor_si256,
     };
+    use core::mem::MaybeUninit;
 
     use zeroize::Zeroize;
 
@@ -242,7 +243,7 @@ mod shared {
 
     /// Whether a message goes through [`crypt_short`]: at most seven blocks,
     /// and at most eight hashed with the associated data and the lengths.
-    pub(crate) fn takes_short(aad: &[u8], data: &[u8]) -> bool {
+    fn takes_short(aad: &[u8], data: &[u8]) -> bool {
         let blocks = data.len().div_ceil(16);
         let hashed = aad.len().div_ceil(16) + blocks + 1; // the lengths block too
         blocks <= 7 && hashed <= 8
@@ -263,10 +264,35 @@ mod shared {
         if !takes_short(aad, data) {
             return None;
         }
+        let p = data.as_mut_ptr();
         // SAFETY: `aes` and `ghash` exist, so detection found AES-NI, SSE4.1,
         // PCLMULQDQ and SSSE3; the message has at most seven blocks and at
-        // most eight blocks are hashed, as `short` requires.
-        Some(unsafe { short(aes, ghash, iv, aad, data, direction) })
+        // most eight blocks are hashed, as `short` requires; in place,
+        // `data` is readable and writable.
+        Some(unsafe { short(aes, ghash, iv, aad, (p, p, data.len()), direction) })
+    }
+
+    /// [`crypt_short`] from `input` into `out` (of the same length), in
+    /// the same one pass: `out` is written as `input` is read, never
+    /// copied first. `Err(out)`, nothing written, where the message does
+    /// not take the short path.
+    pub(crate) fn crypt_short_into<'o>(
+        aes: &Ni,
+        ghash: &Clmul,
+        iv: &[u8; 12],
+        aad: &[u8],
+        input: &[u8],
+        out: &'o mut [MaybeUninit<u8>],
+        direction: Direction,
+    ) -> Result<Block, &'o mut [MaybeUninit<u8>]> {
+        if !takes_short(aad, input) || input.len() != out.len() {
+            return Err(out);
+        }
+        let io = (input.as_ptr(), out.as_mut_ptr().cast::<u8>(), input.len());
+        // SAFETY: as in `crypt_short`; `input` is readable and `out`
+        // writable for its length, and a shared and a mutable borrow do
+        // not overlap.
+        Ok(unsafe { short(aes, ghash, iv, aad, io, direction) })
     }
 
     /// A whole message with a 96-bit IV and no `State`: Y_0 … Y_c (c the
@@ -277,8 +303,9 @@ mod shared {
     /// H (H^(a+c+1) for the first, …, H for the lengths block) in
     /// Karatsuba's three products, summed unreduced and reduced once.
     /// Partial blocks are read and written a few bytes at a time
-    /// (`ni::load_padded`, `ni::xor_block`), zero-padded for GHASH.
-    /// Returns the full tag.
+    /// (`ni::load_padded`, `ni::xor_block_into`), zero-padded for GHASH.
+    /// The message is read from `io.0` and written to `io.1`, `io.2`
+    /// bytes: the same address in place. Returns the full tag.
     ///
     /// The lane count and the direction are constants of [`short_lanes`]:
     /// one straight-line body per message shape, whose message blocks take
@@ -287,22 +314,24 @@ mod shared {
     /// # Safety
     ///
     /// The CPU must support AES-NI, PCLMULQDQ, SSSE3 and SSE4.1; the
-    /// message must have at most seven blocks and a + c + 1 ≤ 8.
+    /// message must have at most seven blocks and a + c + 1 ≤ 8; `io.0`
+    /// must be readable and `io.1` writable (initialized or not) for
+    /// `io.2` bytes, the same address or not overlapping.
     #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
     pub(super) unsafe fn short(
         aes: &Ni,
         ghash: &Clmul,
         iv: &[u8; 12],
         aad: &[u8],
-        data: &mut [u8],
+        io: (*const u8, *mut u8, usize),
         direction: Direction,
     ) -> Block {
         // SAFETY: this function's contract is `short_lanes`'s; each arm's
         // lane count is the message's blocks plus one, as it requires.
         unsafe {
             match direction {
-                Direction::Encrypt => short_shape::<true>(aes, ghash, iv, aad, data),
-                Direction::Decrypt => short_shape::<false>(aes, ghash, iv, aad, data),
+                Direction::Encrypt => short_shape::<true>(aes, ghash, iv, aad, io),
+                Direction::Decrypt => short_shape::<false>(aes, ghash, iv, aad, io),
             }
         }
     }
@@ -319,19 +348,19 @@ mod shared {
         ghash: &Clmul,
         iv: &[u8; 12],
         aad: &[u8],
-        data: &mut [u8],
+        io: (*const u8, *mut u8, usize),
     ) -> Block {
         // SAFETY: as for `short`; L = c + 1 in every arm.
         unsafe {
-            match data.len().div_ceil(16) {
-                0 => short_lanes::<1, ENCRYPT>(aes, ghash, iv, aad, data),
-                1 => short_lanes::<2, ENCRYPT>(aes, ghash, iv, aad, data),
-                2 => short_lanes::<3, ENCRYPT>(aes, ghash, iv, aad, data),
-                3 => short_lanes::<4, ENCRYPT>(aes, ghash, iv, aad, data),
-                4 => short_lanes::<5, ENCRYPT>(aes, ghash, iv, aad, data),
-                5 => short_lanes::<6, ENCRYPT>(aes, ghash, iv, aad, data),
-                6 => short_lanes::<7, ENCRYPT>(aes, ghash, iv, aad, data),
-                _ => short_lanes::<8, ENCRYPT>(aes, ghash, iv, aad, data),
+            match io.2.div_ceil(16) {
+                0 => short_lanes::<1, ENCRYPT>(aes, ghash, iv, aad, io),
+                1 => short_lanes::<2, ENCRYPT>(aes, ghash, iv, aad, io),
+                2 => short_lanes::<3, ENCRYPT>(aes, ghash, iv, aad, io),
+                3 => short_lanes::<4, ENCRYPT>(aes, ghash, iv, aad, io),
+                4 => short_lanes::<5, ENCRYPT>(aes, ghash, iv, aad, io),
+                5 => short_lanes::<6, ENCRYPT>(aes, ghash, iv, aad, io),
+                6 => short_lanes::<7, ENCRYPT>(aes, ghash, iv, aad, io),
+                _ => short_lanes::<8, ENCRYPT>(aes, ghash, iv, aad, io),
             }
         }
     }
@@ -344,8 +373,8 @@ mod shared {
     ///
     /// # Safety
     ///
-    /// As for [`short`], and `data` has c = `L` − 1 blocks (the last one
-    /// possibly partial).
+    /// As for [`short`], and the message has c = `L` − 1 blocks (the last
+    /// one possibly partial).
     #[inline]
     #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
     unsafe fn short_lanes<const L: usize, const ENCRYPT: bool>(
@@ -353,9 +382,8 @@ mod shared {
         ghash: &Clmul,
         iv: &[u8; 12],
         aad: &[u8],
-        data: &mut [u8],
+        (src, dst, n): (*const u8, *mut u8, usize),
     ) -> Block {
-        let n = data.len();
         let c = L - 1;
         let a = aad.len().div_ceil(16);
         debug_assert!(n.div_ceil(16) == c && a + c < 8);
@@ -384,13 +412,16 @@ mod shared {
             // The c − 1 whole blocks, then the last (whole or partial;
             // the output past the message's end is masked off, so the
             // ciphertext is hashed zero-padded).
-            let (whole, last) = data.split_at_mut(16 * (c - 1));
-            for (j, block) in whole.as_chunks_mut::<16>().0.iter_mut().enumerate() {
-                let x = ciphertext(ni::xor_block(block, s[j + 1]));
-                sum = sum.add(reflect(x), power(c - j));
+            for j in 0..c - 1 {
+                // SAFETY: block j, whole, lies in the message (`short`).
+                let x =
+                    unsafe { ni::xor_block_into(src.add(16 * j), dst.add(16 * j), 16, s[j + 1]) };
+                sum = sum.add(reflect(ciphertext(x)), power(c - j));
             }
-            let x = ciphertext(ni::xor_block(last, s[c]));
-            sum = sum.add(reflect(x), power(1));
+            let at = 16 * (c - 1);
+            // SAFETY: the last n − 16(c − 1) bytes lie in the message.
+            let x = unsafe { ni::xor_block_into(src.add(at), dst.add(at), n - at, s[c]) };
+            sum = sum.add(reflect(ciphertext(x)), power(1));
         }
         // len(A) ‖ len(C) in bits as the reflected integer: len(A) is
         // the high qword. Times H.

@@ -189,7 +189,7 @@ use core::mem::MaybeUninit;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use super::ni_clmul_supplied;
-use super::shared::{CONSTS, Kind, Pairing, crypt_short, ni_clmul_keys, tag, takes_short};
+use super::shared::{CONSTS, Kind, Pairing, crypt_short, crypt_short_into, ni_clmul_keys, tag};
 use crate::aes::ni::{self, Ni};
 use crate::aes::{Block, BlockCipher, KeySchedule};
 use crate::ctr::face::round1::Round1;
@@ -295,10 +295,10 @@ impl Kernel for NiClmul {
         })
     }
 
-    /// Messages longer than the short path's (whose copy first costs
-    /// nothing next to its fixed cost) go through the stitched loop
-    /// reading `input` and writing `out`: one pass over memory. The
-    /// message header's "Whole messages with a 96-bit IV".
+    /// The short path reading `input` and writing `out` as it goes
+    /// (`crypt_short_into` of `kernels/mod.rs`); longer messages the
+    /// stitched loop, likewise: one pass over memory either way, no copy
+    /// first. The module header's "Whole messages with a 96-bit IV".
     fn crypt_short_into<'o>(
         &self,
         iv: &[u8; 12],
@@ -308,9 +308,10 @@ impl Kernel for NiClmul {
         direction: Direction,
     ) -> Result<Block, &'o mut [MaybeUninit<u8>]> {
         debug_assert_eq!(input.len(), out.len());
-        if takes_short(aad, input) {
-            return Err(out);
-        }
+        let out = match crypt_short_into(&self.aes, &self.ghash, iv, aad, input, out, direction) {
+            Ok(tag) => return Ok(tag),
+            Err(out) => out,
+        };
         // SAFETY: as in `crypt_blocks`.
         Ok(unsafe { self.whole(iv, aad, Some(input), out, direction) })
     }

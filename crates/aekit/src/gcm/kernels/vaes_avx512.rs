@@ -186,7 +186,7 @@ use core::mem::MaybeUninit;
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-use super::shared::{crypt_short, end_keystream, ni_clmul_keys, tag, takes_short};
+use super::shared::{crypt_short, crypt_short_into, end_keystream, ni_clmul_keys, tag};
 use super::vaes_avx512_multi::{crypt_groups, long_powers};
 use super::vaes_avx512_supplied;
 use crate::aes::ni::{self, Ni};
@@ -377,9 +377,15 @@ impl Kernel for VaesAvx512 {
         direction: Direction,
     ) -> Result<Block, &'o mut [MaybeUninit<u8>]> {
         debug_assert_eq!(input.len(), out.len());
-        if self.short.is_some() && takes_short(aad, input) {
-            return Err(out); // copied, then `crypt_short`
-        }
+        let out = match &self.short {
+            Some((ni, clmul)) => {
+                match crypt_short_into(ni, clmul, iv, aad, input, out, direction) {
+                    Ok(tag) => return Ok(tag),
+                    Err(out) => out,
+                }
+            }
+            None => out,
+        };
         let n = input.len().min(out.len());
         let dst = out.as_mut_ptr().cast::<u8>();
         // SAFETY: `input` is readable and `out` writable for `n` bytes

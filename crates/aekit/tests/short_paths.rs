@@ -1,0 +1,249 @@
+//! The fused kernels' whole-message paths for short messages, in place and
+//! out of place (into initialized and into uninitialized memory), against
+//! the portable pair: every length from 0 to 2048 bytes (the short paths
+//! take up to seven blocks, the AVX-512 one up to sixteen hashed, the
+//! loops the rest), every associated-data length from 0 to 64 at the short
+//! lengths, buffers at odd offsets, decryption back and a forged tag
+//! wiping the output; and messages that end at a page boundary with the
+//! next page unmapped, so a load past the input or a store past the output
+//! faults.
+
+mod common;
+
+use aekit::gcm::Fused;
+use aekit::{AesGcm, Error, aes, ghash};
+use common::{Rng, skip};
+
+/// The default key and each fused kernel this CPU runs, with the
+/// portable pair as the oracle.
+fn keys(key: &[u8]) -> (AesGcm, Vec<(String, AesGcm)>) {
+    let oracle = AesGcm::with(key, aes::Strategy::Fixslice, ghash::Strategy::Karatsuba).unwrap();
+    let mut keys = vec![("default".to_string(), AesGcm::new(key).unwrap())];
+    for f in Fused::ALL {
+        if f.is_available() {
+            keys.push((
+                format!("fused {}", f.name()),
+                AesGcm::fused(key, f).unwrap(),
+            ));
+        } else {
+            skip(&format!(
+                "fused {} (this CPU lacks its instructions)",
+                f.name()
+            ));
+        }
+    }
+    (oracle, keys)
+}
+
+/// One message every way on `gcm` against `oracle`: in place, into a
+/// buffer at `offsets.1` from `plain` at `offsets.0`, into uninitialized
+/// memory; decrypted back each way; a forged tag refused and the output
+/// wiped.
+fn every_way(
+    (name, gcm): (&str, &AesGcm),
+    oracle: &AesGcm,
+    (iv, aad, plain): (&[u8; 12], &[u8], &[u8]),
+    offsets: (usize, usize),
+) {
+    let n = plain.len();
+    let id = format!("{name}: {n} B, AAD {} B, offsets {offsets:?}", aad.len());
+    let mut want = plain.to_vec();
+    let want_tag: [u8; 16] = oracle
+        .encrypt_in_place_detached(iv, aad, &mut want, 16)
+        .unwrap()
+        .as_bytes()
+        .try_into()
+        .unwrap();
+
+    let mut inplace = plain.to_vec();
+    let tag = gcm
+        .encrypt_in_place_detached(iv, aad, &mut inplace, 16)
+        .unwrap();
+    assert!(
+        inplace == want && tag.as_bytes() == &want_tag[..],
+        "{id}: in place"
+    );
+
+    let mut src = vec![0u8; n + offsets.0];
+    src[offsets.0..].copy_from_slice(plain);
+    let mut dst = vec![0x5au8; n + offsets.1];
+    let tag = gcm
+        .encrypt_detached_into(iv, aad, &src[offsets.0..], &mut dst[offsets.1..], 16)
+        .unwrap();
+    assert!(dst[offsets.1..] == want[..], "{id}: into");
+    assert_eq!(tag.as_bytes(), &want_tag[..], "{id}: into, tag");
+    assert!(
+        dst[..offsets.1].iter().all(|&b| b == 0x5a),
+        "{id}: wrote before out"
+    );
+
+    let mut space = Vec::<u8>::with_capacity(n + offsets.1);
+    let spare = &mut space.spare_capacity_mut()[offsets.1..n + offsets.1];
+    let (ct, tag) = gcm
+        .encrypt_detached_into_uninit(iv, aad, &src[offsets.0..], spare, 16)
+        .unwrap();
+    assert!(
+        ct == &want[..] && tag.as_bytes() == &want_tag[..],
+        "{id}: uninit"
+    );
+
+    let mut sealed = vec![0u8; n + offsets.0];
+    sealed[offsets.0..].copy_from_slice(&want);
+    let mut back = vec![0xa5u8; n + offsets.1];
+    gcm.decrypt_detached_into(
+        iv,
+        aad,
+        &sealed[offsets.0..],
+        &mut back[offsets.1..],
+        &want_tag,
+    )
+    .unwrap_or_else(|e| panic!("{id}: decrypt into: {e}"));
+    assert!(back[offsets.1..] == *plain, "{id}: decrypted into");
+    let mut space = Vec::<u8>::with_capacity(n);
+    let opened = gcm
+        .decrypt_detached_into_uninit(
+            iv,
+            aad,
+            &want,
+            &mut space.spare_capacity_mut()[..n],
+            &want_tag,
+        )
+        .unwrap();
+    assert!(opened == plain, "{id}: decrypted into uninitialized memory");
+    let mut back = want.clone();
+    gcm.decrypt_in_place_detached(iv, aad, &mut back, &want_tag)
+        .unwrap();
+    assert!(back == plain, "{id}: decrypted in place");
+
+    let mut forged = want_tag;
+    forged[n % 16] ^= 1;
+    let mut out = vec![0xa5u8; n];
+    assert_eq!(
+        gcm.decrypt_detached_into(iv, aad, &want, &mut out, &forged),
+        Err(Error::AuthenticationFailed),
+        "{id}: forged"
+    );
+    assert!(
+        out.iter().all(|&b| b == 0),
+        "{id}: forged, output not wiped"
+    );
+}
+
+#[test]
+fn every_length_and_aad_length_in_place_and_out_of_place() {
+    let mut rng = Rng(0x5407);
+    for key_len in [16, 32] {
+        let key = rng.bytes(key_len);
+        let (oracle, keys) = keys(&key);
+        let iv: [u8; 12] = rng.bytes(12).try_into().unwrap();
+        let data = rng.bytes(2048);
+        for n in 0..=2048 {
+            // Every AAD length at the short paths' lengths; a few beyond.
+            let aads: Vec<usize> = if n <= 272 {
+                (0..=64).collect()
+            } else {
+                vec![0, 16, 13 + n % 51]
+            };
+            for a in aads {
+                let aad = &data[..a];
+                let offsets = [(0, 0), (1, 3), (15, 8)][(n + a) % 3];
+                for (name, gcm) in &keys {
+                    every_way((name, gcm), &oracle, (&iv, aad, &data[..n]), offsets);
+                }
+            }
+        }
+    }
+}
+
+/// `len` bytes that end at a page boundary, the next page unmapped.
+struct Guarded {
+    base: *mut u8,
+    size: usize,
+    start: usize,
+    len: usize,
+}
+
+impl Guarded {
+    fn new(len: usize) -> Guarded {
+        // SAFETY: a plain call.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
+        let body = len.div_ceil(page).max(1) * page;
+        let size = body + page;
+        // SAFETY: an anonymous private mapping of `size` bytes.
+        let base = unsafe {
+            libc::mmap(
+                core::ptr::null_mut(),
+                size,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        assert_ne!(base, libc::MAP_FAILED, "mmap");
+        let base = base.cast::<u8>();
+        // SAFETY: the last page of the mapping made above.
+        let r = unsafe { libc::mprotect(base.add(body).cast(), page, libc::PROT_NONE) };
+        assert_eq!(r, 0, "mprotect");
+        Guarded {
+            base,
+            size,
+            start: body - len,
+            len,
+        }
+    }
+
+    fn slice(&mut self) -> &mut [u8] {
+        // SAFETY: the `len` bytes before the guard page are mapped
+        // read-write and borrowed through `self` only.
+        unsafe { core::slice::from_raw_parts_mut(self.base.add(self.start), self.len) }
+    }
+}
+
+impl Drop for Guarded {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `new`.
+        unsafe { libc::munmap(self.base.cast(), self.size) };
+    }
+}
+
+#[test]
+fn nothing_is_read_or_written_past_a_message_at_a_page_boundary() {
+    let mut rng = Rng(0x9a9e);
+    let key = rng.bytes(16);
+    let (oracle, keys) = keys(&key);
+    let iv: [u8; 12] = rng.bytes(12).try_into().unwrap();
+    for n in (0..=300).chain([511, 512, 1023, 1500, 4095, 4096, 5000]) {
+        for a in [0, 5, 16, 33] {
+            let aad_data = rng.bytes(a);
+            let plain = rng.bytes(n);
+            let mut aad = Guarded::new(a);
+            aad.slice().copy_from_slice(&aad_data);
+            let mut want = plain.clone();
+            let want_tag: [u8; 16] = oracle
+                .encrypt_in_place_detached(&iv, &aad_data, &mut want, 16)
+                .unwrap()
+                .as_bytes()
+                .try_into()
+                .unwrap();
+            for (name, gcm) in &keys {
+                let id = format!("{name}: {n} B, AAD {a} B");
+                let (mut input, mut out) = (Guarded::new(n), Guarded::new(n));
+                input.slice().copy_from_slice(&plain);
+                let tag = gcm
+                    .encrypt_detached_into(&iv, aad.slice(), input.slice(), out.slice(), 16)
+                    .unwrap();
+                assert!(out.slice() == &want[..], "{id}: into");
+                assert_eq!(tag.as_bytes(), &want_tag[..], "{id}");
+                let tag = gcm
+                    .encrypt_in_place_detached(&iv, aad.slice(), input.slice(), 16)
+                    .unwrap();
+                assert!(input.slice() == &want[..], "{id}: in place");
+                assert_eq!(tag.as_bytes(), &want_tag[..], "{id}");
+                gcm.decrypt_detached_into(&iv, aad.slice(), input.slice(), out.slice(), &want_tag)
+                    .unwrap();
+                assert!(out.slice() == &plain[..], "{id}: decrypted into");
+            }
+        }
+    }
+}
