@@ -10,8 +10,6 @@
 //! library's header was found (build.rs); elsewhere [`IpsecMb::new`] says
 //! why not and the tables print SKIP.
 
-use crate::peers::{Gcm, NONCE};
-
 /// One of ipsec-mb's code paths.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Arch {
@@ -81,8 +79,19 @@ impl IpsecMb {
     pub(crate) fn new(arch: Arch, key: &[u8]) -> Result<IpsecMb, String> {
         #[cfg(ipsec_mb)]
         {
+            if key.len() != 16 && key.len() != 32 {
+                return Err(format!("a {}-byte key (16 or 32 here)", key.len()));
+            }
+            let code = match arch {
+                Arch::Best => 0,
+                Arch::Avx512 => 1,
+                Arch::Avx2 => 2,
+                Arch::Sse => 3,
+            };
+            let inner = imp::Key::new(code, key)
+                .map_err(|()| format!("{} does not run on this CPU", arch.name()))?;
             Ok(IpsecMb {
-                inner: imp::Key::new(arch, key)?,
+                inner,
                 key: key.to_vec(),
             })
         }
@@ -155,23 +164,11 @@ impl IpsecMb {
     }
 }
 
-impl Gcm for IpsecMb {
-    fn seal(&self, buf: &mut [u8]) -> [u8; 16] {
-        self.seal_in_place(&NONCE, &[], buf)
-    }
-
-    fn open(&self, buf: &mut [u8], tag: &[u8]) -> bool {
-        self.open_in_place(&NONCE, &[], buf, tag)
-    }
-}
-
 #[cfg(ipsec_mb)]
 #[allow(unsafe_code)] // calls into C; each block says why it is sound
 mod imp {
     use core::ffi::{c_char, c_int, c_void};
     use std::ffi::CStr;
-
-    use super::Arch;
 
     unsafe extern "C" {
         fn aekit_imb_new(arch: c_int) -> *mut c_void;
@@ -232,27 +229,22 @@ mod imp {
     }
 
     impl Key {
-        pub(super) fn new(arch: Arch, key: &[u8]) -> Result<Key, String> {
-            let code = match arch {
-                Arch::Best => 0,
-                Arch::Avx512 => 1,
-                Arch::Avx2 => 2,
-                Arch::Sse => 3,
-            };
-            if key.len() != 16 && key.len() != 32 {
-                return Err(format!("a {}-byte key (16 or 32 here)", key.len()));
-            }
+        /// A manager of the path `code` (as `aekit_imb_new` takes it)
+        /// and `key` (16 or 32 bytes) expanded; `Err` where the CPU lacks
+        /// the path.
+        pub(super) fn new(code: c_int, key: &[u8]) -> Result<Key, ()> {
+            assert!(key.len() == 16 || key.len() == 32, "a 16- or 32-byte key");
             // SAFETY: no arguments but an integer; NULL is handled.
             let mgr = unsafe { aekit_imb_new(code) };
             if mgr.is_null() {
-                return Err(format!("{} does not run on this CPU", arch.name()));
+                return Err(());
             }
             // SAFETY: `mgr` is a live manager; `key` is `key.len()` bytes.
             let expanded = unsafe { aekit_imb_gcm_key(mgr, key.as_ptr(), key.len()) };
             if expanded.is_null() {
                 // SAFETY: `mgr` came from `aekit_imb_new` and is freed once.
                 unsafe { aekit_imb_free(mgr) };
-                return Err("out of memory".into());
+                panic!("out of memory for an ipsec-mb key");
             }
             Ok(Key {
                 mgr,
