@@ -80,14 +80,20 @@ fn per_message<'a>(
     }
 }
 
-fn gcm_batch<'a>(gcm: AesGcm, lengths: Vec<usize>) -> Case<'a> {
-    let ivs: Vec<[u8; 12]> = (0..lengths.len())
+/// One 12-byte IV per message slot: [`NONCE`] with the slot's number in
+/// its first eight bytes.
+fn ivs(n: usize) -> Vec<[u8; 12]> {
+    (0..n)
         .map(|i| {
             let mut iv = NONCE;
             iv[..8].copy_from_slice(&(i as u64).to_be_bytes());
             iv
         })
-        .collect();
+        .collect()
+}
+
+fn gcm_batch<'a>(gcm: AesGcm, lengths: Vec<usize>) -> Case<'a> {
+    let ivs = ivs(lengths.len());
     let mut tags = vec![[0u8; 16]; lengths.len()];
     let mut results = vec![Ok(()); lengths.len()];
     let mut spare: Vec<BatchMessage<'static>> = Vec::with_capacity(lengths.len());
@@ -133,17 +139,11 @@ fn aether_batch<'a>(name: &str, a: Aether, lengths: Vec<usize>) -> Case<'a> {
     }
 }
 
-/// ipsec-mb's job API over the batch: one job per message, IVs as
-/// [`gcm_batch`]'s.
+/// ipsec-mb's job API over the batch: one job per message, the IVs of
+/// [`ivs`].
 fn ipsec_mb_jobs<'a>(p: IpsecMb, lengths: &[usize]) -> Case<'a> {
     let lens: Vec<u64> = lengths.iter().map(|&l| l as u64).collect();
-    let ivs: Vec<[u8; 12]> = (0..lengths.len())
-        .map(|i| {
-            let mut iv = NONCE;
-            iv[..8].copy_from_slice(&(i as u64).to_be_bytes());
-            iv
-        })
-        .collect();
+    let ivs = ivs(lengths.len());
     let mut tags = vec![[0u8; 16]; lengths.len()];
     // Byte for byte against aekit first, ciphertexts and tags.
     let total: usize = lengths.iter().sum();
