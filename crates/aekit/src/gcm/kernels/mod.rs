@@ -269,7 +269,7 @@ mod shared {
         // PCLMULQDQ and SSSE3; the message has at most seven blocks and at
         // most eight blocks are hashed, as `short` requires; in place,
         // `data` is readable and writable.
-        Some(unsafe { short(aes, ghash, iv, aad, (p, p, data.len()), direction) })
+        Some(unsafe { short(aes, ghash, iv, aad, p, p, data.len(), direction) })
     }
 
     /// [`crypt_short`] from `input` into `out` (of the same length), in
@@ -288,11 +288,11 @@ mod shared {
         if !takes_short(aad, input) || input.len() != out.len() {
             return Err(out);
         }
-        let io = (input.as_ptr(), out.as_mut_ptr().cast::<u8>(), input.len());
+        let (src, dst) = (input.as_ptr(), out.as_mut_ptr().cast::<u8>());
         // SAFETY: as in `crypt_short`; `input` is readable and `out`
         // writable for its length, and a shared and a mutable borrow do
         // not overlap.
-        Ok(unsafe { short(aes, ghash, iv, aad, io, direction) })
+        Ok(unsafe { short(aes, ghash, iv, aad, src, dst, input.len(), direction) })
     }
 
     /// A whole message with a 96-bit IV and no `State`: Y_0 … Y_c (c the
@@ -304,8 +304,10 @@ mod shared {
     /// Karatsuba's three products, summed unreduced and reduced once.
     /// Partial blocks are read and written a few bytes at a time
     /// (`ni::load_padded`, `ni::xor_block_into`), zero-padded for GHASH.
-    /// The message is read from `io.0` and written to `io.1`, `io.2`
-    /// bytes: the same address in place. Returns the full tag.
+    /// The message is read from `src` and written to `dst`, `n` bytes: the
+    /// same address in place. (Separate arguments, not a tuple: a tuple
+    /// goes through memory, and this call is not inlined.) Returns the full
+    /// tag.
     ///
     /// The lane count and the direction are constants of [`short_lanes`]:
     /// one straight-line body per message shape, whose message blocks take
@@ -314,18 +316,22 @@ mod shared {
     /// # Safety
     ///
     /// The CPU must support AES-NI, PCLMULQDQ, SSSE3 and SSE4.1; the
-    /// message must have at most seven blocks and a + c + 1 ≤ 8; `io.0`
-    /// must be readable and `io.1` writable (initialized or not) for
-    /// `io.2` bytes, the same address or not overlapping.
+    /// message must have at most seven blocks and a + c + 1 ≤ 8; `src`
+    /// must be readable and `dst` writable (initialized or not) for `n`
+    /// bytes, the same address or not overlapping.
+    #[allow(clippy::too_many_arguments)] // see above: no tuple
     #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
     pub(super) unsafe fn short(
         aes: &Ni,
         ghash: &Clmul,
         iv: &[u8; 12],
         aad: &[u8],
-        io: (*const u8, *mut u8, usize),
+        src: *const u8,
+        dst: *mut u8,
+        n: usize,
         direction: Direction,
     ) -> Block {
+        let io = (src, dst, n);
         // SAFETY: this function's contract is `short_lanes`'s; each arm's
         // lane count is the message's blocks plus one, as it requires.
         unsafe {
