@@ -10,6 +10,7 @@
 //! are split across the cores (`pool.rs`).
 
 use std::mem::MaybeUninit;
+use std::ops::Deref;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use aekit::gcm::Pool;
@@ -54,17 +55,36 @@ pub struct Keys {
 /// key.
 type Split = (Arc<Pool>, u32, Arc<aekit::AesGcm>);
 
+/// The key a call runs on: the one-thread key borrowed (no reference
+/// count touched, which threads sharing one key would contend on), or the
+/// split key.
+enum Key<'a> {
+    One(&'a aekit::AesGcm),
+    Split(Arc<aekit::AesGcm>),
+}
+
+impl Deref for Key<'_> {
+    type Target = aekit::AesGcm;
+
+    fn deref(&self) -> &aekit::AesGcm {
+        match self {
+            Key::One(key) => key,
+            Key::Split(key) => key,
+        }
+    }
+}
+
 impl Keys {
     /// The key that splits across `pool`, or the one-thread key.
-    fn on(&self, pool: Option<&Arc<Pool>>) -> Result<Arc<aekit::AesGcm>, aekit::Error> {
+    fn on(&self, pool: Option<&Arc<Pool>>) -> Result<Key<'_>, aekit::Error> {
         let Some(pool) = pool else {
-            return Ok(Arc::clone(&self.one));
+            return Ok(Key::One(&self.one));
         };
         let mut split = self.split.lock().unwrap_or_else(PoisonError::into_inner);
         match split.take() {
             Some((p, pid, key)) if Arc::ptr_eq(&p, pool) => {
                 *split = Some((p, pid, Arc::clone(&key)));
-                return Ok(key);
+                return Ok(Key::Split(key));
             }
             // A pool inherited over `fork` is forgotten, not dropped (see
             // `pool.rs`).
@@ -73,7 +93,7 @@ impl Keys {
         }
         let key = Arc::new(aekit::AesGcm::new(&self.secret)?.with_pool(Arc::clone(pool)));
         *split = Some((Arc::clone(pool), std::process::id(), Arc::clone(&key)));
-        Ok(key)
+        Ok(Key::Split(key))
     }
 }
 
