@@ -305,9 +305,7 @@ mod imp {
                 ) == 1
             }
         }
-    }
 
-    impl Key {
         pub(super) fn seal_jobs(
             &self,
             buf: &mut [u8],
