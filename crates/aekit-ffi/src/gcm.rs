@@ -171,6 +171,7 @@ pub(crate) trait OneShot {
 }
 
 impl OneShot for AesGcm {
+    #[inline]
     fn seal(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<[u8; 16], Status> {
         let tag = self
             .gcm
@@ -178,12 +179,14 @@ impl OneShot for AesGcm {
         Ok(full(&tag))
     }
 
+    #[inline]
     fn open(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> Result<(), Status> {
         Ok(self.gcm.decrypt_in_place_detached(nonce, aad, buf, tag)?)
     }
 
     /// One pass over memory (`AesGcm::encrypt_detached_into`): copying
     /// first made a 1 MiB call out of place about half as fast again.
+    #[inline]
     fn seal_from(
         &self,
         nonce: &[u8],
@@ -197,6 +200,7 @@ impl OneShot for AesGcm {
         Ok(full(&tag))
     }
 
+    #[inline]
     fn open_from(
         &self,
         nonce: &[u8],
@@ -212,6 +216,7 @@ impl OneShot for AesGcm {
 }
 
 /// A full (16-byte) tag as bytes.
+#[inline]
 fn full(tag: &aekit::gcm::Tag) -> [u8; 16] {
     let mut bytes = [0u8; 16];
     tag.copy_to(&mut bytes);

@@ -12,6 +12,13 @@
 //! once every byte has been written is it seen as `[u8]` again. An
 //! initialized `&mut [u8]` passed to the plain calls is seen the same way;
 //! nothing here ever writes an uninitialized byte into it.
+//!
+//! The public calls and the thin ones under them are `#[inline]`, so the
+//! caller's code calls [`AesGcm::out_of_place`] itself. Out of line, each
+//! took its last arguments (two slices' lengths and pointers, pushed one
+//! word at a time by the caller) from the stack and copied them on as
+//! 16-byte pairs; a load wider than the stores it reads is not forwarded
+//! from them, and every call waited for those stores to reach the cache.
 
 use core::mem::MaybeUninit;
 
@@ -36,6 +43,7 @@ impl AesGcm {
     /// place; otherwise long messages are copied and encrypted
     /// [`OUT_OF_PLACE_PASS`] bytes at a time, so the kernel reads each
     /// piece back from L1 instead of reading the whole message twice.
+    #[inline]
     pub fn encrypt_detached_into(
         &self,
         iv: &[u8],
@@ -52,6 +60,7 @@ impl AesGcm {
     /// [`encrypt_detached_into`](Self::encrypt_detached_into) does. On
     /// failure `out` is zeroed and [`Error::AuthenticationFailed`]
     /// returned; the tag is compared in constant time.
+    #[inline]
     pub fn decrypt_detached_into(
         &self,
         iv: &[u8],
@@ -79,6 +88,7 @@ impl AesGcm {
     /// # let _ = tag;
     /// # Ok(()) }
     /// ```
+    #[inline]
     pub fn encrypt_detached_into_uninit<'o>(
         &self,
         iv: &[u8],
@@ -94,6 +104,7 @@ impl AesGcm {
     /// that need not be initialized: returns the plaintext (all of `out`,
     /// now written). On [`Error::AuthenticationFailed`] `out` has been
     /// zeroed; on other errors nothing is written.
+    #[inline]
     pub fn decrypt_detached_into_uninit<'o>(
         &self,
         iv: &[u8],
@@ -107,6 +118,7 @@ impl AesGcm {
 
     /// [`encrypt_detached_into`](Self::encrypt_detached_into), split
     /// across `pool` where it splits a message this long.
+    #[inline]
     pub(super) fn seal_into(
         &self,
         pool: Option<&Pool>,
@@ -125,6 +137,7 @@ impl AesGcm {
 
     /// [`decrypt_detached_into`](Self::decrypt_detached_into), split
     /// across `pool` where it splits a message this long.
+    #[inline]
     pub(super) fn open_into(
         &self,
         pool: Option<&Pool>,
@@ -142,6 +155,7 @@ impl AesGcm {
 
     /// [`encrypt_detached_into_uninit`](Self::encrypt_detached_into_uninit),
     /// split across `pool` where it splits a message this long.
+    #[inline]
     pub(super) fn seal_into_uninit<'o>(
         &self,
         pool: Option<&Pool>,
@@ -158,6 +172,7 @@ impl AesGcm {
 
     /// [`decrypt_detached_into_uninit`](Self::decrypt_detached_into_uninit),
     /// split across `pool` where it splits a message this long.
+    #[inline]
     pub(super) fn open_into_uninit<'o>(
         &self,
         pool: Option<&Pool>,
