@@ -18,12 +18,12 @@ pub struct Aether {
 }
 
 impl OneShot for Aether {
-    #[inline]
+    #[inline(always)]
     fn seal(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<[u8; 16], Status> {
         Ok(self.aether.encrypt_in_place_detached(nonce, aad, buf)?)
     }
 
-    #[inline]
+    #[inline(always)]
     fn open(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> Result<(), Status> {
         Ok(self
             .aether

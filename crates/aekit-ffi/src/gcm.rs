@@ -5,7 +5,7 @@
 use core::ffi::c_int;
 use std::sync::Arc;
 
-use crate::{Status, free, guard, handle, input, output, overlap, store};
+use crate::{Status, free, guard, input, overlap, slice, slice_mut, store, unusable};
 
 /// Bytes of tag after each ciphertext.
 pub const AEKIT_AES_GCM_TAG_LEN: usize = 16;
@@ -171,7 +171,7 @@ pub(crate) trait OneShot {
 }
 
 impl OneShot for AesGcm {
-    #[inline]
+    #[inline(always)]
     fn seal(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<[u8; 16], Status> {
         let tag = self
             .gcm
@@ -179,14 +179,14 @@ impl OneShot for AesGcm {
         Ok(full(&tag))
     }
 
-    #[inline]
+    #[inline(always)]
     fn open(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> Result<(), Status> {
         Ok(self.gcm.decrypt_in_place_detached(nonce, aad, buf, tag)?)
     }
 
     /// One pass over memory (`AesGcm::encrypt_detached_into`): copying
     /// first made a 1 MiB call out of place about half as fast again.
-    #[inline]
+    #[inline(always)]
     fn seal_from(
         &self,
         nonce: &[u8],
@@ -200,7 +200,7 @@ impl OneShot for AesGcm {
         Ok(full(&tag))
     }
 
-    #[inline]
+    #[inline(always)]
     fn open_from(
         &self,
         nonce: &[u8],
@@ -231,6 +231,7 @@ fn full(tag: &aekit::gcm::Tag) -> [u8; 16] {
 ///
 /// As for `aekit_aes_gcm_encrypt`: each (pointer, length) pair describes
 /// readable input or, for `out`, writable memory; `key` is NULL or live.
+#[inline(always)]
 pub(crate) unsafe fn one_shot<K: OneShot>(
     direction: Direction,
     key: *const K,
@@ -241,12 +242,13 @@ pub(crate) unsafe fn one_shot<K: OneShot>(
     out_len: *mut usize,
 ) -> Result<(), Status> {
     const TAG: usize = AEKIT_AES_GCM_TAG_LEN;
+    // Every check is a comparison of the arguments, no branch per
+    // argument but one per outcome (the C call's cost is mostly these).
     // SAFETY: by this function's contract.
     unsafe { store(out_len, 0)? };
-    // SAFETY: by this function's contract.
-    let key = unsafe { handle(key)? };
-    // SAFETY: by this function's contract.
-    let (nonce, aad) = unsafe { (input(nonce, nonce_len)?, input(aad, aad_len)?) };
+    if key.is_null() | unusable(nonce, nonce_len) | unusable(aad, aad_len) {
+        return Err(Status::InvalidArgument);
+    }
     let result_len = match direction {
         Direction::Encrypt => text_len.checked_add(TAG).ok_or(Status::TooLong)?,
         Direction::Decrypt => text_len
@@ -259,32 +261,36 @@ pub(crate) unsafe fn one_shot<K: OneShot>(
         return Err(Status::BufferTooSmall);
     }
     let in_place = core::ptr::eq(text, out.cast_const());
-    let clashes = overlap(nonce.as_ptr(), nonce.len(), out, out_cap)
-        || overlap(aad.as_ptr(), aad.len(), out, out_cap)
-        || (!in_place && overlap(text, text_len, out, out_cap));
-    if clashes {
+    let clashes = overlap(nonce, nonce_len, out, out_cap)
+        | overlap(aad, aad_len, out, out_cap)
+        | (!in_place & overlap(text, text_len, out, out_cap));
+    if clashes | unusable(text, text_len) | unusable(out, out_cap) {
         return Err(Status::InvalidArgument);
     }
+    // SAFETY: checked above: a live handle (by contract, and not NULL),
+    // and each pointer non-NULL or its length 0, no length past
+    // isize::MAX.
+    let (key, nonce, aad) = unsafe { (&*key, slice(nonce, nonce_len), slice(aad, aad_len)) };
     // The received tag, copied out before `out` is borrowed mutably (in
     // place, the input and `out` are the same bytes).
     let mut tag = [0u8; TAG];
     if direction == Direction::Decrypt {
-        // SAFETY: by this function's contract; no mutable borrow is alive.
-        let text = unsafe { input(text, text_len)? };
+        // SAFETY: checked above; no mutable borrow is alive.
+        let text = unsafe { slice(text, text_len) };
         tag.copy_from_slice(&text[result_len..]);
     }
-    // SAFETY: `out` holds `out_cap` writable bytes by contract, and no
-    // other slice over them is alive: it overlaps no input (checked above)
-    // unless it is the text itself, which is not borrowed in that case.
-    let buf = unsafe { output(out, out_cap)? };
+    // SAFETY: checked above; `out` holds `out_cap` writable bytes by
+    // contract, and no other slice over them is alive: it overlaps no
+    // input unless it is the text itself, which is not borrowed then.
+    let buf = unsafe { slice_mut(out, out_cap) };
     let body_len = text_len.min(result_len);
     let (body, rest) = buf.split_at_mut(body_len);
     // In place the text is `body` itself.
     let from = if in_place {
         None
     } else {
-        // SAFETY: readable by contract, and disjoint from `buf` (checked).
-        Some(&unsafe { input(text, text_len)? }[..body_len])
+        // SAFETY: checked above; disjoint from `buf`.
+        Some(&unsafe { slice(text, text_len) }[..body_len])
     };
     match direction {
         Direction::Encrypt => {

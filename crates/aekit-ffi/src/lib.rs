@@ -249,10 +249,57 @@ pub(crate) unsafe fn output<'a>(ptr: *mut u8, len: usize) -> Result<&'a mut [u8]
     Ok(unsafe { core::slice::from_raw_parts_mut(ptr, len) })
 }
 
-/// Whether `len_a` bytes at `a` and `len_b` bytes at `b` share any byte.
+/// Whether `len_a` bytes at `a` and `len_b` bytes at `b` share any byte:
+/// one of the two starts inside the other, computed without a branch.
+/// Exact for ranges that end inside the address space; one that wraps
+/// past its end (never real memory) may count as overlapping.
+#[inline(always)]
 pub(crate) fn overlap(a: *const u8, len_a: usize, b: *const u8, len_b: usize) -> bool {
     let (a, b) = (a as usize, b as usize);
-    len_a != 0 && len_b != 0 && a < b.saturating_add(len_b) && b < a.saturating_add(len_a)
+    ((a.wrapping_sub(b) < len_b) & (len_a != 0)) | ((b.wrapping_sub(a) < len_a) & (len_b != 0))
+}
+
+/// Whether a (pointer, length) pair from C cannot be a slice: NULL with
+/// bytes to read or write, or longer than `isize::MAX`.
+#[inline(always)]
+pub(crate) fn unusable(ptr: *const u8, len: usize) -> bool {
+    (ptr.is_null() & (len != 0)) | (len > isize::MAX as usize)
+}
+
+/// The slice of `len` bytes at `ptr` (empty when `len` is 0, whatever
+/// `ptr` is).
+///
+/// # Safety
+///
+/// `(ptr, len)` is not [`unusable`], and the bytes are readable and
+/// unmodified for `'a`.
+#[inline(always)]
+pub(crate) unsafe fn slice<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
+    let ptr = if len == 0 {
+        core::ptr::NonNull::dangling().as_ptr()
+    } else {
+        ptr
+    };
+    // SAFETY: non-NULL (or dangling and empty), at most isize::MAX
+    // bytes, readable for 'a by this function's contract.
+    unsafe { core::slice::from_raw_parts(ptr, len) }
+}
+
+/// [`slice`], writable.
+///
+/// # Safety
+///
+/// `(ptr, len)` is not [`unusable`], and the bytes are writable and
+/// neither read nor written by anything else during `'a`.
+#[inline(always)]
+pub(crate) unsafe fn slice_mut<'a>(ptr: *mut u8, len: usize) -> &'a mut [u8] {
+    let ptr = if len == 0 {
+        core::ptr::NonNull::dangling().as_ptr()
+    } else {
+        ptr
+    };
+    // SAFETY: as in `slice`, and unaliased by the contract.
+    unsafe { core::slice::from_raw_parts_mut(ptr, len) }
 }
 
 /// Stores `value` in `*out`, a caller's out-parameter.
@@ -345,5 +392,23 @@ mod tests {
         assert!(overlap(p, 10, p.wrapping_add(9), 1));
         assert!(!overlap(p, 10, p.wrapping_add(10), 1));
         assert!(!overlap(p, 0, p, 10));
+        assert!(!overlap(p, 10, p, 0));
+        assert!(overlap(p.wrapping_add(9), 1, p, 10));
+        assert!(!overlap(p.wrapping_add(10), 1, p, 10));
+        assert!(overlap(p.wrapping_add(5), 100, p, 10));
+        assert!(overlap(p, 10, p.wrapping_sub(5), 6));
+        assert!(!overlap(p, 10, p.wrapping_sub(5), 5));
+    }
+
+    #[test]
+    fn unusable_pairs_are_refused() {
+        let p = 1000 as *const u8;
+        assert!(!unusable(core::ptr::null(), 0));
+        assert!(unusable(core::ptr::null(), 1));
+        assert!(!unusable(p, 0));
+        assert!(!unusable(p, isize::MAX as usize));
+        assert!(unusable(p, isize::MAX as usize + 1));
+        // SAFETY: empty slices, whatever the pointer.
+        assert!(unsafe { slice(core::ptr::null(), 0) }.is_empty());
     }
 }
