@@ -128,13 +128,36 @@ impl IpsecMb {
         buf: &mut [u8],
         tag: &[u8],
     ) -> bool {
+        self.open(iv, aad, None, buf, tag)
+    }
+
+    /// Decrypts `input` into `out` (as long); whether `tag` verified.
+    pub(crate) fn open_from(
+        &self,
+        iv: &[u8; 12],
+        aad: &[u8],
+        input: &[u8],
+        out: &mut [u8],
+        tag: &[u8],
+    ) -> bool {
+        self.open(iv, aad, Some(input), out, tag)
+    }
+
+    fn open(
+        &self,
+        iv: &[u8; 12],
+        aad: &[u8],
+        from: Option<&[u8]>,
+        buf: &mut [u8],
+        tag: &[u8],
+    ) -> bool {
         #[cfg(ipsec_mb)]
         {
-            self.inner.open_in_place(iv, aad, buf, tag)
+            self.inner.open(iv, aad, from, buf, tag)
         }
         #[cfg(not(ipsec_mb))]
         {
-            let _ = (iv, aad, buf, tag);
+            let _ = (iv, aad, from, buf, tag);
             unreachable!("no key is made without ipsec-mb")
         }
     }
@@ -277,25 +300,30 @@ mod imp {
             tag
         }
 
-        pub(super) fn open_in_place(
+        /// Decrypts `from` (or `buf` itself, in place) into `buf`.
+        pub(super) fn open(
             &self,
             iv: &[u8; 12],
             aad: &[u8],
+            from: Option<&[u8]>,
             buf: &mut [u8],
             tag: &[u8],
         ) -> bool {
-            if tag.len() != 16 {
+            if tag.len() != 16 || from.is_some_and(|f| f.len() != buf.len()) {
                 return false;
             }
             let p = buf.as_mut_ptr();
-            // SAFETY: as in `seal_in_place`; `tag` is 16 bytes.
+            let src = from.map_or(p.cast_const(), <[u8]>::as_ptr);
+            // SAFETY: as in `seal_in_place`, `src` being `buf` or a
+            // slice as long that does not overlap it (a shared and a
+            // mutable borrow); `tag` is 16 bytes.
             unsafe {
                 aekit_imb_gcm_dec(
                     self.mgr,
                     self.key,
                     self.key_len,
                     p,
-                    p,
+                    src,
                     buf.len() as u64,
                     iv.as_ptr(),
                     aad.as_ptr(),

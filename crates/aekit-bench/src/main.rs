@@ -18,6 +18,10 @@
 //!    thread and split across a pool of 2 threads and of every core
 //!    (alone: `cores`).
 //!
+//! `api` (`api.rs`): the default kernel called each way a user calls it,
+//! Rust in place and out of place and the C ABI, beside Intel ipsec-mb's
+//! direct calls, 16 B to 1 MiB with 16 bytes of AAD.
+//!
 //! `seeds`: the seeds' measurements re-made on this machine, each table
 //! printed beside the seed's own figures.
 //!
@@ -73,6 +77,7 @@
 
 mod aether;
 mod aether_analysis;
+mod api;
 mod batch;
 mod blog;
 mod cores;
@@ -133,6 +138,8 @@ enum Suite {
     Seeds(Plotted),
     /// One message on many cores (the multi-core rows of `peers` alone).
     Cores(Tables),
+    /// AES-GCM called each way (Rust in place and out of place, the C ABI) beside ipsec-mb.
+    Api(Tables),
     /// Statistical timing test (dudect) of every constant-time implementation.
     Ct(Ct),
     /// Many messages per call: the AES-GCM and AETHER batch APIs beside peers.
@@ -244,13 +251,18 @@ fn main() -> ExitCode {
         }
     }));
     let result = match Cli::parse().suite {
-        Suite::Peers(args) => runner::run("peers", &[peers::run, cores::run], &args.outputs()),
+        Suite::Peers(args) => runner::run(
+            "peers",
+            &[peers::run, api::run, cores::run],
+            &args.outputs(),
+        ),
         Suite::Seeds(args) => runner::run(
             "seeds",
             &[ghash::run, blog::run, m4::run, modes::run, fig3::run],
             &args.outputs(),
         ),
         Suite::Cores(args) => runner::run("cores", &[cores::run], &args.outputs()),
+        Suite::Api(args) => runner::run("api", &[api::run], &args.outputs()),
         Suite::Batch(args) => runner::run("batch", &[batch::run], &args.outputs()),
         Suite::Esp(args) => runner::run("esp", &[esp::run], &args.outputs()),
         Suite::AetherAnalysis(args) => {

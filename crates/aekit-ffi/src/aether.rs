@@ -9,7 +9,7 @@ use core::ffi::c_int;
 
 use crate::Status;
 use crate::gcm::{Direction, OneShot, one_shot};
-use crate::{free, guard, input, store};
+use crate::{free, guard, input, status, store};
 
 /// An AETHER key. Opaque to C; made by `aekit_aether_new`, freed (and
 /// wiped) by `aekit_aether_free`.
@@ -88,19 +88,17 @@ pub unsafe extern "C" fn aekit_aether_encrypt(
     out_cap: usize,
     out_len: *mut usize,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: by this function's contract.
-        unsafe {
-            one_shot(
-                Direction::Encrypt,
-                aether,
-                (nonce, nonce_len),
-                (aad, aad_len),
-                (plaintext, plaintext_len),
-                (out, out_cap),
-                out_len,
-            )
-        }
+    // SAFETY: by this function's contract.
+    status(unsafe {
+        one_shot(
+            Direction::Encrypt,
+            aether,
+            (nonce, nonce_len),
+            (aad, aad_len),
+            (plaintext, plaintext_len),
+            (out, out_cap),
+            out_len,
+        )
     })
 }
 
@@ -123,18 +121,16 @@ pub unsafe extern "C" fn aekit_aether_decrypt(
     out_cap: usize,
     out_len: *mut usize,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: by this function's contract.
-        unsafe {
-            one_shot(
-                Direction::Decrypt,
-                aether,
-                (nonce, nonce_len),
-                (aad, aad_len),
-                (ciphertext, ciphertext_len),
-                (out, out_cap),
-                out_len,
-            )
-        }
+    // SAFETY: by this function's contract.
+    status(unsafe {
+        one_shot(
+            Direction::Decrypt,
+            aether,
+            (nonce, nonce_len),
+            (aad, aad_len),
+            (ciphertext, ciphertext_len),
+            (out, out_cap),
+            out_len,
+        )
     })
 }

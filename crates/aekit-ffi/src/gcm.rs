@@ -5,7 +5,9 @@
 use core::ffi::c_int;
 use std::sync::Arc;
 
-use crate::{Status, free, guard, input, overlap, slice, slice_mut, store, unusable};
+use crate::{
+    Status, free, guard, guarded, input, overlap, slice, slice_mut, status, store, unusable,
+};
 
 /// Bytes of tag after each ciphertext.
 pub const AEKIT_AES_GCM_TAG_LEN: usize = 16;
@@ -85,19 +87,17 @@ pub unsafe extern "C" fn aekit_aes_gcm_encrypt(
     out_cap: usize,
     out_len: *mut usize,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: by this function's contract.
-        unsafe {
-            one_shot(
-                Direction::Encrypt,
-                gcm,
-                (nonce, nonce_len),
-                (aad, aad_len),
-                (plaintext, plaintext_len),
-                (out, out_cap),
-                out_len,
-            )
-        }
+    // SAFETY: by this function's contract.
+    status(unsafe {
+        one_shot(
+            Direction::Encrypt,
+            gcm,
+            (nonce, nonce_len),
+            (aad, aad_len),
+            (plaintext, plaintext_len),
+            (out, out_cap),
+            out_len,
+        )
     })
 }
 
@@ -123,19 +123,17 @@ pub unsafe extern "C" fn aekit_aes_gcm_decrypt(
     out_cap: usize,
     out_len: *mut usize,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: by this function's contract.
-        unsafe {
-            one_shot(
-                Direction::Decrypt,
-                gcm,
-                (nonce, nonce_len),
-                (aad, aad_len),
-                (ciphertext, ciphertext_len),
-                (out, out_cap),
-                out_len,
-            )
-        }
+    // SAFETY: by this function's contract.
+    status(unsafe {
+        one_shot(
+            Direction::Decrypt,
+            gcm,
+            (nonce, nonce_len),
+            (aad, aad_len),
+            (ciphertext, ciphertext_len),
+            (out, out_cap),
+            out_len,
+        )
     })
 }
 
@@ -225,7 +223,11 @@ fn full(tag: &aekit::gcm::Tag) -> [u8; 16] {
 
 /// The body of every one-shot call, both algorithms and both directions:
 /// checks the handle, the pointers and the room, runs `key` in place in
-/// `out` or from the input into it, writes `*out_len`.
+/// `out` or from the input into it, writes `*out_len`. Only the
+/// computation runs under [`guarded`]: the checks are comparisons, and
+/// the slicing after them is in bounds by them (were it not, the panic
+/// would abort the process, as one leaving an `extern "C"` function does,
+/// rather than unwind into C).
 ///
 /// # Safety
 ///
@@ -242,8 +244,6 @@ pub(crate) unsafe fn one_shot<K: OneShot>(
     out_len: *mut usize,
 ) -> Result<(), Status> {
     const TAG: usize = AEKIT_AES_GCM_TAG_LEN;
-    // Every check is a comparison of the arguments, no branch per
-    // argument but one per outcome (the C call's cost is mostly these).
     // SAFETY: by this function's contract.
     unsafe { store(out_len, 0)? };
     if key.is_null() | unusable(nonce, nonce_len) | unusable(aad, aad_len) {
@@ -295,8 +295,8 @@ pub(crate) unsafe fn one_shot<K: OneShot>(
     match direction {
         Direction::Encrypt => {
             let sealed = match from {
-                Some(text) => key.seal_from(nonce, aad, text, body),
-                None => key.seal(nonce, aad, body),
+                Some(text) => guarded(|| key.seal_from(nonce, aad, text, body)),
+                None => guarded(|| key.seal(nonce, aad, body)),
             };
             match sealed {
                 Ok(tag) => rest[..TAG].copy_from_slice(&tag),
@@ -316,8 +316,8 @@ pub(crate) unsafe fn one_shot<K: OneShot>(
         }
         // On failure aekit has zeroed the body: no unverified plaintext.
         Direction::Decrypt => match from {
-            Some(text) => key.open_from(nonce, aad, text, body, &tag)?,
-            None => key.open(nonce, aad, body, &tag)?,
+            Some(text) => guarded(|| key.open_from(nonce, aad, text, body, &tag))?,
+            None => guarded(|| key.open(nonce, aad, body, &tag))?,
         },
     }
     // SAFETY: by this function's contract.

@@ -206,10 +206,21 @@ pub extern "C" fn aekit_check_panic_boundary() -> c_int {
 /// Runs a function body: its status as an `int`, and [`Status::Panic`]
 /// instead of unwinding into C if it panics.
 pub(crate) fn guard(body: impl FnOnce() -> Result<(), Status>) -> c_int {
-    match catch_unwind(AssertUnwindSafe(body)) {
-        Ok(Ok(())) => Status::Ok as c_int,
-        Ok(Err(status)) => status as c_int,
-        Err(_) => Status::Panic as c_int,
+    status(guarded(body))
+}
+
+/// Runs `body`, with [`Status::Panic`] instead of unwinding if it panics.
+#[inline(always)]
+pub(crate) fn guarded<T>(body: impl FnOnce() -> Result<T, Status>) -> Result<T, Status> {
+    catch_unwind(AssertUnwindSafe(body)).unwrap_or(Err(Status::Panic))
+}
+
+/// A result as the `int` a C function returns.
+#[inline(always)]
+pub(crate) fn status(result: Result<(), Status>) -> c_int {
+    match result {
+        Ok(()) => Status::Ok as c_int,
+        Err(status) => status as c_int,
     }
 }
 

@@ -1,0 +1,449 @@
+//! What each way of calling aekit's AES-GCM costs, beside Intel ipsec-mb:
+//! the Rust call in place and out of place (`encrypt_in_place_detached`,
+//! `encrypt_detached_into`, `decrypt_detached_into`), and the C ABI's
+//! `aekit_aes_gcm_encrypt` / `aekit_aes_gcm_decrypt` in place and out of
+//! place, called through the exported symbols as a C program calls them
+//! (the same calling convention; `aekit-ffi` is linked into this binary).
+//! ipsec-mb's direct calls on the path of the default kernel's class are
+//! the reference: its encryption in place (its out-of-place call takes
+//! the same time), its decryption out of place, as aekit's.
+//!
+//! Messages carry 16 bytes of associated data under a 12-byte IV, as a
+//! packet's header would; every form's ciphertext and tag are checked
+//! against ipsec-mb's before timing.
+
+use aekit::AesGcm;
+use aekit_harness::{self as harness, Case, Sample};
+use serde_json::json;
+
+use crate::ipsec_mb::{Arch, IpsecMb};
+use crate::peers::default_implementation;
+use crate::report::{Effort, Report};
+
+/// The C ABI, as `aekit.h` declares it.
+#[allow(unsafe_code)] // calls into the C ABI; each block says why it is sound
+mod c_abi {
+    use core::ffi::c_int;
+
+    // Linked for the symbols below.
+    use aekit_ffi as _;
+
+    /// The handle's type, opaque as `aekit.h` declares it.
+    #[repr(C)]
+    pub(crate) struct Gcm {
+        _opaque: [u8; 0],
+    }
+
+    unsafe extern "C" {
+        fn aekit_aes_gcm_new(key: *const u8, key_len: usize, out: *mut *mut Gcm) -> c_int;
+        fn aekit_aes_gcm_free(gcm: *mut Gcm);
+        fn aekit_aes_gcm_encrypt(
+            gcm: *const Gcm,
+            nonce: *const u8,
+            nonce_len: usize,
+            aad: *const u8,
+            aad_len: usize,
+            plaintext: *const u8,
+            plaintext_len: usize,
+            out: *mut u8,
+            out_cap: usize,
+            out_len: *mut usize,
+        ) -> c_int;
+        fn aekit_aes_gcm_decrypt(
+            gcm: *const Gcm,
+            nonce: *const u8,
+            nonce_len: usize,
+            aad: *const u8,
+            aad_len: usize,
+            ciphertext: *const u8,
+            ciphertext_len: usize,
+            out: *mut u8,
+            out_cap: usize,
+            out_len: *mut usize,
+        ) -> c_int;
+    }
+
+    /// An AES-GCM handle of the C ABI.
+    pub(crate) struct Handle(*mut Gcm);
+
+    impl Handle {
+        pub(crate) fn new(key: &[u8]) -> Result<Handle, String> {
+            let mut gcm = core::ptr::null_mut();
+            // SAFETY: `key` is readable for its length; `gcm` is writable.
+            match unsafe { aekit_aes_gcm_new(key.as_ptr(), key.len(), &mut gcm) } {
+                0 => Ok(Handle(gcm)),
+                e => Err(format!("aekit_aes_gcm_new: status {e}")),
+            }
+        }
+
+        /// `aekit_aes_gcm_encrypt` of `text` into `out` (ciphertext ‖
+        /// tag); `None` for in place, `out` then holding the plaintext
+        /// first. Returns the status.
+        pub(crate) fn encrypt(
+            &self,
+            iv: &[u8],
+            aad: &[u8],
+            text: Option<&[u8]>,
+            out: &mut [u8],
+        ) -> c_int {
+            let (from, len) = match text {
+                Some(t) => (t.as_ptr(), t.len()),
+                None => (out.as_ptr(), out.len() - 16),
+            };
+            let mut written = 0;
+            // SAFETY: every pointer is readable (or, `out`, writable) for
+            // the length passed with it; the handle is live; `from` is
+            // `out` itself or a slice that does not overlap it.
+            unsafe {
+                aekit_aes_gcm_encrypt(
+                    self.0,
+                    iv.as_ptr(),
+                    iv.len(),
+                    aad.as_ptr(),
+                    aad.len(),
+                    from,
+                    len,
+                    out.as_mut_ptr(),
+                    out.len(),
+                    &mut written,
+                )
+            }
+        }
+
+        /// `aekit_aes_gcm_decrypt` of `sealed` (ciphertext ‖ tag) into
+        /// `out`. Returns the status.
+        pub(crate) fn decrypt(
+            &self,
+            iv: &[u8],
+            aad: &[u8],
+            sealed: &[u8],
+            out: &mut [u8],
+        ) -> c_int {
+            let mut written = 0;
+            // SAFETY: as in `encrypt`; `sealed` and `out` do not overlap.
+            unsafe {
+                aekit_aes_gcm_decrypt(
+                    self.0,
+                    iv.as_ptr(),
+                    iv.len(),
+                    aad.as_ptr(),
+                    aad.len(),
+                    sealed.as_ptr(),
+                    sealed.len(),
+                    out.as_mut_ptr(),
+                    out.len(),
+                    &mut written,
+                )
+            }
+        }
+    }
+
+    impl Drop for Handle {
+        fn drop(&mut self) {
+            // SAFETY: made by `aekit_aes_gcm_new`, freed once.
+            unsafe { aekit_aes_gcm_free(self.0) }
+        }
+    }
+}
+
+use c_abi::Handle;
+
+/// Message sizes: a packet's from 16 B to 1500 B, then long messages.
+const SIZES: [usize; 7] = [16, 64, 256, 576, 1500, 16 << 10, 1 << 20];
+
+/// Associated data per message.
+const AAD: [u8; 16] = [0xa5; 16];
+
+/// The IV of every message.
+const IV: [u8; 12] = [0x3c; 12];
+
+/// The forms timed, in the table's column order: encryption first.
+const FORMS: [&str; 7] = [
+    "Rust in place",
+    "Rust out of place",
+    "C in place",
+    "C out of place",
+    "decrypt: Rust out of place",
+    "decrypt: C out of place",
+    "ipsec-mb decrypt",
+];
+
+/// The report: one table per key size.
+pub(crate) fn run(effort: Effort) -> Vec<Report> {
+    let rounds = if effort.quick { 5 } else { 15 };
+    let implementation = default_implementation();
+    let arch = Arch::of_class(&implementation).unwrap_or(Arch::Best);
+    let mut md = format!(
+        "## AES-GCM through each API, beside Intel ipsec-mb\n\n\
+         aekit's default (`{implementation}`) called in place and out of place from Rust \
+         and through its C ABI (`aekit_aes_gcm_encrypt`, `aekit_aes_gcm_decrypt`: ciphertext \
+         ‖ tag), against {} (its direct calls: encryption in place, decryption out of place). 12-byte IV, 16 bytes of AAD, \
+         16-byte tag; best of {rounds} interleaved rounds. Each cell: ns per message, and \
+         ipsec-mb's time over it (above 1: aekit faster).\n\n\
+         | AEAD | size | ipsec-mb encrypt ns | {} |\n\
+         |---|---:|---:|{}\n",
+        arch.name(),
+        FORMS.join(" | "),
+        "---:|".repeat(FORMS.len()),
+    );
+    let mut rows = Vec::new();
+    for key_len in [16usize, 32] {
+        let key = vec![0x5au8; key_len];
+        for &size in &SIZES {
+            let (cases, check) = cases(&key, arch, size);
+            let mut cases = cases;
+            if let Err(e) = &check {
+                md.push_str(&format!("| AES-{} | {size} | {e} |\n", 8 * key_len));
+                continue;
+            }
+            let best = harness::measure(&mut cases, size, rounds);
+            let ns = |i: usize| best[i].map(|s: Sample| s.ns_per_op);
+            let cell = |i: usize, reference: Option<f64>| match (ns(i), reference) {
+                (Some(t), Some(r)) => format!("{t:.1} ({:.2}×)", r / t),
+                (Some(t), None) => format!("{t:.1}"),
+                _ => "–".into(),
+            };
+            // Case 0 is ipsec-mb's encryption, case 5 its decryption.
+            let (enc, dec) = (ns(0), ns(5));
+            let cells: Vec<String> = (1..=4)
+                .map(|i| cell(i, enc))
+                .chain([
+                    cell(6, dec),
+                    cell(7, dec),
+                    ns(5).map_or("–".into(), |t| format!("{t:.1}")),
+                ])
+                .collect();
+            md.push_str(&format!(
+                "| AES-{} | {} | {} | {} |\n",
+                8 * key_len,
+                size_name(size),
+                enc.map_or("–".into(), |t| format!("{t:.1}")),
+                cells.join(" | "),
+            ));
+            rows.push(json!({
+                "aead": format!("AES-{}-GCM", 8 * key_len),
+                "size": size,
+                "ipsec_mb_encrypt_ns": enc,
+                "ipsec_mb_decrypt_ns": dec,
+                "rust_in_place_ns": ns(1),
+                "rust_out_of_place_ns": ns(2),
+                "c_in_place_ns": ns(3),
+                "c_out_of_place_ns": ns(4),
+                "decrypt_rust_out_of_place_ns": ns(6),
+                "decrypt_c_out_of_place_ns": ns(7),
+            }));
+        }
+    }
+    vec![Report {
+        key: "api",
+        markdown: md,
+        rows,
+        plots: Vec::new(),
+    }]
+}
+
+/// The cases at one size, in the order [ipsec-mb encrypt, the four aekit
+/// encryptions, ipsec-mb decrypt, the two aekit decryptions], and whether
+/// every form's output matched ipsec-mb's (else why not, or why ipsec-mb
+/// cannot run).
+fn cases(key: &[u8], arch: Arch, size: usize) -> (Vec<Case<'static>>, Result<(), String>) {
+    let ipsec = match IpsecMb::new(arch, key) {
+        Ok(p) => p,
+        Err(e) => return (Vec::new(), Err(e)),
+    };
+    let (gcm, c) = match (AesGcm::new(key), Handle::new(key)) {
+        (Ok(g), Ok(c)) => (g, c),
+        (Err(e), _) => return (Vec::new(), Err(e.to_string())),
+        (_, Err(e)) => return (Vec::new(), Err(e)),
+    };
+    let plaintext: Vec<u8> = (0..size).map(|i| i as u8).collect();
+    let mut sealed = plaintext.clone();
+    let tag = ipsec.seal_in_place(&IV, &AAD, &mut sealed);
+    sealed.extend_from_slice(&tag);
+    if let Err(e) = check(&gcm, &c, &plaintext, &sealed) {
+        return (Vec::new(), Err(e));
+    }
+    let gcm = std::sync::Arc::new(gcm);
+    let c = std::rc::Rc::new(c);
+    let ipsec = std::rc::Rc::new(ipsec);
+    let text = std::rc::Rc::new(plaintext);
+    let sealed = std::rc::Rc::new(sealed);
+    let mut cases: Vec<Case<'static>> = Vec::new();
+    let mut add = |name: &str, op: harness::Op<'static>| {
+        cases.push(Case {
+            name: name.into(),
+            run: Ok(op),
+        })
+    };
+    {
+        let ipsec = ipsec.clone();
+        add(
+            "ipsec-mb encrypt",
+            Box::new(move |buf: &mut [u8]| {
+                std::hint::black_box(ipsec.seal_in_place(&IV, &AAD, buf));
+            }),
+        );
+    }
+    {
+        let gcm = gcm.clone();
+        add(
+            FORMS[0],
+            Box::new(move |buf: &mut [u8]| {
+                std::hint::black_box(gcm.encrypt_in_place_detached(&IV, &AAD, buf, 16).ok());
+            }),
+        );
+    }
+    {
+        let (gcm, text) = (gcm.clone(), text.clone());
+        let mut out = vec![0u8; size];
+        add(
+            FORMS[1],
+            Box::new(move |_: &mut [u8]| {
+                std::hint::black_box(
+                    gcm.encrypt_detached_into(&IV, &AAD, &text, &mut out, 16)
+                        .ok(),
+                );
+            }),
+        );
+    }
+    {
+        let c = c.clone();
+        let mut out = vec![0u8; size + 16];
+        add(
+            FORMS[2],
+            Box::new(move |_: &mut [u8]| {
+                std::hint::black_box(c.encrypt(&IV, &AAD, None, &mut out));
+            }),
+        );
+    }
+    {
+        let (c, text) = (c.clone(), text.clone());
+        let mut out = vec![0u8; size + 16];
+        add(
+            FORMS[3],
+            Box::new(move |_: &mut [u8]| {
+                std::hint::black_box(c.encrypt(&IV, &AAD, Some(&text), &mut out));
+            }),
+        );
+    }
+    {
+        let (ipsec, sealed) = (ipsec.clone(), sealed.clone());
+        let mut out = vec![0u8; size];
+        add(
+            "ipsec-mb decrypt",
+            Box::new(move |_: &mut [u8]| {
+                let (ct, tag) = sealed.split_at(size);
+                std::hint::black_box(ipsec.open_from(&IV, &AAD, ct, &mut out, tag));
+            }),
+        );
+    }
+    {
+        let (gcm, sealed) = (gcm.clone(), sealed.clone());
+        let mut out = vec![0u8; size];
+        add(
+            FORMS[4],
+            Box::new(move |_: &mut [u8]| {
+                let (ct, tag) = sealed.split_at(size);
+                std::hint::black_box(gcm.decrypt_detached_into(&IV, &AAD, ct, &mut out, tag).ok());
+            }),
+        );
+    }
+    {
+        let (c, sealed) = (c.clone(), sealed.clone());
+        let mut out = vec![0u8; size];
+        add(
+            FORMS[5],
+            Box::new(move |_: &mut [u8]| {
+                std::hint::black_box(c.decrypt(&IV, &AAD, &sealed, &mut out));
+            }),
+        );
+    }
+    (cases, Ok(()))
+}
+
+/// Every aekit form against ipsec-mb's `sealed` (ciphertext ‖ tag) of
+/// `plaintext`, both directions.
+fn check(gcm: &AesGcm, c: &Handle, plaintext: &[u8], sealed: &[u8]) -> Result<(), String> {
+    let n = plaintext.len();
+    let mismatch = |form: &str| {
+        Err(format!(
+            "SKIP: aekit's {form} differs from ipsec-mb's output"
+        ))
+    };
+    let mut buf = plaintext.to_vec();
+    let tag = gcm
+        .encrypt_in_place_detached(&IV, &AAD, &mut buf, 16)
+        .map_err(|e| e.to_string())?;
+    if buf != sealed[..n] || tag.as_bytes() != &sealed[n..] {
+        return mismatch("Rust in place");
+    }
+    let mut out = vec![0u8; n];
+    let tag = gcm
+        .encrypt_detached_into(&IV, &AAD, plaintext, &mut out, 16)
+        .map_err(|e| e.to_string())?;
+    if out != sealed[..n] || tag.as_bytes() != &sealed[n..] {
+        return mismatch("Rust out of place");
+    }
+    let mut out = vec![0u8; n + 16];
+    out[..n].copy_from_slice(plaintext);
+    if c.encrypt(&IV, &AAD, None, &mut out) != 0 || out != sealed {
+        return mismatch("C in place");
+    }
+    let mut out = vec![0u8; n + 16];
+    if c.encrypt(&IV, &AAD, Some(plaintext), &mut out) != 0 || out != sealed {
+        return mismatch("C out of place");
+    }
+    let mut out = vec![0u8; n];
+    let (ct, tag) = sealed.split_at(n);
+    if gcm
+        .decrypt_detached_into(&IV, &AAD, ct, &mut out, tag)
+        .is_err()
+        || out != plaintext
+    {
+        return mismatch("Rust decryption");
+    }
+    let mut out = vec![0u8; n];
+    if c.decrypt(&IV, &AAD, sealed, &mut out) != 0 || out != plaintext {
+        return mismatch("C decryption");
+    }
+    Ok(())
+}
+
+/// A size as the tables print it: 16 B, 16 KiB, 1 MiB.
+fn size_name(size: usize) -> String {
+    match size {
+        s if s >= 1 << 20 && s % (1 << 20) == 0 => format!("{} MiB", s >> 20),
+        s if s >= 1 << 10 && s % (1 << 10) == 0 => format!("{} KiB", s >> 10),
+        s => format!("{s} B"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every form agrees with ipsec-mb at sizes around the kernels' paths
+    /// and runs as timed; without ipsec-mb, says SKIP.
+    #[test]
+    fn every_form_matches_ipsec_mb_and_runs() {
+        for key_len in [16, 32] {
+            let key = vec![7u8; key_len];
+            for size in [0, 1, 16, 17, 112, 255, 256, 1500, 4096] {
+                let (mut cases, checked) = cases(&key, Arch::Best, size);
+                match checked {
+                    Err(e) if e.contains("ipsec-mb") && !e.contains("differs") => {
+                        eprintln!("SKIP: {e}");
+                        return;
+                    }
+                    Err(e) => panic!("AES-{} at {size} B: {e}", 8 * key_len),
+                    Ok(()) => {}
+                }
+                assert_eq!(cases.len(), 8);
+                let mut buf = vec![0u8; size];
+                for case in &mut cases {
+                    (case.run.as_mut().expect("every form runs"))(&mut buf);
+                }
+            }
+        }
+    }
+}
