@@ -19,8 +19,15 @@ pub struct Aether {
 
 impl OneShot for Aether {
     #[inline(always)]
-    fn seal(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<[u8; 16], Status> {
-        Ok(self.aether.encrypt_in_place_detached(nonce, aad, buf)?)
+    fn seal(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &mut [u8; 16],
+    ) -> Result<(), Status> {
+        *tag = self.aether.encrypt_in_place_detached(nonce, aad, buf)?;
+        Ok(())
     }
 
     #[inline(always)]

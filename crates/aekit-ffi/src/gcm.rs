@@ -138,10 +138,19 @@ pub unsafe extern "C" fn aekit_aes_gcm_decrypt(
 }
 
 /// What a one-shot call asks of an algorithm: 16-byte tags, in place or
-/// from an input into `out` (as long, disjoint). The defaults copy and
-/// run in place; an algorithm with a one-pass call overrides them.
+/// from an input into `out` (as long, disjoint), the tag written into
+/// the slot after the output. The defaults copy and run in place; an
+/// algorithm with a one-pass call overrides them. (The tag goes straight
+/// into its slot: returned as `Result<[u8; 16], _>`, an array one byte
+/// off alignment, it was taken apart and put together again in pieces.)
 pub(crate) trait OneShot {
-    fn seal(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<[u8; 16], Status>;
+    fn seal(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &mut [u8; 16],
+    ) -> Result<(), Status>;
     fn open(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8], tag: &[u8]) -> Result<(), Status>;
 
     fn seal_from(
@@ -150,9 +159,10 @@ pub(crate) trait OneShot {
         aad: &[u8],
         input: &[u8],
         out: &mut [u8],
-    ) -> Result<[u8; 16], Status> {
+        tag: &mut [u8; 16],
+    ) -> Result<(), Status> {
         out.copy_from_slice(input);
-        self.seal(nonce, aad, out)
+        self.seal(nonce, aad, out, tag)
     }
 
     fn open_from(
@@ -170,11 +180,17 @@ pub(crate) trait OneShot {
 
 impl OneShot for AesGcm {
     #[inline(always)]
-    fn seal(&self, nonce: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<[u8; 16], Status> {
-        let tag = self
-            .gcm
-            .encrypt_in_place_detached(nonce, aad, buf, AEKIT_AES_GCM_TAG_LEN)?;
-        Ok(full(&tag))
+    fn seal(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &mut [u8; 16],
+    ) -> Result<(), Status> {
+        self.gcm
+            .encrypt_in_place_detached(nonce, aad, buf, AEKIT_AES_GCM_TAG_LEN)?
+            .copy_to(tag);
+        Ok(())
     }
 
     #[inline(always)]
@@ -191,11 +207,12 @@ impl OneShot for AesGcm {
         aad: &[u8],
         input: &[u8],
         out: &mut [u8],
-    ) -> Result<[u8; 16], Status> {
-        let tag = self
-            .gcm
-            .encrypt_detached_into(nonce, aad, input, out, AEKIT_AES_GCM_TAG_LEN)?;
-        Ok(full(&tag))
+        tag: &mut [u8; 16],
+    ) -> Result<(), Status> {
+        self.gcm
+            .encrypt_detached_into(nonce, aad, input, out, AEKIT_AES_GCM_TAG_LEN)?
+            .copy_to(tag);
+        Ok(())
     }
 
     #[inline(always)]
@@ -211,14 +228,6 @@ impl OneShot for AesGcm {
             .gcm
             .decrypt_detached_into(nonce, aad, input, out, tag)?)
     }
-}
-
-/// A full (16-byte) tag as bytes.
-#[inline]
-fn full(tag: &aekit::gcm::Tag) -> [u8; 16] {
-    let mut bytes = [0u8; 16];
-    tag.copy_to(&mut bytes);
-    bytes
 }
 
 /// The body of every one-shot call, both algorithms and both directions:
@@ -294,12 +303,16 @@ pub(crate) unsafe fn one_shot<K: OneShot>(
     };
     match direction {
         Direction::Encrypt => {
+            // `rest` holds at least the tag (checked above).
+            let slot = rest
+                .first_chunk_mut::<TAG>()
+                .ok_or(Status::InvalidArgument)?;
             let sealed = match from {
-                Some(text) => guarded(|| key.seal_from(nonce, aad, text, body)),
-                None => guarded(|| key.seal(nonce, aad, body)),
+                Some(text) => guarded(|| key.seal_from(nonce, aad, text, body, slot)),
+                None => guarded(|| key.seal(nonce, aad, body, slot)),
             };
             match sealed {
-                Ok(tag) => rest[..TAG].copy_from_slice(&tag),
+                Ok(()) => {}
                 Err(e) => {
                     // Nothing was encrypted. In place the body is the
                     // caller's plaintext, refused untouched (every check
