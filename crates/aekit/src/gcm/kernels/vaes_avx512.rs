@@ -109,8 +109,9 @@
 //! its AAD, runs the blocks that do not fill a chunk (and those before a
 //! 64-byte boundary) first, then the main loop over the whole chunks, and
 //! ends with the partial block, whose keystream was made before the loop
-//! beside E(K, Y_0) (`end_keystream`): one reduction after the loop, none
-//! of its own for the lengths. An empty message issues no masked access
+//! beside E(K, Y_0) (`end_keystream`): the loop's last chunk, the partial
+//! block and the lengths block are hashed together, one reduction for
+//! the three. An empty message issues no masked access
 //! (its slice pointer is dangling, and a masked-off byte on an unmapped
 //! page costs a microcode assist).
 //!
@@ -681,13 +682,38 @@ unsafe fn crypt_from<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool,
 /// The CPU must support VAES, VPCLMULQDQ and AVX-512F/BW/VL; `src` must
 /// be readable and `dst` writable for 256 · `chunks` bytes, and the two
 /// are the same buffer or do not overlap.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
+unsafe fn body<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool, const P: bool>(
+    rk: &RoundKeys,
+    h: (&Powers, &Extra),
+    ctr: &mut Counters<P>,
+    acc: __m128i,
+    src: *const u8,
+    dst: *mut u8,
+    chunks: usize,
+) -> __m128i {
+    // SAFETY: passed on from the caller.
+    match unsafe { body_open::<N, ENCRYPT, KARATSUBA, P>(rk, h, ctr, acc, src, dst, chunks) } {
+        (acc, Some(last)) => sixteen(&h.0.load4(), &last, acc),
+        (acc, None) => acc,
+    }
+}
+
+/// [`body`] without the last chunk's GHASH: returns `acc` with every
+/// chunk but the last hashed, and the last chunk's ciphertext (as read
+/// or written, not byte-reflected), `None` for no chunk. [`whole`]
+/// hashes it together with what ends the message, one reduction for all.
+///
+/// # Safety
+/// As [`body`].
 ///
 /// A function of its own, with the round keys broadcast inside it:
 /// inlined into [`whole`] beside [`finish`], the compiler kept fewer of
 /// its round keys and powers in registers, and AES-256 slowed down.
 #[inline(never)]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
-unsafe fn body<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool, const P: bool>(
+unsafe fn body_open<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool, const P: bool>(
     rk: &RoundKeys,
     (powers, extra): (&Powers, &Extra),
     ctr: &mut Counters<P>,
@@ -695,9 +721,9 @@ unsafe fn body<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool, const
     src: *const u8,
     dst: *mut u8,
     chunks: usize,
-) -> __m128i {
+) -> (__m128i, Option<[__m512i; 4]>) {
     if chunks == 0 {
-        return acc;
+        return (acc, None);
     }
     // The counters in a local, written back once at the end: through
     // `ctr` the compiler stored and reloaded them every iteration.
@@ -773,9 +799,8 @@ unsafe fn body<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool, const
             );
             i += 1;
         }
-        acc = sixteen(low.0, &prev, acc);
         *saved = counters;
-        acc
+        (acc, Some(prev))
     }
 }
 
@@ -851,11 +876,10 @@ fn spare_blocks(n: usize, head: usize, aligned: bool) -> usize {
 /// boundary) first from Y_1 = IV ‖ 2 ([`spare_blocks`]: up to eight
 /// alone, [`head_dispatch`]; nine or more as a chunk whose first
 /// lanes are empty, [`lead_chunk`]), then the main loop
-/// ([`body`]) over the whole 256-byte chunks, and end with the partial
-/// block, if any, whose
-/// keystream was made before the loop beside E(K, Y_0)
-/// ([`last_block`]): one reduction after the loop, none of its own for
-/// the lengths. (Where the blocks left after the loop cannot all go
+/// ([`body_open`]) over the whole 256-byte chunks, and end with the
+/// partial block, if any, whose keystream was made before the loop
+/// beside E(K, Y_0) ([`last_block`]): the loop's last chunk is hashed
+/// with it and the lengths block, one reduction for all three. (Where the blocks left after the loop cannot all go
 /// first, as beside an aligning head, [`finish`] runs them with
 /// E(K, Y_0) after it.) E(K, Y_0) and the partial block's keystream are
 /// made before the loop, an independent chain beside its first chunk;
@@ -952,13 +976,19 @@ unsafe fn whole<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
         (n - done < 16).then(|| end_keystream::<N, 1>(&rk.0, iv, next, usize::from(n > done))[0]);
     let h = (kernel.ghash.powers(), &kernel.extra);
     // SAFETY: passed on from the caller; 256 · `chunks` ≤ `n`.
-    let acc =
-        unsafe { body::<N, ENCRYPT, KARATSUBA, true>(rk, h, &mut ctr, acc, src, dst, chunks) };
+    let (acc, last) =
+        unsafe { body_open::<N, ENCRYPT, KARATSUBA, true>(rk, h, &mut ctr, acc, src, dst, chunks) };
     let io = (src.wrapping_add(done), dst.wrapping_add(done), n - done);
     if let Some(keystream) = ends {
+        // The loop's last chunk is hashed with the end, one reduction
+        // for both.
         // SAFETY: passed on from the caller; fewer than 16 bytes left.
-        return unsafe { last_block::<ENCRYPT>(keystream, all, acc, lengths, io) };
+        return unsafe { last_block::<ENCRYPT>(keystream, all, last.as_ref(), acc, lengths, io) };
     }
+    let acc = match last {
+        Some(last) => sixteen(&h.0.load4(), &last, acc),
+        None => acc,
+    };
     let rest = Rest {
         iv,
         next,
@@ -972,11 +1002,15 @@ unsafe fn whole<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
     unsafe { finish_dispatch::<N, ENCRYPT>(rk, all, rest) }
 }
 
-/// The end of a long message made before its loop ([`end_keystream`]): its
-/// last `io.2` < 16 bytes (none, or the partial block) XORed with
-/// lane 1 of `keystream`, that block (`acc` added) times H² and the
-/// lengths block times H summed and reduced, the sum XORed with
-/// E(K, Y_0) (lane 0). Returns the full tag.
+/// The end of a long message, the keystream of its end made before its
+/// loop ([`end_keystream`]): its last `io.2` < 16 bytes (none, or the
+/// partial block) XORed with lane 1 of `keystream`; the loop's `last`
+/// chunk (its ciphertext, unhashed, `acc` joining its first block), that
+/// block and the lengths block each times its power of H (H^18 … H^3, H^2
+/// and H; without a partial block H^17 … H^2 and H), summed and reduced
+/// once; the sum XORed with E(K, Y_0) (lane 0). Without a `last` chunk,
+/// `acc` joins the partial block, or the lengths block. Returns the full
+/// tag.
 ///
 /// # Safety
 /// The CPU must support AVX-512F/BW/VL and VPCLMULQDQ; `io` as
@@ -986,18 +1020,39 @@ unsafe fn whole<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
 unsafe fn last_block<const ENCRYPT: bool>(
     keystream: __m256i,
     all: &[u128; 32],
+    last: Option<&[__m512i; 4]>,
     acc: __m128i,
     lengths: __m128i,
     (src, dst, r): (*const u8, *mut u8, usize),
 ) -> Block {
     debug_assert!(r < 16);
     let ek_y0 = _mm256_castsi256_si128(keystream);
+    let bswap = bswap_mask();
+    // Blocks hashed after the chunk: the lengths block, and the partial
+    // block before it if any.
+    let after = if r == 0 { 1 } else { 2 };
+    let mut sum = Wide::zero();
+    let acc = match last {
+        Some(chunk) => {
+            for (i, x) in chunk.iter().enumerate() {
+                let mut d = _mm512_shuffle_epi8(*x, bswap);
+                if i == 0 {
+                    d = _mm512_xor_si512(d, _mm512_zextsi128_si512(acc));
+                }
+                // SAFETY: entries 16 − after + 4i … + 3, all below 32.
+                let hp = unsafe { load_powers(all, 16 - after + 4 * i, 0xFF) };
+                sum = sum.xor(mul_wide(d, hp));
+            }
+            _mm_setzero_si128()
+        }
+        None => acc,
+    };
     if r == 0 {
         // The lengths block, `acc` added, times H (entry 31).
         // SAFETY: entry 31, one lane.
         let h1 = unsafe { load_powers(all, 31, lane_mask(1)) };
-        let last = _mm512_zextsi128_si512(_mm_xor_si128(lengths, acc));
-        return tag(reduce_to_128(mul_wide(last, h1)), ek_y0);
+        let end = _mm512_zextsi128_si512(_mm_xor_si128(lengths, acc));
+        return tag(reduce_to_128(sum.xor(mul_wide(end, h1))), ek_y0);
     }
     let mask = byte_range(0, r) as __mmask16;
     // SAFETY: the mask selects the `r` bytes of the message left;
@@ -1012,15 +1067,12 @@ unsafe fn last_block<const ENCRYPT: bool>(
     } else {
         x
     };
-    let d = _mm_xor_si128(
-        _mm_shuffle_epi8(ct, _mm512_castsi512_si128(bswap_mask())),
-        acc,
-    );
+    let d = _mm_xor_si128(_mm_shuffle_epi8(ct, _mm512_castsi512_si128(bswap)), acc);
     // [block, lengths] times [H², H] (entries 30 and 31).
     let pair = _mm512_inserti32x4::<1>(_mm512_zextsi128_si512(d), lengths);
     // SAFETY: entries 30 and 31, two lanes.
     let hp = unsafe { load_powers(all, 30, lane_mask(2)) };
-    tag(reduce_to_128(mul_wide(pair, hp)), ek_y0)
+    tag(reduce_to_128(sum.xor(mul_wide(pair, hp))), ek_y0)
 }
 
 /// The end of a whole message with a 96-bit IV, for [`finish`].
