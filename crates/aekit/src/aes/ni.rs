@@ -95,7 +95,8 @@ pub use imp::Ni;
 /// The counter blocks and the one-block XOR, for the fused kernels.
 #[cfg(target_arch = "x86_64")]
 pub(crate) use imp::{
-    counter_block, counter_blocks, load_padded, xor_block, xor_block_into, xor_partial,
+    counter_block, counter_blocks, counter_blocks_from, load_padded, xor_block, xor_block_into,
+    xor_partial,
 };
 
 #[cfg(not(target_arch = "x86_64"))]
@@ -495,18 +496,30 @@ mod imp {
     pub(crate) unsafe fn counter_blocks<const L: usize>(counter: &Block, ctr: u32) -> [__m128i; L] {
         // SAFETY: `counter` is 16 readable bytes; SSE2 and SSE4.1 are
         // enabled on this function and present per its contract.
-        unsafe {
-            // The fixed 12 bytes; lane 3 (bytes 12..16) is replaced below.
-            let prefix = _mm_loadu_si128(counter.as_ptr().cast());
-            let mut s = [prefix; L];
-            for (i, x) in s.iter_mut().enumerate() {
-                // Lane 3 holds bytes 12..16 in memory order: the big-endian
-                // bytes of the count, read back as a native i32.
-                let low = i32::from_ne_bytes(ctr.wrapping_add(i as u32).to_be_bytes());
-                *x = _mm_insert_epi32(*x, low, 3);
-            }
-            s
+        unsafe { counter_blocks_from(_mm_loadu_si128(counter.as_ptr().cast()), ctr) }
+    }
+
+    /// [`counter_blocks`] from a counter block in a register (its bytes
+    /// 12..16 replaced): with [`counter_block`], a whole message's first
+    /// counter blocks straight from its IV.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support SSE2 and SSE4.1.
+    #[inline]
+    #[target_feature(enable = "sse2,sse4.1")]
+    pub(crate) unsafe fn counter_blocks_from<const L: usize>(
+        prefix: __m128i,
+        ctr: u32,
+    ) -> [__m128i; L] {
+        let mut s = [prefix; L];
+        for (i, x) in s.iter_mut().enumerate() {
+            // Lane 3 holds bytes 12..16 in memory order: the big-endian
+            // bytes of the count, read back as a native i32.
+            let low = i32::from_ne_bytes(ctr.wrapping_add(i as u32).to_be_bytes());
+            *x = _mm_insert_epi32(*x, low, 3);
         }
+        s
     }
 
     impl BlockCipher for Ni {

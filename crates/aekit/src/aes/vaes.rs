@@ -84,8 +84,7 @@
 pub use imp::Vaes;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use imp::{
-    RoundKeys, broadcast_keys, byte_mask, counter_blocks, counter_start, counter_start_from,
-    encrypt, load_block,
+    RoundKeys, broadcast_keys, byte_mask, counter_blocks, counter_start_from, encrypt, load_block,
 };
 #[cfg(not(target_arch = "x86_64"))]
 pub use unsupported::Vaes;
@@ -299,7 +298,7 @@ mod imp {
     /// is then the lowest dword of each lane), plus [0, 1, 2, 3].
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw")]
-    pub(crate) fn counter_start(counter: &Block) -> __m512i {
+    fn counter_start(counter: &Block) -> __m512i {
         counter_start_from(load_block(counter))
     }
 

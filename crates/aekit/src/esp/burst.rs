@@ -56,7 +56,9 @@
 
 use core::ops::Range;
 
-use super::{Delivered, Error, KeystreamSource, LaidOut, NonceFormat, Sa, Sealed, rfc4106_nonce};
+use super::{
+    Aad, Delivered, Error, KeystreamSource, LaidOut, NonceFormat, Sa, Sealed, rfc4106_nonce,
+};
 use crate::gcm::BatchMessage;
 
 /// Packets an outbound burst frames before it encrypts them in one batch.
@@ -248,7 +250,7 @@ impl Sa {
         }
 
         let mut nonces = [[0u8; 12]; GATHER];
-        let mut aads = [[0u8; 12]; GATHER];
+        let mut aads = [Aad::default(); GATHER];
         for ((packet, slot), (nonce, aad)) in packets
             .iter()
             .zip(&opened)
@@ -356,7 +358,7 @@ struct Opened {
 /// What a framed outbound packet's encryption needs.
 struct Framed {
     nonce: [u8; 12],
-    aad: [u8; 12],
+    aad: Aad,
     aad_len: usize,
     /// The body (payload, padding, trailer) in the packet's buffer.
     body: Range<usize>,

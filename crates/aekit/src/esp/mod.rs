@@ -714,7 +714,7 @@ impl Sa {
         body: &mut [u8],
         payload_len: usize,
         next_header: u8,
-    ) -> Result<(Outbound, [u8; 12], usize), Error> {
+    ) -> Result<(Outbound, Aad, usize), Error> {
         let next = self.next_outbound(body.len())?;
         let seq = next.sequence;
         let pad = body.len() - payload_len - 2;
@@ -939,16 +939,18 @@ impl Sa {
         8 + self.iv_len()
     }
 
-    /// SPI ‖ sequence, or SPI ‖ high ‖ low with ESN, and its length.
-    fn aad(&self, seq: u64) -> ([u8; 12], usize) {
-        let mut aad = [0u8; 12];
-        aad[..4].copy_from_slice(&self.config.spi.to_be_bytes());
+    /// SPI ‖ sequence, or SPI ‖ high ‖ low with ESN, and its length, in
+    /// the first 8 or 12 bytes of one 16-byte value. Built as one integer
+    /// and stored whole: written piece by piece, the AES-GCM call that
+    /// reads it back at once (eight bytes at a time) would wait for the
+    /// pieces to reach the cache, a load wider than the stores it reads
+    /// not being forwarded from them.
+    fn aad(&self, seq: u64) -> (Aad, usize) {
+        let spi = u128::from(self.config.spi) << 96;
         if self.config.extended_sequence_numbers {
-            aad[4..].copy_from_slice(&seq.to_be_bytes());
-            (aad, 12)
+            ((spi | u128::from(seq) << 32).to_be_bytes(), 12)
         } else {
-            aad[4..8].copy_from_slice(&(seq as u32).to_be_bytes());
-            (aad, 8)
+            ((spi | u128::from(seq as u32) << 64).to_be_bytes(), 8)
         }
     }
 
@@ -1067,6 +1069,9 @@ fn refused(refusal: Refusal, seq: u64) -> Error {
 }
 
 /// An RFC 4106 nonce: salt ‖ the packet's 8-byte IV (§4).
+/// An ESP packet's AAD ([`Sa::aad`]): its first 8 or 12 bytes.
+pub(crate) type Aad = [u8; 16];
+
 fn rfc4106_nonce(salt: [u8; 4], iv: &[u8]) -> [u8; 12] {
     let mut nonce = [0u8; 12];
     nonce[..4].copy_from_slice(&salt);

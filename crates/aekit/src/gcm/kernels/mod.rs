@@ -396,12 +396,10 @@ mod shared {
         let powers = ghash.powers();
         let power = |k: usize| clmul::to_m128(powers[k]);
 
-        let mut j0 = [0u8; 16];
-        j0[..12].copy_from_slice(iv);
-        // SAFETY: the features of `counter_blocks` and `encrypt` are
-        // enabled here.
+        // SAFETY: the features of `counter_blocks_from` and `encrypt`
+        // are enabled here.
         let s = unsafe {
-            let mut lanes = ni::counter_blocks::<L>(&j0, 1);
+            let mut lanes = ni::counter_blocks_from::<L>(ni::counter_block(iv, 1), 1);
             aes.encrypt(&mut lanes);
             lanes
         };

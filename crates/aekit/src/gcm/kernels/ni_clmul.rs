@@ -665,15 +665,10 @@ impl NiClmul {
     #[inline]
     #[target_feature(enable = "aes,sse2,sse4.1")]
     pub(crate) unsafe fn tag_mask(&self, iv: &[u8; 12]) -> __m128i {
-        let mut prefix = [0u8; 16];
-        prefix[..12].copy_from_slice(iv);
-        // SAFETY: the features `counter_blocks` and `encrypt` need are
-        // enabled here.
-        unsafe {
-            let mut y0 = ni::counter_blocks::<1>(&prefix, 1);
-            self.aes.encrypt(&mut y0);
-            y0[0]
-        }
+        let mut y0 = [ni::counter_block(iv, 1)];
+        // SAFETY: the features `encrypt` needs are enabled here.
+        unsafe { self.aes.encrypt(&mut y0) };
+        y0[0]
     }
 
     /// The end of a whole message with a 96-bit IV whose associated

@@ -192,8 +192,7 @@ use super::vaes_avx512_multi::{crypt_groups, long_powers};
 use super::vaes_avx512_supplied;
 use crate::aes::ni::{self, Ni};
 use crate::aes::vaes::{
-    RoundKeys, Vaes, broadcast_keys, counter_blocks, counter_start, counter_start_from, encrypt,
-    load_block,
+    RoundKeys, Vaes, broadcast_keys, counter_blocks, counter_start_from, encrypt, load_block,
 };
 use crate::aes::{Block, BlockCipher, KeySchedule};
 use crate::ctr::face::round1::Round1;
@@ -1254,13 +1253,11 @@ unsafe fn finish<const N: usize, const ENCRYPT: bool, const V: usize>(
 
     // Lane i ≥ 1 is IV ‖ (next + i − 1) (from IV ‖ (next − 1) in lane
     // 0, with incr32's wrap), then lane 0 is set to Y_0 = IV ‖ 1.
-    let mut block = [0u8; 16];
-    block[..12].copy_from_slice(iv);
-    block[12..].copy_from_slice(&next.wrapping_sub(1).to_be_bytes());
-    let mut ctr = counter_start(&block);
+    // (Made from the IV in registers, `ni::counter_block`: a block
+    // assembled in memory is not forwarded to the load that reads it.)
+    let mut ctr = counter_start_from(ni::counter_block(iv, next.wrapping_sub(1)));
     let mut s = counter_blocks::<V>(&mut ctr);
-    block[12..].copy_from_slice(&1u32.to_be_bytes());
-    s[0] = _mm512_mask_broadcast_i32x4(s[0], 0x000f, load_block(&block));
+    s[0] = _mm512_mask_broadcast_i32x4(s[0], 0x000f, ni::counter_block(iv, 1));
     for x in s.iter_mut() {
         *x = _mm512_xor_si512(*x, k[0]);
     }
