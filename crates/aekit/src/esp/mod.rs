@@ -543,6 +543,7 @@ impl Sa {
     /// The ESP packet around `payload` in `buf`: where it lies, and its
     /// header, body (payload, padding, trailer) and ICV, or why it does
     /// not fit ([`Sa::place`]).
+    #[inline(always)]
     fn lay_out<'b>(&self, buf: &'b mut [u8], payload: &Range<usize>) -> Result<LaidOut<'b>, Error> {
         let packet = self.place(buf.len(), payload)?;
         let (head, rest) = buf[packet.clone()].split_at_mut(self.header_len());
@@ -557,6 +558,7 @@ impl Sa {
 
     /// Where the ESP packet around `payload` lies in a buffer of
     /// `buf_len` bytes, or why it does not fit.
+    #[inline(always)]
     fn place(&self, buf_len: usize, payload: &Range<usize>) -> Result<Range<usize>, Error> {
         if payload.start > payload.end || payload.end > buf_len {
             return Err(Error::NoRoom("payload range outside the buffer"));
@@ -708,6 +710,7 @@ impl Sa {
     /// counters (spent only by [`Sa::sent`]), writes the padding and
     /// trailer after the payload and the header (SPI, sequence number,
     /// IV) before it, and returns the counters and the packet's AAD.
+    #[inline(always)]
     fn frame(
         &self,
         head: &mut [u8],
@@ -736,6 +739,7 @@ impl Sa {
     }
 
     /// Spends the counters of a packet just sealed.
+    #[inline(always)]
     fn sent(&mut self, next: &Outbound) {
         self.last_sent = next.sequence;
         self.next_position = next.position_after;
@@ -745,6 +749,7 @@ impl Sa {
     /// position after it, for a body of `body_len` bytes: the one place
     /// the outbound counters are advanced from (by [`Sa::seal`], once the
     /// packet is sealed). Refuses to wrap (RFC 4303 §3.3.3).
+    #[inline(always)]
     fn next_outbound(&self, body_len: usize) -> Result<Outbound, Error> {
         let max = if self.config.extended_sequence_numbers {
             u64::MAX
@@ -945,6 +950,7 @@ impl Sa {
     /// reads it back at once (eight bytes at a time) would wait for the
     /// pieces to reach the cache, a load wider than the stores it reads
     /// not being forwarded from them.
+    #[inline(always)]
     fn aad(&self, seq: u64) -> (Aad, usize) {
         let spi = u128::from(self.config.spi) << 96;
         if self.config.extended_sequence_numbers {
