@@ -710,6 +710,11 @@ impl Sa {
     /// counters (spent only by [`Sa::sent`]), writes the padding and
     /// trailer after the payload and the header (SPI, sequence number,
     /// IV) before it, and returns the counters and the packet's AAD.
+    ///
+    /// Always inlined, as are the small functions it calls: returned
+    /// through memory, the counters and the AAD would be read back by
+    /// loads wider than the stores that wrote them, which are not
+    /// forwarded from the stores and wait for the cache.
     #[inline(always)]
     fn frame(
         &self,
