@@ -251,11 +251,7 @@ fn main() -> ExitCode {
         }
     }));
     let result = match Cli::parse().suite {
-        Suite::Peers(args) => runner::run(
-            "peers",
-            &[peers::run, api::run, cores::run],
-            &args.outputs(),
-        ),
+        Suite::Peers(args) => runner::run("peers", &[peers::run, cores::run], &args.outputs()),
         Suite::Seeds(args) => runner::run(
             "seeds",
             &[ghash::run, blog::run, m4::run, modes::run, fig3::run],
