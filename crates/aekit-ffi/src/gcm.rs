@@ -142,7 +142,8 @@ pub unsafe extern "C" fn aekit_aes_gcm_decrypt(
 /// the slot after the output. The defaults copy and run in place; an
 /// algorithm with a one-pass call overrides them. (The tag goes straight
 /// into its slot: returned as `Result<[u8; 16], _>`, an array one byte
-/// off alignment, it was taken apart and put together again in pieces.)
+/// off alignment, it would be taken apart and put together again in
+/// pieces.)
 pub(crate) trait OneShot {
     fn seal(
         &self,

@@ -231,15 +231,12 @@ pub(crate) fn status(result: Result<(), Status>) -> c_int {
 /// A non-NULL `ptr` points to `len` readable bytes that stay valid and
 /// unmodified for `'a`.
 pub(crate) unsafe fn input<'a>(ptr: *const u8, len: usize) -> Result<&'a [u8], Status> {
-    if len == 0 {
-        return Ok(&[]);
-    }
-    if ptr.is_null() || len > isize::MAX as usize {
+    if unusable(ptr, len) {
         return Err(Status::InvalidArgument);
     }
-    // SAFETY: non-NULL, at most isize::MAX bytes, and readable for 'a by
-    // this function's contract.
-    Ok(unsafe { core::slice::from_raw_parts(ptr, len) })
+    // SAFETY: checked just above; readable for 'a by this function's
+    // contract.
+    Ok(unsafe { slice(ptr, len) })
 }
 
 /// `len` writable bytes at `ptr`, which may be NULL only when `len` is 0.
@@ -249,15 +246,12 @@ pub(crate) unsafe fn input<'a>(ptr: *const u8, len: usize) -> Result<&'a [u8], S
 /// A non-NULL `ptr` points to `len` writable bytes that nothing else
 /// reads or writes during `'a`.
 pub(crate) unsafe fn output<'a>(ptr: *mut u8, len: usize) -> Result<&'a mut [u8], Status> {
-    if len == 0 {
-        return Ok(&mut []);
-    }
-    if ptr.is_null() || len > isize::MAX as usize {
+    if unusable(ptr, len) {
         return Err(Status::InvalidArgument);
     }
-    // SAFETY: non-NULL, at most isize::MAX bytes, writable and unaliased
-    // for 'a by this function's contract.
-    Ok(unsafe { core::slice::from_raw_parts_mut(ptr, len) })
+    // SAFETY: checked just above; writable and unaliased for 'a by this
+    // function's contract.
+    Ok(unsafe { slice_mut(ptr, len) })
 }
 
 /// Whether `len_a` bytes at `a` and `len_b` bytes at `b` share any byte:

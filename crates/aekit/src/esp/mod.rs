@@ -1079,10 +1079,10 @@ fn refused(refusal: Refusal, seq: u64) -> Error {
     }
 }
 
-/// An RFC 4106 nonce: salt ‖ the packet's 8-byte IV (§4).
 /// An ESP packet's AAD ([`Sa::aad`]): its first 8 or 12 bytes.
 pub(crate) type Aad = [u8; 16];
 
+/// An RFC 4106 nonce: salt ‖ the packet's 8-byte IV (§4).
 fn rfc4106_nonce(salt: [u8; 4], iv: &[u8]) -> [u8; 12] {
     let mut nonce = [0u8; 12];
     nonce[..4].copy_from_slice(&salt);

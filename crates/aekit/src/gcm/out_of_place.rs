@@ -15,10 +15,11 @@
 //!
 //! The public calls and the thin ones under them are `#[inline]`, so the
 //! caller's code calls [`AesGcm::out_of_place`] itself. Out of line, each
-//! took its last arguments (two slices' lengths and pointers, pushed one
-//! word at a time by the caller) from the stack and copied them on as
+//! would take its last arguments (two slices' lengths and pointers, pushed
+//! one word at a time by the caller) from the stack and copy them on as
 //! 16-byte pairs; a load wider than the stores it reads is not forwarded
-//! from them, and every call waited for those stores to reach the cache.
+//! from them, and every call would wait for those stores to reach the
+//! cache.
 
 use core::mem::MaybeUninit;
 

@@ -693,9 +693,19 @@ unsafe fn body<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool, const
     chunks: usize,
 ) -> __m128i {
     // SAFETY: passed on from the caller.
-    match unsafe { body_open::<N, ENCRYPT, KARATSUBA, P>(rk, h, ctr, acc, src, dst, chunks) } {
-        (acc, Some(last)) => sixteen(&h.0.load4(), &last, acc),
-        (acc, None) => acc,
+    let (acc, last) =
+        unsafe { body_open::<N, ENCRYPT, KARATSUBA, P>(rk, h, ctr, acc, src, dst, chunks) };
+    with_last(h.0, acc, last.as_ref())
+}
+
+/// `acc` with the chunk [`body_open`] left unhashed, if any, hashed
+/// (times H^16 … H, reduced).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,vpclmulqdq")]
+fn with_last(powers: &Powers, acc: __m128i, last: Option<&[__m512i; 4]>) -> __m128i {
+    match last {
+        Some(last) => sixteen(&powers.load4(), last, acc),
+        None => acc,
     }
 }
 
@@ -878,7 +888,8 @@ fn spare_blocks(n: usize, head: usize, aligned: bool) -> usize {
 /// ([`body_open`]) over the whole 256-byte chunks, and end with the
 /// partial block, if any, whose keystream was made before the loop
 /// beside E(K, Y_0) ([`last_block`]): the loop's last chunk is hashed
-/// with it and the lengths block, one reduction for all three. (Where the blocks left after the loop cannot all go
+/// with it and the lengths block, one reduction for all three. (Where
+/// the blocks left after the loop cannot all go
 /// first, as beside an aligning head, [`finish`] runs them with
 /// E(K, Y_0) after it.) E(K, Y_0) and the partial block's keystream are
 /// made before the loop, an independent chain beside its first chunk;
@@ -984,10 +995,7 @@ unsafe fn whole<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
         // SAFETY: passed on from the caller; fewer than 16 bytes left.
         return unsafe { last_block::<ENCRYPT>(keystream, all, last.as_ref(), acc, lengths, io) };
     }
-    let acc = match last {
-        Some(last) => sixteen(&h.0.load4(), &last, acc),
-        None => acc,
-    };
+    let acc = with_last(h.0, acc, last.as_ref());
     let rest = Rest {
         iv,
         next,
