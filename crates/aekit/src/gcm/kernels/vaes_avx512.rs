@@ -170,16 +170,16 @@
 //!   faster than the loop and a `finish` of the rest, slower at 256 bytes.
 
 use core::arch::x86_64::{
-    __m128i, __m256i, __m512i, __mmask8, __mmask16, _MM_PERM_BADC, _mm_extract_epi32,
-    _mm_mask_storeu_epi8, _mm_maskz_loadu_epi8, _mm_maskz_mov_epi8, _mm_set_epi64x,
-    _mm_setzero_si128, _mm_shuffle_epi8, _mm_storeu_si128, _mm_xor_si128, _mm256_castsi256_si128,
-    _mm256_extracti128_si256, _mm512_add_epi32, _mm512_aesenc_epi128, _mm512_aesenclast_epi128,
-    _mm512_andnot_si512, _mm512_broadcast_i32x4, _mm512_castsi512_si128, _mm512_clmulepi64_epi128,
-    _mm512_inserti32x4, _mm512_loadu_si512, _mm512_mask_broadcast_i32x4, _mm512_mask_storeu_epi8,
-    _mm512_mask_storeu_epi64, _mm512_maskz_loadu_epi8, _mm512_maskz_loadu_epi64,
-    _mm512_maskz_mov_epi8, _mm512_maskz_mov_epi64, _mm512_set_epi32, _mm512_setzero_si512,
-    _mm512_shuffle_epi8, _mm512_shuffle_epi32, _mm512_storeu_si512, _mm512_xor_si512,
-    _mm512_zextsi128_si512,
+    __m128i, __m256i, __m512i, __mmask8, __mmask16, _MM_PERM_BADC, _mm_aesenc_si128,
+    _mm_aesenclast_si128, _mm_extract_epi32, _mm_mask_storeu_epi8, _mm_maskz_loadu_epi8,
+    _mm_maskz_mov_epi8, _mm_set_epi64x, _mm_setzero_si128, _mm_shuffle_epi8, _mm_storeu_si128,
+    _mm_xor_si128, _mm256_castsi256_si128, _mm256_extracti128_si256, _mm512_add_epi32,
+    _mm512_aesenc_epi128, _mm512_aesenclast_epi128, _mm512_andnot_si512, _mm512_broadcast_i32x4,
+    _mm512_castsi512_si128, _mm512_clmulepi64_epi128, _mm512_inserti32x4, _mm512_loadu_si512,
+    _mm512_mask_broadcast_i32x4, _mm512_mask_storeu_epi8, _mm512_mask_storeu_epi64,
+    _mm512_maskz_loadu_epi8, _mm512_maskz_loadu_epi64, _mm512_maskz_mov_epi8,
+    _mm512_maskz_mov_epi64, _mm512_set_epi32, _mm512_setzero_si512, _mm512_shuffle_epi8,
+    _mm512_shuffle_epi32, _mm512_storeu_si512, _mm512_xor_si512, _mm512_zextsi128_si512,
 };
 
 use core::borrow::BorrowMut;
@@ -197,7 +197,7 @@ use crate::aes::vaes::{
 use crate::aes::{Block, BlockCipher, KeySchedule};
 use crate::ctr::face::round1::Round1;
 use crate::gcm::kernel::{
-    BatchMessage, Direction, FusedKernel, Kernel, LONG, LongPowers, in_output, io_of, taken,
+    BatchMessage, Direction, FusedKernel, Kernel, LONG, LongPowers, TOP, in_output, io_of, taken,
 };
 use crate::ghash::GhashKey;
 use crate::ghash::clmul::Clmul;
@@ -490,7 +490,7 @@ impl VaesAvx512 {
     /// # Safety
     /// The CPU must support VAES, VPCLMULQDQ and AVX-512F/BW/VL (which
     /// holding `self` proves); `src`, `dst` and `n` as [`whole`]'s.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
+    #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
     unsafe fn whole(
         &self,
         iv: &[u8; 12],
@@ -901,7 +901,7 @@ fn spare_blocks(n: usize, head: usize, aligned: bool) -> usize {
 /// be readable and `dst` writable for `n` bytes (dangling if `n` is
 /// zero), the same buffer or two that do not overlap.
 #[inline]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
+#[target_feature(enable = "aes,avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
 unsafe fn whole<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
     kernel: &VaesAvx512,
     iv: &[u8; 12],
@@ -916,6 +916,20 @@ unsafe fn whole<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
     // high qword.
     let lengths = _mm_set_epi64x((aad.len() as i64) << 3, (n as i64) << 3);
     let hashed = aad.len().div_ceil(16) + n.div_ceil(16) + 1;
+    if !KARATSUBA && hashed > SHORT_HASHED && hashed <= TOP {
+        // SAFETY: passed on from the caller; the kernel's `Round1`
+        // proves AES-NI; m ≤ TOP.
+        return unsafe {
+            own_powers::<N, ENCRYPT>(
+                rk,
+                (&kernel.extra.long, &kernel.extra.round1),
+                iv,
+                aad,
+                lengths,
+                (src, dst, n),
+            )
+        };
+    }
     if hashed <= SHORT_HASHED {
         let rest = Rest {
             iv,
@@ -1080,6 +1094,183 @@ unsafe fn last_block<const ENCRYPT: bool>(
     // SAFETY: entries 30 and 31, two lanes.
     let hp = unsafe { load_powers(all, 30, lane_mask(2)) };
     tag(reduce_to_128(sum.xor(mul_wide(pair, hp))), ek_y0)
+}
+
+/// A whole message with a 96-bit IV whose hashed blocks (AAD, message,
+/// lengths: m of them) have their own stored powers (m ≤ [`TOP`]): each
+/// register of four message blocks goes through AES on its own, from
+/// FACE's round 1 (counts 2 … c + 1 share one run), and its ciphertext
+/// is multiplied by its four powers (hashed block j by H^(m − j)) into
+/// one unreduced sum with the AAD's and the lengths block's products:
+/// no chain runs from one register to the next, so the core overlaps
+/// them at the AES unit's rate, and one reduction ends the message.
+/// E(K, Y_0) runs in a 128-bit chain of its own beside them. Returns
+/// the full tag.
+///
+/// # Safety
+/// The CPU must support AES-NI, VAES, VPCLMULQDQ and AVX-512F/BW/VL;
+/// `src` readable and `dst` writable for `n` bytes (dangling if `n` is
+/// zero), the same buffer or two that do not overlap; m ≤ [`TOP`].
+#[inline]
+#[target_feature(enable = "aes,avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
+unsafe fn own_powers<const N: usize, const ENCRYPT: bool>(
+    rk: &RoundKeys,
+    (long, table): (&LongPowers, &Round1<4>),
+    iv: &[u8; 12],
+    aad: &[u8],
+    lengths: __m128i,
+    (src, dst, n): (*const u8, *mut u8, usize),
+) -> Block {
+    let c = n.div_ceil(16);
+    let a = aad.len().div_ceil(16);
+    let m = a + c + 1;
+    debug_assert!(m <= TOP);
+    let k = broadcast_keys::<N>(rk);
+    let bswap = bswap_mask();
+    let key = |i: usize| _mm512_castsi512_si128(k[i]);
+    let mut y0 = _mm_xor_si128(ni::counter_block(iv, 1), key(0));
+    for i in 1..N - 1 {
+        y0 = _mm_aesenc_si128(y0, key(i));
+    }
+    let ek_y0 = _mm_aesenclast_si128(y0, key(N - 1));
+    // Round 1 of IV ‖ 0; the table's entry at a count is the
+    // difference to round 1 of IV ‖ count.
+    let r1 = _mm512_aesenc_epi128(
+        _mm512_xor_si512(_mm512_broadcast_i32x4(ni::counter_block(iv, 0)), k[0]),
+        k[1],
+    );
+    // Hashed block j takes H^(m − j), entry TOP − m + j.
+    let base = TOP - m;
+    let powers = |entry: usize| {
+        let four = &long.0[entry..entry + 4];
+        // SAFETY: `four` is 64 readable bytes.
+        unsafe { _mm512_loadu_si512(four.as_ptr().cast()) }
+    };
+    let mut sum = Wide::zero();
+    for (r, chunk) in aad.chunks(64).enumerate() {
+        // SAFETY: the byte mask selects exactly the bytes of `chunk`.
+        let raw =
+            unsafe { _mm512_maskz_loadu_epi8(byte_range(0, chunk.len()), chunk.as_ptr().cast()) };
+        // Lanes past the AAD are zero: their powers (the message's)
+        // multiply nothing.
+        sum = sum.xor(mul_wide(
+            _mm512_shuffle_epi8(raw, bswap),
+            powers(base + 4 * r),
+        ));
+    }
+    // SAFETY: entry TOP − 1 (H) and three zero entries after it.
+    let h1 = _mm512_maskz_mov_epi64(lane_mask(1), powers(TOP - 1));
+    sum = sum.xor(mul_wide(_mm512_zextsi128_si512(lengths), h1));
+    let first = base + a;
+    let regs = c.div_ceil(4);
+    // Groups of four registers, the last of one to four, its last
+    // register masked at the message's end.
+    let full = (regs - 1) / 4;
+    let at = |g: usize| Group {
+        count: 2 + 16 * g,
+        powers: long.0[first + 16 * g..].as_ptr(),
+        io: (
+            src.wrapping_add(256 * g),
+            dst.wrapping_add(256 * g),
+            (n - 256 * g).min(256),
+        ),
+    };
+    for g in 0..full {
+        // SAFETY: passed on from the caller; group g is 256 bytes of
+        // the message.
+        sum = unsafe { own_group::<N, ENCRYPT, 4, false>(&k, r1, table, sum, at(g)) };
+    }
+    // SAFETY: passed on from the caller; the last group is the rest.
+    sum = unsafe {
+        match regs - 4 * full {
+            1 => own_group::<N, ENCRYPT, 1, true>(&k, r1, table, sum, at(full)),
+            2 => own_group::<N, ENCRYPT, 2, true>(&k, r1, table, sum, at(full)),
+            3 => own_group::<N, ENCRYPT, 3, true>(&k, r1, table, sum, at(full)),
+            _ => own_group::<N, ENCRYPT, 4, true>(&k, r1, table, sum, at(full)),
+        }
+    };
+    tag(reduce_to_128(sum), ek_y0)
+}
+
+/// `V` registers of a message for [`own_powers`]: the counts from
+/// `count`, their powers from `powers`, the bytes `io`.
+struct Group {
+    count: usize,
+    powers: *const u128,
+    io: (*const u8, *mut u8, usize),
+}
+
+/// `V` registers of [`own_powers`] through AES round by round from
+/// round 1 (`r1` XOR the table's entries), XORed with the message and
+/// stored, and their ciphertext's products added to `sum`. `END`: the
+/// last register is masked to the message's end.
+///
+/// # Safety
+/// As [`own_powers`]; `group.io` is 64(V − 1) < n ≤ 64V bytes (`END`)
+/// or 64V bytes, its counts below 256 and its powers 4V entries.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
+unsafe fn own_group<const N: usize, const ENCRYPT: bool, const V: usize, const END: bool>(
+    k: &[__m512i; N],
+    r1: __m512i,
+    table: &Round1<4>,
+    mut sum: Wide,
+    group: Group,
+) -> Wide {
+    let Group {
+        count,
+        powers,
+        io: (src, dst, n),
+    } = group;
+    let diff = table.entries(count as u8, 4 * V);
+    let mut s = [r1; V];
+    for (i, s) in s.iter_mut().enumerate() {
+        // SAFETY: `diff` has 4V entries.
+        *s = _mm512_xor_si512(*s, unsafe { _mm512_loadu_si512(diff.add(4 * i).cast()) });
+    }
+    for key in &k[2..N - 1] {
+        round(&mut s, *key);
+    }
+    let bswap = bswap_mask();
+    for (i, s) in s.iter().enumerate() {
+        let (from, to) = (src.wrapping_add(64 * i), dst.wrapping_add(64 * i));
+        let last = END && i == V - 1;
+        let mask = if last {
+            byte_range(0, n - 64 * i)
+        } else {
+            u64::MAX
+        };
+        // SAFETY: the mask selects bytes of the message only; masked-off
+        // bytes are not accessed; the others are whole registers.
+        let x = unsafe {
+            if last {
+                _mm512_maskz_loadu_epi8(mask, from.cast())
+            } else {
+                _mm512_loadu_si512(from.cast())
+            }
+        };
+        let out = _mm512_aesenclast_epi128(*s, _mm512_xor_si512(k[N - 1], x));
+        // SAFETY: as for the load.
+        unsafe {
+            if last {
+                _mm512_mask_storeu_epi8(to.cast(), mask, out);
+            } else {
+                _mm512_storeu_si512(to.cast(), out);
+            }
+        }
+        let ct = if ENCRYPT && last {
+            _mm512_maskz_mov_epi8(mask, out)
+        } else if ENCRYPT {
+            out
+        } else {
+            x
+        };
+        // SAFETY: the group's powers are 4V entries.
+        let h = unsafe { _mm512_loadu_si512(powers.add(4 * i).cast()) };
+        // Lanes past the message are zero; their powers multiply nothing.
+        sum = sum.xor(mul_wide(_mm512_shuffle_epi8(ct, bswap), h));
+    }
+    sum
 }
 
 /// The end of a whole message with a 96-bit IV, for [`finish`].
