@@ -155,6 +155,38 @@ fn every_length_and_aad_length_in_place_and_out_of_place() {
     }
 }
 
+#[test]
+fn long_associated_data_at_every_path_limit() {
+    // Whole-message paths choose by the hashed blocks (the AAD's, the
+    // message's and the lengths block): an empty message with a long
+    // AAD, and AAD that brings the count to each side of a limit
+    // (8, 16 and 132 hashed blocks) for messages of every shape.
+    let mut rng = Rng(0xaad1);
+    for key_len in [16, 32] {
+        let key = rng.bytes(key_len);
+        let (oracle, keys) = keys(&key);
+        let iv: [u8; 12] = rng.bytes(12).try_into().unwrap();
+        let data = rng.bytes(2400);
+        for n in (0..=80usize).chain([255, 256, 257, 1000, 2000, 2047]) {
+            let c = n.div_ceil(16);
+            let mut aads = vec![65, 200, 255, 256, 257, 600, 2100];
+            for hashed in [8, 9, 16, 17, 131, 132, 133] {
+                if let Some(a) = (hashed - 1usize).checked_sub(c) {
+                    // a blocks: a partial last block and a whole one.
+                    aads.extend([(16 * a).saturating_sub(5), 16 * a]);
+                }
+            }
+            for a in aads {
+                let aad = &data[..a.min(data.len())];
+                let offsets = [(0, 0), (1, 3), (15, 8)][(n + a) % 3];
+                for (name, gcm) in &keys {
+                    every_way((name, gcm), &oracle, (&iv, aad, &data[..n]), offsets);
+                }
+            }
+        }
+    }
+}
+
 /// `len` bytes that end at a page boundary, the next page unmapped.
 struct Guarded {
     base: *mut u8,

@@ -916,7 +916,7 @@ unsafe fn whole<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
     // high qword.
     let lengths = _mm_set_epi64x((aad.len() as i64) << 3, (n as i64) << 3);
     let hashed = aad.len().div_ceil(16) + n.div_ceil(16) + 1;
-    if !KARATSUBA && hashed > SHORT_HASHED && hashed <= TOP {
+    if !KARATSUBA && hashed <= TOP {
         // SAFETY: passed on from the caller; the kernel's `Round1`
         // proves AES-NI; m ≤ TOP.
         return unsafe {
@@ -1164,7 +1164,11 @@ unsafe fn own_powers<const N: usize, const ENCRYPT: bool>(
     let first = base + a;
     let regs = c.div_ceil(4);
     // Groups of four registers, the last of one to four, its last
-    // register masked at the message's end.
+    // register masked at the message's end (none for an empty message:
+    // its pointers are dangling).
+    if regs == 0 {
+        return tag(reduce_to_128(sum), ek_y0);
+    }
     let full = (regs - 1) / 4;
     let at = |g: usize| Group {
         count: 2 + 16 * g,
@@ -1234,7 +1238,7 @@ unsafe fn own_group<const N: usize, const ENCRYPT: bool, const V: usize, const E
     let bswap = bswap_mask();
     for (i, s) in s.iter().enumerate() {
         let (from, to) = (src.wrapping_add(64 * i), dst.wrapping_add(64 * i));
-        let last = END && i == V - 1;
+        let last = END && i == V - 1 && n - 64 * i < 64;
         let mask = if last {
             byte_range(0, n - 64 * i)
         } else {
