@@ -221,7 +221,13 @@ pub(crate) struct VaesAvx512 {
     /// (at most seven message blocks): see the module header's "Short
     /// messages on Intel".
     short: Option<(Ni, Clmul)>,
+    /// [`whole`] for this key's size and product form, encrypting and
+    /// decrypting: chosen once here, so that a call does not choose.
+    wholes: [Whole; 2],
 }
+
+/// The type of [`whole`]'s instances.
+type Whole = unsafe fn(&VaesAvx512, &[u8; 12], &[u8], *const u8, *mut u8, usize) -> Block;
 
 /// The key material beyond `vclmul`'s H^16 … H^1: the powers
 /// H^(LONG + 4) … H^1 in one array (`vaes_avx512_multi::long_powers`: the
@@ -500,26 +506,12 @@ impl VaesAvx512 {
         n: usize,
         direction: Direction,
     ) -> Block {
-        let enc = direction == Direction::Encrypt;
-        // SAFETY: `self.aes` exists, so VAES and AVX-512F/BW/VL were
-        // detected; `self.ghash` exists, so VPCLMULQDQ was; the
-        // buffers are passed on from the caller.
-        unsafe {
-            match (self.aes.rounds(), enc, self.karatsuba) {
-                (10, true, true) => whole::<11, true, true>(self, iv, aad, src, dst, n),
-                (10, true, false) => whole::<11, true, false>(self, iv, aad, src, dst, n),
-                (10, false, true) => whole::<11, false, true>(self, iv, aad, src, dst, n),
-                (10, false, false) => whole::<11, false, false>(self, iv, aad, src, dst, n),
-                (12, true, true) => whole::<13, true, true>(self, iv, aad, src, dst, n),
-                (12, true, false) => whole::<13, true, false>(self, iv, aad, src, dst, n),
-                (12, false, true) => whole::<13, false, true>(self, iv, aad, src, dst, n),
-                (12, false, false) => whole::<13, false, false>(self, iv, aad, src, dst, n),
-                (_, true, true) => whole::<15, true, true>(self, iv, aad, src, dst, n),
-                (_, true, false) => whole::<15, true, false>(self, iv, aad, src, dst, n),
-                (_, false, true) => whole::<15, false, true>(self, iv, aad, src, dst, n),
-                (_, false, false) => whole::<15, false, false>(self, iv, aad, src, dst, n),
-            }
-        }
+        let f = self.wholes[usize::from(direction == Direction::Decrypt)];
+        // SAFETY: `f` is `whole` for this key (`wholes`); `self.aes`
+        // exists, so VAES and AVX-512F/BW/VL were detected; `self.ghash`
+        // exists, so VPCLMULQDQ was; the buffers are passed on from the
+        // caller.
+        unsafe { f(self, iv, aad, src, dst, n) }
     }
 }
 
@@ -546,12 +538,21 @@ impl FusedKernel for VaesAvx512 {
         } else {
             None
         };
+        let wholes: [Whole; 2] = match (aes.rounds(), intel) {
+            (10, false) => [whole::<11, true, true>, whole::<11, false, true>],
+            (10, true) => [whole::<11, true, false>, whole::<11, false, false>],
+            (12, false) => [whole::<13, true, true>, whole::<13, false, true>],
+            (12, true) => [whole::<13, true, false>, whole::<13, false, false>],
+            (_, false) => [whole::<15, true, true>, whole::<15, false, true>],
+            (_, true) => [whole::<15, true, false>, whole::<15, false, false>],
+        };
         Some(VaesAvx512 {
             aes,
             ghash,
             extra,
             karatsuba: !intel,
             short,
+            wholes,
         })
     }
 }
@@ -900,7 +901,6 @@ fn spare_blocks(n: usize, head: usize, aligned: bool) -> usize {
 /// The CPU must support VAES, VPCLMULQDQ and AVX-512F/BW/VL; `src` must
 /// be readable and `dst` writable for `n` bytes (dangling if `n` is
 /// zero), the same buffer or two that do not overlap.
-#[inline]
 #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
 unsafe fn whole<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
     kernel: &VaesAvx512,
