@@ -115,10 +115,23 @@
 //! (its slice pointer is dangling, and a masked-off byte on an unmapped
 //! page costs a microcode assist).
 //!
-//! On Intel, messages of `ni-clmul`'s short path (at most seven blocks,
-//! eight hashed) go to that path (`crypt_short` of `kernels/mod.rs`, on the
-//! `ni` and `clmul` keys the kernel holds there), which is faster there
-//! than `finish`; AMD keeps `finish`.
+//! On Intel the whole messages take two other paths. Up to three blocks
+//! (`NI_SHORT`), `ni-clmul`'s short path (`crypt_short` of
+//! `kernels/mod.rs`, on the `ni` and `clmul` keys the kernel holds
+//! there): one batch of 128-bit AES chains, the lowest fixed latency.
+//! From four blocks up to 132 hashed blocks (about 2 KiB), `own_powers`:
+//! every hashed block is multiplied by its own power of H from the key's
+//! `LongPowers` (H^132 … H^1), all products summed unreduced and reduced
+//! once, so no register waits for another's GHASH; the message goes
+//! through AES in groups of four registers, round by round from FACE's
+//! round 1 (its counts, 2 … c + 1, share one run of the table), the last
+//! register of the last group masked at the message's end; E(K, Y_0) is a
+//! 128-bit chain of its own. On Intel a 512-bit VAESENC takes both AES
+//! units (one a cycle, where 128- and 256-bit ones issue two a cycle)
+//! while VPCLMULQDQ issues beside it, so Y_0 in a lane of the message's
+//! registers costs a fifth register's rounds where the 128-bit chain
+//! costs half of one. AMD keeps `finish` and the main loop, which its
+//! Karatsuba products were tuned for.
 //!
 //! # Constant-time
 //!
@@ -168,6 +181,15 @@
 //!   cycles, and up to five registers were carried across it.
 //! - `finish` for up to thirty-two hashed blocks (eight registers): no
 //!   faster than the loop and a `finish` of the rest, slower at 256 bytes.
+//! - `own_powers` from one block: its one 512-bit chain from FACE's
+//!   round 1 has a longer fixed latency than `ni-clmul`'s 128-bit batch
+//!   (25 against 18 ns at 16 bytes, the same at 64).
+//! - `own_powers` registers one at a time (a loop of one register's
+//!   rounds, products and sums): the core's scheduler filled with the
+//!   waiting chains, 117 against 99 ns at 1500 bytes; four registers
+//!   round by round instead.
+//! - E(K, Y_0) pinned at `own_powers`' start by an empty `asm!` (the
+//!   compiler sinks it to the tag): no faster at 128 bytes to 1.5 KiB.
 
 use core::arch::x86_64::{
     __m128i, __m256i, __m512i, __mmask8, __mmask16, _MM_PERM_BADC, _mm_aesenc_si128,
@@ -225,6 +247,13 @@ pub(crate) struct VaesAvx512 {
     /// decrypting: chosen once here, so that a call does not choose.
     wholes: [Whole; 2],
 }
+
+/// The longest message (bytes) that goes to `ni-clmul`'s short path on
+/// Intel (module header, "Whole messages"): up to three blocks, its
+/// single AES chain of 128-bit lanes beats the 512-bit path's fixed
+/// latency; from four, the one 512-bit register and E(K, Y_0) beside it
+/// are faster than five or more 128-bit chains.
+const NI_SHORT: usize = 48;
 
 /// The type of [`whole`]'s instances.
 type Whole = unsafe fn(&VaesAvx512, &[u8; 12], &[u8], *const u8, *mut u8, usize) -> Block;
@@ -365,6 +394,7 @@ impl Kernel for VaesAvx512 {
         direction: Direction,
     ) -> Option<Block> {
         if let Some((ni, clmul)) = &self.short
+            && data.len() <= NI_SHORT
             && let Some(tag) = crypt_short(ni, clmul, iv, aad, data, direction)
         {
             return Some(tag);
@@ -384,13 +414,13 @@ impl Kernel for VaesAvx512 {
     ) -> Result<Block, &'o mut [MaybeUninit<u8>]> {
         debug_assert_eq!(input.len(), out.len());
         let out = match &self.short {
-            Some((ni, clmul)) => {
+            Some((ni, clmul)) if input.len() <= NI_SHORT => {
                 match crypt_short_into(ni, clmul, iv, aad, input, out, direction) {
                     Ok(tag) => return Ok(tag),
                     Err(out) => out,
                 }
             }
-            None => out,
+            _ => out,
         };
         let n = input.len().min(out.len());
         let dst = out.as_mut_ptr().cast::<u8>();
@@ -494,8 +524,9 @@ impl VaesAvx512 {
     /// stores that wrote it, which the CPU does not forward.)
     ///
     /// # Safety
-    /// The CPU must support VAES, VPCLMULQDQ and AVX-512F/BW/VL (which
-    /// holding `self` proves); `src`, `dst` and `n` as [`whole`]'s.
+    /// The CPU must support AES-NI, VAES, VPCLMULQDQ and AVX-512F/BW/VL
+    /// (which holding `self` proves: its FACE table is made only where
+    /// AES-NI is); `src`, `dst` and `n` as [`whole`]'s.
     #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
     unsafe fn whole(
         &self,
@@ -507,10 +538,8 @@ impl VaesAvx512 {
         direction: Direction,
     ) -> Block {
         let f = self.wholes[usize::from(direction == Direction::Decrypt)];
-        // SAFETY: `f` is `whole` for this key (`wholes`); `self.aes`
-        // exists, so VAES and AVX-512F/BW/VL were detected; `self.ghash`
-        // exists, so VPCLMULQDQ was; the buffers are passed on from the
-        // caller.
+        // SAFETY: `f` is `whole` for this key (`wholes`); the features
+        // are this function's; the buffers are passed on from the caller.
         unsafe { f(self, iv, aad, src, dst, n) }
     }
 }
@@ -879,9 +908,11 @@ fn spare_blocks(n: usize, head: usize, aligned: bool) -> usize {
 }
 
 /// A whole message with a 96-bit IV, no [`State`](super::super::state),
-/// in place (`src` = `dst`) or from `src` into `dst`, `n` bytes each:
-/// short messages (at most [`SHORT_HASHED`] hashed blocks) go through
-/// [`finish`] alone. Longer ones hash the AAD first, run the whole
+/// in place (`src` = `dst`) or from `src` into `dst`, `n` bytes each.
+/// With schoolbook products (Intel), messages of at most [`TOP`] hashed
+/// blocks go through [`own_powers`]. Otherwise short messages (at most
+/// [`SHORT_HASHED`] hashed blocks) go through [`finish`] alone, and
+/// longer ones hash the AAD first, run the whole
 /// blocks that do not fill a chunk (and those before a 64-byte
 /// boundary) first from Y_1 = IV ‖ 2 ([`spare_blocks`]: up to eight
 /// alone, [`head_dispatch`]; nine or more as a chunk whose first
@@ -898,9 +929,9 @@ fn spare_blocks(n: usize, head: usize, aligned: bool) -> usize {
 /// Returns the full tag.
 ///
 /// # Safety
-/// The CPU must support VAES, VPCLMULQDQ and AVX-512F/BW/VL; `src` must
-/// be readable and `dst` writable for `n` bytes (dangling if `n` is
-/// zero), the same buffer or two that do not overlap.
+/// The CPU must support AES-NI, VAES, VPCLMULQDQ and AVX-512F/BW/VL;
+/// `src` must be readable and `dst` writable for `n` bytes (dangling if
+/// `n` is zero), the same buffer or two that do not overlap.
 #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
 unsafe fn whole<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
     kernel: &VaesAvx512,
@@ -1097,15 +1128,15 @@ unsafe fn last_block<const ENCRYPT: bool>(
 }
 
 /// A whole message with a 96-bit IV whose hashed blocks (AAD, message,
-/// lengths: m of them) have their own stored powers (m ≤ [`TOP`]): each
-/// register of four message blocks goes through AES on its own, from
-/// FACE's round 1 (counts 2 … c + 1 share one run), and its ciphertext
-/// is multiplied by its four powers (hashed block j by H^(m − j)) into
-/// one unreduced sum with the AAD's and the lengths block's products:
-/// no chain runs from one register to the next, so the core overlaps
-/// them at the AES unit's rate, and one reduction ends the message.
-/// E(K, Y_0) runs in a 128-bit chain of its own beside them. Returns
-/// the full tag.
+/// lengths: m of them) have their own stored powers (m ≤ [`TOP`]): the
+/// message's registers of four blocks go through AES in groups of four
+/// ([`own_group`]), from FACE's round 1 (counts 2 … c + 1 share one
+/// run), and each register's ciphertext is multiplied by its four powers
+/// (hashed block j by H^(m − j)) into one unreduced sum with the AAD's
+/// and the lengths block's products: no chain runs from one group to the
+/// next, so the core overlaps them at the AES units' rate, and one
+/// reduction ends the message. E(K, Y_0) runs in a 128-bit chain of its
+/// own beside them. Returns the full tag.
 ///
 /// # Safety
 /// The CPU must support AES-NI, VAES, VPCLMULQDQ and AVX-512F/BW/VL;
