@@ -941,8 +941,6 @@ unsafe fn whole<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
     dst: *mut u8,
     n: usize,
 ) -> Block {
-    let rk = kernel.aes.round_keys();
-    let all = kernel.extra.powers();
     // len(A) ‖ len(C) in bits, as the reflected integer: len(A) is the
     // high qword.
     let lengths = _mm_set_epi64x((aad.len() as i64) << 3, (n as i64) << 3);
@@ -952,7 +950,7 @@ unsafe fn whole<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
         // proves AES-NI; m ≤ TOP.
         return unsafe {
             own_powers::<N, ENCRYPT>(
-                rk,
+                kernel.aes.round_keys(),
                 (&kernel.extra.long, &kernel.extra.round1),
                 iv,
                 aad,
@@ -961,6 +959,28 @@ unsafe fn whole<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
             )
         };
     }
+    // SAFETY: passed on from the caller.
+    unsafe { whole_in_chunks::<N, ENCRYPT, KARATSUBA>(kernel, iv, aad, lengths, (src, dst, n)) }
+}
+
+/// [`whole`] for the messages [`own_powers`] does not take: through
+/// [`finish`] alone, or the main loop's chunks and an end. Out of line,
+/// so that `own_powers`' calls do not set up this code's stack frame.
+///
+/// # Safety
+/// As [`whole`]; `lengths` is the message's lengths block.
+#[inline(never)]
+#[target_feature(enable = "aes,avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
+unsafe fn whole_in_chunks<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
+    kernel: &VaesAvx512,
+    iv: &[u8; 12],
+    aad: &[u8],
+    lengths: __m128i,
+    (src, dst, n): (*const u8, *mut u8, usize),
+) -> Block {
+    let rk = kernel.aes.round_keys();
+    let all = kernel.extra.powers();
+    let hashed = aad.len().div_ceil(16) + n.div_ceil(16) + 1;
     if hashed <= SHORT_HASHED {
         let rest = Rest {
             iv,
