@@ -1209,7 +1209,7 @@ unsafe fn own_powers<const N: usize, const ENCRYPT: bool>(
             powers(base + 4 * r),
         ));
     }
-    // SAFETY: entry TOP − 1 (H) and three zero entries after it.
+    // H (entry TOP − 1) in lane 0, the lanes after it cleared.
     let h1 = _mm512_maskz_mov_epi64(lane_mask(1), powers(TOP - 1));
     sum = sum.xor(mul_wide(_mm512_zextsi128_si512(lengths), h1));
     let first = base + a;
@@ -1258,7 +1258,8 @@ struct Group {
 /// `V` registers of [`own_powers`] through AES round by round from
 /// round 1 (`r1` XOR the table's entries), XORed with the message and
 /// stored, and their ciphertext's products added to `sum`. `END`: the
-/// last register is masked to the message's end.
+/// group ends the message, and its last register, if partial, is read
+/// and written with a byte mask.
 ///
 /// # Safety
 /// As [`own_powers`]; `group.io` is 64(V − 1) < n ≤ 64V bytes (`END`)
