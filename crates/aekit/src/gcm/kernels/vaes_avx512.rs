@@ -183,13 +183,12 @@
 //!   faster than the loop and a `finish` of the rest, slower at 256 bytes.
 //! - `own_powers` from one block: its one 512-bit chain from FACE's
 //!   round 1 has a longer fixed latency than `ni-clmul`'s 128-bit batch
-//!   (25 against 18 ns at 16 bytes, the same at 64).
+//!   up to three blocks (`docs/kernels/vaes_avx512.md`).
 //! - `own_powers` registers one at a time (a loop of one register's
-//!   rounds, products and sums): the core's scheduler filled with the
-//!   waiting chains, 117 against 99 ns at 1500 bytes; four registers
-//!   round by round instead.
+//!   rounds, products and sums): slower, the core's scheduler filled with
+//!   the waiting chains; four registers round by round instead.
 //! - E(K, Y_0) pinned at `own_powers`' start by an empty `asm!` (the
-//!   compiler sinks it to the tag): no faster at 128 bytes to 1.5 KiB.
+//!   compiler sinks it to the tag): no faster.
 
 use core::arch::x86_64::{
     __m128i, __m256i, __m512i, __mmask8, __mmask16, _MM_PERM_BADC, _mm_aesenc_si128,
