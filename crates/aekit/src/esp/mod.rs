@@ -726,11 +726,12 @@ impl Sa {
         let next = self.next_outbound(body.len())?;
         let seq = next.sequence;
         let pad = body.len() - payload_len - 2;
-        for (byte, value) in body[payload_len..].iter_mut().zip(1..=pad as u8) {
-            *byte = value;
+        // Padding 1, 2, 3, … (RFC 4303 §2.4), pad length, next header.
+        let (padding, trailer) = body[payload_len..].split_at_mut(pad);
+        for (i, byte) in padding.iter_mut().enumerate() {
+            *byte = i as u8 + 1;
         }
-        body[payload_len + pad] = pad as u8;
-        body[payload_len + pad + 1] = next_header;
+        trailer.copy_from_slice(&[pad as u8, next_header]);
         head[..4].copy_from_slice(&self.config.spi.to_be_bytes());
         head[4..8].copy_from_slice(&(seq as u32).to_be_bytes());
         // Each format's IV length spelled out: a copy of a length known
@@ -1047,6 +1048,10 @@ impl Sa {
         body: &mut [u8],
         icv: Icv<'_>,
     ) -> Result<(), Error> {
+        // Without a pipeline (no slots), straight to the inline call.
+        if self.slot_blocks.is_none() {
+            return self.engine.inline(iv, aad, body, icv);
+        }
         self.start_lane(way);
         let blocks = blocks_for_body(body.len());
         let index = self.index_of(iv, seq, blocks);

@@ -445,6 +445,7 @@ impl AesGcm {
     /// length must pass this key's [`TagRules`] (by default 8 to 16 bytes,
     /// and 16 with an IV that is not 12 bytes) and be the key's bound
     /// length, if it has one ([`with_tag_length`](Self::with_tag_length)).
+    #[inline]
     pub fn encrypt_in_place_detached(
         &self,
         iv: &[u8],
@@ -470,7 +471,15 @@ impl AesGcm {
 
     /// [`encrypt_in_place_detached`](Self::encrypt_in_place_detached),
     /// split across `pool` where it splits a message this long.
-    #[inline(always)]
+    ///
+    /// Inlined into the caller around the out-of-line
+    /// [`seal_block`](Self::seal_block), so that the [`Tag`] is made where
+    /// it is used. Returned through memory, it was read back by callers
+    /// that move it whole with loads straddling the stores that wrote it
+    /// (16 + 8 bytes written, 8 + 16 read), which the core does not
+    /// forward: the load waits for the stores to reach the cache, and with
+    /// them the whole previous call's.
+    #[inline]
     pub(super) fn seal_in_place(
         &self,
         pool: Option<&Pool>,
@@ -479,9 +488,24 @@ impl AesGcm {
         buf: &mut [u8],
         tag_len: usize,
     ) -> Result<Tag, Error> {
-        self.check_call(iv, aad, buf, tag_len)?;
-        let full = self.in_place(pool, iv, aad, buf, Direction::Encrypt)?;
+        let full = self.seal_block(pool, iv, aad, buf, tag_len)?;
         Ok(Tag::truncate(full, tag_len))
+    }
+
+    /// The checks and the encryption of [`seal_in_place`](Self::seal_in_place),
+    /// returning the full tag: one 16-byte value, which a caller reads
+    /// back whole.
+    #[inline(never)]
+    fn seal_block(
+        &self,
+        pool: Option<&Pool>,
+        iv: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag_len: usize,
+    ) -> Result<Block, Error> {
+        self.check_call(iv, aad, buf, tag_len)?;
+        self.in_place(pool, iv, aad, buf, Direction::Encrypt)
     }
 
     /// [`decrypt_in_place_detached`](Self::decrypt_in_place_detached),
