@@ -530,13 +530,8 @@ impl Sa {
         payload: Range<usize>,
         next_header: u8,
     ) -> Result<Sealed, Error> {
-        let LaidOut {
-            packet,
-            head,
-            body,
-            icv,
-        } = self.lay_out(buf, &payload)?;
-        let sequence = self.seal(head, body, icv, payload.len(), next_header)?;
+        let packet = self.place(buf.len(), &payload)?;
+        let sequence = self.seal(&mut buf[packet.clone()], payload.len(), next_header)?;
         Ok(Sealed { sequence, packet })
     }
 
@@ -590,9 +585,7 @@ impl Sa {
         packet.resize(header, 0);
         packet.extend_from_slice(payload);
         packet.resize(header + body_len + self.config.icv_len, 0);
-        let (head, rest) = packet.split_at_mut(header);
-        let (body, icv) = rest.split_at_mut(body_len);
-        let sealed = self.seal(head, body, icv, payload.len(), next_header);
+        let sealed = self.seal(packet, payload.len(), next_header);
         if sealed.is_err() {
             // Not sent: the plaintext copy goes.
             crate::secret::wipe(packet);
@@ -682,16 +675,17 @@ impl Sa {
 
     /// The sender's half of a packet: takes the next sequence number (and
     /// continuous-counter position), writes the header, IV and trailer
-    /// around the payload that opens `body`, and seals `body` into `icv`.
-    /// The counters move only once the packet is sealed.
+    /// around the payload that opens the body, and seals the body into the
+    /// ICV; `packet` is header, body and ICV ([`Sa::place`]). The counters
+    /// move only once the packet is sealed.
     fn seal(
         &mut self,
-        head: &mut [u8],
-        body: &mut [u8],
-        icv: &mut [u8],
+        packet: &mut [u8],
         payload_len: usize,
         next_header: u8,
     ) -> Result<u64, Error> {
+        let (head, rest) = packet.split_at_mut(self.header_len());
+        let (body, icv) = rest.split_at_mut(body_len_for(payload_len));
         let (next, aad, aad_len) = self.frame(head, body, payload_len, next_header)?;
         let seq = next.sequence;
         self.crypt(
