@@ -158,9 +158,7 @@ impl Sa {
     /// One packet of an outbound burst framed as [`Sa::seal`] frames it,
     /// its counters spent: where it lies, and what its encryption needs.
     fn frame_outgoing(&mut self, p: &mut Outgoing<'_>) -> Result<(Sealed, Framed), Error> {
-        let LaidOut {
-            packet, head, body, ..
-        } = self.lay_out(p.buf, &p.payload)?;
+        let LaidOut { packet, head, body } = self.lay_out(p.buf, &p.payload)?;
         let body_len = body.len();
         let (next, aad, aad_len) = self.frame(head, body, p.payload.len(), p.next_header)?;
         self.sent(&next);

@@ -326,13 +326,12 @@ pub struct Sealed {
     pub packet: Range<usize>,
 }
 
-/// An outbound packet's place in its buffer and its parts there
-/// ([`Sa::lay_out`]).
+/// An outbound packet's place in its buffer, its header and its body
+/// there ([`Sa::lay_out`]); its ICV follows the body.
 struct LaidOut<'b> {
     packet: Range<usize>,
     head: &'b mut [u8],
     body: &'b mut [u8],
-    icv: &'b mut [u8],
 }
 
 /// The next outbound packet's counters, taken by [`Sa::seal`].
@@ -536,19 +535,14 @@ impl Sa {
     }
 
     /// The ESP packet around `payload` in `buf`: where it lies, and its
-    /// header, body (payload, padding, trailer) and ICV, or why it does
-    /// not fit ([`Sa::place`]).
+    /// header and body (payload, padding, trailer), or why it does not fit
+    /// ([`Sa::place`]).
     #[inline(always)]
     fn lay_out<'b>(&self, buf: &'b mut [u8], payload: &Range<usize>) -> Result<LaidOut<'b>, Error> {
         let packet = self.place(buf.len(), payload)?;
         let (head, rest) = buf[packet.clone()].split_at_mut(self.header_len());
-        let (body, icv) = rest.split_at_mut(body_len_for(payload.len()));
-        Ok(LaidOut {
-            packet,
-            head,
-            body,
-            icv,
-        })
+        let body = &mut rest[..body_len_for(payload.len())];
+        Ok(LaidOut { packet, head, body })
     }
 
     /// Where the ESP packet around `payload` lies in a buffer of
