@@ -83,7 +83,11 @@ fn block_matches(computed: &[u8; 16], received: &[u8]) -> bool {
         Err(_) if len < 16 => r[..len].copy_from_slice(received),
         Err(_) => return false,
     }
-    let mask = u128::MAX.checked_shr(8 * (16 - len) as u32).unwrap_or(0);
+    let mask = if len == 16 {
+        u128::MAX
+    } else {
+        u128::MAX.checked_shr(8 * (16 - len) as u32).unwrap_or(0)
+    };
     let diff = (u128::from_le_bytes(*computed) ^ u128::from_le_bytes(r)) & mask;
     diff.ct_eq(&0).into()
 }
