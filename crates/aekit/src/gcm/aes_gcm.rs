@@ -730,6 +730,9 @@ impl Gmac {
 
     /// The tag of `aad` under `iv`, `tag_len` bytes long (by default 8 to
     /// 16, and 16 with an IV that is not 12 bytes; see [`TagRules`]).
+    /// Inlined, as [`AesGcm::encrypt_in_place_detached`] is, so that the
+    /// tag is made where it is used.
+    #[inline]
     pub fn compute(&self, iv: &[u8], aad: &[u8], tag_len: usize) -> Result<Tag, Error> {
         self.gcm
             .encrypt_in_place_detached(iv, aad, &mut [], tag_len)
