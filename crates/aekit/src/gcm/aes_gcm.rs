@@ -474,11 +474,11 @@ impl AesGcm {
     ///
     /// Inlined into the caller around the out-of-line
     /// [`seal_block`](Self::seal_block), so that the [`Tag`] is made where
-    /// it is used. Returned through memory, it was read back by callers
-    /// that move it whole with loads straddling the stores that wrote it
-    /// (16 + 8 bytes written, 8 + 16 read), which the core does not
-    /// forward: the load waits for the stores to reach the cache, and with
-    /// them the whole previous call's.
+    /// it is used. Returned through memory, it would be read back by
+    /// callers that move it whole with loads straddling the stores that
+    /// wrote it (16 + 8 bytes written, 8 + 16 read), which the core does
+    /// not forward: the load waits for the stores to reach the cache, and
+    /// with them the whole previous call's.
     #[inline]
     pub(super) fn seal_in_place(
         &self,
