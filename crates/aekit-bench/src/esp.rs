@@ -545,8 +545,6 @@ fn packet_rate(effort: Effort) -> Report {
     }
 }
 
-/// One call of `seal` per packet of `lengths`, each cut from the
-/// harness's buffer in turn.
 /// One SA encapsulating a pool of packets of `mix` in place, each in its
 /// own buffer with headroom and tailroom (the harness's buffer unused).
 fn esp_packets(key: &[u8], mix: Mix) -> Result<harness::Op<'static>, String> {
@@ -566,6 +564,8 @@ fn esp_packets(key: &[u8], mix: Mix) -> Result<harness::Op<'static>, String> {
     }))
 }
 
+/// One call of `seal` per packet of `lengths`, each cut from the
+/// harness's buffer in turn.
 fn per_packet(lengths: Vec<usize>, seal: impl Fn(&mut [u8]) + 'static) -> harness::Op<'static> {
     Box::new(move |buf: &mut [u8]| {
         let mut rest = buf;
