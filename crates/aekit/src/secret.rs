@@ -73,20 +73,21 @@ pub(crate) fn verify_or_wipe(
 /// `computed`, in constant time in the bytes: the difference as one masked
 /// `u128`, then one `ct_eq`. A 16-byte tag, the usual one, is copied at a
 /// fixed length (a copy of a length known only at run time is a call to
-/// `memcpy`).
+/// `memcpy`) and needs no mask.
 #[inline(always)]
 fn block_matches(computed: &[u8; 16], received: &[u8]) -> bool {
     let len = received.len();
     let mut r = [0u8; 16];
-    match <&[u8; 16]>::try_from(received) {
-        Ok(whole) => r = *whole,
-        Err(_) if len < 16 => r[..len].copy_from_slice(received),
+    let mask = match <&[u8; 16]>::try_from(received) {
+        Ok(whole) => {
+            r = *whole;
+            u128::MAX
+        }
+        Err(_) if len < 16 => {
+            r[..len].copy_from_slice(received);
+            u128::MAX.checked_shr(8 * (16 - len) as u32).unwrap_or(0)
+        }
         Err(_) => return false,
-    }
-    let mask = if len == 16 {
-        u128::MAX
-    } else {
-        u128::MAX.checked_shr(8 * (16 - len) as u32).unwrap_or(0)
     };
     let diff = (u128::from_le_bytes(*computed) ^ u128::from_le_bytes(r)) & mask;
     diff.ct_eq(&0).into()
