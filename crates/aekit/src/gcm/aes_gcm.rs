@@ -697,6 +697,15 @@ impl KernelOp for OneShot<'_> {
         {
             return Ok(tag);
         }
+        self.blockwise(kernel)
+    }
+}
+
+impl OneShot<'_> {
+    /// The general path, block by block through a [`State`]: out of line,
+    /// so that a whole-message path taken does not set up its frame.
+    #[inline(never)]
+    fn blockwise<K: Kernel>(self, kernel: &K) -> Result<Block, Error> {
         let mut state = State::start(kernel, self.iv);
         state.aad(kernel, self.aad)?;
         state.crypt(kernel, self.buf, self.direction)?;

@@ -167,8 +167,9 @@ impl AesGcm {
         tag_len: usize,
     ) -> Result<(&'o mut [u8], Tag), Error> {
         let direction = Direction::Encrypt;
-        let (out, full) = self.out_of_place(pool, iv, aad, plaintext, out, tag_len, direction)?;
-        Ok((out, Tag::truncate(full, tag_len)))
+        let full = self.out_of_place(pool, iv, aad, plaintext, out, tag_len, direction)?;
+        // SAFETY: `out_of_place` returned the tag, having written `out`.
+        Ok((unsafe { assume_init(out) }, Tag::truncate(full, tag_len)))
     }
 
     /// [`decrypt_detached_into_uninit`](Self::decrypt_detached_into_uninit),
@@ -184,49 +185,49 @@ impl AesGcm {
         tag: &[u8],
     ) -> Result<&'o mut [u8], Error> {
         let direction = Direction::Decrypt;
-        let (out, full) =
-            self.out_of_place(pool, iv, aad, ciphertext, out, tag.len(), direction)?;
+        let full = self.out_of_place(pool, iv, aad, ciphertext, out, tag.len(), direction)?;
+        // SAFETY: `out_of_place` returned the tag, having written `out`.
+        let out = unsafe { assume_init(out) };
         verify_or_wipe(full, tag, out)?;
         Ok(out)
     }
 
-    /// The out-of-place calls' common part: the checks, the computation
-    /// (split across `pool` where it splits a message this long, else on
-    /// this thread), and the output seen as written. Returns it and the
-    /// full tag.
+    /// The out-of-place calls' common part: the checks and the
+    /// computation (split across `pool` where it splits a message this
+    /// long, else on this thread). Returns the full tag, having written
+    /// every byte of `out`. (The tag alone, in the layout the kernel ops
+    /// return it in, so that it is written once, where the caller reads
+    /// it: each copy through memory on its way out lengthens the chain the
+    /// next call's work waits behind.)
     #[allow(clippy::too_many_arguments)] // the calls' own arguments, passed on
-    fn out_of_place<'o>(
+    fn out_of_place(
         &self,
         pool: Option<&Pool>,
         iv: &[u8],
         aad: &[u8],
         input: &[u8],
-        out: &'o mut [MaybeUninit<u8>],
+        out: &mut [MaybeUninit<u8>],
         tag_len: usize,
         direction: Direction,
-    ) -> Result<(&'o mut [u8], Block), Error> {
+    ) -> Result<Block, Error> {
         check_output(input, out)?;
         self.check_call(iv, aad, input, tag_len)?;
-        let full = match pool.filter(|pool| pool.splits(input.len())) {
+        // Both ops write every byte of `out` when they return the tag
+        // (module header; `Split`'s slices copy their input in before
+        // running in place, and its state copies the partial last block).
+        match pool.filter(|pool| pool.splits(input.len())) {
             Some(pool) => {
-                let text = Text::Into {
-                    input,
-                    out: &mut *out,
-                };
-                self.split(pool, iv, aad, text, direction)?
+                let text = Text::Into { input, out };
+                self.split(pool, iv, aad, text, direction)
             }
             None => self.run(OutOfPlace {
                 iv,
                 aad,
                 input,
-                out: &mut *out,
+                out,
                 direction,
-            })?,
-        };
-        // SAFETY: both ops returned their tag, so they wrote every byte of
-        // `out` (module header; `Split`'s slices copy their input in before
-        // running in place, and its state copies the partial last block).
-        Ok((unsafe { assume_init(out) }, full))
+            }),
+        }
     }
 }
 
@@ -379,6 +380,16 @@ impl KernelOp for OutOfPlace<'_> {
             }
             Err(_) => self.out,
         };
+        OutOfPlace { out, ..self }.copying(kernel)
+    }
+}
+
+impl OutOfPlace<'_> {
+    /// The paths that copy the input into `out` first: out of line, so
+    /// that a whole-message path taken does not set up their frame.
+    #[inline(never)]
+    fn copying<K: Kernel + Sync>(self, kernel: &K) -> Result<Block, Error> {
+        let out = self.out;
         if self.input.len() <= OUT_OF_PLACE_PASS {
             return OneShot {
                 iv: self.iv,
