@@ -16,6 +16,18 @@
 //! branch predictors and the clock up, and sizes the batches so each takes
 //! about [`BATCH`] of wall time.
 //!
+//! Why the buffer moves: a load whose address equals an in-flight store's
+//! in bits 0–11 (4 KiB apart) waits for that store, and an accident of
+//! where the allocator put a buffer, against the stack or a key, can add
+//! tens of cycles to every call of one case and none to another. Each
+//! round of [`measure`] places its buffer at the next of [`PLACEMENTS`]
+//! (from a 64-byte boundary, as every buffer of every case), and cases
+//! with buffers of their own place them the same way ([`placed`]); the
+//! best over rounds is then the best over placements too. The stack the
+//! cases run on moves too (ASLR places it anew in every process), by
+//! [`DEPTHS`], so that a run's best does not depend on where the process
+//! happened to start.
+//!
 //! Cycles are the time-stamp counter's (`rdtsc`): a constant-rate clock on
 //! current x86-64, not the core clock when turbo or power saving changes it.
 //! The tables say "TSC cycles" for that reason.
@@ -24,7 +36,7 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// Target wall time of one timed batch.
@@ -103,6 +115,58 @@ pub fn tsc_fenced() -> u64 {
     0
 }
 
+/// Offsets, in bytes, from a 64-byte boundary at which successive rounds
+/// of [`measure`] place their buffers: 17 cache lines apart, so that four
+/// of them cover a page (module header).
+pub const PLACEMENTS: [usize; 4] = [0, 1088, 2176, 3264];
+
+/// Room a buffer needs beyond its length to be [`placed`] at any of
+/// [`PLACEMENTS`].
+pub const PLACEMENT_ROOM: usize = PLACEMENTS[PLACEMENTS.len() - 1] + 63;
+
+/// How many rounds [`measure`] has started, over all its calls.
+static ROUNDS: AtomicUsize = AtomicUsize::new(0);
+
+/// `len` bytes of `storage` (allocated [`PLACEMENT_ROOM`] bytes longer)
+/// at the placement of the round of [`measure`] in progress: the buffer
+/// a case with buffers of its own uses in this round.
+pub fn placed(storage: &mut [u8], len: usize) -> &mut [u8] {
+    let round = ROUNDS.load(Ordering::Relaxed).wrapping_sub(1);
+    let at = storage.as_ptr().align_offset(64) + PLACEMENTS[round % PLACEMENTS.len()];
+    &mut storage[at..at + len]
+}
+
+/// Runs `f` with the stack [`DEPTHS`]`[round % 3]` bytes deeper: with
+/// the buffers' four [`PLACEMENTS`], twelve rounds meet every pairing of
+/// the cases' stack data with their buffers (module header).
+fn at_depth<T>(round: usize, f: impl FnOnce() -> T) -> T {
+    match round % DEPTHS.len() {
+        0 => f(),
+        1 => deeper::<{ DEPTHS[1] }, T>(f),
+        _ => deeper::<{ DEPTHS[2] }, T>(f),
+    }
+}
+
+/// Bytes by which [`at_depth`] moves the stack, a multiple of 16 that is
+/// none of the placements' distances modulo 4 KiB.
+const DEPTHS: [usize; 3] = [0, 1360, 2720];
+
+/// `f`, called from a frame `PAD` bytes larger.
+#[inline(never)]
+fn deeper<const PAD: usize, T>(f: impl FnOnce() -> T) -> T {
+    let pad = [0u8; PAD];
+    black_box(&pad);
+    let result = f();
+    black_box(&pad);
+    result
+}
+
+/// Starts a round: the next placement, and the buffer placed there.
+fn next_round(storage: &mut [u8], size: usize) -> &mut [u8] {
+    ROUNDS.fetch_add(1, Ordering::Relaxed);
+    placed(storage, size)
+}
+
 /// Times `iters` operations; returns (nanoseconds, TSC cycles) in total.
 fn batch(run: &mut dyn FnMut(&mut [u8]), buf: &mut [u8], iters: u64) -> (f64, f64) {
     let t0 = Instant::now();
@@ -119,7 +183,8 @@ fn batch(run: &mut dyn FnMut(&mut [u8]), buf: &mut [u8], iters: u64) -> (f64, f6
 /// Measures every available case on `size`-byte buffers, `rounds` times,
 /// interleaved; returns each case's best, `None` for the unavailable.
 pub fn measure(cases: &mut [Case<'_>], size: usize, rounds: usize) -> Vec<Option<Sample>> {
-    let mut buf = vec![0x5au8; size];
+    let mut storage = vec![0x5au8; size + PLACEMENT_ROOM];
+    let buf = next_round(&mut storage, size);
     // Warm up (doubling the batch until it takes a quarter of BATCH) and
     // size the batches from the last warm-up.
     let iters: Vec<u64> = cases
@@ -129,7 +194,7 @@ pub fn measure(cases: &mut [Case<'_>], size: usize, rounds: usize) -> Vec<Option
                 let target = BATCH.as_nanos() as f64;
                 let mut n = 1u64;
                 loop {
-                    let (ns, _) = batch(run.as_mut(), &mut buf, n);
+                    let (ns, _) = batch(run.as_mut(), buf, n);
                     if ns >= target / 4.0 || n >= 1 << 24 {
                         break ((n as f64 * target / ns.max(1.0)) as u64).max(1);
                     }
@@ -140,10 +205,11 @@ pub fn measure(cases: &mut [Case<'_>], size: usize, rounds: usize) -> Vec<Option
         })
         .collect();
     let mut best: Vec<Option<Sample>> = vec![None; cases.len()];
-    for _ in 0..rounds {
+    for round in 0..rounds {
+        let buf = next_round(&mut storage, size);
         for (i, c) in cases.iter_mut().enumerate() {
             let Ok(run) = &mut c.run else { continue };
-            let (ns, tsc) = batch(run.as_mut(), &mut buf, iters[i]);
+            let (ns, tsc) = at_depth(round, || batch(run.as_mut(), buf, iters[i]));
             let s = Sample {
                 size,
                 ns_per_op: ns / iters[i] as f64,
@@ -329,4 +395,43 @@ unsafe impl GlobalAlloc for CountingAlloc {
 /// global allocator).
 pub fn allocated_bytes() -> u64 {
     ALLOCATED.load(Ordering::Relaxed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounds_move_the_buffer_through_every_placement() {
+        let size = 100;
+        let mut storage = vec![0u8; size + PLACEMENT_ROOM];
+        let base = storage.as_ptr() as usize;
+        let mut seen = Vec::new();
+        for _ in 0..PLACEMENTS.len() {
+            let buf = next_round(&mut storage, size);
+            assert_eq!(buf.len(), size);
+            assert_eq!(buf.as_ptr() as usize % 64, 0);
+            seen.push(buf.as_ptr() as usize - base);
+        }
+        let start = base.next_multiple_of(64) - base;
+        seen.sort_unstable();
+        let mut expected: Vec<usize> = PLACEMENTS.iter().map(|p| start + p).collect();
+        expected.sort_unstable();
+        assert_eq!(seen, expected);
+    }
+
+    #[test]
+    fn every_depth_runs_the_body_once() {
+        for round in 0..DEPTHS.len() {
+            let mut calls = 0;
+            assert_eq!(
+                at_depth(round, || {
+                    calls += 1;
+                    round
+                }),
+                round
+            );
+            assert_eq!(calls, 1);
+        }
+    }
 }
