@@ -940,18 +940,19 @@ impl Sa {
 
     /// SPI ‖ sequence, or SPI ‖ high ‖ low with ESN, and its length, in
     /// the first 8 or 12 bytes of one 16-byte value. Built as one integer
-    /// and stored whole: written piece by piece, the AES-GCM call that
-    /// reads it back at once (eight bytes at a time) would wait for the
-    /// pieces to reach the cache, a load wider than the stores it reads
-    /// not being forwarded from them.
+    /// and stored whole ([`whole_bytes`]): written piece by piece, the
+    /// AES-GCM call that reads it back at once would wait for the pieces
+    /// to reach the cache, a load wider than the stores it reads not
+    /// being forwarded from them.
     #[inline(always)]
     fn aad(&self, seq: u64) -> (Aad, usize) {
         let spi = u128::from(self.config.spi) << 96;
-        if self.config.extended_sequence_numbers {
-            ((spi | u128::from(seq) << 32).to_be_bytes(), 12)
+        let (value, len) = if self.config.extended_sequence_numbers {
+            (spi | u128::from(seq) << 32, 12)
         } else {
-            ((spi | u128::from(seq as u32) << 64).to_be_bytes(), 8)
-        }
+            (spi | u128::from(seq as u32) << 64, 8)
+        };
+        (whole_bytes(value), len)
     }
 
     /// The linear keystream index of a packet's Y_0 in its lane's counter
@@ -1074,6 +1075,30 @@ fn refused(refusal: Refusal, seq: u64) -> Error {
 
 /// An ESP packet's AAD ([`Sa::aad`]): its first 8 or 12 bytes.
 pub(crate) type Aad = [u8; 16];
+
+/// `value`'s big-endian bytes, written by one 16-byte store where the
+/// target has one: as a `u128`, the compiler writes the two halves from
+/// general registers, and a 16-byte load of them waits for the cache.
+#[inline(always)]
+#[allow(unsafe_code)] // one SSE2 store, with its SAFETY line
+fn whole_bytes(value: u128) -> Aad {
+    let mut bytes = [0u8; 16];
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_set_epi64x, _mm_storeu_si128};
+        let (hi, lo) = ((value >> 64) as u64, value as u64);
+        // SAFETY: SSE2 is part of x86-64; `bytes` is 16 writable bytes.
+        unsafe {
+            let v = _mm_set_epi64x(lo.swap_bytes() as i64, hi.swap_bytes() as i64);
+            _mm_storeu_si128(bytes.as_mut_ptr().cast(), v);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        bytes = value.to_be_bytes();
+    }
+    bytes
+}
 
 /// An RFC 4106 nonce: salt ‖ the packet's 8-byte IV (§4).
 fn rfc4106_nonce(salt: [u8; 4], iv: &[u8]) -> [u8; 12] {

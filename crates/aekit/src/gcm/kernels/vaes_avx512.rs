@@ -113,7 +113,10 @@
 //! block and the lengths block are hashed together, one reduction for
 //! the three. An empty message issues no masked access
 //! (its slice pointer is dangling, and a masked-off byte on an unmapped
-//! page costs a microcode assist).
+//! page costs a microcode assist). An AAD chunk is read by the narrowest
+//! masked load that holds it (`load_narrow`): a masked load is forwarded
+//! only from a store as wide as itself, and a short AAD is usually
+//! written just before the call (ESP's, one 16-byte store).
 //!
 //! On Intel the whole messages take two other paths. Up to three blocks
 //! (`NI_SHORT`), `ni-clmul`'s short path (`crypt_short` of
@@ -191,16 +194,17 @@
 //!   compiler sinks it to the tag): no faster.
 
 use core::arch::x86_64::{
-    __m128i, __m256i, __m512i, __mmask8, __mmask16, _MM_PERM_BADC, _mm_aesenc_si128,
+    __m128i, __m256i, __m512i, __mmask8, __mmask16, __mmask32, _MM_PERM_BADC, _mm_aesenc_si128,
     _mm_aesenclast_si128, _mm_extract_epi32, _mm_mask_storeu_epi8, _mm_maskz_loadu_epi8,
     _mm_maskz_mov_epi8, _mm_set_epi64x, _mm_setzero_si128, _mm_shuffle_epi8, _mm_storeu_si128,
-    _mm_xor_si128, _mm256_castsi256_si128, _mm256_extracti128_si256, _mm512_add_epi32,
-    _mm512_aesenc_epi128, _mm512_aesenclast_epi128, _mm512_andnot_si512, _mm512_broadcast_i32x4,
-    _mm512_castsi512_si128, _mm512_clmulepi64_epi128, _mm512_inserti32x4, _mm512_loadu_si512,
-    _mm512_mask_broadcast_i32x4, _mm512_mask_storeu_epi8, _mm512_mask_storeu_epi64,
-    _mm512_maskz_loadu_epi8, _mm512_maskz_loadu_epi64, _mm512_maskz_mov_epi8,
-    _mm512_maskz_mov_epi64, _mm512_set_epi32, _mm512_setzero_si512, _mm512_shuffle_epi8,
-    _mm512_shuffle_epi32, _mm512_storeu_si512, _mm512_xor_si512, _mm512_zextsi128_si512,
+    _mm_xor_si128, _mm256_castsi256_si128, _mm256_extracti128_si256, _mm256_maskz_loadu_epi8,
+    _mm512_add_epi32, _mm512_aesenc_epi128, _mm512_aesenclast_epi128, _mm512_andnot_si512,
+    _mm512_broadcast_i32x4, _mm512_castsi512_si128, _mm512_clmulepi64_epi128, _mm512_inserti32x4,
+    _mm512_loadu_si512, _mm512_mask_broadcast_i32x4, _mm512_mask_storeu_epi8,
+    _mm512_mask_storeu_epi64, _mm512_maskz_loadu_epi8, _mm512_maskz_loadu_epi64,
+    _mm512_maskz_mov_epi8, _mm512_maskz_mov_epi64, _mm512_set_epi32, _mm512_setzero_si512,
+    _mm512_shuffle_epi8, _mm512_shuffle_epi32, _mm512_storeu_si512, _mm512_xor_si512,
+    _mm512_zextsi128_si512, _mm512_zextsi256_si512,
 };
 
 use core::borrow::BorrowMut;
@@ -1198,9 +1202,8 @@ unsafe fn own_powers<const N: usize, const ENCRYPT: bool>(
     };
     let mut sum = Wide::zero();
     for (r, chunk) in aad.chunks(64).enumerate() {
-        // SAFETY: the byte mask selects exactly the bytes of `chunk`.
-        let raw =
-            unsafe { _mm512_maskz_loadu_epi8(byte_range(0, chunk.len()), chunk.as_ptr().cast()) };
+        // SAFETY: `chunk` is readable.
+        let raw = unsafe { load_narrow(chunk.as_ptr(), chunk.len()) };
         // Lanes past the AAD are zero: their powers (the message's)
         // multiply nothing.
         sum = sum.xor(mul_wide(
@@ -1544,9 +1547,8 @@ unsafe fn finish<const N: usize, const ENCRYPT: bool, const V: usize>(
     let mut sum = Wide::zero();
     for (r, chunk) in aad.chunks(64).enumerate() {
         let lanes = chunk.len().div_ceil(16);
-        // SAFETY: the byte mask selects exactly the bytes of `chunk`.
-        let raw =
-            unsafe { _mm512_maskz_loadu_epi8(byte_range(0, chunk.len()), chunk.as_ptr().cast()) };
+        // SAFETY: `chunk` is readable.
+        let raw = unsafe { load_narrow(chunk.as_ptr(), chunk.len()) };
         let d = _mm512_shuffle_epi8(raw, bswap);
         // SAFETY: entries 32 − m + 4r + l for the `lanes` lanes l; the
         // last is 32 − m + a − 1 < 32 and the first is ≥ 0 (m ≤ 32).
@@ -1624,6 +1626,32 @@ unsafe fn load_powers(all: &[u128; 32], start: usize, mask: __mmask8) -> __m512i
     // SAFETY: masked-off lanes are not accessed, and the lanes
     // selected are in the array per the contract.
     unsafe { _mm512_maskz_loadu_epi64(mask, all.as_ptr().wrapping_add(start).cast()) }
+}
+
+/// The `len` ≤ 64 bytes at `p`, zero past them, by the narrowest masked
+/// load that holds them. A masked load is forwarded from an earlier store
+/// only if one store covers its whole width, masked-off bytes included:
+/// an AAD the caller has just written (an ESP header, a TLS record's) in
+/// one 16-byte store is forwarded to a 16-byte load, where a 64-byte load
+/// would wait for the store to reach the cache.
+///
+/// # Safety
+/// `p` must be readable for `len` bytes; the others are not accessed.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+unsafe fn load_narrow(p: *const u8, len: usize) -> __m512i {
+    let mask = byte_range(0, len);
+    // SAFETY: the masks select the `len` bytes at `p`, by this
+    // function's contract; masked-off bytes are not accessed.
+    unsafe {
+        if len <= 16 {
+            _mm512_zextsi128_si512(_mm_maskz_loadu_epi8(mask as __mmask16, p.cast()))
+        } else if len <= 32 {
+            _mm512_zextsi256_si512(_mm256_maskz_loadu_epi8(mask as __mmask32, p.cast()))
+        } else {
+            _mm512_maskz_loadu_epi8(mask, p.cast())
+        }
+    }
 }
 
 /// The byte mask for bytes `lo..hi` of a register (empty if hi ≤ lo).
