@@ -287,8 +287,8 @@ fn cases(key: &[u8], arch: Arch, size: usize) -> Result<Vec<Case<'static>>, Stri
     let gcm = Rc::new(gcm);
     let c = Rc::new(c);
     let ipsec = Rc::new(ipsec);
-    let text = Rc::new(plaintext);
-    let sealed = Rc::new(sealed);
+    let text = Rc::new(harness::Aligned::new(&plaintext));
+    let sealed = Rc::new(harness::Aligned::new(&sealed));
     let mut cases: Vec<Case<'static>> = Vec::new();
     let mut add = |name: &str, op: harness::Op<'static>| {
         cases.push(Case {

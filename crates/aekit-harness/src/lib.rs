@@ -161,6 +161,35 @@ fn deeper<const PAD: usize, T>(f: impl FnOnce() -> T) -> T {
     result
 }
 
+/// A copy of some bytes from a 64-byte boundary: a case's input, placed
+/// as its buffers are (its outputs move between rounds: [`placed`]).
+pub struct Aligned {
+    storage: Vec<u8>,
+    at: usize,
+    len: usize,
+}
+
+impl Aligned {
+    /// `bytes`, copied to a 64-byte boundary.
+    pub fn new(bytes: &[u8]) -> Aligned {
+        let mut storage = vec![0u8; bytes.len() + 63];
+        let at = storage.as_ptr().align_offset(64);
+        storage[at..at + bytes.len()].copy_from_slice(bytes);
+        Aligned {
+            storage,
+            at,
+            len: bytes.len(),
+        }
+    }
+}
+
+impl std::ops::Deref for Aligned {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.storage[self.at..self.at + self.len]
+    }
+}
+
 /// Starts a round: the next placement, and the buffer placed there.
 fn next_round(storage: &mut [u8], size: usize) -> &mut [u8] {
     ROUNDS.fetch_add(1, Ordering::Relaxed);
@@ -418,6 +447,14 @@ mod tests {
         let mut expected: Vec<usize> = PLACEMENTS.iter().map(|p| start + p).collect();
         expected.sort_unstable();
         assert_eq!(seen, expected);
+    }
+
+    #[test]
+    fn aligned_copies_start_on_a_cache_line() {
+        let bytes: Vec<u8> = (0..100).collect();
+        let copy = Aligned::new(&bytes);
+        assert_eq!(&copy[..], &bytes[..]);
+        assert_eq!(copy.as_ptr() as usize % 64, 0);
     }
 
     #[test]
