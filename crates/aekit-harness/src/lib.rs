@@ -23,10 +23,7 @@
 //! round of [`measure`] places its buffer at the next of [`PLACEMENTS`]
 //! (from a 64-byte boundary, as every buffer of every case), and cases
 //! with buffers of their own place them the same way ([`placed`]); the
-//! best over rounds is then the best over placements too. The stack the
-//! cases run on moves too (ASLR places it anew in every process), by
-//! [`DEPTHS`], so that a run's best does not depend on where the process
-//! happened to start.
+//! best over rounds is then the best over placements too.
 //!
 //! Cycles are the time-stamp counter's (`rdtsc`): a constant-rate clock on
 //! current x86-64, not the core clock when turbo or power saving changes it.
@@ -136,31 +133,6 @@ pub fn placed(storage: &mut [u8], len: usize) -> &mut [u8] {
     &mut storage[at..at + len]
 }
 
-/// Runs `f` with the stack [`DEPTHS`]`[round % 3]` bytes deeper: with
-/// the buffers' four [`PLACEMENTS`], twelve rounds meet every pairing of
-/// the cases' stack data with their buffers (module header).
-fn at_depth<T>(round: usize, f: impl FnOnce() -> T) -> T {
-    match round % DEPTHS.len() {
-        0 => f(),
-        1 => deeper::<{ DEPTHS[1] }, T>(f),
-        _ => deeper::<{ DEPTHS[2] }, T>(f),
-    }
-}
-
-/// Bytes by which [`at_depth`] moves the stack, a multiple of 16 that is
-/// none of the placements' distances modulo 4 KiB.
-const DEPTHS: [usize; 3] = [0, 1360, 2720];
-
-/// `f`, called from a frame `PAD` bytes larger.
-#[inline(never)]
-fn deeper<const PAD: usize, T>(f: impl FnOnce() -> T) -> T {
-    let pad = [0u8; PAD];
-    black_box(&pad);
-    let result = f();
-    black_box(&pad);
-    result
-}
-
 /// A copy of some bytes from a 64-byte boundary: a case's input, placed
 /// as its buffers are (its outputs move between rounds: [`placed`]).
 pub struct Aligned {
@@ -234,11 +206,11 @@ pub fn measure(cases: &mut [Case<'_>], size: usize, rounds: usize) -> Vec<Option
         })
         .collect();
     let mut best: Vec<Option<Sample>> = vec![None; cases.len()];
-    for round in 0..rounds {
+    for _ in 0..rounds {
         let buf = next_round(&mut storage, size);
         for (i, c) in cases.iter_mut().enumerate() {
             let Ok(run) = &mut c.run else { continue };
-            let (ns, tsc) = at_depth(round, || batch(run.as_mut(), buf, iters[i]));
+            let (ns, tsc) = batch(run.as_mut(), buf, iters[i]);
             let s = Sample {
                 size,
                 ns_per_op: ns / iters[i] as f64,
@@ -455,20 +427,5 @@ mod tests {
         let copy = Aligned::new(&bytes);
         assert_eq!(&copy[..], &bytes[..]);
         assert_eq!(copy.as_ptr() as usize % 64, 0);
-    }
-
-    #[test]
-    fn every_depth_runs_the_body_once() {
-        for round in 0..DEPTHS.len() {
-            let mut calls = 0;
-            assert_eq!(
-                at_depth(round, || {
-                    calls += 1;
-                    round
-                }),
-                round
-            );
-            assert_eq!(calls, 1);
-        }
     }
 }
