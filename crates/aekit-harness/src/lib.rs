@@ -21,9 +21,10 @@
 //! where the allocator put a buffer, against the stack or a key, can add
 //! tens of cycles to every call of one case and none to another. Each
 //! round of [`measure`] places its buffer at the next of [`PLACEMENTS`]
-//! (from a 64-byte boundary, as every buffer of every case), and cases
-//! with buffers of their own place them the same way ([`placed`]); the
-//! best over rounds is then the best over placements too.
+//! (from a 64-byte boundary), and cases with buffers of their own can
+//! place them the same way ([`placed`], and [`Aligned`] for inputs), as
+//! the `api` suite's do; the best over rounds is then the best over
+//! placements too.
 //!
 //! Cycles are the time-stamp counter's (`rdtsc`): a constant-rate clock on
 //! current x86-64, not the core clock when turbo or power saving changes it.

@@ -1076,28 +1076,29 @@ fn refused(refusal: Refusal, seq: u64) -> Error {
 /// An ESP packet's AAD ([`Sa::aad`]): its first 8 or 12 bytes.
 pub(crate) type Aad = [u8; 16];
 
-/// `value`'s big-endian bytes, written by one 16-byte store where the
-/// target has one: as a `u128`, the compiler writes the two halves from
-/// general registers, and a 16-byte load of them waits for the cache.
+/// `value`'s big-endian bytes, written by one 16-byte store: as a
+/// `u128`, the compiler writes the two halves from general registers, and
+/// a 16-byte load of them waits for the cache.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 #[allow(unsafe_code)] // one SSE2 store, with its SAFETY line
 fn whole_bytes(value: u128) -> Aad {
+    use core::arch::x86_64::{_mm_set_epi64x, _mm_storeu_si128};
     let mut bytes = [0u8; 16];
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::{_mm_set_epi64x, _mm_storeu_si128};
-        let (hi, lo) = ((value >> 64) as u64, value as u64);
-        // SAFETY: SSE2 is part of x86-64; `bytes` is 16 writable bytes.
-        unsafe {
-            let v = _mm_set_epi64x(lo.swap_bytes() as i64, hi.swap_bytes() as i64);
-            _mm_storeu_si128(bytes.as_mut_ptr().cast(), v);
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        bytes = value.to_be_bytes();
+    let (hi, lo) = ((value >> 64) as u64, value as u64);
+    // SAFETY: SSE2 is part of x86-64; `bytes` is 16 writable bytes.
+    unsafe {
+        let v = _mm_set_epi64x(lo.swap_bytes() as i64, hi.swap_bytes() as i64);
+        _mm_storeu_si128(bytes.as_mut_ptr().cast(), v);
     }
     bytes
+}
+
+/// `value`'s big-endian bytes.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn whole_bytes(value: u128) -> Aad {
+    value.to_be_bytes()
 }
 
 /// An RFC 4106 nonce: salt ‖ the packet's 8-byte IV (§4).
