@@ -70,10 +70,13 @@ pub(crate) fn verify_or_wipe(
 }
 
 /// Whether `received` (at most 16 bytes) equals as many leading bytes of
-/// `computed`, in constant time in the bytes: the difference as one masked
-/// `u128`, then one `ct_eq`. A 16-byte tag, the usual one, is copied at a
-/// fixed length (a copy of a length known only at run time is a call to
-/// `memcpy`) and needs no mask.
+/// `computed`, in constant time in the bytes: the difference as two masked
+/// `u64` halves, then one `ct_eq`. A 16-byte tag, the usual one, is copied
+/// at a fixed length (a copy of a length known only at run time is a call
+/// to `memcpy`) and needs no mask. Halves, not one `u128`: the computed tag
+/// usually arrives in two general registers, and compared as a `u128` it
+/// was stored from them in two 8-byte halves and loaded back as one
+/// 16-byte vector, a load the store buffer does not forward.
 #[inline(always)]
 fn block_matches(computed: &[u8; 16], received: &[u8]) -> bool {
     let len = received.len();
@@ -89,8 +92,13 @@ fn block_matches(computed: &[u8; 16], received: &[u8]) -> bool {
         }
         Err(_) => return false,
     };
-    let diff = (u128::from_le_bytes(*computed) ^ u128::from_le_bytes(r)) & mask;
-    diff.ct_eq(&0).into()
+    let half = |b: &[u8; 16], i: usize| {
+        let mut h = [0u8; 8];
+        h.copy_from_slice(&b[8 * i..8 * i + 8]);
+        u64::from_le_bytes(h)
+    };
+    let diff = |i: usize| (half(computed, i) ^ half(&r, i)) & (mask >> (64 * i)) as u64;
+    (diff(0) | diff(1)).ct_eq(&0).into()
 }
 
 /// [`wipe`] for 128-bit words (a key's tables of powers of H).
