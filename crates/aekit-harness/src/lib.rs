@@ -18,8 +18,8 @@
 //!
 //! Why the buffer moves: a load whose address equals an in-flight store's
 //! in bits 0–11 (4 KiB apart) waits for that store, and an accident of
-//! where the allocator put a buffer, against the stack or a key, can add
-//! tens of cycles to every call of one case and none to another. Each
+//! where the allocator put a buffer, against the stack or a key, can slow
+//! every call of one case and none of another. Each
 //! round of [`measure`] places its buffer at the next of [`PLACEMENTS`]
 //! (from a 64-byte boundary), and cases with buffers of their own can
 //! place them the same way ([`placed`], and [`Aligned`] for inputs), as

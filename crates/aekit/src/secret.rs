@@ -74,8 +74,8 @@ pub(crate) fn verify_or_wipe(
 /// `u64` halves, then one `ct_eq`. A 16-byte tag, the usual one, is copied
 /// at a fixed length (a copy of a length known only at run time is a call
 /// to `memcpy`) and needs no mask. Halves, not one `u128`: the computed tag
-/// usually arrives in two general registers, and compared as a `u128` it
-/// was stored from them in two 8-byte halves and loaded back as one
+/// usually arrives in two general registers, and a `u128` comparison
+/// stores it from them in two 8-byte halves and loads it back as one
 /// 16-byte vector, a load the store buffer does not forward.
 #[inline(always)]
 fn block_matches(computed: &[u8; 16], received: &[u8]) -> bool {
