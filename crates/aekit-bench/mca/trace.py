@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Models one AES-GCM call on AArch64 cores from the instructions it executes.
+
+    trace.py [--cpus neoverse-n1,...] [--count] IMPL DIRECTION LEN AAD_LEN
+
+Runs `aekit-trace IMPL DIRECTION LEN AAD_LEN` (the crate in `trace/`, built
+for aarch64) under qemu-aarch64 with its execution log on, cuts out the
+instructions executed between the two markers around the timed call (the
+call itself, plus the few instructions that pass its arguments), turns
+their encodings back into assembly with llvm-mc and gives that straight-line
+stream to llvm-mca for each core. Prints, per core: instructions, modelled
+cycles for the call (the stream run 20 times back to back, cycles / 20) and
+cycles per byte. `--count` prints the instruction count alone (a
+sanity check that a hardware path is taken, which needs no model).
+
+Taken branches are modelled as executed branch instructions (llvm-mca does
+not follow control flow), memory as L1 hits, and loads as independent of
+earlier stores (no store-to-load forwarding stalls): what it measures is
+the instructions' issue and dependency chains on each core's pipeline model.
+
+Environment: AEKIT_TRACE (the binary; default: the release build under
+CARGO_TARGET_DIR or trace/target), QEMU_CPU (qemu's -cpu, e.g. cortex-a72
+for a core without SHA3), AEKIT_KERNEL (passed through to aekit).
+"""
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CPUS = ["neoverse-n1", "neoverse-v1", "neoverse-v2", "apple-m1"]
+REPEAT = 20
+
+
+def binary():
+    if "AEKIT_TRACE" in os.environ:
+        return os.environ["AEKIT_TRACE"]
+    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(HERE, "trace", "target"))
+    return os.path.join(target, "aarch64-unknown-linux-gnu", "release", "aekit-trace")
+
+
+def executed(args):
+    """The encodings (4-byte words) executed between the two markers."""
+    with tempfile.TemporaryDirectory() as tmp:
+        log = os.path.join(tmp, "qemu.log")
+        cmd = ["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"]
+        if os.environ.get("QEMU_CPU"):
+            cmd += ["-cpu", os.environ["QEMU_CPU"]]
+        cmd += ["-d", "in_asm,exec,nochain", "-D", log, binary()] + args
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        mark = int(re.search(r"^mark (0x[0-9a-f]+)$", out, re.M).group(1), 16)
+        blocks, order = {}, []
+        block = None
+        with open(log) as f:
+            for line in f:
+                m = re.match(r"^0x([0-9a-f]+):\s+([0-9a-f]{8})\s", line)
+                if m:
+                    addr = int(m.group(1), 16)
+                    if block is None:
+                        block = blocks.setdefault(addr, [])
+                        block.clear()
+                    block.append(int(m.group(2), 16))
+                    continue
+                block = None
+                m = re.match(r"^Trace \d+: 0x[0-9a-f]+ \[[0-9a-f]+/([0-9a-f]+)/", line)
+                if m:
+                    order.append(int(m.group(1), 16))
+    marks = [i for i, a in enumerate(order) if a == mark]
+    if len(marks) < 2:
+        sys.exit("trace.py: the markers were not both executed")
+    words = []
+    for start in order[marks[0] + 1 : marks[1]]:
+        words.extend(blocks[start])
+    # The marker's own return block comes first: drop it (it ends in `ret`).
+    return words
+
+
+def assembly(words):
+    """The words as LLVM assembly, branches retargeted at one local label."""
+    data = " ".join(f"0x{b:02x}" for w in words for b in w.to_bytes(4, "little"))
+    text = subprocess.run(
+        ["llvm-mc-19", "--disassemble", "-triple=aarch64", "-mattr=+aes,+sha3,+crc,+lse,+rdm"],
+        input=data, check=True, capture_output=True, text=True,
+    ).stdout
+    lines = ["L:"]
+    for line in text.splitlines():
+        line = line.split("//")[0].strip()
+        if not line or line.startswith("."):
+            continue
+        op = line.split()[0]
+        if op in ("b", "bl") or op.startswith("b."):
+            line = f"{op} L"
+        elif op in ("cbz", "cbnz"):
+            line = f"{op} {line.split()[1]} L"
+        elif op in ("tbz", "tbnz"):
+            reg, bit = line.split()[1:3]
+            line = f"{op} {reg} {bit} L"
+        elif op == "adr" or op == "adrp":
+            line = f"{op} {line.split()[1]} L"
+        lines.append(line)
+    return "\n".join(lines) + "\n", len(lines) - 1
+
+
+def cycles(asm, cpu):
+    out = subprocess.run(
+        ["llvm-mca-19", "-mtriple=aarch64", f"-mcpu={cpu}", f"-iterations={REPEAT}",
+         "-mattr=+aes,+sha3", "-summary-view", "-resource-pressure=0", "-instruction-info=0"],
+        input=asm, check=True, capture_output=True, text=True,
+    ).stdout
+    return int(re.search(r"Total Cycles:\s+(\d+)", out).group(1)) / REPEAT
+
+
+def main():
+    argv = sys.argv[1:]
+    cpus = CPUS
+    if argv[:1] == ["--cpus"]:
+        cpus, argv = argv[1].split(","), argv[2:]
+    count_only = argv[:1] == ["--count"]
+    if count_only:
+        argv = argv[1:]
+    length = int(argv[2])
+    words = executed(argv)
+    per_byte = f", {len(words) / length:.2f} per byte" if length else ""
+    print(f"{' '.join(argv)}: {len(words)} instructions{per_byte}")
+    if count_only:
+        return
+    asm, _ = assembly(words)
+    for cpu in cpus:
+        c = cycles(asm, cpu)
+        per_byte = f"{c / length:.2f} c/B" if length else ""
+        print(f"  {cpu:12} {c:10.1f} cycles  {per_byte}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,143 @@
+//! `aekit-trace IMPL DIRECTION LEN AAD_LEN`: sets up an AES-128-GCM (or
+//! AES-256 with `IMPL` suffixed `-256`) key of implementation `IMPL`
+//! (`aekit`, the default class, capped as `AEKIT_KERNEL` says; `ring`;
+//! `aws-lc`), makes one warm-up call, then makes one call of `LEN` bytes
+//! with `AAD_LEN` bytes of AAD and a 12-byte nonce between two calls of
+//! [`mark`]. It prints the marker's address, which `../trace.py` finds
+//! in qemu's execution log to cut the call's instructions out of it.
+
+use std::hint::black_box;
+
+/// The marker around the traced call: a function of its own that the
+/// trace can recognize by address.
+#[inline(never)]
+extern "C" fn mark(n: u64) -> u64 {
+    black_box(n)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let usage = "usage: aekit-trace aekit|ring|aws-lc[-256] encrypt|decrypt LEN AAD_LEN";
+    let [_, imp, dir, len, aad_len] = args.as_slice() else {
+        panic!("{usage}");
+    };
+    let len: usize = len.parse().expect(usage);
+    let aad_len: usize = aad_len.parse().expect(usage);
+    let (imp, key_len) = match imp.strip_suffix("-256") {
+        Some(imp) => (imp, 32),
+        None => (imp.as_str(), 16),
+    };
+    let encrypt = match dir.as_str() {
+        "encrypt" => true,
+        "decrypt" => false,
+        _ => panic!("{usage}"),
+    };
+    let key = vec![0x42u8; key_len];
+    let nonce = [7u8; 12];
+    let aad = vec![0x11u8; aad_len];
+    let plain = vec![0x5au8; len];
+    println!("mark {:#x}", mark as *const () as usize);
+
+    match imp {
+        "aekit" => {
+            let gcm = aekit::AesGcm::new(&key).expect("key");
+            let mut sealed = plain.clone();
+            let tag = gcm
+                .encrypt_in_place_detached(&nonce, &aad, &mut sealed, 16)
+                .expect("seal");
+            let mut buf = if encrypt {
+                plain.clone()
+            } else {
+                sealed.clone()
+            };
+            mark(1);
+            if encrypt {
+                let again =
+                    black_box(gcm.encrypt_in_place_detached(&nonce, &aad, black_box(&mut buf), 16))
+                        .expect("seal");
+                assert_eq!(again.as_ref(), tag.as_ref());
+            } else {
+                black_box(gcm.decrypt_in_place_detached(
+                    &nonce,
+                    &aad,
+                    black_box(&mut buf),
+                    tag.as_ref(),
+                ))
+                .expect("open");
+            }
+            mark(2);
+            assert_eq!(buf, if encrypt { sealed } else { plain });
+        }
+        "ring" => {
+            use ring::aead::{AES_128_GCM, AES_256_GCM, Aad, LessSafeKey, Nonce, UnboundKey};
+            let alg = if key_len == 16 {
+                &AES_128_GCM
+            } else {
+                &AES_256_GCM
+            };
+            let key = LessSafeKey::new(UnboundKey::new(alg, &key).expect("key"));
+            let nonce = || Nonce::assume_unique_for_key(nonce);
+            let mut sealed = plain.clone();
+            let tag = key
+                .seal_in_place_separate_tag(nonce(), Aad::from(&aad), &mut sealed)
+                .expect("seal");
+            let mut buf = if encrypt {
+                plain.clone()
+            } else {
+                [sealed.as_slice(), tag.as_ref()].concat()
+            };
+            mark(1);
+            if encrypt {
+                let again = black_box(key.seal_in_place_separate_tag(
+                    nonce(),
+                    Aad::from(&aad),
+                    black_box(&mut buf),
+                ))
+                .expect("seal");
+                assert_eq!(again.as_ref(), tag.as_ref());
+            } else {
+                black_box(key.open_in_place(nonce(), Aad::from(&aad), black_box(&mut buf)))
+                    .expect("open");
+            }
+            mark(2);
+            buf.truncate(len);
+            assert_eq!(buf, if encrypt { sealed } else { plain });
+        }
+        "aws-lc" => {
+            use aws_lc_rs::aead::{AES_128_GCM, AES_256_GCM, Aad, LessSafeKey, Nonce, UnboundKey};
+            let alg = if key_len == 16 {
+                &AES_128_GCM
+            } else {
+                &AES_256_GCM
+            };
+            let key = LessSafeKey::new(UnboundKey::new(alg, &key).expect("key"));
+            let nonce = || Nonce::assume_unique_for_key(nonce);
+            let mut sealed = plain.clone();
+            let tag = key
+                .seal_in_place_separate_tag(nonce(), Aad::from(&aad), &mut sealed)
+                .expect("seal");
+            let mut buf = if encrypt {
+                plain.clone()
+            } else {
+                [sealed.as_slice(), tag.as_ref()].concat()
+            };
+            mark(1);
+            if encrypt {
+                let again = black_box(key.seal_in_place_separate_tag(
+                    nonce(),
+                    Aad::from(&aad),
+                    black_box(&mut buf),
+                ))
+                .expect("seal");
+                assert_eq!(again.as_ref(), tag.as_ref());
+            } else {
+                black_box(key.open_in_place(nonce(), Aad::from(&aad), black_box(&mut buf)))
+                    .expect("open");
+            }
+            mark(2);
+            buf.truncate(len);
+            assert_eq!(buf, if encrypt { sealed } else { plain });
+        }
+        _ => panic!("{usage}"),
+    }
+}
