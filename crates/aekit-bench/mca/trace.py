@@ -2,6 +2,7 @@
 """Models one AES-GCM call on AArch64 cores from the instructions it executes.
 
     trace.py [--cpus neoverse-n1,...] [--count] IMPL DIRECTION LEN AAD_LEN
+    trace.py [--cpus neoverse-n1,...] --loop FILE.S LABEL BLOCKS
 
 Runs `aekit-trace IMPL DIRECTION LEN AAD_LEN` (the crate in `trace/`, built
 for aarch64) under qemu-aarch64 with its execution log on, cuts out the
@@ -17,6 +18,12 @@ Taken branches are modelled as executed branch instructions (llvm-mca does
 not follow control flow), memory as L1 hits, and loads as independent of
 earlier stores (no store-to-load forwarding stalls): what it measures is
 the instructions' issue and dependency chains on each core's pipeline model.
+
+`--loop` models a peer's hand-written loop instead, from its assembly
+source: the instructions from `LABEL:` to the branch back to it, which
+handle BLOCKS 16-byte blocks an iteration (for a loop no input reaches
+under qemu, such as aws-lc's eight-block kernel, which it runs only on the
+cores it recognizes by ID). Prints cycles per iteration and per block.
 
 Environment: AEKIT_TRACE (the binary; default: the release build under
 CARGO_TARGET_DIR or trace/target), QEMU_CPU (qemu's -cpu, e.g. cortex-a72
@@ -103,6 +110,24 @@ def assembly(words):
     return "\n".join(lines) + "\n", len(lines) - 1
 
 
+def loop(path, label, blocks):
+    """The loop at `label` in an assembly source, as `assembly` returns it."""
+    lines, inside = ["L:"], False
+    with open(path) as f:
+        for line in f:
+            line = line.split("//")[0].strip()
+            if line.startswith(label + ":"):
+                inside = True
+                continue
+            if not inside or not line or line.endswith(":") or line.startswith("."):
+                continue
+            op = line.split()[0]
+            if op.startswith("b") and line.split()[-1] == label:
+                return "\n".join(lines + [f"{op} L"]) + "\n", len(lines)
+            lines.append(line)
+    sys.exit(f"trace.py: no loop at {label} in {path}")
+
+
 def cycles(asm, cpu):
     out = subprocess.run(
         ["llvm-mca-19", "-mtriple=aarch64", f"-mcpu={cpu}", f"-iterations={REPEAT}",
@@ -117,6 +142,14 @@ def main():
     cpus = CPUS
     if argv[:1] == ["--cpus"]:
         cpus, argv = argv[1].split(","), argv[2:]
+    if argv[:1] == ["--loop"]:
+        path, label, blocks = argv[1], argv[2], int(argv[3])
+        asm, count = loop(path, label, blocks)
+        print(f"{label} ({count} instructions, {blocks} blocks an iteration)")
+        for cpu in cpus:
+            c = cycles(asm, cpu)
+            print(f"  {cpu:12} {c:10.1f} cycles  {c / blocks:.2f} a block")
+        return
     count_only = argv[:1] == ["--count"]
     if count_only:
         argv = argv[1:]
