@@ -47,6 +47,7 @@ use zeroize::Zeroizing;
 pub const DETACH_FROM: usize = 2048;
 
 /// Runs `f`, releasing the GIL when `bytes` reach [`DETACH_FROM`].
+#[inline(always)]
 pub fn detach_from<T, F>(py: Python<'_>, bytes: usize, f: F) -> T
 where
     F: Send + FnOnce() -> T,
@@ -276,20 +277,25 @@ unsafe fn slice_at_mut<'m, T>(start: *mut T, len: usize) -> &'m mut [T] {
 }
 
 /// The bytes of `obj` when its type is exactly `bytes` (the common
-/// case: a comparison of its type pointer, then one call for its start and
-/// length); `None` for any other object, a subclass of `bytes` included.
+/// case: a comparison of its type pointer, one call for its start, its
+/// length read from the object's header); `None` for any other object, a
+/// subclass of `bytes` included.
 #[inline]
 fn exact_bytes<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<Option<&'a [u8]>> {
     // SAFETY: `obj` is a live object, whose type pointer this reads.
     if unsafe { ffi::PyBytes_CheckExact(obj.as_ptr()) } == 0 {
         return Ok(None);
     }
-    let mut start = core::ptr::null_mut();
-    let mut size: ffi::Py_ssize_t = 0;
-    // SAFETY: `obj` is a live object and `start` and `size` are writable;
-    // for a `bytes` the call writes its start and length, and fails (with
-    // an exception set) for nothing else.
-    if unsafe { ffi::PyBytes_AsStringAndSize(obj.as_ptr(), &mut start, &mut size) } != 0 {
+    // SAFETY: `obj` is a live `bytes`: the call returns its storage (null,
+    // with an exception set, only for another type), and its header holds
+    // its length (`ob_size`, in the stable ABI's `PyVarObject`).
+    let (start, size) = unsafe {
+        (
+            ffi::PyBytes_AsString(obj.as_ptr()),
+            ffi::Py_SIZE(obj.as_ptr()),
+        )
+    };
+    if start.is_null() {
         return Err(PyErr::fetch(obj.py()));
     }
     let len = usize::try_from(size).unwrap_or(0);
@@ -492,6 +498,7 @@ pub fn new_bytes(
 }
 
 /// Copies `input` into `out` (of the same length) and returns it written.
+#[inline]
 pub fn copy_into<'o>(out: &'o mut [MaybeUninit<u8>], input: &[u8]) -> &'o mut [u8] {
     assert_eq!(
         out.len(),
