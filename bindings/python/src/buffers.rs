@@ -301,7 +301,9 @@ fn exact_bytes<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<Option<&'a [u8]>> {
     let len = usize::try_from(size).unwrap_or(0);
     // SAFETY: the storage of a `bytes` object, `len` bytes that never
     // change, alive while `obj` is borrowed.
-    Ok(Some(unsafe { slice_at(start.cast::<u8>().cast_const(), len) }))
+    Ok(Some(unsafe {
+        slice_at(start.cast::<u8>().cast_const(), len)
+    }))
 }
 
 /// The `TypeError` for an argument that is not a byte string.
@@ -449,14 +451,16 @@ fn wrong_length(len: usize) -> PyErr {
 fn view_memory(view: &ffi::Py_buffer) -> PyResult<Option<(*mut u8, usize)>> {
     // SAFETY: `strides` is not null (checked by `Output::new`) and a view
     // of `ndim` dimensions has `ndim` strides.
-    let plain = view.ndim == 1
-        && view.suboffsets.is_null()
-        && unsafe { *view.strides } == view.itemsize;
+    let plain =
+        view.ndim == 1 && view.suboffsets.is_null() && unsafe { *view.strides } == view.itemsize;
     // SAFETY: a filled view.
     if !plain && unsafe { ffi::PyBuffer_IsContiguous(view, b'C' as core::ffi::c_char) } == 0 {
         return Err(PyBufferError::new_err("Buffer is not contiguous."));
     }
-    let (start, len) = (view.buf.cast::<u8>(), usize::try_from(view.len).unwrap_or(0));
+    let (start, len) = (
+        view.buf.cast::<u8>(),
+        usize::try_from(view.len).unwrap_or(0),
+    );
     if len == 0 {
         return Ok(None);
     }
