@@ -25,7 +25,19 @@
 //! which no slice may hold: every view of Python's memory is made by
 //! [`slice_at`] or [`slice_at_mut`], which give an empty buffer the empty
 //! slice, and a non-empty buffer without memory is refused when it is
-//! taken ([`memory`]).
+//! taken ([`memory`], [`view_memory`]).
+//!
+//! A short call costs mostly what surrounds the encryption, so the common
+//! cases take the fewest calls into the interpreter: an exact `bytes` is
+//! recognized by its type pointer and read by one call and its header's
+//! length ([`exact_bytes`]; a subclass of `bytes` and every other buffer
+//! take the general path); an output buffer is exported into a
+//! `Py_buffer` in the caller's frame ([`Slot`]), not a boxed one, and its
+//! contiguity is seen without a call for the one-dimensional layout of
+//! every `bytearray` ([`view_memory`]). Rejected: reading a `bytes`
+//! object's storage at its offset in the object (not in the stable ABI);
+//! method tables written by hand around pyo3's trampoline and its
+//! thread-state guard (unsafe code the whole API would then depend on).
 //!
 //! Work on 2 KiB or more runs with the GIL released ([`detach_from`],
 //! the threshold `hashlib` uses), so other Python threads run meanwhile;
