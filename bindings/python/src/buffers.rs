@@ -372,8 +372,8 @@ impl<'s> Output<'s> {
         // `Output`'s `drop`, before `slot` can be used again.
         let view = unsafe { &mut *target };
         let mut output = Output { view, memory: None };
-        // A full request must describe the memory (as it did for
-        // `PyUntypedBuffer`).
+        // A full request must describe the memory (pyo3's
+        // `PyUntypedBuffer`, which reads the inputs, requires the same).
         if output.view.shape.is_null() || output.view.strides.is_null() {
             return Err(not_bytes(obj, name));
         }
