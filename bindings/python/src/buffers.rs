@@ -25,7 +25,19 @@
 //! which no slice may hold: every view of Python's memory is made by
 //! [`slice_at`] or [`slice_at_mut`], which give an empty buffer the empty
 //! slice, and a non-empty buffer without memory is refused when it is
-//! taken ([`memory`]).
+//! taken ([`memory`], [`view_memory`]).
+//!
+//! A short call costs mostly what surrounds the encryption, so the common
+//! cases take the fewest calls into the interpreter: an exact `bytes` is
+//! recognized by its type pointer and read by one call and its header's
+//! length ([`exact_bytes`]; a subclass of `bytes` and every other buffer
+//! take the general path); an output buffer is exported into a
+//! `Py_buffer` in the caller's frame ([`Slot`]), not a boxed one, and its
+//! contiguity is seen without a call for the one-dimensional layout of
+//! every `bytearray` ([`view_memory`]). Rejected: reading a `bytes`
+//! object's storage at its offset in the object (not in the stable ABI);
+//! method tables written by hand around pyo3's trampoline and its
+//! thread-state guard (unsafe code the whole API would then depend on).
 //!
 //! Work on 2 KiB or more runs with the GIL released ([`detach_from`],
 //! the threshold `hashlib` uses), so other Python threads run meanwhile;
@@ -47,6 +59,7 @@ use zeroize::Zeroizing;
 pub const DETACH_FROM: usize = 2048;
 
 /// Runs `f`, releasing the GIL when `bytes` reach [`DETACH_FROM`].
+#[inline(always)]
 pub fn detach_from<T, F>(py: Python<'_>, bytes: usize, f: F) -> T
 where
     F: Send + FnOnce() -> T,
@@ -64,23 +77,50 @@ pub enum Input<'a> {
     /// A `bytes` object, read in place.
     Bytes(&'a [u8]),
     /// Any other C-contiguous buffer, read as its bytes.
-    Buffer(PyUntypedBuffer),
+    Buffer {
+        /// Exported to us while this lives (the exporter may not resize
+        /// or free it meanwhile).
+        _export: PyUntypedBuffer,
+        /// Its start, dangling (not null) when it is empty.
+        start: *const u8,
+        /// Its length in bytes.
+        len: usize,
+    },
 }
 
 impl<'a> Input<'a> {
     /// The argument `name` as bytes; `TypeError` for an object without the
     /// buffer protocol, `BufferError` for a buffer that is not
     /// C-contiguous (as `cryptography` does).
+    #[inline]
     pub fn new(obj: &'a Bound<'_, PyAny>, name: &str) -> PyResult<Input<'a>> {
+        match exact_bytes(obj)? {
+            Some(bytes) => Ok(Input::Bytes(bytes)),
+            None => Input::other(obj, name),
+        }
+    }
+
+    /// [`Input::new`] of anything but an exact `bytes`: a subclass of
+    /// `bytes`, or another buffer.
+    #[inline(never)]
+    fn other(obj: &'a Bound<'_, PyAny>, name: &str) -> PyResult<Input<'a>> {
         if let Ok(bytes) = obj.cast::<PyBytes>() {
             return Ok(Input::Bytes(bytes.as_bytes()));
         }
-        let buffer = PyUntypedBuffer::get(obj).map_err(|_| not_bytes(obj, name))?;
-        memory(&buffer)?;
-        Ok(Input::Buffer(buffer))
+        let export = PyUntypedBuffer::get(obj).map_err(|_| not_bytes(obj, name))?;
+        let (start, len) = match memory(&export)? {
+            Some((start, len)) => (start.cast_const(), len),
+            None => (NonNull::<u8>::dangling().as_ptr().cast_const(), 0),
+        };
+        Ok(Input::Buffer {
+            _export: export,
+            start,
+            len,
+        })
     }
 
     /// An optional argument (`None` is the empty string).
+    #[inline]
     pub fn optional(obj: Option<&'a Bound<'_, PyAny>>, name: &str) -> PyResult<Input<'a>> {
         match obj {
             Some(obj) if !obj.is_none() => Input::new(obj, name),
@@ -89,40 +129,37 @@ impl<'a> Input<'a> {
     }
 
     /// The length in bytes.
+    #[inline]
     pub fn len(&self) -> usize {
         self.memory().1
     }
 
     /// The start and the length in bytes; the start is dangling, not
     /// null, when the length is 0.
+    #[inline]
     fn memory(&self) -> (*const u8, usize) {
         match self {
             Input::Bytes(b) => (b.as_ptr(), b.len()),
-            Input::Buffer(b) => match memory(b) {
-                Ok(Some((start, len))) => (start.cast_const(), len),
-                // Empty (`Input::new` refused every buffer `memory` refuses).
-                _ => (NonNull::dangling().as_ptr(), 0),
-            },
+            Input::Buffer { start, len, .. } => (*start, *len),
         }
     }
 
     /// The bytes, read where they lie; for reading with the GIL held
     /// (`_py`), when no Python thread changes them.
+    #[inline]
     fn held(&self, _py: Python<'_>) -> &[u8] {
         match self {
             Input::Bytes(b) => b,
-            Input::Buffer(_) => {
-                let (start, len) = self.memory();
+            Input::Buffer { start, len, .. } => {
                 // SAFETY: `len` readable bytes of a C-contiguous buffer
                 // (checked by `Input::new`), exported to us while `self`
                 // lives (the exporter may not resize or free it
                 // meanwhile), and unchanged by Python code while the GIL
                 // is held.
-                unsafe { slice_at(start, len) }
+                unsafe { slice_at(*start, *len) }
             }
         }
     }
-
     /// The bytes where they lie, to be read with the GIL released, unless
     /// they overlap `out` (a buffer and a view of it: the caller then
     /// copies them first, which `ptr::copy` does for any overlap).
@@ -137,6 +174,7 @@ impl<'a> Input<'a> {
     /// bytes written and nothing else. Copying the buffer first, with the
     /// GIL held, would be a second pass over the message, as long as the
     /// encryption it feeds.
+    #[inline]
     pub fn beside(&self, out: &[MaybeUninit<u8>]) -> Option<&[u8]> {
         if let Input::Bytes(b) = self {
             return Some(b);
@@ -194,10 +232,11 @@ impl<'a> Input<'a> {
     }
 
     /// The bytes as a slice: borrowed from `bytes`, copied from the rest.
+    #[inline]
     pub fn to_cow(&self, py: Python<'_>) -> PyResult<Cow<'a, [u8]>> {
         match self {
             Input::Bytes(b) => Ok(Cow::Borrowed(b)),
-            Input::Buffer(_) => Ok(Cow::Owned(self.held(py).to_vec())),
+            Input::Buffer { .. } => Ok(Cow::Owned(self.held(py).to_vec())),
         }
     }
 }
@@ -249,7 +288,38 @@ unsafe fn slice_at_mut<'m, T>(start: *mut T, len: usize) -> &'m mut [T] {
     unsafe { core::slice::from_raw_parts_mut(start, len) }
 }
 
+/// The bytes of `obj` when its type is exactly `bytes` (the common
+/// case: a comparison of its type pointer, one call for its start, its
+/// length read from the object's header); `None` for any other object, a
+/// subclass of `bytes` included.
+#[inline]
+fn exact_bytes<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<Option<&'a [u8]>> {
+    // SAFETY: `obj` is a live object, whose type pointer this reads.
+    if unsafe { ffi::PyBytes_CheckExact(obj.as_ptr()) } == 0 {
+        return Ok(None);
+    }
+    // SAFETY: `obj` is a live `bytes`: the call returns its storage (null,
+    // with an exception set, only for another type), and its header holds
+    // its length (`ob_size`, in the stable ABI's `PyVarObject`).
+    let (start, size) = unsafe {
+        (
+            ffi::PyBytes_AsString(obj.as_ptr()),
+            ffi::Py_SIZE(obj.as_ptr()),
+        )
+    };
+    if start.is_null() {
+        return Err(PyErr::fetch(obj.py()));
+    }
+    let len = usize::try_from(size).unwrap_or(0);
+    // SAFETY: the storage of a `bytes` object, `len` bytes that never
+    // change, alive while `obj` is borrowed.
+    Ok(Some(unsafe {
+        slice_at(start.cast::<u8>().cast_const(), len)
+    }))
+}
+
 /// The `TypeError` for an argument that is not a byte string.
+#[cold]
 fn not_bytes(obj: &Bound<'_, PyAny>, name: &str) -> PyErr {
     let type_name = obj
         .get_type()
@@ -260,39 +330,71 @@ fn not_bytes(obj: &Bound<'_, PyAny>, name: &str) -> PyErr {
     ))
 }
 
+/// Room in the caller's frame for the `Py_buffer` of one [`Output`]. An
+/// exporter may point into the struct itself (`bytearray` gives its own
+/// `len` field as the shape), so it stays where it was filled until it is
+/// released; the output borrows it there instead of boxing it.
+pub struct Slot(MaybeUninit<ffi::Py_buffer>);
+
+impl Slot {
+    /// An empty slot.
+    #[inline]
+    pub fn new() -> Slot {
+        Slot(MaybeUninit::uninit())
+    }
+}
+
 /// A caller's writable buffer, the destination of the `*_into` methods:
-/// any C-contiguous buffer, written as its bytes.
-pub struct Output {
+/// any C-contiguous buffer, written as its bytes. Released when dropped.
+/// Neither `Send` nor `Sync` (it holds raw pointers), so it is dropped
+/// on the thread that took it, with the GIL held.
+pub struct Output<'s> {
     /// Exported to us while this lives (the exporter may not resize or
-    /// free it meanwhile).
-    _buffer: PyUntypedBuffer,
-    /// Its memory, from [`memory`]: `None` when it is empty.
+    /// free it meanwhile), in the caller's [`Slot`].
+    view: &'s mut ffi::Py_buffer,
+    /// Its memory, from [`view_memory`]: `None` when it is empty.
     memory: Option<(*mut u8, usize)>,
 }
 
-impl Output {
-    /// The argument `name` as a writable C-contiguous buffer.
-    pub fn new(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Output> {
-        let buffer = PyUntypedBuffer::get(obj).map_err(|_| not_bytes(obj, name))?;
-        if buffer.readonly() {
+impl<'s> Output<'s> {
+    /// The argument `name` as a writable C-contiguous buffer, exported
+    /// into `slot`.
+    #[inline]
+    pub fn new(obj: &Bound<'_, PyAny>, name: &str, slot: &'s mut Slot) -> PyResult<Output<'s>> {
+        let target = slot.0.as_mut_ptr();
+        // SAFETY: `obj` is a live object and `target` is room for a
+        // `Py_buffer`, which the call fills when it returns 0.
+        if unsafe { ffi::PyObject_GetBuffer(obj.as_ptr(), target, ffi::PyBUF_FULL_RO) } != 0 {
+            drop(PyErr::fetch(obj.py()));
+            return Err(not_bytes(obj, name));
+        }
+        // SAFETY: filled by the successful call above; released by
+        // `Output`'s `drop`, before `slot` can be used again.
+        let view = unsafe { &mut *target };
+        let mut output = Output { view, memory: None };
+        // A full request must describe the memory (pyo3's
+        // `PyUntypedBuffer`, which reads the inputs, requires the same).
+        if output.view.shape.is_null() || output.view.strides.is_null() {
+            return Err(not_bytes(obj, name));
+        }
+        if output.view.readonly != 0 {
             return Err(PyTypeError::new_err(format!(
                 "argument '{name}': Buffer is not writable."
             )));
         }
-        let memory = memory(&buffer)?;
-        Ok(Output {
-            _buffer: buffer,
-            memory,
-        })
+        output.memory = view_memory(output.view)?;
+        Ok(output)
     }
 
     /// The buffer's length in bytes.
+    #[inline]
     pub fn len(&self) -> usize {
         self.memory.map_or(0, |(_, len)| len)
     }
 
     /// The start of the buffer's memory, dangling (not null) when it is
     /// empty.
+    #[inline]
     fn start(&self) -> *mut u8 {
         self.memory
             .map_or(NonNull::dangling().as_ptr(), |(start, _)| start)
@@ -300,11 +402,12 @@ impl Output {
 
     /// Fails with `ValueError` unless the buffer is exactly `len` bytes,
     /// the rule of `cryptography`'s `encrypt_into` and `decrypt_into`.
+    #[inline]
     pub fn require_exactly(&self, len: usize) -> PyResult<()> {
         if self.len() == len {
             Ok(())
         } else {
-            Err(PyValueError::new_err(format!("buffer must be {len} bytes")))
+            Err(wrong_length(len))
         }
     }
 
@@ -312,6 +415,7 @@ impl Output {
     /// initialized, and `f` writes only initialized bytes into it, so it
     /// stays so). The caller must not use the buffer from another thread
     /// meanwhile, as with `cryptography`'s `*_into` calls.
+    #[inline]
     pub fn with_space<T>(&self, f: impl FnOnce(&mut [MaybeUninit<u8>]) -> T) -> T {
         let (start, len) = (self.start().cast::<MaybeUninit<u8>>(), self.len());
         // SAFETY: `len` bytes of a writable, C-contiguous buffer (checked
@@ -333,10 +437,56 @@ impl Output {
     }
 }
 
+impl Drop for Output<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: a view filled by `PyObject_GetBuffer` and not yet
+        // released; the GIL is held (an `Output` stays on the thread that
+        // took it, which held the GIL then and holds it whenever it drops
+        // a value it owns).
+        unsafe { ffi::PyBuffer_Release(self.view) }
+    }
+}
+
+/// The `ValueError` for an output buffer of the wrong length.
+#[cold]
+fn wrong_length(len: usize) -> PyErr {
+    PyValueError::new_err(format!("buffer must be {len} bytes"))
+}
+
+/// [`memory`] of an exported view: `BufferError` for a buffer that is not
+/// C-contiguous, or that is not empty and has no memory. A buffer of one
+/// dimension whose stride is its item size (any `bytearray`, any
+/// `memoryview` of contiguous bytes) is C-contiguous without asking the
+/// interpreter.
+#[inline]
+fn view_memory(view: &ffi::Py_buffer) -> PyResult<Option<(*mut u8, usize)>> {
+    // SAFETY: `strides` is not null (checked by `Output::new`) and a view
+    // of `ndim` dimensions has `ndim` strides.
+    let plain =
+        view.ndim == 1 && view.suboffsets.is_null() && unsafe { *view.strides } == view.itemsize;
+    // SAFETY: a filled view.
+    if !plain && unsafe { ffi::PyBuffer_IsContiguous(view, b'C' as core::ffi::c_char) } == 0 {
+        return Err(PyBufferError::new_err("Buffer is not contiguous."));
+    }
+    let (start, len) = (
+        view.buf.cast::<u8>(),
+        usize::try_from(view.len).unwrap_or(0),
+    );
+    if len == 0 {
+        return Ok(None);
+    }
+    if start.is_null() {
+        return Err(PyBufferError::new_err("Buffer has a length but no memory."));
+    }
+    Ok(Some((start, len)))
+}
+
 /// A new `bytes` object of `len` bytes, filled by `fill`, which gets its
 /// storage uninitialized (not zeroed first: for 1 MiB the zeroing cost a
 /// fifth of an encryption) and must write every byte of it when it
 /// returns `Ok`; on `Err` the object is freed unseen.
+#[inline(always)]
 pub fn new_bytes(
     py: Python<'_>,
     len: usize,
@@ -364,6 +514,7 @@ pub fn new_bytes(
 }
 
 /// Copies `input` into `out` (of the same length) and returns it written.
+#[inline]
 pub fn copy_into<'o>(out: &'o mut [MaybeUninit<u8>], input: &[u8]) -> &'o mut [u8] {
     assert_eq!(
         out.len(),

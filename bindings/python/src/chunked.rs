@@ -32,7 +32,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyInt};
 use zeroize::Zeroizing;
 
-use crate::buffers::{Input, Output, detach_from};
+use crate::buffers::{Input, Output, Slot, detach_from};
 use crate::errors;
 
 /// The most worker threads a whole-file call takes (and the default
@@ -579,7 +579,8 @@ impl ChunkedReader {
     /// Reads up to `len(buf)` bytes into `buf`; returns how many (0 at the
     /// end). Reads stop at the end of a chunk.
     fn readinto(&mut self, py: Python<'_>, buf: &Bound<'_, PyAny>) -> PyResult<usize> {
-        let out = Output::new(buf, "buf")?;
+        let mut slot = Slot::new();
+        let out = Output::new(buf, "buf", &mut slot)?;
         let reader = self.open()?;
         // Read where it lies: the reader copies out authenticated
         // plaintext only, so nothing unverified reaches `buf`.

@@ -76,15 +76,22 @@ impl Deref for Key<'_> {
 
 impl Keys {
     /// The key that splits across `pool`, or the one-thread key.
+    #[inline]
     fn on(&self, pool: Option<&Arc<Pool>>) -> Result<Key<'_>, aekit::Error> {
-        let Some(pool) = pool else {
-            return Ok(Key::One(&self.one));
-        };
+        match pool {
+            None => Ok(Key::One(&self.one)),
+            Some(pool) => self.split_on(pool).map(Key::Split),
+        }
+    }
+
+    /// The key that splits across `pool`, made on its first use.
+    #[inline(never)]
+    fn split_on(&self, pool: &Arc<Pool>) -> Result<Arc<aekit::AesGcm>, aekit::Error> {
         let mut split = self.split.lock().unwrap_or_else(PoisonError::into_inner);
         match split.take() {
             Some((p, pid, key)) if Arc::ptr_eq(&p, pool) => {
                 *split = Some((p, pid, Arc::clone(&key)));
-                return Ok(Key::Split(key));
+                return Ok(key);
             }
             // A pool inherited over `fork` is forgotten, not dropped (see
             // `pool.rs`).
@@ -93,7 +100,7 @@ impl Keys {
         }
         let key = Arc::new(aekit::AesGcm::new(&self.secret)?.with_pool(Arc::clone(pool)));
         *split = Some((Arc::clone(pool), std::process::id(), Arc::clone(&key)));
-        Ok(Key::Split(key))
+        Ok(key)
     }
 }
 

@@ -15,7 +15,7 @@ use pyo3::exceptions::PyOverflowError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::buffers::{Input, Output, copy_into, detach_from, new_bytes};
+use crate::buffers::{Input, Output, Slot, copy_into, detach_from, new_bytes};
 use crate::{errors, pool};
 
 /// Bytes of tag: both classes make and take 16-byte tags only.
@@ -82,22 +82,32 @@ pub trait Aead: Send + Sync {
     }
 }
 
+/// The `OverflowError` for a message or associated data past
+/// [`MAX_LEN`].
+#[cold]
+fn too_long() -> PyErr {
+    PyOverflowError::new_err("Data or associated data too long. Max 2**31 - 1 bytes")
+}
+
 /// The shared pool, for a class that splits and a message long enough.
 /// Taken with the GIL held (see `pool.rs` on `fork`).
 fn pool_for(aead: &dyn Aead, len: usize) -> Option<Arc<Pool>> {
-    (aead.splits() && len >= DEFAULT_THRESHOLD)
+    (len >= DEFAULT_THRESHOLD && aead.splits())
         .then(pool::shared)
         .flatten()
 }
 
-/// The arguments every method takes, checked.
+/// The arguments every method takes, checked; the nonce and the
+/// associated data as slices (borrowed from `bytes`, copied from other
+/// buffers, see [`Input::to_cow`]).
 struct Args<'a> {
-    nonce: Input<'a>,
+    nonce: Cow<'a, [u8]>,
     data: Input<'a>,
-    aad: Input<'a>,
+    aad: Cow<'a, [u8]>,
 }
 
 impl<'a> Args<'a> {
+    #[inline(always)]
     fn new(
         py: Python<'_>,
         aead: &dyn Aead,
@@ -108,59 +118,66 @@ impl<'a> Args<'a> {
         let nonce = Input::new(nonce, "nonce")?;
         let data = Input::new(data, "data")?;
         let aad = Input::optional(aad, "associated_data")?;
-        aead.check_nonce(&nonce.to_cow(py)?)?;
+        let nonce = nonce.to_cow(py)?;
+        aead.check_nonce(&nonce)?;
         if data.len() > MAX_LEN || aad.len() > MAX_LEN {
-            return Err(PyOverflowError::new_err(
-                "Data or associated data too long. Max 2**31 - 1 bytes",
-            ));
+            return Err(too_long());
         }
+        let aad = aad.to_cow(py)?;
         Ok(Args { nonce, data, aad })
     }
 
     /// Bytes the computation touches, which decide whether to release the GIL.
+    #[inline]
     fn work(&self) -> usize {
         self.data.len() + self.aad.len()
     }
 
     /// Encrypts the data into `out` (ciphertext ‖ tag, the data's length
     /// plus 16 bytes, possibly uninitialized), writing every byte of it.
+    #[inline(always)]
     fn seal_into(
         &self,
         py: Python<'_>,
         aead: &dyn Aead,
         out: &mut [MaybeUninit<u8>],
     ) -> PyResult<()> {
-        let (nonce, aad) = (self.nonce.to_cow(py)?, self.aad.to_cow(py)?);
+        let (nonce, aad) = (&*self.nonce, &*self.aad);
         let (text, tag_out) = out.split_at_mut(self.data.len());
         let pool = pool_for(aead, text.len());
         // Read where it lies, with the GIL released, unless it overlaps
         // the output: then copied into it first (with the GIL held).
         let tag = match self.data.beside(text) {
             Some(data) => detach_from(py, self.work(), || {
-                aead.seal_from(pool.as_ref(), &nonce, &aad, data, text)
+                aead.seal_from(pool.as_ref(), nonce, aad, data, text)
             }),
             None => {
                 let text = self.data.copy_to_space(py, text)?;
                 detach_from(py, self.work(), || {
-                    aead.seal(pool.as_ref(), &nonce, &aad, text)
+                    aead.seal(pool.as_ref(), nonce, aad, text)
                 })
             }
         }
         .map_err(|e| errors::aead(py, e))?;
-        copy_into(tag_out, &tag);
+        // A copy of a known length: two stores, not a call.
+        let tag_out: &mut [MaybeUninit<u8>; TAG_LEN] = tag_out
+            .try_into()
+            .expect("the output holds the tag after the ciphertext");
+        *tag_out = tag.map(MaybeUninit::new);
         Ok(())
     }
 
     /// Verifies and decrypts the data (ciphertext ‖ tag) into `out`, which
     /// is 16 bytes shorter than the data (possibly uninitialized), writing
     /// every byte of it (zeros on failure); `InvalidTag` on failure.
+    #[inline(always)]
     fn open_into(
         &self,
         py: Python<'_>,
         aead: &dyn Aead,
         out: &mut [MaybeUninit<u8>],
     ) -> PyResult<()> {
-        let (nonce, aad) = (self.nonce.to_cow(py)?, self.aad.to_cow(py)?);
+        let (nonce, aad) = (&*self.nonce, &*self.aad);
         let data = match self.data.beside(out) {
             Some(data) => Cow::Borrowed(data),
             None => self.data.to_cow(py)?,
@@ -168,7 +185,7 @@ impl<'a> Args<'a> {
         let (ciphertext, tag) = data.split_at(out.len());
         let pool = pool_for(aead, out.len());
         detach_from(py, self.work(), || {
-            aead.open_from(pool.as_ref(), &nonce, &aad, ciphertext, out, tag)
+            aead.open_from(pool.as_ref(), nonce, aad, ciphertext, out, tag)
         })
         .map_err(|e| errors::aead(py, e))
     }
@@ -246,7 +263,8 @@ impl AeadBase {
     ) -> PyResult<usize> {
         let aead = &*self.aead;
         let args = Args::new(py, aead, nonce, data, associated_data)?;
-        let out = Output::new(buf, "buf")?;
+        let mut slot = Slot::new();
+        let out = Output::new(buf, "buf", &mut slot)?;
         let len = args.data.len() + TAG_LEN;
         out.require_exactly(len)?;
         out.with_space(|space| args.seal_into(py, aead, space))?;
@@ -275,7 +293,8 @@ impl AeadBase {
         let aead = &*self.aead;
         let args = Args::new(py, aead, nonce, data, associated_data)?;
         let len = args.plaintext_len(py)?;
-        let out = Output::new(buf, "buf")?;
+        let mut slot = Slot::new();
+        let out = Output::new(buf, "buf", &mut slot)?;
         out.require_exactly(len)?;
         // Decrypted where it lies; aekit zeroes it if the tag is wrong.
         out.with_space(|space| args.open_into(py, aead, space))?;

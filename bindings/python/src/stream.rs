@@ -19,7 +19,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use self_cell::self_cell;
 
-use crate::buffers::{Input, Output, detach_from, new_bytes};
+use crate::buffers::{Input, Output, Slot, detach_from, new_bytes};
 use crate::errors;
 use crate::oneshot::TAG_LEN;
 
@@ -174,7 +174,8 @@ impl Context {
         buf: &Bound<'_, PyAny>,
     ) -> PyResult<usize> {
         let data = Input::new(data, "data")?;
-        let out = Output::new(buf, "buf")?;
+        let mut slot = Slot::new();
+        let out = Output::new(buf, "buf", &mut slot)?;
         if out.len() < data.len() {
             return Err(PyValueError::new_err(format!(
                 "buffer must be at least {} bytes for this payload",
