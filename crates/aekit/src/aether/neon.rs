@@ -1,0 +1,430 @@
+//! `neon`: AETHER with NEON (Advanced SIMD) on 128-bit registers (AArch64).
+//!
+//! CPU features: NEON, checked at run time like the x86-64 engines' (every
+//! AArch64 CPU that runs a general-purpose OS has it); the [`Neon`] token
+//! exists only where it was detected, so safe code cannot reach these
+//! instructions on a CPU without it. Off AArch64 the token is an empty enum.
+//!
+//! Representation: one nibble per byte, a word in two registers, its two
+//! halves (the halves F's MatrixMul acts on): register `h` holds storage
+//! positions `16h..16h+16`, one nibble in the low four bits of each byte.
+//! The storage order is `portable.rs`'s: the nibble the spec numbers `i`
+//! sits at position `i ⊕ 4` (adjacent blocks of four nibbles trade places),
+//! which turns `Permutation ∘ Rev` into the plain Permutation (the
+//! derivation is in `portable.rs`'s header). So in storage
+//! `F = Permutation ∘ S ∘ M' ∘ S` with `M'(u)_{c,k} = T_k ⊕ J_c ⊕ u_{c,k}`
+//! (column XOR over a half's four blocks, XOR of the block's four
+//! nibbles). The nine state words live in 18 registers for a whole call
+//! and meet the spec's bytes only at its edges.
+//!
+//! Math, per step, on a register (a half: block `c` is 32-bit element `c`,
+//! nibble `k` of it is byte `k` of the element):
+//!
+//! - S-box: `TBL` (`vqtbl1q_u8`) with the 16-byte table S: byte `i` of the
+//!   result is `S[idx_i]`, and an index of 16 or more gives 0.
+//! - M': `t1 = u ⊕ EXT(u, u, 8)` (block `c ⊕ 2`), `T = t1 ⊕ REV64.4S(t1)`
+//!   (`c ⊕ 1`), `r16 = REV32.8H(u)` (nibble `k ⊕ 2`), and
+//!   `J ⊕ u = r16 ⊕ REV16.16B(u ⊕ r16)` (`k ⊕ 1`, `k ⊕ 3`): three
+//!   permutes, an `EXT` and five `EOR`.
+//! - Permutation: the even positions of the 32 gather into the first half,
+//!   the odd ones into the second: `UZP1` and `UZP2` of the two halves.
+//!
+//! Two words per pair of registers where it pays: M' and the Permutation
+//! are linear over GF(2) and move whole bytes, so a byte's four spare bits
+//! carry a second word. F is evaluated on pairs `(a, b)`: the first S-box
+//! writes `S(a) | S(b) << 4` (`TBL` with S and with `S << 4`, an `ORR`), M'
+//! and the Permutation run once for both words, and the second S-box looks
+//! up the low nibble (after an `AND` with 15) and the high one (after a
+//! `USHR` by 4). Per pair: 8 `TBL`, 18 for M', 2 `UZP`, 6 `ORR`/`AND`/`USHR`;
+//! 34 instructions for two F, where one F alone takes 24.
+//!
+//! Schedule: the nine F of a round update are independent, and so are the
+//! three of the keystream: a message block is six F pairs with no
+//! dependency between them (`vector.rs`'s wiring, shared with the x86-64
+//! engines), which the out-of-order core overlaps; AArch64's 32 vector
+//! registers hold the 18 of the state, the three tables and most of the
+//! pairs in flight. Absorbing a block is four pairs and one F alone.
+//! Bytes become nibbles with `REV32.8H` (the storage swap), `USHR`, `AND`,
+//! `ZIP1`/`ZIP2`, and nibbles bytes with `UZP1`/`UZP2`, `SLI`, `REV32.8H`.
+//! The output is made in nibbles (the input's XOR the keystream's) and
+//! gathered once; decryption absorbs those nibbles, so the next block's F
+//! waits on no trip to bytes and back.
+//!
+//! Cost per 48-byte block (counted from the code; `crates/aekit-bench/mca/`
+//! models the compiled loop): 6 pairs × 34, 18 `EOR` for the round, 12 for
+//! the keystream's inputs and outputs, 6 to make the output, 15 to spread
+//! the input and 12 to gather the output: about 270 vector instructions,
+//! 48 of them `TBL`.
+//!
+//! Citation: the scheme as in `reference.rs` (Sakamoto, Banik, Caforio,
+//! Ishikawa, Isobe, Rahman, *Design of an Ultra-High Throughput and
+//! Low-Energy Authenticated Encryption Scheme*, pinned by
+//! `docs/AETHER.md`); the nibble S-box by a byte shuffle as in Hamburg's
+//! vector-permutation AES (CHES 2009).
+//!
+//! Constant-time: yes. `TBL` indexes a register, never memory, and its
+//! timing does not depend on the index values on AArch64 cores; every
+//! other instruction is a fixed permute, shift or logic operation; no
+//! branch depends on the key, nonce or data.
+//!
+//! Rejected: two nibbles per byte, one word per register (the S-box needs
+//! `AND`, `USHR`, two `TBL` and an `ORR` per word, M' a nibble swap more,
+//! and the Permutation shifts and inserts: more instructions per F than a
+//! pair); `EOR3` (SHA3) for M''s XORs (not on Neoverse N1 or Cortex-A72);
+//! the spec's MatrixMul with its block reversal (`Rev` would cost a
+//! `REV64` and an `EXT` per half; the storage order makes it free); a
+//! two-register `TBL` for spreading (slower than `ZIP` on N1 and A72).
+
+pub(crate) use imp::Neon;
+
+#[cfg(target_arch = "aarch64")]
+mod imp {
+    use core::arch::aarch64::*;
+
+    use super::super::engine::{BLOCK_LEN, Engine, State, Word};
+    use super::super::vector;
+    use crate::aether::reference::SBOX;
+
+    /// Proof that this CPU runs NEON.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Neon {
+        _detected: (),
+    }
+
+    impl Neon {
+        /// The token, if this CPU has NEON.
+        pub fn detect() -> Option<Neon> {
+            std::arch::is_aarch64_feature_detected!("neon").then_some(Neon { _detected: () })
+        }
+    }
+
+    impl Engine for Neon {
+        fn keystream(self, s: &State) -> [u8; BLOCK_LEN] {
+            // SAFETY: `self` exists only if `detect` found NEON, the one
+            // feature `keystream_tf` is compiled for.
+            unsafe { keystream_tf(s) }
+        }
+
+        fn absorb(self, s: &mut State, blocks: &[u8]) {
+            // SAFETY: as above, the token proves the feature.
+            unsafe { absorb_tf(s, blocks) }
+        }
+
+        fn absorb_repeated(self, s: &mut State, x: &[Word; 3], times: usize) {
+            // SAFETY: as above, the token proves the feature.
+            unsafe { absorb_repeated_tf(s, x, times) }
+        }
+
+        fn encrypt(self, s: &mut State, blocks: &mut [u8]) {
+            // SAFETY: as above, the token proves the feature.
+            unsafe { crypt_tf::<true>(s, blocks) }
+        }
+
+        fn decrypt(self, s: &mut State, blocks: &mut [u8]) {
+            // SAFETY: as above, the token proves the feature.
+            unsafe { crypt_tf::<false>(s, blocks) }
+        }
+    }
+
+    /// A word: its two halves, storage positions 0..16 and 16..32, one
+    /// nibble per byte.
+    type W = [uint8x16_t; 2];
+
+    /// The tables in registers, made once per call.
+    #[derive(Clone, Copy)]
+    struct K {
+        /// S.
+        s: uint8x16_t,
+        /// S << 4.
+        s4: uint8x16_t,
+        /// 0x0f in every byte.
+        low: uint8x16_t,
+    }
+
+    const SBOX4: [u8; 16] = {
+        let mut t = [0u8; 16];
+        let mut i = 0;
+        while i < 16 {
+            t[i] = SBOX[i] << 4;
+            i += 1;
+        }
+        t
+    };
+
+    #[target_feature(enable = "neon")]
+    fn load16(b: &[u8]) -> uint8x16_t {
+        assert!(b.len() >= 16);
+        // SAFETY: just checked: 16 readable bytes; `ld1` has no alignment requirement.
+        unsafe { vld1q_u8(b.as_ptr()) }
+    }
+
+    #[target_feature(enable = "neon")]
+    fn store16(v: uint8x16_t, b: &mut [u8]) {
+        assert!(b.len() >= 16);
+        // SAFETY: just checked: 16 writable bytes; `st1` has no alignment requirement.
+        unsafe { vst1q_u8(b.as_mut_ptr(), v) }
+    }
+
+    #[target_feature(enable = "neon")]
+    fn tables() -> K {
+        K {
+            s: load16(&SBOX),
+            s4: load16(&SBOX4),
+            low: vdupq_n_u8(0x0f),
+        }
+    }
+
+    /// Swaps adjacent 16-bit groups: spec byte order ↔ storage byte order
+    /// (nibble `i ↔ i ⊕ 4`), an involution.
+    #[target_feature(enable = "neon")]
+    fn swap16(v: uint8x16_t) -> uint8x16_t {
+        vreinterpretq_u8_u16(vrev32q_u16(vreinterpretq_u16_u8(v)))
+    }
+
+    /// 16 bytes in the spec's order → the word's 32 nibbles in storage.
+    #[target_feature(enable = "neon")]
+    fn spread(k: &K, w: uint8x16_t) -> W {
+        let w = swap16(w);
+        let hi = vshrq_n_u8::<4>(w); // even positions
+        let lo = vandq_u8(w, k.low); // odd positions
+        [vzip1q_u8(hi, lo), vzip2q_u8(hi, lo)]
+    }
+
+    /// A word's 32 nibbles (each below 16) → its 16 bytes in the spec's order.
+    #[target_feature(enable = "neon")]
+    fn join(v: W) -> uint8x16_t {
+        let even = vuzp1q_u8(v[0], v[1]);
+        let odd = vuzp2q_u8(v[0], v[1]);
+        swap16(vsliq_n_u8::<4>(odd, even)) // even << 4 | odd
+    }
+
+    /// A block's three message words, spread.
+    #[target_feature(enable = "neon")]
+    fn spread3(k: &K, b: &[u8]) -> [W; 3] {
+        [
+            spread(k, load16(&b[..16])),
+            spread(k, load16(&b[16..32])),
+            spread(k, load16(&b[32..48])),
+        ]
+    }
+
+    /// M' on one half: `T_k ⊕ J_c ⊕ u_{c,k}`.
+    #[target_feature(enable = "neon")]
+    fn matrix(u: uint8x16_t) -> uint8x16_t {
+        let t1 = veorq_u8(u, vextq_u8::<8>(u, u)); // blocks c, c⊕2
+        let t = veorq_u8(t1, vreinterpretq_u8_u32(vrev64q_u32(vreinterpretq_u32_u8(t1)))); // T
+        let r16 = vreinterpretq_u8_u16(vrev32q_u16(vreinterpretq_u16_u8(u))); // nibble k⊕2
+        let r8 = vrev16q_u8(veorq_u8(u, r16)); // k⊕1 ⊕ k⊕3
+        veorq_u8(veorq_u8(t, r16), r8)
+    }
+
+    /// The Permutation: even positions to the first half, odd to the second.
+    #[target_feature(enable = "neon")]
+    fn permutation(m: W) -> W {
+        [vuzp1q_u8(m[0], m[1]), vuzp2q_u8(m[0], m[1])]
+    }
+
+    /// F on two words at once, `a` in the low nibbles and `b` in the high.
+    #[target_feature(enable = "neon")]
+    fn f2(k: &K, a: W, b: W) -> (W, W) {
+        let x = [
+            vorrq_u8(vqtbl1q_u8(k.s, a[0]), vqtbl1q_u8(k.s4, b[0])),
+            vorrq_u8(vqtbl1q_u8(k.s, a[1]), vqtbl1q_u8(k.s4, b[1])),
+        ];
+        let p = permutation([matrix(x[0]), matrix(x[1])]);
+        let fa = [
+            vqtbl1q_u8(k.s, vandq_u8(p[0], k.low)),
+            vqtbl1q_u8(k.s, vandq_u8(p[1], k.low)),
+        ];
+        let fb = [
+            vqtbl1q_u8(k.s, vshrq_n_u8::<4>(p[0])),
+            vqtbl1q_u8(k.s, vshrq_n_u8::<4>(p[1])),
+        ];
+        (fa, fb)
+    }
+
+    /// F on one word.
+    #[target_feature(enable = "neon")]
+    fn f1(k: &K, a: W) -> W {
+        let x = [vqtbl1q_u8(k.s, a[0]), vqtbl1q_u8(k.s, a[1])];
+        let p = permutation([matrix(x[0]), matrix(x[1])]);
+        [vqtbl1q_u8(k.s, p[0]), vqtbl1q_u8(k.s, p[1])]
+    }
+
+    #[target_feature(enable = "neon")]
+    fn xor(a: W, b: W) -> W {
+        [veorq_u8(a[0], b[0]), veorq_u8(a[1], b[1])]
+    }
+
+    #[target_feature(enable = "neon")]
+    fn load_state(k: &K, s: &State) -> [W; 9] {
+        core::array::from_fn(|i| spread(k, load16(&s[i])))
+    }
+
+    #[target_feature(enable = "neon")]
+    fn store_state(v: &mut [W; 9], s: &mut State) {
+        for (w, x) in s.iter_mut().zip(v.iter_mut()) {
+            store16(join(*x), w);
+            *x = [vdupq_n_u8(0); 2];
+        }
+    }
+
+    #[target_feature(enable = "neon")]
+    fn keystream_tf(s: &State) -> [u8; BLOCK_LEN] {
+        let k = tables();
+        let v = load_state(&k, s);
+        let (_, ks) = vector::f12(|a, b| f2(&k, a, b), |a, b| xor(a, b), &v);
+        let mut out = [0u8; BLOCK_LEN];
+        for (j, w) in ks.iter().enumerate() {
+            store16(join(*w), &mut out[16 * j..16 * j + 16]);
+        }
+        out
+    }
+
+    /// R for each block; its own function so the loop can be modelled
+    /// (`crates/aekit-bench/mca/`).
+    #[inline(never)]
+    #[target_feature(enable = "neon")]
+    fn absorb_tf(s: &mut State, blocks: &[u8]) {
+        let k = tables();
+        let mut v = load_state(&k, s);
+        for b in blocks.chunks_exact(BLOCK_LEN) {
+            let x = spread3(&k, b);
+            let f = vector::f9(|a, b| f2(&k, a, b), |a| f1(&k, a), &v);
+            vector::update(|a, b| xor(a, b), &mut v, f, x);
+        }
+        store_state(&mut v, s);
+    }
+
+    #[target_feature(enable = "neon")]
+    fn absorb_repeated_tf(s: &mut State, x: &[Word; 3], times: usize) {
+        let k = tables();
+        let mut v = load_state(&k, s);
+        let x = [
+            spread(&k, load16(&x[0])),
+            spread(&k, load16(&x[1])),
+            spread(&k, load16(&x[2])),
+        ];
+        for _ in 0..times {
+            let f = vector::f9(|a, b| f2(&k, a, b), |a| f1(&k, a), &v);
+            vector::update(|a, b| xor(a, b), &mut v, f, x);
+        }
+        store_state(&mut v, s);
+    }
+
+    /// Encrypts (`ENCRYPT`) or decrypts whole blocks in place; its own
+    /// function so the loop can be modelled (`crates/aekit-bench/mca/`).
+    #[inline(never)]
+    #[target_feature(enable = "neon")]
+    fn crypt_tf<const ENCRYPT: bool>(s: &mut State, blocks: &mut [u8]) {
+        let k = tables();
+        let mut v = load_state(&k, s);
+        for b in blocks.chunks_exact_mut(BLOCK_LEN) {
+            let (f, ks) = vector::f12(|a, b| f2(&k, a, b), |a, b| xor(a, b), &v);
+            // The output is the input XOR the keystream, made in nibbles
+            // and gathered once; the absorbed words are the plaintext's:
+            // the input when encrypting, the output when decrypting.
+            let input = spread3(&k, b);
+            let output = [
+                xor(input[0], ks[0]),
+                xor(input[1], ks[1]),
+                xor(input[2], ks[2]),
+            ];
+            for (j, w) in output.iter().enumerate() {
+                store16(join(*w), &mut b[16 * j..16 * j + 16]);
+            }
+            vector::update(|a, b| xor(a, b), &mut v, f, if ENCRYPT { input } else { output });
+        }
+        store_state(&mut v, s);
+    }
+}
+
+#[cfg(not(target_arch = "aarch64"))]
+mod imp {
+    use super::super::engine::{BLOCK_LEN, Engine, State};
+
+    /// No value of this type exists without NEON.
+    #[derive(Clone, Copy, Debug)]
+    pub enum Neon {}
+
+    impl Neon {
+        /// Never available without NEON.
+        pub fn detect() -> Option<Neon> {
+            None
+        }
+    }
+
+    impl Engine for Neon {
+        fn keystream(self, _: &State) -> [u8; BLOCK_LEN] {
+            match self {}
+        }
+
+        fn absorb(self, _: &mut State, _: &[u8]) {
+            match self {}
+        }
+    }
+}
+
+#[cfg(all(test, target_arch = "aarch64"))]
+mod tests {
+    use super::imp::Neon;
+    use crate::aether::engine::Engine;
+    use crate::aether::reference::{self, Reference};
+
+    /// F (the first keystream word of a state with only S0 set) on
+    /// varied words, against the reference.
+    #[test]
+    fn f_matches_reference() {
+        let e = Neon::detect().expect("NEON");
+        let mut w = [0u8; 16];
+        for round in 0..256u32 {
+            for (i, b) in w.iter_mut().enumerate() {
+                *b = b
+                    .wrapping_mul(31)
+                    .wrapping_add((round as u8) ^ i as u8)
+                    .rotate_left(3);
+            }
+            let mut s = [[0u8; 16]; 9];
+            s[0] = w;
+            let got = e.keystream(&s);
+            assert_eq!(got[..16], reference::f(&w), "F of {w:02x?}");
+        }
+    }
+
+    /// The keystream and every block count of absorption, against the
+    /// reference, from random states.
+    #[test]
+    fn engine_matches_reference() {
+        let e = Neon::detect().expect("NEON");
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut byte = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        };
+        for blocks in 0..6 {
+            let mut s = [[0u8; 16]; 9];
+            s.iter_mut().flatten().for_each(|b| *b = byte());
+            let data: Vec<u8> = (0..48 * blocks).map(|_| byte()).collect();
+            assert_eq!(e.keystream(&s), Reference.keystream(&s));
+            let (mut a, mut b) = (s, s);
+            e.absorb(&mut a, &data);
+            Reference.absorb(&mut b, &data);
+            assert_eq!(a, b, "absorb {blocks} blocks");
+            let (mut ca, mut cb) = (data.clone(), data.clone());
+            let (mut a, mut b) = (s, s);
+            e.encrypt(&mut a, &mut ca);
+            Reference.encrypt(&mut b, &mut cb);
+            assert_eq!((a, &ca), (b, &cb), "encrypt {blocks} blocks");
+            e.decrypt(&mut a, &mut ca);
+            Reference.decrypt(&mut b, &mut cb);
+            assert_eq!((a, &ca), (b, &cb), "decrypt {blocks} blocks");
+            let (mut a, mut b) = (s, s);
+            let w = [s[1], s[2], s[3]];
+            e.absorb_repeated(&mut a, &w, blocks + 1);
+            Reference.absorb_repeated(&mut b, &w, blocks + 1);
+            assert_eq!(a, b, "absorb_repeated {}", blocks + 1);
+        }
+    }
+}
