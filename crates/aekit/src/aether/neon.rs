@@ -50,11 +50,14 @@
 //! gathered once; decryption absorbs those nibbles, so the next block's F
 //! waits on no trip to bytes and back.
 //!
-//! Cost per 48-byte block (counted from the code; `crates/aekit-bench/mca/`
-//! models the compiled loop): 6 pairs × 34, 18 `EOR` for the round, 12 for
-//! the keystream's inputs and outputs, 6 to make the output, 15 to spread
-//! the input and 12 to gather the output: about 270 vector instructions,
-//! 48 of them `TBL`.
+//! Cost per 48-byte block of encryption (counted from the code, and the
+//! same in the disassembly of the loop): 6 pairs × 34, 18 `EOR` for the
+//! round, 12 for the keystream's inputs and outputs, 6 to make the output,
+//! 15 to spread the input and 12 to gather the output: 267 vector
+//! instructions, 48 of them `TBL`; LLVM adds a few stack loads and stores
+//! (the state, the tables and the pairs in flight want more than 32
+//! registers). `crates/aekit-bench/mca/aether.sh` runs the compiled loop
+//! through llvm-mca's models of AArch64 cores.
 //!
 //! Citation: the scheme as in `reference.rs` (Sakamoto, Banik, Caforio,
 //! Ishikawa, Isobe, Rahman, *Design of an Ultra-High Throughput and
@@ -62,18 +65,23 @@
 //! `docs/AETHER.md`); the nibble S-box by a byte shuffle as in Hamburg's
 //! vector-permutation AES (CHES 2009).
 //!
-//! Constant-time: yes. `TBL` indexes a register, never memory, and its
-//! timing does not depend on the index values on AArch64 cores; every
-//! other instruction is a fixed permute, shift or logic operation; no
-//! branch depends on the key, nonce or data.
+//! Constant-time: yes. `TBL` reads a register, never memory, so no
+//! address depends on a secret, and its latency does not depend on the
+//! index values (the vector-permutation AES of OpenSSL's and BoringSSL's
+//! `vpaes-armv8` rests on the same); every other instruction is a fixed
+//! permute, shift or logic operation; no branch depends on the key, nonce
+//! or data.
 //!
 //! Rejected: two nibbles per byte, one word per register (the S-box needs
 //! `AND`, `USHR`, two `TBL` and an `ORR` per word, M' a nibble swap more,
 //! and the Permutation shifts and inserts: more instructions per F than a
 //! pair); `EOR3` (SHA3) for M''s XORs (not on Neoverse N1 or Cortex-A72);
 //! the spec's MatrixMul with its block reversal (`Rev` would cost a
-//! `REV64` and an `EXT` per half; the storage order makes it free); a
-//! two-register `TBL` for spreading (slower than `ZIP` on N1 and A72).
+//! `REV64` and an `EXT` per half; the storage order makes it free);
+//! two-register `TBL`s to spread bytes (one instruction fewer per word, but
+//! two more on the pipes that run every S-box `TBL`); a bitsliced NEON
+//! engine for `batch.rs` (not written: a `neon` key's batch runs message by
+//! message on this engine).
 
 pub(crate) use imp::Neon;
 
