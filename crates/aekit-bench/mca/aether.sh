@@ -13,6 +13,12 @@
 # for `absorb`, R alone (nine F). Printed: cycles per block (llvm-mca's
 # total cycles over its iterations) and the portable/neon ratio.
 #
+# Reading apple-m1: LLVM 19 models it with Cyclone's scheduling model,
+# which books every register-register logical instruction (EOR, ORR, BIC)
+# on the two shift-capable integer units, as if it shifted its operand.
+# The portable engine is mostly such instructions, so the model makes it
+# slower there than the core runs it, and the ratio larger.
+#
 # Usage: crates/aekit-bench/mca/aether.sh [OUT_DIR]
 # Needs: rustup's aarch64-unknown-linux-gnu target, llvm-objdump-19,
 # llvm-mca-19, python3. OUT_DIR (default: target/mca/aether) keeps the
