@@ -147,7 +147,39 @@ mod imp {
         s4: uint8x16_t,
         /// 0x0f in every byte.
         low: uint8x16_t,
+        /// [`SPREAD`] and [`JOIN`].
+        spread: uint8x16_t,
+        join: uint8x16_t,
     }
+
+    /// Where a word's nibbles lie (see the header): storage position
+    /// `q = (q4 q3 q2 q1 q0)` in register `q3`, byte `(q2 q1 q0 q4)`.
+    /// With `q = i ⊕ 4` for the spec's nibble `i`, spec byte
+    /// `n = (n3 n2 n1 n0)` (nibbles `2n`, `2n + 1`) goes to register `n2`,
+    /// bytes `(n1⊕1, n0, e, n3)`, `e` = 0 for its high nibble, 1 for its low.
+    /// [`spread`] first moves byte `n` to byte `(n2, n1⊕1, n0, n3)` with
+    /// this index (`TBL` with the word as the table)…
+    const SPREAD: [u8; 16] = {
+        let mut t = [0u8; 16];
+        let mut s = 0;
+        while s < 16 {
+            let (s3, s2, s1, s0) = (s >> 3, (s >> 2) & 1, (s >> 1) & 1, s & 1);
+            t[s] = (8 * s0 + 4 * s3 + 2 * (s2 ^ 1) + s1) as u8;
+            s += 1;
+        }
+        t
+    };
+
+    /// … and [`join`] moves it back with the inverse.
+    const JOIN: [u8; 16] = {
+        let mut t = [0u8; 16];
+        let mut s = 0;
+        while s < 16 {
+            t[SPREAD[s] as usize] = s as u8;
+            s += 1;
+        }
+        t
+    };
 
     const SBOX4: [u8; 16] = {
         let mut t = [0u8; 16];
@@ -179,31 +211,35 @@ mod imp {
             s: load16(&SBOX),
             s4: load16(&SBOX4),
             low: vdupq_n_u8(0x0f),
+            spread: load16(&SPREAD),
+            join: load16(&JOIN),
         }
     }
 
-    /// Swaps adjacent 16-bit groups: spec byte order ↔ storage byte order
-    /// (nibble `i ↔ i ⊕ 4`), an involution.
-    #[target_feature(enable = "neon")]
-    fn swap16(v: uint8x16_t) -> uint8x16_t {
-        vreinterpretq_u8_u16(vrev32q_u16(vreinterpretq_u16_u8(v)))
-    }
-
-    /// 16 bytes in the spec's order → the word's 32 nibbles in storage.
+    /// 16 bytes in the spec's order → the word's 32 nibbles in storage:
+    /// bytes to `(n2, n1⊕1, n0, n3)`, then each byte's two nibbles to two
+    /// bytes, 16-bit elements interleaved (`ZIP1`/`ZIP2` on `.8h`): the
+    /// high nibbles' pair, then the low nibbles'.
     #[target_feature(enable = "neon")]
     fn spread(k: &K, w: uint8x16_t) -> W {
-        let w = swap16(w);
-        let hi = vshrq_n_u8::<4>(w); // even positions
-        let lo = vandq_u8(w, k.low); // odd positions
-        [vzip1q_u8(hi, lo), vzip2q_u8(hi, lo)]
+        let z = vqtbl1q_u8(w, k.spread);
+        let hi = vreinterpretq_u16_u8(vshrq_n_u8::<4>(z));
+        let lo = vreinterpretq_u16_u8(vandq_u8(z, k.low));
+        [
+            vreinterpretq_u8_u16(vzip1q_u16(hi, lo)),
+            vreinterpretq_u8_u16(vzip2q_u16(hi, lo)),
+        ]
     }
 
-    /// A word's 32 nibbles (each below 16) → its 16 bytes in the spec's order.
+    /// A word's 32 nibbles (each below 16) → its 16 bytes in the spec's
+    /// order: `spread` backwards.
     #[target_feature(enable = "neon")]
-    fn join(v: W) -> uint8x16_t {
-        let even = vuzp1q_u8(v[0], v[1]);
-        let odd = vuzp2q_u8(v[0], v[1]);
-        swap16(vsliq_n_u8::<4>(odd, even)) // even << 4 | odd
+    fn join(k: &K, v: W) -> uint8x16_t {
+        let a = vreinterpretq_u16_u8(v[0]);
+        let b = vreinterpretq_u16_u8(v[1]);
+        let hi = vreinterpretq_u8_u16(vuzp1q_u16(a, b));
+        let lo = vreinterpretq_u8_u16(vuzp2q_u16(a, b));
+        vqtbl1q_u8(vsliq_n_u8::<4>(lo, hi), k.join) // hi << 4 | lo, reordered
     }
 
     /// A block's three message words, spread.
@@ -216,17 +252,17 @@ mod imp {
         ]
     }
 
-    /// M' on one half: `T_k ⊕ J_c ⊕ u_{c,k}`.
+    /// M' on a word (both halves at once): `T_k ⊕ J_c ⊕ u_{c,k}`.
     #[target_feature(enable = "neon")]
-    fn matrix(u: uint8x16_t) -> uint8x16_t {
-        let t1 = veorq_u8(u, vextq_u8::<8>(u, u)); // blocks c, c⊕2
-        let t = veorq_u8(
-            t1,
-            vreinterpretq_u8_u32(vrev64q_u32(vreinterpretq_u32_u8(t1))),
-        ); // T
-        let r16 = vreinterpretq_u8_u16(vrev32q_u16(vreinterpretq_u16_u8(u))); // nibble k⊕2
-        let r8 = vrev16q_u8(veorq_u8(u, r16)); // k⊕1 ⊕ k⊕3
-        veorq_u8(veorq_u8(t, r16), r8)
+    fn matrix(u: W) -> W {
+        let t1 = veorq_u8(u[0], u[1]); // blocks c, c⊕2 (the same in both registers)
+        let t = veorq_u8(t1, vextq_u8::<8>(t1, t1)); // + c⊕1, c⊕3: T
+        let jx = |x: uint8x16_t| {
+            let r = vreinterpretq_u8_u32(vrev64q_u32(vreinterpretq_u32_u8(x))); // nibble k⊕2
+            let r1 = vreinterpretq_u8_u16(vrev32q_u16(vreinterpretq_u16_u8(veorq_u8(x, r)))); // k⊕1 ⊕ k⊕3
+            veorq_u8(veorq_u8(t, r), r1)
+        };
+        [jx(u[0]), jx(u[1])]
     }
 
     /// The Permutation: even positions to the first half, odd to the second.
@@ -242,7 +278,7 @@ mod imp {
             vorrq_u8(vqtbl1q_u8(k.s, a[0]), vqtbl1q_u8(k.s4, b[0])),
             vorrq_u8(vqtbl1q_u8(k.s, a[1]), vqtbl1q_u8(k.s4, b[1])),
         ];
-        let p = permutation([matrix(x[0]), matrix(x[1])]);
+        let p = permutation(matrix(x));
         let fa = [
             vqtbl1q_u8(k.s, vandq_u8(p[0], k.low)),
             vqtbl1q_u8(k.s, vandq_u8(p[1], k.low)),
@@ -258,7 +294,7 @@ mod imp {
     #[target_feature(enable = "neon")]
     fn f1(k: &K, a: W) -> W {
         let x = [vqtbl1q_u8(k.s, a[0]), vqtbl1q_u8(k.s, a[1])];
-        let p = permutation([matrix(x[0]), matrix(x[1])]);
+        let p = permutation(matrix(x));
         [vqtbl1q_u8(k.s, p[0]), vqtbl1q_u8(k.s, p[1])]
     }
 
@@ -273,9 +309,9 @@ mod imp {
     }
 
     #[target_feature(enable = "neon")]
-    fn store_state(v: &mut [W; 9], s: &mut State) {
+    fn store_state(k: &K, v: &mut [W; 9], s: &mut State) {
         for (w, x) in s.iter_mut().zip(v.iter_mut()) {
-            store16(join(*x), w);
+            store16(join(k, *x), w);
             *x = [vdupq_n_u8(0); 2];
         }
     }
@@ -287,7 +323,7 @@ mod imp {
         let (_, ks) = vector::f12(|a, b| f2(&k, a, b), |a, b| xor(a, b), &v);
         let mut out = [0u8; BLOCK_LEN];
         for (j, w) in ks.iter().enumerate() {
-            store16(join(*w), &mut out[16 * j..16 * j + 16]);
+            store16(join(&k, *w), &mut out[16 * j..16 * j + 16]);
         }
         out
     }
@@ -304,7 +340,7 @@ mod imp {
             let f = vector::f9(|a, b| f2(&k, a, b), |a| f1(&k, a), &v);
             vector::update(|a, b| xor(a, b), &mut v, f, x);
         }
-        store_state(&mut v, s);
+        store_state(&k, &mut v, s);
     }
 
     #[target_feature(enable = "neon")]
@@ -320,7 +356,7 @@ mod imp {
             let f = vector::f9(|a, b| f2(&k, a, b), |a| f1(&k, a), &v);
             vector::update(|a, b| xor(a, b), &mut v, f, x);
         }
-        store_state(&mut v, s);
+        store_state(&k, &mut v, s);
     }
 
     /// Encrypts (`ENCRYPT`) or decrypts whole blocks in place; its own
@@ -342,7 +378,7 @@ mod imp {
                 xor(input[2], ks[2]),
             ];
             for (j, w) in output.iter().enumerate() {
-                store16(join(*w), &mut b[16 * j..16 * j + 16]);
+                store16(join(&k, *w), &mut b[16 * j..16 * j + 16]);
             }
             vector::update(
                 |a, b| xor(a, b),
@@ -351,7 +387,7 @@ mod imp {
                 if ENCRYPT { input } else { output },
             );
         }
-        store_state(&mut v, s);
+        store_state(&k, &mut v, s);
     }
 }
 
