@@ -5,29 +5,39 @@
 //! exists only where it was detected, so safe code cannot reach these
 //! instructions on a CPU without it. Off AArch64 the token is an empty enum.
 //!
-//! Representation: one nibble per byte, a word in two registers, its two
-//! halves (the halves F's MatrixMul acts on): register `h` holds storage
-//! positions `16h..16h+16`, one nibble in the low four bits of each byte.
-//! The storage order is `portable.rs`'s: the nibble the spec numbers `i`
-//! sits at position `i ⊕ 4` (adjacent blocks of four nibbles trade places),
-//! which turns `Permutation ∘ Rev` into the plain Permutation (the
-//! derivation is in `portable.rs`'s header). So in storage
-//! `F = Permutation ∘ S ∘ M' ∘ S` with `M'(u)_{c,k} = T_k ⊕ J_c ⊕ u_{c,k}`
-//! (column XOR over a half's four blocks, XOR of the block's four
-//! nibbles). The nine state words live in 18 registers for a whole call
-//! and meet the spec's bytes only at its edges.
+//! Representation: one nibble per byte, a word in two registers. The
+//! nibble order is `portable.rs`'s storage order: the nibble the spec
+//! numbers `i` has position `q = i ⊕ 4`, which turns F's
+//! `Permutation ∘ Rev` into the plain Permutation (the derivation is in
+//! `portable.rs`'s header), so that `F = Permutation ∘ S ∘ M' ∘ S` with
+//! `M'(u)_{c,k} = T_k ⊕ J_c ⊕ u_{c,k}` (in each half: `T_k` the XOR of
+//! column `k` over the four blocks, `J_c` the XOR of block `c`'s four
+//! nibbles). Write `q = (q4 q3 q2 q1 q0)`: half `q4`, block `c = (q3 q2)`,
+//! nibble `k = (q1 q0)` of the block. Position `q` lies in register `q3`,
+//! byte `(q2 q1 q0 q4)` (the bits of the byte index, most significant
+//! first). So register 0 holds blocks 0 and 1 of both halves and register
+//! 1 blocks 2 and 3; in a register, the 64-bit halves are blocks `c` and
+//! `c ⊕ 1`, the 32-bit elements in them nibbles `k < 2` and `k ≥ 2`, the
+//! 16-bit elements one nibble `k`, its two bytes the two halves. The nine
+//! state words live in 18 registers for a whole call and meet the spec's
+//! bytes only at its edges.
 //!
-//! Math, per step, on a register (a half: block `c` is 32-bit element `c`,
-//! nibble `k` of it is byte `k` of the element):
+//! Math, per step:
 //!
 //! - S-box: `TBL` (`vqtbl1q_u8`) with the 16-byte table S: byte `i` of the
 //!   result is `S[idx_i]`, and an index of 16 or more gives 0.
-//! - M': `t1 = u ⊕ EXT(u, u, 8)` (block `c ⊕ 2`), `T = t1 ⊕ REV64.4S(t1)`
-//!   (`c ⊕ 1`), `r16 = REV32.8H(u)` (nibble `k ⊕ 2`), and
-//!   `J ⊕ u = r16 ⊕ REV16.16B(u ⊕ r16)` (`k ⊕ 1`, `k ⊕ 3`): three
-//!   permutes, an `EXT` and five `EOR`.
-//! - Permutation: the even positions of the 32 gather into the first half,
-//!   the odd ones into the second: `UZP1` and `UZP2` of the two halves.
+//! - M': every translation it needs is one instruction in this layout.
+//!   `t1 = A ⊕ B` (block `c ⊕ 2` is the other register, so the column
+//!   XOR over `c` and `c ⊕ 2` is one `EOR`, the same for both registers),
+//!   `T = t1 ⊕ EXT(t1, t1, 8)` (`c ⊕ 1`); then for each register `X`,
+//!   `r = REV64.4S(X)` (nibble `k ⊕ 2`) and
+//!   `M'(X) = T ⊕ r ⊕ REV32.8H(X ⊕ r)` (`k ⊕ 1`, `k ⊕ 3`). 13 instructions
+//!   a word.
+//! - Permutation: it rotates `q` right by one bit. In the output, register
+//!   `q'3 = q4` is the input's byte bit 0, and byte `(q'2 q'1 q'0 q'4)` is
+//!   `(q3 q2 q1 q0)`: the input's register and its byte bits 3 to 1.
+//!   That is `UZP1` (even bytes of the two registers, in order) and `UZP2`
+//!   (odd bytes).
 //!
 //! Two words per pair of registers where it pays: M' and the Permutation
 //! are linear over GF(2) and move whole bytes, so a byte's four spare bits
@@ -35,26 +45,31 @@
 //! writes `S(a) | S(b) << 4` (`TBL` with S and with `S << 4`, an `ORR`), M'
 //! and the Permutation run once for both words, and the second S-box looks
 //! up the low nibble (after an `AND` with 15) and the high one (after a
-//! `USHR` by 4). Per pair: 8 `TBL`, 18 for M', 2 `UZP`, 6 `ORR`/`AND`/`USHR`;
-//! 34 instructions for two F, where one F alone takes 24.
+//! `USHR` by 4). Per pair: 8 `TBL`, 13 for M', 2 `UZP`, 6 `ORR`/`AND`/`USHR`;
+//! 29 instructions for two F, where one F alone takes 19.
+//!
+//! Bytes to nibbles (`spread`): one `TBL` with the word as the table and a
+//! fixed index moves spec byte `n = (n3 n2 n1 n0)` to byte
+//! `(n2, n1 ⊕ 1, n0, n3)`; `USHR` and `AND` split the nibbles; `ZIP1` and
+//! `ZIP2` of 16-bit elements put each high nibble's 16-bit pair beside the
+//! low one's, which is the layout above. Back (`join`): `UZP1`/`UZP2` of
+//! 16-bit elements, `SLI`, and a `TBL` with the inverse index.
 //!
 //! Schedule: the nine F of a round update are independent, and so are the
 //! three of the keystream: a message block is six F pairs with no
 //! dependency between them (`vector.rs`'s wiring, shared with the x86-64
 //! engines), which the out-of-order core overlaps; AArch64's 32 vector
-//! registers hold the 18 of the state, the three tables and most of the
-//! pairs in flight. Absorbing a block is four pairs and one F alone.
-//! Bytes become nibbles with `REV32.8H` (the storage swap), `USHR`, `AND`,
-//! `ZIP1`/`ZIP2`, and nibbles bytes with `UZP1`/`UZP2`, `SLI`, `REV32.8H`.
-//! The output is made in nibbles (the input's XOR the keystream's) and
+//! registers hold the 18 of the state, the five tables and most of the
+//! pairs in flight. Absorbing a block is four pairs and one F alone. The
+//! output is made in nibbles (the input's XOR the keystream's) and
 //! gathered once; decryption absorbs those nibbles, so the next block's F
 //! waits on no trip to bytes and back.
 //!
 //! Cost per 48-byte block of encryption (counted from the code, and the
-//! same in the disassembly of the loop): 6 pairs × 34, 18 `EOR` for the
+//! same in the disassembly of the loop): 6 pairs × 29, 18 `EOR` for the
 //! round, 12 for the keystream's inputs and outputs, 6 to make the output,
-//! 15 to spread the input and 12 to gather the output: 267 vector
-//! instructions, 48 of them `TBL`; LLVM adds a few stack loads and stores
+//! 15 to spread the input and 12 to gather the output: 237 vector
+//! instructions, 54 of them `TBL`; LLVM adds a few stack loads and stores
 //! (the state, the tables and the pairs in flight want more than 32
 //! registers). `crates/aekit-bench/mca/aether.sh` runs the compiled loop
 //! through llvm-mca's models of AArch64 cores.
@@ -72,16 +87,17 @@
 //! permute, shift or logic operation; no branch depends on the key, nonce
 //! or data.
 //!
-//! Rejected: two nibbles per byte, one word per register (the S-box needs
-//! `AND`, `USHR`, two `TBL` and an `ORR` per word, M' a nibble swap more,
-//! and the Permutation shifts and inserts: more instructions per F than a
-//! pair); `EOR3` (SHA3) for M''s XORs (not on Neoverse N1 or Cortex-A72);
-//! the spec's MatrixMul with its block reversal (`Rev` would cost a
-//! `REV64` and an `EXT` per half; the storage order makes it free);
-//! two-register `TBL`s to spread bytes (one instruction fewer per word, but
-//! two more on the pipes that run every S-box `TBL`); a bitsliced NEON
-//! engine for `batch.rs` (not written: a `neon` key's batch runs message by
-//! message on this engine).
+//! Rejected: a word as its two halves, one register each (each register
+//! then needs its own `EXT` and `EOR` for the column XOR: 18 instructions
+//! of M' a word against 13); two nibbles per byte, one word per register
+//! (the S-box needs `AND`, `USHR`, two `TBL` and an `ORR` per word, M' a
+//! nibble swap more, and the Permutation shifts and inserts: more
+//! instructions per F than a pair); `EOR3` (SHA3) for M''s XORs (not on
+//! Neoverse N1 or Cortex-A72); the spec's MatrixMul with its block
+//! reversal (`Rev` costs an `EXT` per register; the storage order, folded
+//! into `spread`'s index, makes it free); a bitsliced NEON engine for
+//! `batch.rs` (not written: a `neon` key's batch runs message by message
+//! on this engine).
 
 pub(crate) use imp::Neon;
 
@@ -134,8 +150,8 @@ mod imp {
         }
     }
 
-    /// A word: its two halves, storage positions 0..16 and 16..32, one
-    /// nibble per byte.
+    /// A word: one nibble per byte, blocks 0 and 1 of both halves in the
+    /// first register, blocks 2 and 3 in the second (see [`SPREAD`]).
     type W = [uint8x16_t; 2];
 
     /// The tables in registers, made once per call.
@@ -181,6 +197,7 @@ mod imp {
         t
     };
 
+    /// S << 4: the first S-box's table for the pair's second word.
     const SBOX4: [u8; 16] = {
         let mut t = [0u8; 16];
         let mut i = 0;
@@ -265,7 +282,8 @@ mod imp {
         [jx(u[0]), jx(u[1])]
     }
 
-    /// The Permutation: even positions to the first half, odd to the second.
+    /// The Permutation (storage position `q` rotated right by one bit):
+    /// the even bytes of the two registers, then the odd ones.
     #[target_feature(enable = "neon")]
     fn permutation(m: W) -> W {
         [vuzp1q_u8(m[0], m[1]), vuzp2q_u8(m[0], m[1])]
