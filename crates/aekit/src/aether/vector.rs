@@ -6,9 +6,9 @@
 //! `docs/AETHER.md`) that does not depend on how a word is laid out in a
 //! register: which state words F is applied to, paired how, and where each
 //! result goes. An engine supplies its F on two words at once (`f2`), on
-//! one word (`f1`), and XOR, as closures made inside its own functions
-//! (on x86-64 `#[target_feature]` ones; closures take the target features
-//! of the function they are written in), and these functions are
+//! one word (`f1`), and XOR, as closures made inside its own
+//! `#[target_feature]` functions; closures take the target features of the
+//! function they are written in, and these functions are
 //! `#[inline(always)]`, so the whole round compiles into that function
 //! with the engine's instructions, as if written there.
 //!
