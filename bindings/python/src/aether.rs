@@ -86,7 +86,7 @@ impl Aether {
         oneshot::random_key(cls.py(), aether::KEY_LEN)
     }
 
-    /// The implementation this key runs on (`avx512`, `avx2`, `portable`).
+    /// The implementation this key runs on (`avx512`, `avx2`, `neon`, `portable`).
     #[getter]
     fn implementation(&self) -> &'static str {
         self.strategy.name()

@@ -371,6 +371,12 @@ fn info_and_selftest() {
             .any(|verdict| selftest.contains(&format!("{verdict}{kernel}")));
         assert!(listed, "selftest does not list fused {kernel}");
     }
+    for engine in ["avx2", "avx512", "neon"] {
+        let listed = ["PASS  aether ", "SKIP  aether "]
+            .iter()
+            .any(|verdict| selftest.contains(&format!("{verdict}{engine}")));
+        assert!(listed, "selftest does not list aether {engine}");
+    }
     let help = String::from_utf8(ok(&dir, &["--help"])).expect("utf-8");
     for code in [
         "3  not a key",

@@ -102,13 +102,14 @@ fn kat_f_every_strategy() {
     }
 }
 
-/// Lengths 0..=500 plus every length within one of a multiple of 16 or 48
-/// up to 1200.
+/// Every length 0..=1024, every length within one of a multiple of 16 or
+/// 48 up to 1200, and a few large ones around 4 KiB, 16 KiB and 64 KiB.
 fn lengths() -> Vec<usize> {
-    let mut v: Vec<usize> = (0..=500).collect();
+    let mut v: Vec<usize> = (0..=1024).collect();
     for m in (16..=1200).filter(|m| m % 16 == 0 || m % 48 == 0) {
         v.extend([m - 1, m, m + 1]);
     }
+    v.extend([4095, 4096, 4097, 16 * 1024 + 47, 64 * 1024 + 1]);
     v.sort_unstable();
     v.dedup();
     v
@@ -239,6 +240,52 @@ fn every_bit_flip_is_rejected_and_wipes() {
         a.decrypt_in_place_detached(&nonce, &ad, &mut buf, &tag)
             .unwrap();
         assert_eq!(buf, msg);
+    }
+}
+
+/// A forged message of any size, whole blocks and a short last one, is
+/// rejected and its buffer wiped on every implementation: one bit of the
+/// last ciphertext byte or of the tag flipped.
+#[test]
+fn forgeries_of_every_size_are_wiped() {
+    let mut rng = Rng(0x0f_f1ce);
+    for s in strategies() {
+        for len in [0, 1, 47, 48, 49, 96, 143, 1024, 4099] {
+            let key = rng.bytes(32);
+            let nonce = rng.block();
+            let ad = rng.bytes(len % 101);
+            let msg = rng.bytes(len);
+            let a = aether(&key, s);
+            let mut ct = msg.clone();
+            let tag = a.encrypt_in_place_detached(&nonce, &ad, &mut ct).unwrap();
+            let bit = rng.below(8);
+            let mut forged_ct = ct.clone();
+            if let Some(last) = forged_ct.last_mut() {
+                *last ^= 1 << bit;
+            }
+            let mut forged_tag = tag;
+            forged_tag[rng.below(TAG_LEN)] ^= 1 << bit;
+            for (buf, t, what) in [
+                (forged_ct, tag, "ciphertext"),
+                (ct.clone(), forged_tag, "tag"),
+            ] {
+                if len == 0 && what == "ciphertext" {
+                    continue; // no ciphertext byte to flip
+                }
+                let mut buf = buf;
+                assert_eq!(
+                    a.decrypt_in_place_detached(&nonce, &ad, &mut buf, &t),
+                    Err(Error::AuthenticationFailed),
+                    "{} {len} bytes: forged {what} accepted",
+                    s.name()
+                );
+                assert!(
+                    buf.iter().all(|&b| b == 0),
+                    "{} {len} bytes: forged {what} not wiped",
+                    s.name()
+                );
+            }
+        }
     }
 }
 

@@ -491,7 +491,7 @@ fn amsg(rng: &mut Rng, ad_len: usize, len: usize) -> AMsg {
 }
 
 /// The strategies this CPU runs, each giving its own batch engines
-/// (`reference` and `avx2`: one message at a time; `avx512`: its own
+/// (`reference`, `avx2` and `neon`: one message at a time; `avx512`: its own
 /// one-message engine or the AVX-512 bitsliced engine, 256 or 512 lanes;
 /// `portable`: the bitsliced engine of the widest instruction set).
 fn strategies() -> Vec<Strategy> {

@@ -18,7 +18,8 @@
 //! engine. Keys on the `avx512` engine and on the `portable` one choose;
 //! `avx2` keys run every message on their own engine (the AVX2 bitsliced
 //! engine is slower than it, and an `avx2` key is how the AVX2 class is
-//! measured on a bigger CPU), and a key built on the `reference` strategy
+//! measured on a bigger CPU), so do `neon` keys (no bitsliced engine is
+//! written for NEON), and a key built on the `reference` strategy
 //! stays on the reference: it is the oracle.
 //!
 //! # Which engine
@@ -133,6 +134,7 @@ impl Aether {
         // engine (module header, "Which engine"). An `avx2` key stays on
         // its own engine (the bitsliced AVX2 engine is slower, and an
         // `avx2` key is how the AVX2 class is measured on a bigger CPU);
+        // a `neon` key has no bitsliced engine of its class to go to, and
         // the reference stays the oracle.
         let none = Engine::Portable2; // a filler: `n` says how many are real
         let (one, list, n) = match self.imp {
@@ -145,7 +147,7 @@ impl Aether {
                 (None, Some(t)) => (ONE_PORTABLE, [Engine::Avx2x4(t), Engine::Portable2], 2),
                 (None, None) => (ONE_PORTABLE, [Engine::Portable2, none], 1),
             },
-            Imp::Avx2(_) | Imp::Reference(_) => (ONE_AVX512, [none, none], 0),
+            Imp::Avx2(_) | Imp::Neon(_) | Imp::Reference(_) => (ONE_AVX512, [none, none], 0),
         };
         let engines = &list[..n];
         // Whether a group of `n` messages of `k` blocks on some engine

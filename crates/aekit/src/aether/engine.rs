@@ -1,8 +1,8 @@
 //! The contract between AETHER's mode (`mod.rs`) and its implementations
-//! (`reference.rs`, `portable.rs`, `avx2.rs`, `avx512.rs`): the state as
-//! the spec's bytes, and [`Engine`], what each implementation computes on
-//! it. The mode chooses an engine and calls it; the engines use this file
-//! and nothing of the mode.
+//! (`reference.rs`, `portable.rs`, `avx2.rs`, `avx512.rs`, `neon.rs`): the
+//! state as the spec's bytes, and [`Engine`], what each implementation
+//! computes on it. The mode chooses an engine and calls it; the engines
+//! use this file and nothing of the mode.
 
 use crate::secret::wipe;
 

@@ -31,6 +31,7 @@
 //! | `portable`  | `portable.rs`  | yes           | 128-bit integers, S-box as a Boolean circuit  |
 //! | `avx2`      | `avx2.rs`      | yes           | one nibble per byte, `vpshufb` S-box          |
 //! | `avx512`    | `avx512.rs`    | yes           | the same with `vpermb`, `vprold`, `vpternlogd`|
+//! | `neon`      | `neon.rs`      | yes           | one nibble per byte, `TBL` S-box (AArch64)   |
 //!
 //! The mode (initialization, padding, the short last block, finalization,
 //! tag check) is written once, here, over the small [`Engine`] trait; the
@@ -66,9 +67,11 @@ mod bitsliced_avx2;
 #[allow(unsafe_code)]
 mod bitsliced_avx512;
 mod engine;
+#[allow(unsafe_code)] // NEON loads and stores; every unsafe block carries a SAFETY line.
+mod neon;
 mod portable;
 mod reference;
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[allow(unsafe_code)] // `opaque`'s empty `asm!`, with its SAFETY line.
 mod vector;
 
@@ -223,15 +226,18 @@ pub enum Strategy {
     Avx2,
     /// The same with AVX-512 VBMI (`vpermb`), `vprold` and `vpternlogd`.
     Avx512,
+    /// One nibble per byte in pairs of 128-bit registers, `TBL` S-box (AArch64 NEON).
+    Neon,
 }
 
 impl Strategy {
     /// Every strategy, available on this CPU or not.
-    pub const ALL: [Strategy; 4] = [
+    pub const ALL: [Strategy; 5] = [
         Strategy::Reference,
         Strategy::Portable,
         Strategy::Avx2,
         Strategy::Avx512,
+        Strategy::Neon,
     ];
 
     /// The strategy's token, used in names everywhere (CLI, benches, tests).
@@ -241,6 +247,7 @@ impl Strategy {
             Strategy::Portable => "portable",
             Strategy::Avx2 => "avx2",
             Strategy::Avx512 => "avx512",
+            Strategy::Neon => "neon",
         }
     }
 
@@ -255,6 +262,7 @@ impl Strategy {
             Strategy::Reference | Strategy::Portable => true,
             Strategy::Avx2 => avx2::Avx2::detect().is_some(),
             Strategy::Avx512 => avx512::Avx512::detect().is_some(),
+            Strategy::Neon => neon::Neon::detect().is_some(),
         }
     }
 
@@ -266,7 +274,7 @@ impl Strategy {
     /// The fastest constant-time strategy this CPU runs. The order of
     /// preference is here and nowhere else.
     pub fn best() -> Strategy {
-        [Strategy::Avx512, Strategy::Avx2]
+        [Strategy::Avx512, Strategy::Avx2, Strategy::Neon]
             .into_iter()
             .find(|s| s.is_available())
             .unwrap_or(Strategy::Portable)
@@ -281,6 +289,7 @@ enum Imp {
     Portable(portable::Portable),
     Avx2(avx2::Avx2),
     Avx512(avx512::Avx512),
+    Neon(neon::Neon),
 }
 
 /// A computation that needs the concrete engine type.
@@ -297,6 +306,7 @@ impl Imp {
             Imp::Portable(e) => op.run(e),
             Imp::Avx2(e) => op.run(e),
             Imp::Avx512(e) => op.run(e),
+            Imp::Neon(e) => op.run(e),
         }
     }
 }
@@ -333,6 +343,7 @@ impl Aether {
             Strategy::Portable => Imp::Portable(portable::Portable),
             Strategy::Avx2 => Imp::Avx2(avx2::Avx2::detect().ok_or(unavailable)?),
             Strategy::Avx512 => Imp::Avx512(avx512::Avx512::detect().ok_or(unavailable)?),
+            Strategy::Neon => Imp::Neon(neon::Neon::detect().ok_or(unavailable)?),
         };
         let mut k0 = [0u8; 16];
         let mut k1 = [0u8; 16];
@@ -351,6 +362,7 @@ impl Aether {
             Imp::Portable(_) => Strategy::Portable,
             Imp::Avx2(_) => Strategy::Avx2,
             Imp::Avx512(_) => Strategy::Avx512,
+            Imp::Neon(_) => Strategy::Neon,
         }
     }
 
@@ -476,6 +488,7 @@ pub fn inner_f(strategy: Strategy, word: &[u8; 16]) -> Option<[u8; 16]> {
         Strategy::Portable => Imp::Portable(portable::Portable),
         Strategy::Avx2 => Imp::Avx2(avx2::Avx2::detect()?),
         Strategy::Avx512 => Imp::Avx512(avx512::Avx512::detect()?),
+        Strategy::Neon => Imp::Neon(neon::Neon::detect()?),
     };
     Some(imp.dispatch(OneF(word)))
 }

@@ -1,6 +1,6 @@
-//! What the x86-64 vector engines (`avx2.rs`, `avx512.rs`) share: the
-//! wiring of a round, written once over any register type, and
-//! [`opaque`].
+//! What the vector engines (`avx2.rs`, `avx512.rs` on x86-64, `neon.rs`
+//! on AArch64) share: the wiring of a round, written once over any
+//! register type, and, on x86-64, `opaque`.
 //!
 //! The wiring is the part of the spec's round update R and keystream (see
 //! `docs/AETHER.md`) that does not depend on how a word is laid out in a
@@ -17,6 +17,7 @@
 //! and a macro that writes the functions into each engine (invisible to
 //! readers and to go-to-definition).
 
+#[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::__m256i;
 
 /// The state after a round, from the nine F values of the state before it
@@ -72,6 +73,7 @@ pub(super) fn f12<V: Copy>(
 /// emitted). An engine passes the tables it loads at the start of a call
 /// through it when LLVM, knowing their values, would rewrite the shuffles
 /// that use them into longer sequences (the engines' headers say where).
+#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 pub(super) fn opaque(mut v: __m256i) -> __m256i {
     // SAFETY: an empty template; the register is read and written as is.
