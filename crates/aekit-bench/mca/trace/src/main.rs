@@ -3,7 +3,7 @@
 //! (`aekit`, the default class, capped as `AEKIT_KERNEL` says; `ring`;
 //! `aws-lc`), makes one warm-up call, then makes one call of `LEN` bytes
 //! with `AAD_LEN` bytes of AAD and a 12-byte nonce between two calls of
-//! [`mark`]. It prints the marker's address, which `../trace.py` finds
+//! [`mark`]. It prints the marker's address, which `../model.py` finds
 //! in qemu's execution log to cut the call's instructions out of it.
 
 use std::hint::black_box;

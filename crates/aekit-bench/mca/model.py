@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Models one AES-GCM call on AArch64 cores from the instructions it executes.
 
-    trace.py [--cpus neoverse-n1,...] [--count] IMPL DIRECTION LEN AAD_LEN
-    trace.py [--cpus neoverse-n1,...] --loop FILE.S LABEL BLOCKS
+    model.py [--cpus neoverse-n1,...] [--count] IMPL DIRECTION LEN AAD_LEN
+    model.py [--cpus neoverse-n1,...] --loop FILE.S LABEL BLOCKS
 
 Runs `aekit-trace IMPL DIRECTION LEN AAD_LEN` (the crate in `trace/`, built
 for aarch64) under qemu-aarch64 with its execution log on, cuts out the
@@ -76,7 +76,7 @@ def executed(args):
                     order.append(int(m.group(1), 16))
     marks = [i for i, a in enumerate(order) if a == mark]
     if len(marks) < 2:
-        sys.exit("trace.py: the markers were not both executed")
+        sys.exit("model.py: the markers were not both executed")
     words = []
     for start in order[marks[0] + 1 : marks[1]]:
         words.extend(blocks[start])
@@ -125,7 +125,7 @@ def loop(path, label, blocks):
             if op.startswith("b") and line.split()[-1] == label:
                 return "\n".join(lines + [f"{op} L"]) + "\n", len(lines)
             lines.append(line)
-    sys.exit(f"trace.py: no loop at {label} in {path}")
+    sys.exit(f"model.py: no loop at {label} in {path}")
 
 
 def cycles(asm, cpu):
