@@ -256,7 +256,7 @@ impl AesGcm {
         let aes = match aes {
             Cipher::Table(a) => FaceAes::Table(a),
             Cipher::Fixslice(a) => FaceAes::Fixslice(a),
-            Cipher::Ni(_) | Cipher::Vaes(_) => {
+            Cipher::Ni(_) | Cipher::Vaes(_) | Cipher::Armv8(_) => {
                 return Err(Error::Unsupported("FACE on this AES strategy"));
             }
         };
@@ -574,6 +574,7 @@ impl AesGcm {
                 Cipher::Fixslice(a) => with_ghash(Plain(&**a), ghash, op),
                 Cipher::Ni(a) => with_ghash(Plain(&**a), ghash, op),
                 Cipher::Vaes(a) => with_ghash(Plain(&**a), ghash, op),
+                Cipher::Armv8(a) => with_ghash(Plain(&**a), ghash, op),
             },
             Inner::Face {
                 aes,
@@ -677,6 +678,7 @@ fn with_ghash<H: AesHalf, O: KernelOp>(aes: H, ghash: &ghash::Key, op: O) -> O::
         Key::Karatsuba(g) => aes.run(&**g, op),
         Key::Clmul(g) => aes.run(&**g, op),
         Key::Vclmul(g) => aes.run(&**g, op),
+        Key::Pmull(g) => aes.run(&**g, op),
     }
 }
 
