@@ -194,6 +194,7 @@ enum Inner {
     VaesAvx512(Box<kernels::VaesAvx512>),
     VaesAvx2(Box<kernels::VaesAvx2>),
     NiClmul(Box<kernels::NiClmul>),
+    AesPmull(Box<kernels::AesPmull>),
 }
 
 impl AesGcm {
@@ -229,6 +230,7 @@ impl AesGcm {
             Fused::VaesAvx512 => Inner::VaesAvx512(boxed(&keys)?),
             Fused::VaesAvx2 => Inner::VaesAvx2(boxed(&keys)?),
             Fused::NiClmul => Inner::NiClmul(boxed(&keys)?),
+            Fused::AesPmull => Inner::AesPmull(boxed(&keys)?),
         };
         Ok(AesGcm::from_inner(inner))
     }
@@ -415,6 +417,7 @@ impl AesGcm {
             Inner::VaesAvx512(_) => Fused::VaesAvx512.strategies(),
             Inner::VaesAvx2(_) => Fused::VaesAvx2.strategies(),
             Inner::NiClmul(_) => Fused::NiClmul.strategies(),
+            Inner::AesPmull(_) => Fused::AesPmull.strategies(),
         }
     }
 
@@ -425,6 +428,7 @@ impl AesGcm {
             Inner::VaesAvx512(_) => Some(Fused::VaesAvx512),
             Inner::VaesAvx2(_) => Some(Fused::VaesAvx2),
             Inner::NiClmul(_) => Some(Fused::NiClmul),
+            Inner::AesPmull(_) => Some(Fused::AesPmull),
         }
     }
 
@@ -587,6 +591,7 @@ impl AesGcm {
             Inner::VaesAvx512(k) => op.run(&**k),
             Inner::VaesAvx2(k) => op.run(&**k),
             Inner::NiClmul(k) => op.run(&**k),
+            Inner::AesPmull(k) => op.run(&**k),
         }
     }
 }
