@@ -386,7 +386,10 @@ mod imp {
                 assert_eq!(got_out, want_out, "output, length {len}");
                 assert_eq!(&buf[8..8 + len], &want_out[..len], "written, length {len}");
                 assert!(buf[..8].iter().all(|&b| b == 0xee), "before, length {len}");
-                assert!(buf[8 + len..].iter().all(|&b| b == 0xee), "after, length {len}");
+                assert!(
+                    buf[8 + len..].iter().all(|&b| b == 0xee),
+                    "after, length {len}"
+                );
             }
         }
 
@@ -407,7 +410,10 @@ mod imp {
                     vst1q_u8(b.as_mut_ptr(), s[i]);
                     assert_eq!(b[..12], prefix[..12]);
                     assert_eq!(b[12..], want.to_be_bytes());
-                    assert_eq!(u32::from_be(vgetq_lane_u32::<3>(vreinterpretq_u32_u8(s[i]))), want);
+                    assert_eq!(
+                        u32::from_be(vgetq_lane_u32::<3>(vreinterpretq_u32_u8(s[i]))),
+                        want
+                    );
                 }
             }
         }

@@ -97,9 +97,9 @@ impl Strategy {
             Strategy::Armv8,
             Strategy::Fixslice,
         ]
-            .into_iter()
-            .find(|s| s.is_available())
-            .unwrap_or(Strategy::Fixslice)
+        .into_iter()
+        .find(|s| s.is_available())
+        .unwrap_or(Strategy::Fixslice)
     }
 
     /// (name, constant-time, storage, available) read off the strategy's type.

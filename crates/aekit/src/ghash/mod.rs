@@ -112,9 +112,9 @@ impl Strategy {
             Strategy::Pmull,
             Strategy::Karatsuba,
         ]
-            .into_iter()
-            .find(|s| s.is_available())
-            .unwrap_or(Strategy::Karatsuba)
+        .into_iter()
+        .find(|s| s.is_available())
+        .unwrap_or(Strategy::Karatsuba)
     }
 
     /// (name, constant-time, storage, available) read off the strategy's type.

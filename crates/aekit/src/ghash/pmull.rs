@@ -194,10 +194,7 @@ mod imp {
     #[target_feature(enable = "aes")]
     fn pmull(a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
         let (a, b) = (vreinterpretq_p64_u8(a), vreinterpretq_p64_u8(b));
-        vreinterpretq_u8_p128(vmull_p64(
-            vgetq_lane_p64::<0>(a),
-            vgetq_lane_p64::<0>(b),
-        ))
+        vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64::<0>(a), vgetq_lane_p64::<0>(b)))
     }
 
     /// Lane 1 of `a` times lane 1 of `b` (PMULL2).

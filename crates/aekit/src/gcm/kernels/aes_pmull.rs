@@ -778,7 +778,8 @@ mod tests {
                             let (mut c2, mut y2, mut d2) = (counter, y, data.clone());
                             fused.crypt_blocks(&mut c1, &mut y1, &mut d1, direction, false);
                             pair.crypt_blocks(&mut c2, &mut y2, &mut d2, direction, false);
-                            let id = format!("{what} AES-{} {blocks} blocks from {low:#x}", key_len * 8);
+                            let id =
+                                format!("{what} AES-{} {blocks} blocks from {low:#x}", key_len * 8);
                             assert_eq!(d1, d2, "{id}: data");
                             assert_eq!(c1, c2, "{id}: counter");
                             assert_eq!(y1, y2, "{id}: GHASH");
@@ -865,10 +866,16 @@ mod tests {
             let mut expected = text.clone();
             let mut state = State::start(&reference, &iv);
             state.aad(&reference, &aad).unwrap();
-            state.crypt(&reference, &mut expected, Direction::Encrypt).unwrap();
+            state
+                .crypt(&reference, &mut expected, Direction::Encrypt)
+                .unwrap();
             let tag = state.finish(&reference);
             for (fused, what) in &forms[k] {
-                let id = format!("{what} AES-{} len {n} aad {} iv {iv_len}", 128 + 64 * k, aad.len());
+                let id = format!(
+                    "{what} AES-{} len {n} aad {} iv {iv_len}",
+                    128 + 64 * k,
+                    aad.len()
+                );
                 for (direction, input, output) in [
                     (Direction::Encrypt, &text, &expected),
                     (Direction::Decrypt, &expected, &text),
