@@ -66,10 +66,13 @@
 //!
 //! # Counters
 //!
-//! The count lives in a general-purpose register; each counter block is
-//! the prefix with `ctr + i` byte-swapped into lane 3 (`armv8`'s
-//! `counter_blocks`), branch-free whether the counter is public (a 96-bit
-//! IV's) or J0 = GHASH(IV).
+//! The loop keeps the counter block with each 32-bit word byte-swapped
+//! (REV32) in a register, so that the count is lane 3 as a native
+//! integer: a counter block is one vector add of one in lane 3 (wrapping
+//! in the lane: incr32) and one REV32, with no transfer from a general
+//! register (`Counters`). Branch-free whether the counter is public (a
+//! 96-bit IV's) or J0 = GHASH(IV). The short path takes `armv8`'s
+//! `counter_blocks` (the count inserted into lane 3).
 //!
 //! # Whole messages with a 96-bit IV
 //!
@@ -90,7 +93,9 @@
 //! AESE, AESMC, PMULL and EOR3 take the same time for every operand
 //! (fixed latencies in Arm's optimization guides), round keys and powers
 //! are read at fixed indices, and the only branches are on lengths, the
-//! direction and the key's EOR3 flag (a CPU property).
+//! direction and the key's EOR3 flag (a CPU property). (Round keys may
+//! be kept on the stack by the compiler like any value; they are not
+//! cleared from there.)
 //!
 //! # Citations
 //!
@@ -115,7 +120,10 @@
 //! - Round key 0 pre-XORed into the counter prefix: AESE adds the key
 //!   itself.
 
-use core::arch::aarch64::{uint8x16_t, vdupq_n_u8, veorq_u8, vld1q_u8, vst1q_u8};
+use core::arch::aarch64::{
+    uint8x16_t, uint32x4_t, vaddq_u32, vdupq_n_u8, vdupq_n_u32, veorq_u8, vld1q_u8,
+    vreinterpretq_u8_u32, vreinterpretq_u32_u8, vrev32q_u8, vsetq_lane_u32, vst1q_u8,
+};
 use core::mem::MaybeUninit;
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -345,6 +353,67 @@ fn tag(acc: uint8x16_t, tag_mask: uint8x16_t) -> Block {
     tag
 }
 
+/// `dst = src ⊕ keystream`, eight blocks.
+///
+/// # Safety
+///
+/// `src` must be 128 readable bytes and `dst` 128 writable ones, the same
+/// or not overlapping.
+#[inline(always)]
+unsafe fn xor_batch(src: *const u8, dst: *mut u8, keystream: &[uint8x16_t; 8]) {
+    for (j, k) in keystream.iter().enumerate() {
+        // SAFETY: block j of the 128 bytes (the contract); NEON is
+        // aarch64's baseline.
+        unsafe { vst1q_u8(dst.add(16 * j), veorq_u8(vld1q_u8(src.add(16 * j)), *k)) };
+    }
+}
+
+/// The loop's counter blocks, made in vector registers: the counter
+/// block with each 32-bit word byte-swapped (REV32), so that its count
+/// is lane 3 as a native integer; block i is REV32 of that plus i in lane
+/// 3. The add wraps inside the lane, which is incr32; two vector
+/// instructions a block and no transfer from a general register.
+struct Counters {
+    words: uint32x4_t,
+    one: uint32x4_t,
+}
+
+impl Counters {
+    /// From the counter block `counter` (its count next).
+    ///
+    /// # Safety
+    ///
+    /// None beyond NEON, aarch64's baseline.
+    #[inline(always)]
+    unsafe fn new(counter: &Block) -> Counters {
+        // SAFETY: `counter` is 16 readable bytes; NEON is the baseline.
+        unsafe {
+            Counters {
+                words: vreinterpretq_u32_u8(vrev32q_u8(vld1q_u8(counter.as_ptr()))),
+                one: vsetq_lane_u32::<3>(1, vdupq_n_u32(0)),
+            }
+        }
+    }
+
+    /// The next eight counter blocks.
+    ///
+    /// # Safety
+    ///
+    /// None beyond NEON, aarch64's baseline.
+    #[inline(always)]
+    unsafe fn next(&mut self) -> [uint8x16_t; 8] {
+        // SAFETY: NEON is aarch64's baseline.
+        unsafe {
+            let mut s = [vdupq_n_u8(0); 8];
+            for x in &mut s {
+                *x = vrev32q_u8(vreinterpretq_u8_u32(self.words));
+                self.words = vaddq_u32(self.words, self.one);
+            }
+            s
+        }
+    }
+}
+
 /// IV ‖ `count` (big-endian) in a register.
 #[inline]
 #[target_feature(enable = "aes")]
@@ -384,9 +453,9 @@ impl AesPmull {
             // detected.
             let acc = unsafe {
                 if self.eor3 {
-                    self.batches_eor3(counter, ctr, acc, io, direction)
+                    self.batches_eor3(counter, acc, io, direction)
                 } else {
-                    self.batches_plain(counter, ctr, acc, io, direction)
+                    self.batches_plain(counter, acc, io, direction)
                 }
             };
             let mut out = [0u8; 16];
@@ -415,13 +484,12 @@ impl AesPmull {
     unsafe fn batches_plain(
         &self,
         counter: &Block,
-        ctr: u32,
         acc: uint8x16_t,
         io: (*const u8, *mut u8, usize),
         direction: Direction,
     ) -> uint8x16_t {
         // SAFETY: passed on; no EOR3.
-        unsafe { self.batches::<false>(counter, ctr, acc, io, direction) }
+        unsafe { self.batches::<false>(counter, acc, io, direction) }
     }
 
     /// [`batches`](Self::batches) with EOR3.
@@ -433,17 +501,16 @@ impl AesPmull {
     unsafe fn batches_eor3(
         &self,
         counter: &Block,
-        ctr: u32,
         acc: uint8x16_t,
         io: (*const u8, *mut u8, usize),
         direction: Direction,
     ) -> uint8x16_t {
         // SAFETY: passed on; SHA3 is enabled here and present.
-        unsafe { self.batches::<true>(counter, ctr, acc, io, direction) }
+        unsafe { self.batches::<true>(counter, acc, io, direction) }
     }
 
-    /// The loop over `batches` whole batches from the count `ctr` after
-    /// the prefix `counter[..12]`, reading `src` and writing `dst` (the
+    /// The loop over `batches` whole batches from the counter block
+    /// `counter`, reading `src` and writing `dst` (the
     /// same pointer in place), folding the ciphertext into `acc`; returns
     /// the GHASH value. Decryption hashes every batch it reads;
     /// encryption every batch it wrote but the last, whose ciphertext the
@@ -459,31 +526,41 @@ impl AesPmull {
     unsafe fn batches<const EOR3: bool>(
         &self,
         counter: &Block,
-        mut ctr: u32,
-        mut acc: uint8x16_t,
+        acc: uint8x16_t,
         (src, dst, batches): (*const u8, *mut u8, usize),
         direction: Direction,
     ) -> uint8x16_t {
+        let mut acc = acc;
         // SAFETY: the features are the caller's (the contract); every
         // pointer below is batch i, or batch i − 1 of the output, inside
         // the buffers.
         unsafe {
-            let prefix = vld1q_u8(counter.as_ptr());
-            for i in 0..batches {
+            let mut counters = Counters::new(counter);
+            // An encryption's first batch has no ciphertext before it to
+            // hash: AES alone, outside the loop, which then has one body.
+            let first = usize::from(direction == Direction::Encrypt).min(batches);
+            if first == 1 {
+                let mut s = counters.next();
+                self.aes.encrypt(&mut s);
+                xor_batch(src, dst, &s);
+            }
+            // Decryption hashes the batch it reads, encryption the one
+            // it wrote before.
+            let behind = if direction == Direction::Encrypt {
+                BATCH
+            } else {
+                0
+            };
+            for i in first..batches {
                 let (input, output) = (src.add(i * BATCH), dst.add(i * BATCH));
-                let mut s = armv8::counter_blocks::<8>(prefix, ctr);
-                ctr = ctr.wrapping_add(8);
-                match direction {
-                    Direction::Decrypt => acc = self.stitch::<EOR3>(&mut s, input, acc),
-                    Direction::Encrypt if i > 0 => {
-                        acc = self.stitch::<EOR3>(&mut s, output.sub(BATCH), acc);
-                    }
-                    Direction::Encrypt => self.aes.encrypt(&mut s),
+                let hashed = match direction {
+                    Direction::Decrypt => input,
+                    Direction::Encrypt => output.cast_const(),
                 }
-                for (j, k) in s.iter().enumerate() {
-                    let x = vld1q_u8(input.add(16 * j));
-                    vst1q_u8(output.add(16 * j), veorq_u8(x, *k));
-                }
+                .sub(behind);
+                let mut s = counters.next();
+                acc = self.stitch::<EOR3>(&mut s, hashed, acc);
+                xor_batch(input, output, &s);
             }
         }
         acc
