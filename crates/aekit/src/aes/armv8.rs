@@ -41,8 +41,10 @@
 //! chain; eight independent blocks, each round key loaded once and
 //! applied to all eight, keep the units busy, and eight states plus the
 //! round keys fit the thirty-two vector registers. A batch of fewer than
-//! eight blocks (the tail) runs only the lanes it has (`L` is a constant
-//! per call site).
+//! eight blocks (the tail) is padded to eight lanes whose extra output is
+//! discarded: eight independent chains cost little more than one, and a
+//! path per tail length would cost more to read than it saves. A lone
+//! block (H, E(K, Y_0)) runs alone.
 //!
 //! # Counter mode
 //!
@@ -92,7 +94,7 @@ pub use unsupported::Armv8;
 #[cfg(target_arch = "aarch64")]
 mod imp {
     use core::arch::aarch64::{
-        uint8x16_t, vaeseq_u8, vaesmcq_u8, veorq_u8, vld1q_u8, vreinterpretq_u8_u32,
+        uint8x16_t, vaeseq_u8, vaesmcq_u8, vdupq_n_u8, veorq_u8, vld1q_u8, vreinterpretq_u8_u32,
         vreinterpretq_u32_u8, vsetq_lane_u32, vst1q_u8,
     };
 
@@ -156,10 +158,22 @@ mod imp {
         /// `rk[rounds − 1]` (no MixColumns), then `rk[rounds]` added.
         #[inline]
         #[target_feature(enable = "aes")]
-        pub(crate) fn last<const L: usize>(&self, s: &mut [uint8x16_t; L]) {
+        fn last<const L: usize>(&self, s: &mut [uint8x16_t; L]) {
             let (k, kl) = (self.key(self.rounds - 1), self.key(self.rounds));
             for x in s.iter_mut() {
                 *x = veorq_u8(vaeseq_u8(*x, k), kl);
+            }
+        }
+
+        /// The last round short of its key: AESE with `rk[rounds − 1]`
+        /// (no MixColumns); `rk[rounds]` is left for the caller to add
+        /// (with the data, in one three-way XOR where it has EOR3).
+        #[inline]
+        #[target_feature(enable = "aes")]
+        pub(crate) fn last_without_key<const L: usize>(&self, s: &mut [uint8x16_t; L]) {
+            let k = self.key(self.rounds - 1);
+            for x in s.iter_mut() {
+                *x = vaeseq_u8(*x, k);
             }
         }
 
@@ -198,12 +212,25 @@ mod imp {
                     }
                 }
             }
-            for block in batches.into_remainder() {
+            let tail = batches.into_remainder();
+            if let [block] = tail {
+                // A lone block (E(K, 0^128), E(K, Y_0)): one chain.
                 // SAFETY: `block` is 16 readable and writable bytes.
                 unsafe {
                     let mut s = [vld1q_u8(block.as_ptr())];
                     self.encrypt(&mut s);
                     vst1q_u8(block.as_mut_ptr(), s[0]);
+                }
+            } else if !tail.is_empty() {
+                let mut s = [vdupq_n_u8(0); LANES];
+                for (x, block) in s.iter_mut().zip(tail.iter()) {
+                    // SAFETY: `block` is 16 readable bytes.
+                    *x = unsafe { vld1q_u8(block.as_ptr()) };
+                }
+                self.encrypt(&mut s);
+                for (x, block) in s.iter().zip(tail.iter_mut()) {
+                    // SAFETY: `block` is 16 writable bytes.
+                    unsafe { vst1q_u8(block.as_mut_ptr(), *x) };
                 }
             }
         }
@@ -226,13 +253,18 @@ mod imp {
                     unsafe { vst1q_u8(p, veorq_u8(vld1q_u8(p), *x)) };
                 }
             }
-            for chunk in batches.into_remainder().chunks_mut(16) {
-                let mut s = counter_blocks::<1>(prefix, ctr);
-                ctr = ctr.wrapping_add(1);
+            let tail = batches.into_remainder();
+            if !tail.is_empty() {
+                // Fewer than eight blocks, side by side; a partial last
+                // one uses a counter.
+                let mut s = counter_blocks::<LANES>(prefix, ctr);
+                ctr = ctr.wrapping_add(tail.len().div_ceil(16) as u32);
                 self.encrypt(&mut s);
-                let p = chunk.as_mut_ptr();
-                // SAFETY: `chunk` is readable and writable for its length.
-                unsafe { xor_block_into(p, p, chunk.len(), s[0]) };
+                for (x, chunk) in s.iter().zip(tail.chunks_mut(16)) {
+                    let p = chunk.as_mut_ptr();
+                    // SAFETY: `chunk` is readable and writable for its length.
+                    unsafe { xor_block_into(p, p, chunk.len(), *x) };
+                }
             }
             counter[12..].copy_from_slice(&ctr.to_be_bytes());
         }

@@ -64,7 +64,7 @@
 pub use imp::Pmull;
 /// The field arithmetic, for the fused kernel that interleaves it with AES.
 #[cfg(target_arch = "aarch64")]
-pub(crate) use imp::{Sum, load, product, reduce, reflect, to_vec};
+pub(crate) use imp::{Sum, load, product, reduce, reflect, to_vec, xor3};
 #[cfg(not(target_arch = "aarch64"))]
 pub use unsupported::Pmull;
 

@@ -27,8 +27,10 @@
 //! moment, the eight ciphertext blocks being hashed (byte-reversed to the
 //! reflected integer by TBL), the three unreduced sums (lo, hi, raw
 //! Karatsuba middle) and the products in flight. The powers of H and
-//! their folds (sixteen registers' worth) and the round keys are loaded
-//! from the key as they are used: loads issue beside the vector pipes.
+//! their folds (sixteen registers' worth), the round keys and the counter
+//! increments do not all fit beside them: the compiler loads them from
+//! memory (the key, or its stack) as they are used, and loads issue
+//! beside the vector pipes.
 //!
 //! # The math
 //!
@@ -50,12 +52,13 @@
 //! round r = 0..7   s_i = AESMC(AESE(s_i, rk_r)), i = 0..7    product of X_{r+1}
 //! round 8          s_i = AESMC(AESE(s_i, rk_8))              Y' = reduce(sum)
 //! rounds 9..       s_i = AESMC(AESE(s_i, rk_r))              (AES-192/256)
-//! last             s_i = AESE(s_i, rk_{n−1}) ⊕ rk_n;  C = P ⊕ s
+//! last             s_i = AESE(s_i, rk_{n−1});  C = P ⊕ s_i ⊕ rk_n
 //! ```
 //!
 //! Products are summed in pairs, `sum ⊕ p_{2k−1} ⊕ p_{2k}`: one EOR3 per
-//! part where SHA3 is used, as is the middle's correction raw ⊕ lo ⊕ hi
-//! and the reduction's last step. One basic block per batch, so the
+//! part where SHA3 is used, as are the middle's correction raw ⊕ lo ⊕
+//! hi, the reduction's last step and the last round key's addition with
+//! the data. One basic block per batch, so the
 //! compiler's scheduler interleaves the AES chains with the PMULL chain.
 //!
 //! Decryption hashes the batch it decrypts (its ciphertext is the input);
@@ -368,6 +371,29 @@ unsafe fn xor_batch(src: *const u8, dst: *mut u8, keystream: &[uint8x16_t; 8]) {
     }
 }
 
+/// `dst = src ⊕ s ⊕ last_key`, eight blocks: the last AddRoundKey and
+/// the keystream's XOR in one three-way XOR a block.
+///
+/// # Safety
+///
+/// As for [`xor_batch`], and the CPU must support SHA3 if `EOR3`.
+#[inline(always)]
+unsafe fn xor_last<const EOR3: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    s: &[uint8x16_t; 8],
+    last_key: uint8x16_t,
+) {
+    for (j, x) in s.iter().enumerate() {
+        // SAFETY: block j of the 128 bytes (the contract); the features
+        // are the caller's.
+        unsafe {
+            let data = vld1q_u8(src.add(16 * j));
+            vst1q_u8(dst.add(16 * j), pmull::xor3::<EOR3>(data, *x, last_key));
+        }
+    }
+}
+
 /// The loop's counter blocks, made in vector registers: the counter
 /// block with each 32-bit word byte-swapped (REV32), so that its count
 /// is lane 3 as a native integer; block i is REV32 of that plus i in lane
@@ -560,13 +586,15 @@ impl AesPmull {
                 .sub(behind);
                 let mut s = counters.next();
                 acc = self.stitch::<EOR3>(&mut s, hashed, acc);
-                xor_batch(input, output, &s);
+                let last_key = self.aes.key(self.aes.rounds());
+                xor_last::<EOR3>(input, output, &s, last_key);
             }
         }
         acc
     }
 
-    /// Runs the eight counter blocks `s` through AES in place while
+    /// Runs the eight counter blocks `s` through AES in place, all but
+    /// the last round key (which [`xor_last`] adds with the data), while
     /// folding the eight ciphertext blocks at `x` into the GHASH value
     /// `acc`, one product per round (the module header's schedule);
     /// returns the new GHASH value.
@@ -620,7 +648,7 @@ impl AesPmull {
                 Armv8::round(s, aes.key(11));
                 Armv8::round(s, aes.key(12));
             }
-            aes.last(s);
+            aes.last_without_key(s);
             acc
         }
     }
