@@ -223,6 +223,12 @@ fn aarch64_strategies_run_where_the_cpu_has_them() {
     assert_eq!(AesStrategy::Armv8.is_available(), has);
     assert_eq!(ghash::Strategy::Pmull.is_available(), has);
     assert_eq!(aekit::gcm::Fused::AesPmull.is_available(), has);
+    // With no cap set, the default key runs on the kernel.
+    if has && std::env::var_os("AEKIT_KERNEL").is_none_or(|v| v.is_empty()) {
+        let gcm = aekit::AesGcm::new(&[0x11; 16]).unwrap();
+        assert_eq!(gcm.fused_kernel(), Some(aekit::gcm::Fused::AesPmull));
+        assert_eq!(gcm.implementation(), "fused aes-pmull");
+    }
     if !has {
         common::skip("armv8, pmull, aes-pmull: no AES instructions on this CPU");
     }

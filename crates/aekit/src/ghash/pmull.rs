@@ -81,6 +81,13 @@ mod imp {
     use crate::aes::Block;
     use crate::ghash::GhashKey;
 
+    // Lane 0 is the integer's low half, and `to_vec` reinterprets a
+    // `u128` as a register: both little-endian AArch64's layout.
+    const _: () = assert!(
+        cfg!(target_endian = "little"),
+        "pmull needs little-endian AArch64"
+    );
+
     /// g̃(t) − t^128: the reflected field polynomial without its top term.
     const G_LOW: u128 = 0xC200_0000_0000_0000_0000_0000_0000_0001;
     /// t^63 + t^62 + t^57: the fold multiplier.
