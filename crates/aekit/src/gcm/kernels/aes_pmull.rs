@@ -58,7 +58,8 @@
 //! Products are summed in pairs, `sum ⊕ p_{2k−1} ⊕ p_{2k}`: one EOR3 per
 //! part where SHA3 is used, as are the middle's correction raw ⊕ lo ⊕
 //! hi, the reduction's last step and the last round key's addition with
-//! the data. One basic block per batch, so the
+//! the data (the short path and the tail keep the two-EOR form: a
+//! handful of XORs a message). One basic block per batch, so the
 //! compiler's scheduler interleaves the AES chains with the PMULL chain.
 //!
 //! Decryption hashes the batch it decrypts (its ciphertext is the input);
@@ -90,6 +91,12 @@
 //!   the whole blocks (reading the input and writing the output, no copy
 //!   first), the partial block and the lengths block by the strategies,
 //!   E(K, Y_0) last.
+//!
+//! # Storage
+//!
+//! The `armv8` round keys (240 bytes), the `pmull` powers (128 bytes)
+//! and the kernel's H … H^8 with their folds (256 bytes), zeroized on
+//! drop.
 //!
 //! # Constant-time
 //!
