@@ -141,7 +141,7 @@ pub fn run(out: &mut dyn Write) -> io::Result<()> {
     {
         writeln!(
             out,
-            "  capped by AEKIT_KERNEL={cap} (vaes-avx512, vaes-avx2, ni-clmul, pair, portable)"
+            "  capped by AEKIT_KERNEL={cap} (vaes-avx512, vaes-avx2, ni-clmul, aes-pmull, pair, portable)"
         )?;
     }
     gpu(out)?;

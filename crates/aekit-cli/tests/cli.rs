@@ -365,7 +365,7 @@ fn info_and_selftest() {
     ] {
         assert!(selftest.contains(family), "selftest lacks {family:?}");
     }
-    for kernel in ["vaes-avx512", "vaes-avx2", "ni-clmul"] {
+    for kernel in ["vaes-avx512", "vaes-avx2", "ni-clmul", "aes-pmull"] {
         let listed = ["PASS  fused ", "SKIP  fused "]
             .iter()
             .any(|verdict| selftest.contains(&format!("{verdict}{kernel}")));

@@ -214,6 +214,26 @@ fn registry_reports_metadata() {
     assert!(AesStrategy::best().is_available());
 }
 
+/// On AArch64 likewise: `armv8`, `pmull` and the `aes-pmull` kernel run
+/// wherever the CPU has the AES instructions (with PMULL).
+#[test]
+#[cfg(target_arch = "aarch64")]
+fn aarch64_strategies_run_where_the_cpu_has_them() {
+    let has = std::arch::is_aarch64_feature_detected!("aes");
+    assert_eq!(AesStrategy::Armv8.is_available(), has);
+    assert_eq!(ghash::Strategy::Pmull.is_available(), has);
+    assert_eq!(aekit::gcm::Fused::AesPmull.is_available(), has);
+    // With no cap set, the default key runs on the kernel.
+    if has && std::env::var_os("AEKIT_KERNEL").is_none_or(|v| v.is_empty()) {
+        let gcm = aekit::AesGcm::new(&[0x11; 16]).unwrap();
+        assert_eq!(gcm.fused_kernel(), Some(aekit::gcm::Fused::AesPmull));
+        assert_eq!(gcm.implementation(), "fused aes-pmull");
+    }
+    if !has {
+        common::skip("armv8, pmull, aes-pmull: no AES instructions on this CPU");
+    }
+}
+
 /// A strategy this CPU can run must report itself available: a detection
 /// bug would otherwise silently drop it from every test above.
 #[test]

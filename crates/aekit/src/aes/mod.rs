@@ -10,6 +10,7 @@
 //! | `fixslice` | `fixslice.rs` | yes           | fixsliced bitsliced AES on 64-bit words    |
 //! | `ni`       | `ni.rs`       | yes           | AES-NI, eight blocks in flight             |
 //! | `vaes`     | `vaes.rs`     | yes           | VAES on 512-bit registers (AVX-512)        |
+//! | `armv8`    | `armv8.rs`    | yes           | ARMv8 AESE/AESMC, eight blocks in flight   |
 //!
 //! The key schedule (FIPS-197 §5.2 KeyExpansion, `schedule.rs`) is
 //! computed once, in constant time, and each strategy converts the round
@@ -18,6 +19,8 @@
 //! and [`Cipher`], a key expanded in the strategy chosen for it. The
 //! strategies use `block.rs` and `schedule.rs`, never this file.
 
+#[allow(unsafe_code)] // ARMv8 AES intrinsics; every block carries a SAFETY line.
+pub mod armv8;
 pub(crate) mod block;
 pub mod fixslice;
 #[allow(unsafe_code)] // AES-NI intrinsics; every block carries a SAFETY line.
@@ -45,15 +48,19 @@ pub enum Strategy {
     /// VAES on 512-bit registers (x86-64 with AVX-512): constant-time, the
     /// fastest where present.
     Vaes,
+    /// The ARMv8 Cryptographic Extension (AESE/AESMC, aarch64):
+    /// constant-time.
+    Armv8,
 }
 
 impl Strategy {
     /// Every strategy, available on this CPU or not.
-    pub const ALL: [Strategy; 4] = [
+    pub const ALL: [Strategy; 5] = [
         Strategy::Table,
         Strategy::Fixslice,
         Strategy::Ni,
         Strategy::Vaes,
+        Strategy::Armv8,
     ];
 
     /// The strategy's token, used in names everywhere (CLI, benches, tests).
@@ -84,10 +91,15 @@ impl Strategy {
     /// The fastest constant-time strategy this CPU runs. The order of
     /// preference is here and nowhere else.
     pub fn best() -> Strategy {
-        [Strategy::Vaes, Strategy::Ni, Strategy::Fixslice]
-            .into_iter()
-            .find(|s| s.is_available())
-            .unwrap_or(Strategy::Fixslice)
+        [
+            Strategy::Vaes,
+            Strategy::Ni,
+            Strategy::Armv8,
+            Strategy::Fixslice,
+        ]
+        .into_iter()
+        .find(|s| s.is_available())
+        .unwrap_or(Strategy::Fixslice)
     }
 
     /// (name, constant-time, storage, available) read off the strategy's type.
@@ -105,6 +117,7 @@ impl Strategy {
             Strategy::Fixslice => of::<fixslice::Fixslice>(),
             Strategy::Ni => of::<ni::Ni>(),
             Strategy::Vaes => of::<vaes::Vaes>(),
+            Strategy::Armv8 => of::<armv8::Armv8>(),
         }
     }
 }
@@ -120,6 +133,8 @@ pub enum Cipher {
     Ni(Box<ni::Ni>),
     /// A `vaes` key.
     Vaes(Box<vaes::Vaes>),
+    /// An `armv8` key.
+    Armv8(Box<armv8::Armv8>),
 }
 
 impl Cipher {
@@ -136,6 +151,7 @@ impl Cipher {
             Strategy::Fixslice => Cipher::Fixslice(boxed(&keys)?),
             Strategy::Ni => Cipher::Ni(boxed(&keys)?),
             Strategy::Vaes => Cipher::Vaes(boxed(&keys)?),
+            Strategy::Armv8 => Cipher::Armv8(boxed(&keys)?),
         })
     }
 
@@ -146,6 +162,7 @@ impl Cipher {
             Cipher::Fixslice(_) => Strategy::Fixslice,
             Cipher::Ni(_) => Strategy::Ni,
             Cipher::Vaes(_) => Strategy::Vaes,
+            Cipher::Armv8(_) => Strategy::Armv8,
         }
     }
 
@@ -156,6 +173,7 @@ impl Cipher {
             Cipher::Fixslice(a) => a.encrypt_blocks(blocks),
             Cipher::Ni(a) => a.encrypt_blocks(blocks),
             Cipher::Vaes(a) => a.encrypt_blocks(blocks),
+            Cipher::Armv8(a) => a.encrypt_blocks(blocks),
         }
     }
 
@@ -166,6 +184,7 @@ impl Cipher {
             Cipher::Fixslice(a) => a.ctr32(counter, data),
             Cipher::Ni(a) => a.ctr32(counter, data),
             Cipher::Vaes(a) => a.ctr32(counter, data),
+            Cipher::Armv8(a) => a.ctr32(counter, data),
         }
     }
 }

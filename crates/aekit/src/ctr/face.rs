@@ -205,7 +205,7 @@ pub fn ctr32(
     match cipher {
         Cipher::Table(a) => a.with_face(variant, &start, op),
         Cipher::Fixslice(a) => a.with_face(variant, &start, op),
-        Cipher::Ni(_) | Cipher::Vaes(_) => {
+        Cipher::Ni(_) | Cipher::Vaes(_) | Cipher::Armv8(_) => {
             return Err(Error::Unsupported("FACE on this AES strategy"));
         }
     }

@@ -194,6 +194,7 @@ enum Inner {
     VaesAvx512(Box<kernels::VaesAvx512>),
     VaesAvx2(Box<kernels::VaesAvx2>),
     NiClmul(Box<kernels::NiClmul>),
+    AesPmull(Box<kernels::AesPmull>),
 }
 
 impl AesGcm {
@@ -229,6 +230,7 @@ impl AesGcm {
             Fused::VaesAvx512 => Inner::VaesAvx512(boxed(&keys)?),
             Fused::VaesAvx2 => Inner::VaesAvx2(boxed(&keys)?),
             Fused::NiClmul => Inner::NiClmul(boxed(&keys)?),
+            Fused::AesPmull => Inner::AesPmull(boxed(&keys)?),
         };
         Ok(AesGcm::from_inner(inner))
     }
@@ -256,7 +258,7 @@ impl AesGcm {
         let aes = match aes {
             Cipher::Table(a) => FaceAes::Table(a),
             Cipher::Fixslice(a) => FaceAes::Fixslice(a),
-            Cipher::Ni(_) | Cipher::Vaes(_) => {
+            Cipher::Ni(_) | Cipher::Vaes(_) | Cipher::Armv8(_) => {
                 return Err(Error::Unsupported("FACE on this AES strategy"));
             }
         };
@@ -415,6 +417,7 @@ impl AesGcm {
             Inner::VaesAvx512(_) => Fused::VaesAvx512.strategies(),
             Inner::VaesAvx2(_) => Fused::VaesAvx2.strategies(),
             Inner::NiClmul(_) => Fused::NiClmul.strategies(),
+            Inner::AesPmull(_) => Fused::AesPmull.strategies(),
         }
     }
 
@@ -425,6 +428,7 @@ impl AesGcm {
             Inner::VaesAvx512(_) => Some(Fused::VaesAvx512),
             Inner::VaesAvx2(_) => Some(Fused::VaesAvx2),
             Inner::NiClmul(_) => Some(Fused::NiClmul),
+            Inner::AesPmull(_) => Some(Fused::AesPmull),
         }
     }
 
@@ -574,6 +578,7 @@ impl AesGcm {
                 Cipher::Fixslice(a) => with_ghash(Plain(&**a), ghash, op),
                 Cipher::Ni(a) => with_ghash(Plain(&**a), ghash, op),
                 Cipher::Vaes(a) => with_ghash(Plain(&**a), ghash, op),
+                Cipher::Armv8(a) => with_ghash(Plain(&**a), ghash, op),
             },
             Inner::Face {
                 aes,
@@ -586,6 +591,7 @@ impl AesGcm {
             Inner::VaesAvx512(k) => op.run(&**k),
             Inner::VaesAvx2(k) => op.run(&**k),
             Inner::NiClmul(k) => op.run(&**k),
+            Inner::AesPmull(k) => op.run(&**k),
         }
     }
 }
@@ -677,6 +683,7 @@ fn with_ghash<H: AesHalf, O: KernelOp>(aes: H, ghash: &ghash::Key, op: O) -> O::
         Key::Karatsuba(g) => aes.run(&**g, op),
         Key::Clmul(g) => aes.run(&**g, op),
         Key::Vclmul(g) => aes.run(&**g, op),
+        Key::Pmull(g) => aes.run(&**g, op),
     }
 }
 

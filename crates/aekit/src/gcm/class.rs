@@ -12,7 +12,7 @@ use crate::aes;
 use crate::ghash;
 
 /// The fused AES+GHASH kernels: counter mode and GHASH in one pass over the
-/// data, for the x86-64 instruction sets that have both. Each variant is
+/// data, for the x86-64 and AArch64 instruction sets that have both. Each variant is
 /// named as its token ([`Fused::name`]) and its file under `gcm/kernels/`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Fused {
@@ -24,6 +24,9 @@ pub enum Fused {
     /// `ni-clmul`: AES-NI and PCLMULQDQ on 128-bit registers, for older
     /// x86-64.
     NiClmul,
+    /// `aes-pmull`: the ARMv8 AES and PMULL instructions on 128-bit
+    /// registers (AArch64), with EOR3 where SHA3 is present.
+    AesPmull,
 }
 
 /// The variants' former names, kept for code written against them.
@@ -41,8 +44,14 @@ impl Fused {
 }
 
 impl Fused {
-    /// Every fused kernel, in order of preference.
-    pub const ALL: [Fused; 3] = [Fused::VaesAvx512, Fused::VaesAvx2, Fused::NiClmul];
+    /// Every fused kernel, in order of preference (the x86-64 ones, then
+    /// the AArch64 one: no CPU runs both).
+    pub const ALL: [Fused; 4] = [
+        Fused::VaesAvx512,
+        Fused::VaesAvx2,
+        Fused::NiClmul,
+        Fused::AesPmull,
+    ];
 
     /// The kernel's token.
     pub fn name(self) -> &'static str {
@@ -50,6 +59,7 @@ impl Fused {
             Fused::VaesAvx512 => kernels::VaesAvx512::NAME,
             Fused::VaesAvx2 => kernels::VaesAvx2::NAME,
             Fused::NiClmul => kernels::NiClmul::NAME,
+            Fused::AesPmull => kernels::AesPmull::NAME,
         }
     }
 
@@ -64,6 +74,7 @@ impl Fused {
             Fused::VaesAvx512 => kernels::VaesAvx512::is_available(),
             Fused::VaesAvx2 => kernels::VaesAvx2::is_available(),
             Fused::NiClmul => kernels::NiClmul::is_available(),
+            Fused::AesPmull => kernels::AesPmull::is_available(),
         }
     }
 
@@ -72,6 +83,7 @@ impl Fused {
         match self {
             Fused::VaesAvx512 => (aes::Strategy::Vaes, ghash::Strategy::Vclmul),
             Fused::VaesAvx2 | Fused::NiClmul => (aes::Strategy::Ni, ghash::Strategy::Clmul),
+            Fused::AesPmull => (aes::Strategy::Armv8, ghash::Strategy::Pmull),
         }
     }
 
@@ -91,11 +103,16 @@ impl Fused {
 ///
 /// The environment variable `AEKIT_KERNEL` caps the choice at a class, so
 /// that one machine can measure and test the classes below its best:
-/// `vaes-avx512`, `vaes-avx2`, `ni-clmul`, `pair` or `portable`. The
-/// default is then the best class this CPU runs at or below the one named
-/// (`AEKIT_KERNEL=vaes-avx2` on a CPU without VAES gives `ni-clmul`). It is
-/// read once per process; an unknown value makes [`AesGcm::new`](super::AesGcm::new) fail
-/// rather than be silently ignored.
+/// `vaes-avx512`, `vaes-avx2`, `ni-clmul`, `aes-pmull`, `pair` or
+/// `portable`. The default is then the best class this CPU runs at or
+/// below the one named, in [`Class::ALL`]'s order
+/// (`AEKIT_KERNEL=vaes-avx2` on a CPU without VAES gives `ni-clmul`). The
+/// x86-64 kernels come before `aes-pmull` and no CPU runs both, so on
+/// AArch64 any x86-64 kernel's name caps nothing (the best is `aes-pmull`
+/// where the CPU has it), and on x86-64 `aes-pmull` caps at `pair`: a cap
+/// names a rung, and the rungs a CPU lacks are skipped. It is read once
+/// per process; an unknown value makes [`AesGcm::new`](super::AesGcm::new)
+/// fail rather than be silently ignored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Class {
     /// A fused AES+GHASH kernel.
@@ -110,10 +127,11 @@ pub enum Class {
 
 impl Class {
     /// Every class, fastest first.
-    pub const ALL: [Class; 5] = [
+    pub const ALL: [Class; 6] = [
         Class::Fused(Fused::VaesAvx512),
         Class::Fused(Fused::VaesAvx2),
         Class::Fused(Fused::NiClmul),
+        Class::Fused(Fused::AesPmull),
         Class::Pair,
         Class::Portable,
     ];
@@ -149,7 +167,7 @@ impl Class {
             _ => Some(None),
         });
         forced.ok_or(Error::Unsupported(
-            "an AEKIT_KERNEL value other than vaes-avx512, vaes-avx2, ni-clmul, pair or portable",
+            "an AEKIT_KERNEL value other than vaes-avx512, vaes-avx2, ni-clmul, aes-pmull, pair or portable",
         ))
     }
 
@@ -182,6 +200,7 @@ mod tests {
                 Fused::Avx512 => "vaes-avx512",
                 Fused::Avx2 => "vaes-avx2",
                 Fused::Ni => "ni-clmul",
+                Fused::AesPmull => "aes-pmull",
             };
             assert_eq!(f.name(), token);
             assert_eq!(Fused::from_name(token), Some(f));

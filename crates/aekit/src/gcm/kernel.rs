@@ -414,7 +414,10 @@ impl<G: GhashKey> FaceOp for FacePasses<'_, G> {
 /// needs counter mode from `counter` and GHASH. Decryption hashed every
 /// batch it decrypted; encryption hashes a batch behind (the ciphertext
 /// must exist first), so its last batch is hashed here with the tail.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // the fused kernels are x86-64 only
+#[cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    allow(dead_code)
+)] // the fused kernels are x86-64's and aarch64's
 pub(crate) fn finish_two_pass<K: Kernel>(
     kernel: &K,
     counter: &mut Block,
@@ -456,7 +459,10 @@ pub(crate) fn copy_into<'a>(out: &'a mut [MaybeUninit<u8>], input: &[u8]) -> &'a
 /// `input` and `out` (of the same length, whole blocks) as a kernel's
 /// one-pass loop takes them: where it reads, where it writes, how many
 /// bytes. The two do not overlap (a shared and a mutable borrow).
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // the kernels are x86-64's
+#[cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    allow(dead_code)
+)] // the kernels are x86-64's and aarch64's
 pub(crate) fn io_of(input: &[u8], out: &mut [MaybeUninit<u8>]) -> (*const u8, *mut u8, usize) {
     debug_assert!(input.len() == out.len() && input.len().is_multiple_of(16));
     let n = input.len().min(out.len());
@@ -471,7 +477,10 @@ pub(crate) fn io_of(input: &[u8], out: &mut [MaybeUninit<u8>]) -> (*const u8, *m
 /// `from` must be readable and `to` writable for `len` bytes, the same
 /// pointer or two ranges that do not overlap; nothing else may access the
 /// bytes at `to` while the returned slice lives.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // the kernels are x86-64's
+#[cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    allow(dead_code)
+)] // the kernels are x86-64's and aarch64's
 #[allow(unsafe_code)]
 pub(crate) unsafe fn in_output<'a>(from: *const u8, to: *mut u8, len: usize) -> &'a mut [u8] {
     // SAFETY: the caller's contract; after the copy (or in place) every
@@ -513,7 +522,7 @@ pub(crate) mod tests {
     use crate::aes::KeySchedule;
     use crate::aes::ni::Ni;
     use crate::aes::table::Table;
-    use crate::gcm::kernels::{NiClmul, VaesAvx2, VaesAvx512};
+    use crate::gcm::kernels::{AesPmull, NiClmul, VaesAvx2, VaesAvx512};
     use crate::gcm::state::State;
     use crate::ghash::bitserial::BitSerial;
     use crate::ghash::clmul::Clmul;
@@ -791,6 +800,7 @@ pub(crate) mod tests {
         short_path_matches_the_general_path::<VaesAvx512>();
         short_path_matches_the_general_path::<VaesAvx2>();
         short_path_matches_the_general_path::<NiClmul>();
+        short_path_matches_the_general_path::<AesPmull>();
     }
 
     #[test]

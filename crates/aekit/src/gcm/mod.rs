@@ -32,7 +32,7 @@ mod incremental;
 mod iv_prefix;
 mod kernel;
 #[allow(unsafe_code)]
-// AES-NI, VAES, PCLMULQDQ and VPCLMULQDQ intrinsics; every block carries a SAFETY line.
+// AES-NI, VAES, PCLMULQDQ, VPCLMULQDQ, AArch64 AES and PMULL intrinsics; every block carries a SAFETY line.
 mod kernels;
 mod nonce;
 #[allow(unsafe_code)]

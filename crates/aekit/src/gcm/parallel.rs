@@ -570,7 +570,7 @@ mod tests {
     use crate::aes::ni::Ni;
     use crate::gcm::kernel::FusedKernel;
     use crate::gcm::kernel::Pair;
-    use crate::gcm::kernels::{NiClmul, VaesAvx2, VaesAvx512};
+    use crate::gcm::kernels::{AesPmull, NiClmul, VaesAvx2, VaesAvx512};
     use crate::ghash::bitserial::BitSerial;
     use crate::ghash::clmul::Clmul;
 
@@ -669,6 +669,10 @@ mod tests {
         match NiClmul::new(&keys) {
             Some(fused) => check(&fused),
             None => eprintln!("SKIP {}: not available on this CPU", NiClmul::NAME),
+        }
+        match AesPmull::new(&keys) {
+            Some(fused) => check(&fused),
+            None => eprintln!("SKIP {}: not available on this CPU", AesPmull::NAME),
         }
     }
 

@@ -13,6 +13,7 @@
 //! | `karatsuba` | 16 B + consts   | yes           | carry-less multiply on u64 with Karatsuba  |
 //! | `clmul`     | 128 B (H..H^8)  | yes           | PCLMULQDQ, eight blocks per reduction      |
 //! | `vclmul`    | 256 B (H..H^16) | yes           | VPCLMULQDQ on 512-bit registers            |
+//! | `pmull`     | 128 B (H..H^8)  | yes           | ARMv8 PMULL/PMULL2, eight blocks per reduction |
 //!
 //! [`field`] states the bit order every strategy takes and returns.
 
@@ -22,6 +23,8 @@ pub mod clmul;
 pub mod field;
 pub mod karatsuba;
 mod key;
+#[allow(unsafe_code)] // PMULL intrinsics; every block carries a SAFETY line.
+pub mod pmull;
 pub mod shoup4;
 pub mod shoup8;
 pub mod table1;
@@ -56,11 +59,13 @@ pub enum Strategy {
     Clmul,
     /// VPCLMULQDQ on 512-bit registers, aggregated reduction over a wide window.
     Vclmul,
+    /// ARMv8 PMULL/PMULL2 with aggregated reduction over eight blocks.
+    Pmull,
 }
 
 impl Strategy {
     /// Every strategy, available on this CPU or not.
-    pub const ALL: [Strategy; 9] = [
+    pub const ALL: [Strategy; 10] = [
         Strategy::BitSerial,
         Strategy::Table1,
         Strategy::Table4,
@@ -70,6 +75,7 @@ impl Strategy {
         Strategy::Karatsuba,
         Strategy::Clmul,
         Strategy::Vclmul,
+        Strategy::Pmull,
     ];
 
     /// The strategy's token.
@@ -100,10 +106,15 @@ impl Strategy {
     /// The fastest constant-time strategy this CPU runs. Table-driven
     /// strategies are never chosen here, only by explicit request.
     pub fn best() -> Strategy {
-        [Strategy::Vclmul, Strategy::Clmul, Strategy::Karatsuba]
-            .into_iter()
-            .find(|s| s.is_available())
-            .unwrap_or(Strategy::Karatsuba)
+        [
+            Strategy::Vclmul,
+            Strategy::Clmul,
+            Strategy::Pmull,
+            Strategy::Karatsuba,
+        ]
+        .into_iter()
+        .find(|s| s.is_available())
+        .unwrap_or(Strategy::Karatsuba)
     }
 
     /// (name, constant-time, storage, available) read off the strategy's type.
@@ -126,6 +137,7 @@ impl Strategy {
             Strategy::Karatsuba => of::<karatsuba::Karatsuba>(),
             Strategy::Clmul => of::<clmul::Clmul>(),
             Strategy::Vclmul => of::<vclmul::Vclmul>(),
+            Strategy::Pmull => of::<pmull::Pmull>(),
         }
     }
 }
@@ -144,6 +156,7 @@ pub enum Key {
     Karatsuba(Box<karatsuba::Karatsuba>),
     Clmul(Box<clmul::Clmul>),
     Vclmul(Box<vclmul::Vclmul>),
+    Pmull(Box<pmull::Pmull>),
 }
 
 impl Key {
@@ -164,6 +177,7 @@ impl Key {
             Strategy::Karatsuba => Key::Karatsuba(boxed(h)?),
             Strategy::Clmul => Key::Clmul(boxed(h)?),
             Strategy::Vclmul => Key::Vclmul(boxed(h)?),
+            Strategy::Pmull => Key::Pmull(boxed(h)?),
         })
     }
 
@@ -179,6 +193,7 @@ impl Key {
             Key::Karatsuba(_) => Strategy::Karatsuba,
             Key::Clmul(_) => Strategy::Clmul,
             Key::Vclmul(_) => Strategy::Vclmul,
+            Key::Pmull(_) => Strategy::Pmull,
         }
     }
 
@@ -194,6 +209,7 @@ impl Key {
             Key::Karatsuba(g) => g.update_blocks(y, blocks),
             Key::Clmul(g) => g.update_blocks(y, blocks),
             Key::Vclmul(g) => g.update_blocks(y, blocks),
+            Key::Pmull(g) => g.update_blocks(y, blocks),
         }
     }
 
@@ -210,6 +226,7 @@ impl Key {
             Key::Karatsuba(g) => g.update_padded(y, bytes),
             Key::Clmul(g) => g.update_padded(y, bytes),
             Key::Vclmul(g) => g.update_padded(y, bytes),
+            Key::Pmull(g) => g.update_padded(y, bytes),
         }
     }
 }

@@ -6,6 +6,7 @@
 //! | `vaes-avx512` | `vaes_avx512.rs` | [`VaesAvx512`] | `VaesAvx512` | VAES, VPCLMULQDQ on ZMM (AVX-512F/BW/VL) |
 //! | `vaes-avx2` | `vaes_avx2.rs` | [`VaesAvx2`] | `VaesAvx2` | VAES, VPCLMULQDQ on YMM (AVX2), AES-NI, PCLMULQDQ |
 //! | `ni-clmul` | `ni_clmul.rs` | [`NiClmul`] | `NiClmul` | AES-NI, PCLMULQDQ on XMM (SSE4.1, SSSE3) |
+//! | `aes-pmull` | `aes_pmull.rs` | [`AesPmull`] | `AesPmull` | AArch64 AESE/AESMC, PMULL/PMULL2 (EOR3 where SHA3) |
 //!
 //! Their companions: the multi-buffer paths of the batch API
 //! (`vaes_avx512_multi.rs`, `vaes_avx2_multi.rs`, `Kernel::crypt_groups`)
@@ -29,9 +30,15 @@
 //! and whole-message paths for messages of at most seven blocks it uses,
 //! and its supplied-keystream consumer), the one kernel that names another.
 //!
-//! Off x86-64 the kernel files are compiled out; uninhabited stand-ins
-//! (`absent`) keep the selection code's types the same everywhere.
+//! `aes-pmull` is the AArch64 kernel; it takes nothing from `shared` (its
+//! arithmetic is `ghash::pmull`'s, its counter blocks `aes::armv8`'s).
+//!
+//! Off x86-64 the x86-64 kernel files are compiled out, and off aarch64
+//! `aes_pmull.rs`; uninhabited stand-ins (`absent`, `absent_aarch64`)
+//! keep the selection code's types the same everywhere.
 
+#[cfg(target_arch = "aarch64")]
+mod aes_pmull;
 #[cfg(target_arch = "x86_64")]
 mod ni_clmul;
 #[cfg(target_arch = "x86_64")]
@@ -47,6 +54,8 @@ mod vaes_avx512_multi;
 #[cfg(target_arch = "x86_64")]
 mod vaes_avx512_supplied;
 
+#[cfg(target_arch = "aarch64")]
+pub(crate) use aes_pmull::AesPmull;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use ni_clmul::NiClmul;
 #[cfg(target_arch = "x86_64")]
@@ -56,6 +65,42 @@ pub(crate) use vaes_avx512::VaesAvx512;
 
 #[cfg(not(target_arch = "x86_64"))]
 pub(crate) use absent::{NiClmul, VaesAvx2, VaesAvx512};
+#[cfg(not(target_arch = "aarch64"))]
+pub(crate) use absent_aarch64::AesPmull;
+
+/// Off aarch64 `aes-pmull` is compiled out; this stands in for it, with
+/// no values.
+#[cfg(not(target_arch = "aarch64"))]
+mod absent_aarch64 {
+    use crate::aes::KeySchedule;
+    use crate::aes::armv8::Armv8;
+    use crate::gcm::kernel::{FusedKernel, Kernel};
+    use crate::ghash::pmull::Pmull;
+
+    /// `aes-pmull`: AESE/AESMC and PMULL, aarch64 only.
+    pub(crate) enum AesPmull {}
+
+    impl Kernel for AesPmull {
+        type Aes = Armv8;
+        type Ghash = Pmull;
+        fn aes(&self) -> &Armv8 {
+            match *self {}
+        }
+        fn ghash(&self) -> &Pmull {
+            match *self {}
+        }
+    }
+
+    impl FusedKernel for AesPmull {
+        const NAME: &'static str = "aes-pmull";
+        fn is_available() -> bool {
+            false
+        }
+        fn new(_: &KeySchedule) -> Option<Self> {
+            None
+        }
+    }
+}
 
 /// Off x86-64 the kernels are compiled out; these stand in for them, with
 /// no values, so that the selection code has the same types everywhere.
