@@ -3,6 +3,7 @@
 
     model.py [--cpus neoverse-n1,...] [--count] IMPL DIRECTION LEN AAD_LEN
     model.py [--cpus neoverse-n1,...] --loop FILE.S LABEL BLOCKS
+    model.py --flow IMPL DIRECTION LEN AAD_LEN
 
 Runs `aekit-trace IMPL DIRECTION LEN AAD_LEN` (the crate in `trace/`, built
 for aarch64) under qemu-aarch64 with its execution log on, cuts out the
@@ -18,6 +19,12 @@ Taken branches are modelled as executed branch instructions (llvm-mca does
 not follow control flow), memory as L1 hits, and loads as independent of
 earlier stores (no store-to-load forwarding stalls): what it measures is
 the instructions' issue and dependency chains on each core's pipeline model.
+
+`--flow` checks that the call's control flow does not depend on its
+secrets: it traces the call with three different keys and messages
+(`AEKIT_TRACE_SECRET`) and compares the sequences of blocks executed;
+exits 1 if they differ. (The addresses of its loads and stores are not
+compared: qemu's log does not show them.)
 
 `--loop` models a peer's hand-written loop instead, from its assembly
 source: the instructions from `LABEL:` to the branch back to it, which
@@ -39,6 +46,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 CPUS = ["neoverse-n1", "neoverse-v1", "neoverse-v2", "apple-m1"]
 REPEAT = 20
+# The secret bytes whose calls `--flow` compares.
+SECRETS = [0, 66, 255]
 
 
 def binary():
@@ -48,15 +57,22 @@ def binary():
     return os.path.join(target, "aarch64-unknown-linux-gnu", "release", "aekit-trace")
 
 
-def executed(args):
+def executed(args, env=None):
     """The encodings (4-byte words) executed between the two markers."""
+    blocks, order = blocks_between_markers(args, env)
+    return [word for start in order for word in blocks[start]]
+
+
+def blocks_between_markers(args, env=None):
+    """{start address: encodings} of every block qemu translated, and the
+    start addresses of the blocks executed between the markers, in order."""
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "qemu.log")
         cmd = ["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"]
         if os.environ.get("QEMU_CPU"):
             cmd += ["-cpu", os.environ["QEMU_CPU"]]
         cmd += ["-d", "in_asm,exec,nochain", "-D", log, binary()] + args
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
         mark = int(re.search(r"^mark (0x[0-9a-f]+)$", out, re.M).group(1), 16)
         blocks, order = {}, []
         block = None
@@ -77,11 +93,24 @@ def executed(args):
     marks = [i for i, a in enumerate(order) if a == mark]
     if len(marks) < 2:
         sys.exit("model.py: the markers were not both executed")
-    words = []
-    for start in order[marks[0] + 1 : marks[1]]:
-        words.extend(blocks[start])
-    # The marker's own return block comes first: drop it (it ends in `ret`).
-    return words
+    return blocks, order[marks[0] + 1 : marks[1]]
+
+
+def same_flow(args):
+    """Whether calls that differ only in their secrets (key and message)
+    execute the same blocks in the same order; prints what differs."""
+    flows = {}
+    for secret in SECRETS:
+        env = dict(os.environ, AEKIT_TRACE_SECRET=str(secret))
+        flows[secret] = blocks_between_markers(args, env)[1]
+    first = flows[SECRETS[0]]
+    same = True
+    for secret, flow in flows.items():
+        if flow != first:
+            at = next((i for i, (a, b) in enumerate(zip(first, flow)) if a != b), min(len(first), len(flow)))
+            print(f"  secret {secret}: {len(flow)} blocks against {len(first)}, first difference at block {at}")
+            same = False
+    return same
 
 
 def assembly(words):
@@ -149,6 +178,11 @@ def main():
         for cpu in cpus:
             c = cycles(asm, cpu)
             print(f"  {cpu:12} {c:10.1f} cycles  {c / blocks:.2f} a block")
+        return
+    if argv[:1] == ["--flow"]:
+        if not same_flow(argv[1:]):
+            sys.exit(f"{' '.join(argv[1:])}: the control flow depends on the secrets")
+        print(f"{' '.join(argv[1:])}: the same blocks in the same order for secrets {SECRETS}")
         return
     count_only = argv[:1] == ["--count"]
     if count_only:

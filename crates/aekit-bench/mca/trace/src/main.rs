@@ -1,10 +1,15 @@
-//! `aekit-trace IMPL DIRECTION LEN AAD_LEN`: sets up an AES-128-GCM (or
-//! AES-256 with `IMPL` suffixed `-256`) key of implementation `IMPL`
-//! (`aekit`, the default class, capped as `AEKIT_KERNEL` says; `ring`;
-//! `aws-lc`), makes one warm-up call, then makes one call of `LEN` bytes
-//! with `AAD_LEN` bytes of AAD and a 12-byte nonce between two calls of
-//! [`mark`]. It prints the marker's address, which `../model.py` finds
-//! in qemu's execution log to cut the call's instructions out of it.
+//! `aekit-trace IMPL DIRECTION LEN AAD_LEN`: sets up a key of `IMPL`,
+//! makes one warm-up call, then one call of `LEN` bytes with `AAD_LEN`
+//! bytes of AAD between two calls of [`mark`]. It prints the marker's
+//! address, which `../model.py` finds in qemu's execution log to cut the
+//! call's instructions out of it.
+//!
+//! `IMPL`: AES-128-GCM with a 12-byte nonce by `aekit` (its default
+//! class, capped as `AEKIT_KERNEL` says), `ring` or `aws-lc`, AES-256 with
+//! the suffix `-256`; `aether`, AETHER (256-bit key, 16-byte nonce);
+//! `leaky`, no cipher but a search through the key, the control flow that
+//! `model.py --flow` must find depends on it. The key and the message are
+//! made from `AEKIT_TRACE_SECRET` (a byte; 66 by default).
 
 use std::hint::black_box;
 
@@ -17,7 +22,8 @@ extern "C" fn mark(n: u64) -> u64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: aekit-trace aekit|ring|aws-lc[-256] encrypt|decrypt LEN AAD_LEN";
+    let usage =
+        "usage: aekit-trace aekit|ring|aws-lc|aether|leaky[-256] encrypt|decrypt LEN AAD_LEN";
     let [_, imp, dir, len, aad_len] = args.as_slice() else {
         panic!("{usage}");
     };
@@ -32,10 +38,16 @@ fn main() {
         "decrypt" => false,
         _ => panic!("{usage}"),
     };
-    let key = vec![0x42u8; key_len];
+    // The secrets, varied by `AEKIT_TRACE_SECRET` (a byte) to compare
+    // the control flow of calls that differ only in them.
+    let secret =
+        std::env::var("AEKIT_TRACE_SECRET").map_or(0x42, |s| s.parse::<u8>().expect("a byte"));
+    let key = vec![secret; key_len];
     let nonce = [7u8; 12];
     let aad = vec![0x11u8; aad_len];
-    let plain = vec![0x5au8; len];
+    let plain: Vec<u8> = (0..len)
+        .map(|i| secret.wrapping_mul(i as u8) ^ 0x5a)
+        .collect();
     println!("mark {:#x}", mark as *const () as usize);
 
     match imp {
@@ -139,6 +151,45 @@ fn main() {
             mark(2);
             buf.truncate(len);
             assert_eq!(buf, if encrypt { sealed } else { plain });
+        }
+        // AETHER (its 32-byte key and 16-byte nonce whatever the suffix).
+        "aether" => {
+            let key = vec![secret; 32];
+            let nonce = [7u8; 16];
+            let aether = aekit::aether::Aether::new(&key).expect("key");
+            let mut sealed = plain.clone();
+            let tag = aether
+                .encrypt_in_place_detached(&nonce, &aad, &mut sealed)
+                .expect("seal");
+            let mut buf = if encrypt {
+                plain.clone()
+            } else {
+                sealed.clone()
+            };
+            mark(1);
+            if encrypt {
+                let again =
+                    black_box(aether.encrypt_in_place_detached(&nonce, &aad, black_box(&mut buf)))
+                        .expect("seal");
+                assert_eq!(again, tag);
+            } else {
+                black_box(aether.decrypt_in_place_detached(
+                    &nonce,
+                    &aad,
+                    black_box(&mut buf),
+                    &tag,
+                ))
+                .expect("open");
+            }
+            mark(2);
+            assert_eq!(buf, if encrypt { sealed } else { plain });
+        }
+        // The negative control of `model.py --flow`: a search whose
+        // length depends on the key, which the check must catch.
+        "leaky" => {
+            mark(1);
+            black_box(black_box(&key).iter().position(|&b| b == 0));
+            mark(2);
         }
         _ => panic!("{usage}"),
     }
