@@ -11,7 +11,8 @@ instructions executed between the two markers around the timed call (the
 call itself, plus the few instructions that pass its arguments), turns
 their encodings back into assembly with llvm-mc and gives that straight-line
 stream to llvm-mca for each core. Prints, per core: instructions, modelled
-cycles for the call (the stream run 20 times back to back, cycles / 20) and
+cycles for the call (the stream run back to back, 20 times or as many as
+make about 40,000 instructions, at least once; cycles over runs) and
 cycles per byte. `--count` prints the instruction count alone (a
 sanity check that a hardware path is taken, which needs no model).
 
@@ -45,7 +46,9 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CPUS = ["neoverse-n1", "neoverse-v1", "neoverse-v2", "apple-m1"]
-REPEAT = 20
+# Back-to-back runs of a stream given to llvm-mca: up to 20, fewer for
+# long streams, at least one; about this many instructions in all.
+REPEAT_INSTRUCTIONS = 40_000
 # The secret bytes whose calls `--flow` compares.
 SECRETS = [0, 66, 255]
 
@@ -158,12 +161,13 @@ def loop(path, label, blocks):
 
 
 def cycles(asm, cpu):
+    repeat = max(1, min(20, REPEAT_INSTRUCTIONS // asm.count("\n")))
     out = subprocess.run(
-        ["llvm-mca-19", "-mtriple=aarch64", f"-mcpu={cpu}", f"-iterations={REPEAT}",
+        ["llvm-mca-19", "-mtriple=aarch64", f"-mcpu={cpu}", f"-iterations={repeat}",
          "-mattr=+aes,+sha3", "-summary-view", "-resource-pressure=0", "-instruction-info=0"],
         input=asm, check=True, capture_output=True, text=True,
     ).stdout
-    return int(re.search(r"Total Cycles:\s+(\d+)", out).group(1)) / REPEAT
+    return int(re.search(r"Total Cycles:\s+(\d+)", out).group(1)) / repeat
 
 
 def main():
