@@ -58,6 +58,8 @@ use std::sync::Arc;
 
 use aekit::{AesGcm, Decryptor, Encryptor};
 use self_cell::self_cell;
+use subtle::ConstantTimeEq;
+use zeroize::Zeroizing;
 
 use crate::core::{
     Dispatch, GCM_MODE, PARAM_END, PARAM_INTEGER, PARAM_OCTET_STRING, PARAM_UNSIGNED_INTEGER,
@@ -120,6 +122,9 @@ pub struct GcmCtx {
     key_len: usize,
     encrypt: bool,
     key: Option<Arc<AesGcm>>,
+    /// The bytes `key` was expanded from, to keep it when `init` passes
+    /// the same key again.
+    raw_key: Zeroizing<[u8; 32]>,
     iv: [u8; IV_MAX],
     iv_len: usize,
     iv_state: IvState,
@@ -145,6 +150,7 @@ impl GcmCtx {
             key_len,
             encrypt: true,
             key: None,
+            raw_key: Zeroizing::new([0; 32]),
             iv: [0; IV_MAX],
             iv_len: IV_DEFAULT,
             iv_state: IvState::Unset,
@@ -165,6 +171,7 @@ impl GcmCtx {
         }
         Some(GcmCtx {
             key: self.key.clone(),
+            raw_key: self.raw_key.clone(),
             message: None,
             ..*self
         })
@@ -186,9 +193,17 @@ impl GcmCtx {
             if key.len() != self.key_len {
                 return false;
             }
-            match AesGcm::new(key) {
-                Ok(gcm) => self.key = Some(Arc::new(gcm.with_relaxed_tag_rules())),
-                Err(_) => return false,
+            // A context re-initialized with its key, as callers that pass
+            // the key with every message do, keeps the expansion (the
+            // comparison is constant-time: the key is secret).
+            let same = self.key.is_some() && bool::from(self.raw_key[..key.len()].ct_eq(key));
+            if !same {
+                self.key = None;
+                match AesGcm::new(key) {
+                    Ok(gcm) => self.key = Some(Arc::new(gcm.with_relaxed_tag_rules())),
+                    Err(_) => return false,
+                }
+                self.raw_key[..key.len()].copy_from_slice(key);
             }
             self.tls_records = 0;
         }
@@ -263,9 +278,11 @@ impl GcmCtx {
             return ok.then_some(0);
         }
         let done = if out.cast_const() == input || overlaps(out, input, len) {
-            // SAFETY: both hold `len` bytes (contract); `copy` allows
-            // overlap, and a copy onto itself is a no-op.
-            unsafe { ptr::copy(input, out, len) };
+            if out.cast_const() != input {
+                // SAFETY: both hold `len` bytes (contract); `copy` allows
+                // overlap.
+                unsafe { ptr::copy(input, out, len) };
+            }
             // SAFETY: `out` holds `len` bytes, now the input.
             let buf = unsafe { core::slice::from_raw_parts_mut(out, len) };
             cell.step(|m| match m {
