@@ -58,7 +58,6 @@ use std::sync::Arc;
 
 use aekit::{AesGcm, Decryptor, Encryptor};
 use self_cell::self_cell;
-use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
 use crate::core::{
@@ -97,22 +96,58 @@ enum Message<'k> {
     Decrypt(Decryptor<'k>),
 }
 
-/// The message, `None` once `final` has taken it to finish it.
+/// The message in progress, if one is.
 type MaybeMessage<'k> = Option<Message<'k>>;
 
 self_cell!(
-    /// A key and a message in progress under it.
-    struct MessageCell {
+    /// A key and the message in progress under it, if any. The cell lives
+    /// as long as the key; each message is set into it and taken out, so
+    /// a message costs no allocation.
+    struct KeyCell {
         owner: Arc<AesGcm>,
         #[covariant]
         dependent: MaybeMessage,
     }
 );
 
-impl MessageCell {
-    /// Runs one step on the message; false if it fails or is finished.
-    fn step(&mut self, f: impl FnOnce(&mut Message<'_>) -> Result<(), aekit::Error>) -> bool {
-        self.with_dependent_mut(|_, m| m.as_mut().is_some_and(|m| f(m).is_ok()))
+impl KeyCell {
+    /// A key with no message.
+    fn idle(key: Arc<AesGcm>) -> KeyCell {
+        KeyCell::new(key, |_| None)
+    }
+
+    /// Whether a message is in progress.
+    fn busy(&self) -> bool {
+        self.borrow_dependent().is_some()
+    }
+
+    /// Ends any message in progress without finishing it.
+    fn drop_message(&mut self) {
+        self.with_dependent_mut(|_, m| *m = None);
+    }
+
+    /// Runs one step on the message, begun under `iv` first if none is
+    /// in progress; false if it fails.
+    fn step(
+        &mut self,
+        encrypt: bool,
+        iv: &[u8],
+        f: impl FnOnce(&mut Message<'_>) -> Result<(), aekit::Error>,
+    ) -> bool {
+        self.with_dependent_mut(|gcm, m| {
+            if m.is_none() {
+                let begun = if encrypt {
+                    gcm.encryptor(iv).map(Message::Encrypt)
+                } else {
+                    gcm.decryptor(iv).map(Message::Decrypt)
+                };
+                match begun {
+                    Ok(message) => *m = Some(message),
+                    Err(_) => return false,
+                }
+            }
+            m.as_mut().is_some_and(|m| f(m).is_ok())
+        })
     }
 }
 
@@ -121,14 +156,14 @@ pub struct GcmCtx {
     /// The key length this algorithm takes: 16, 24 or 32 bytes.
     key_len: usize,
     encrypt: bool,
-    key: Option<Arc<AesGcm>>,
+    /// The key, and the message in progress under it.
+    key: Option<KeyCell>,
     /// The bytes `key` was expanded from, to keep it when `init` passes
     /// the same key again.
     raw_key: Zeroizing<[u8; 32]>,
     iv: [u8; IV_MAX],
     iv_len: usize,
     iv_state: IvState,
-    message: Option<MessageCell>,
     /// Encryption: the tag made by `final`. Decryption: the tag to check.
     tag: [u8; TAG_LEN],
     tag_len: Option<usize>,
@@ -154,7 +189,6 @@ impl GcmCtx {
             iv: [0; IV_MAX],
             iv_len: IV_DEFAULT,
             iv_state: IvState::Unset,
-            message: None,
             tag: [0; TAG_LEN],
             tag_len: None,
             tls_aad: None,
@@ -166,13 +200,15 @@ impl GcmCtx {
 
     /// A copy, when no message is in progress.
     fn dup(&self) -> Option<GcmCtx> {
-        if self.message.is_some() {
+        if self.key.as_ref().is_some_and(KeyCell::busy) {
             return None;
         }
         Some(GcmCtx {
-            key: self.key.clone(),
+            key: self
+                .key
+                .as_ref()
+                .map(|k| KeyCell::idle(Arc::clone(k.borrow_owner()))),
             raw_key: self.raw_key.clone(),
-            message: None,
             ..*self
         })
     }
@@ -180,7 +216,9 @@ impl GcmCtx {
     /// `encrypt_init` / `decrypt_init`.
     fn init(&mut self, encrypt: bool, key: Option<&[u8]>, iv: Option<&[u8]>) -> bool {
         self.encrypt = encrypt;
-        self.message = None;
+        if let Some(k) = &mut self.key {
+            k.drop_message();
+        }
         if let Some(iv) = iv {
             if iv.is_empty() || iv.len() > IV_MAX {
                 return false;
@@ -196,11 +234,13 @@ impl GcmCtx {
             // A context re-initialized with its key, as callers that pass
             // the key with every message do, keeps the expansion (the
             // comparison is constant-time: the key is secret).
-            let same = self.key.is_some() && bool::from(self.raw_key[..key.len()].ct_eq(key));
+            let same = self.key.is_some() && same_bytes(&self.raw_key[..key.len()], key);
             if !same {
                 self.key = None;
                 match AesGcm::new(key) {
-                    Ok(gcm) => self.key = Some(Arc::new(gcm.with_relaxed_tag_rules())),
+                    Ok(gcm) => {
+                        self.key = Some(KeyCell::idle(Arc::new(gcm.with_relaxed_tag_rules())))
+                    }
                     Err(_) => return false,
                 }
                 self.raw_key[..key.len()].copy_from_slice(key);
@@ -230,26 +270,6 @@ impl GcmCtx {
         }
     }
 
-    /// The message in progress, begun under the IV if it is not yet.
-    fn message(&mut self) -> Option<&mut MessageCell> {
-        if self.message.is_none() {
-            let key = Arc::clone(self.key.as_ref()?);
-            let iv = &self.iv[..self.iv_len];
-            let encrypt = self.encrypt;
-            let cell = MessageCell::try_new(key, |gcm| {
-                if encrypt {
-                    gcm.encryptor(iv).map(|e| Some(Message::Encrypt(e)))
-                } else {
-                    gcm.decryptor(iv).map(|d| Some(Message::Decrypt(d)))
-                }
-            })
-            .ok()?;
-            self.message = Some(cell);
-            self.iv_state = IvState::InUse;
-        }
-        self.message.as_mut()
-    }
-
     /// `update`, and `cipher` with an input: associated data when `out`
     /// is NULL, message data otherwise, or a TLS 1.2 record. Returns the
     /// bytes written.
@@ -267,11 +287,13 @@ impl GcmCtx {
         if self.key.is_none() || !self.ready_iv() {
             return None;
         }
-        let cell = self.message()?;
+        self.iv_state = IvState::InUse;
+        let (encrypt, iv) = (self.encrypt, &self.iv[..self.iv_len]);
+        let cell = self.key.as_mut()?;
         if out.is_null() {
             // SAFETY: `input` holds `len` bytes (contract).
             let aad = unsafe { core::slice::from_raw_parts(input, len) };
-            let ok = cell.step(|m| match m {
+            let ok = cell.step(encrypt, iv, |m| match m {
                 Message::Encrypt(e) => e.update_aad(aad),
                 Message::Decrypt(d) => d.update_aad(aad),
             });
@@ -285,7 +307,7 @@ impl GcmCtx {
             }
             // SAFETY: `out` holds `len` bytes, now the input.
             let buf = unsafe { core::slice::from_raw_parts_mut(out, len) };
-            cell.step(|m| match m {
+            cell.step(encrypt, iv, |m| match m {
                 Message::Encrypt(e) => e.update(buf),
                 Message::Decrypt(d) => d.update(buf),
             })
@@ -297,7 +319,7 @@ impl GcmCtx {
                     core::slice::from_raw_parts_mut(out, len),
                 )
             };
-            cell.step(|m| match m {
+            cell.step(encrypt, iv, |m| match m {
                 Message::Encrypt(e) => e.update_into(src, dst),
                 Message::Decrypt(d) => d.update_into(src, dst),
             })
@@ -314,13 +336,15 @@ impl GcmCtx {
         if !self.encrypt && self.tag_len.is_none() {
             return false;
         }
-        if self.message().is_none() {
-            return false;
-        }
         self.iv_state = IvState::Finished;
-        let Some(mut cell) = self.message.take() else {
+        let (encrypt, iv) = (self.encrypt, &self.iv[..self.iv_len]);
+        let Some(cell) = self.key.as_mut() else {
             return false;
         };
+        // Begins the message if no update did (an empty one).
+        if !cell.step(encrypt, iv, |_| Ok(())) {
+            return false;
+        }
         let tag_len = self.tag_len.unwrap_or(TAG_LEN);
         let tag = &mut self.tag;
         let ok = cell.with_dependent_mut(|_, m| match m.take() {
@@ -345,7 +369,7 @@ impl GcmCtx {
     unsafe fn tls_record(&mut self, out: *mut u8, input: *const u8, len: usize) -> Option<usize> {
         let aad = self.tls_aad.take()?;
         self.iv_state = IvState::Finished;
-        let key = Arc::clone(self.key.as_ref()?);
+        let key = Arc::clone(self.key.as_ref()?.borrow_owner());
         if out.cast_const() != input || len < TLS_EXPLICIT_IV_LEN + TAG_LEN {
             return None;
         }
@@ -528,6 +552,14 @@ impl GcmCtx {
         }
         true
     }
+}
+
+/// Whether `a` and `b` (of one length) are equal, in time that depends on
+/// their length only: the differences are folded into one byte, and only
+/// that byte is tested.
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let diff = a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y));
+    core::hint::black_box(diff) == 0 && a.len() == b.len()
 }
 
 /// Whether two `len`-byte buffers overlap.
