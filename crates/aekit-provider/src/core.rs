@@ -146,9 +146,19 @@ impl Params {
 
 impl Param {
     /// The key as bytes.
+    ///
+    /// Measured inline rather than by `strlen`: EVP asks for one short
+    /// parameter at a time, several times per message.
+    #[inline]
     pub fn name(&self) -> &[u8] {
-        // SAFETY: a parameter's key is a C string (`Params::new`).
-        unsafe { core::ffi::CStr::from_ptr(self.key) }.to_bytes()
+        let mut n = 0;
+        // SAFETY: a parameter's key is a C string (`Params::new`): every
+        // byte up to its NUL is readable, and the loop stops at the NUL.
+        while unsafe { *self.key.add(n) } != 0 {
+            n += 1;
+        }
+        // SAFETY: the `n` bytes before the NUL, read above.
+        unsafe { core::slice::from_raw_parts(self.key.cast::<u8>(), n) }
     }
 
     /// The data of an octet string (or of an octet pointer's target).
