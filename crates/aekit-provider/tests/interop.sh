@@ -197,5 +197,8 @@ NGINX
         'BEGIN { printf "ok   nginx %s: %d MiB over TLS 1.3 AES-256-GCM, hash matches; server CPU %.2f s, %.3f s per GiB\n", l, m, a - b, (a - b) * 1024 / m }'
 }
 
-serve "with aekit  " "$work/openssl-aekit.cnf"
-serve "default only" /dev/null
+# NGINX_ROUNDS (default 1) alternations of the two, for a shared machine.
+for _ in $(seq "${NGINX_ROUNDS:-1}"); do
+    serve "with aekit  " "$work/openssl-aekit.cnf"
+    serve "default only" /dev/null
+done
