@@ -103,7 +103,7 @@ unsafe extern "C" fn builtin_init(
 pub fn ciphers() -> &'static Ciphers {
     static C: OnceLock<Ciphers> = OnceLock::new();
     C.get_or_init(|| {
-        // SAFETY (this block): libcrypto's functions called as documented,
+        // SAFETY: libcrypto's functions called as documented,
         // with C strings that outlive the calls.
         unsafe {
             let lib = OSSL_LIB_CTX_new();
@@ -206,7 +206,7 @@ fn pieces<'a>(data: &'a [u8], splits: &[usize]) -> Vec<&'a [u8]> {
 /// EVP refuses the setup.
 pub fn start(prov: Prov, m: &Msg<'_>, enc: bool) -> Option<Ctx> {
     let cipher = ciphers().get(m.key.len(), prov);
-    // SAFETY (this block): EVP's calls with live buffers of the lengths
+    // SAFETY: EVP's calls with live buffers of the lengths
     // passed.
     unsafe {
         let ctx = Ctx(EVP_CIPHER_CTX_new());
@@ -239,7 +239,7 @@ pub fn start(prov: Prov, m: &Msg<'_>, enc: bool) -> Option<Ctx> {
 /// Feeds AAD and text through `update` in pieces; the text transformed.
 pub fn feed(ctx: &Ctx, m: &Msg<'_>) -> Option<Vec<u8>> {
     let mut out = vec![0u8; m.text.len()];
-    // SAFETY (this block): EVP's calls with live buffers of the lengths
+    // SAFETY: EVP's calls with live buffers of the lengths
     // passed.
     unsafe {
         let mut n: c_int = 0;
@@ -282,7 +282,7 @@ pub fn seal(prov: Prov, m: &Msg<'_>, tag_len: usize) -> Option<(Vec<u8>, Vec<u8>
     let ctx = start(prov, m, true)?;
     let ct = feed(&ctx, m)?;
     let mut tag = vec![0u8; tag_len];
-    // SAFETY (this block): as above.
+    // SAFETY: as above.
     unsafe {
         let mut n: c_int = -1;
         if EVP_CipherFinal_ex(ctx.0, std::ptr::null_mut(), &mut n) != 1 {
@@ -349,7 +349,7 @@ pub fn ctrl(ctx: &Ctx, op: c_int, arg: c_int, ptr: *mut c_void) -> bool {
 /// nonce's fixed part.
 pub fn tls_ctx(prov: Prov, key: &[u8], fixed: &[u8; 4], enc: bool) -> Ctx {
     let cipher = ciphers().get(key.len(), prov);
-    // SAFETY (this block): EVP's calls with live buffers.
+    // SAFETY: EVP's calls with live buffers.
     unsafe {
         let ctx = Ctx(EVP_CIPHER_CTX_new());
         assert_eq!(
