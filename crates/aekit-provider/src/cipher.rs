@@ -6,10 +6,13 @@
 //!
 //! # The context
 //!
-//! A [`GcmCtx`] holds the key as an `Arc<aekit::AesGcm>` (expanded once
-//! per key, shared by duplicates), the IV and its state, the message in
-//! progress, the tag, and the TLS 1.2 record state. The IV's states are
-//! OpenSSL's: unset, buffered (given, no message begun under it), in use,
+//! A [`GcmCtx`] holds the key as an `Arc<aekit::AesGcm>` (shared by
+//! duplicates), the IV and its state, the message in progress, the tag,
+//! and the TLS 1.2 record state. The key is expanded when `init` passes
+//! key bytes other than those it holds (compared in constant time): a
+//! caller that passes the same key with every message, as `openssl speed`
+//! does, pays for the expansion once. The IV's states are OpenSSL's:
+//! unset, buffered (given, no message begun under it), in use,
 //! finished (a message ended under it: a further update is refused, so an
 //! IV is never reused by accident).
 //!
@@ -20,8 +23,9 @@
 //! tag). The message in progress is an `aekit::Encryptor` or
 //! `aekit::Decryptor`, created at the first `update` after the IV and
 //! finished by `final`; it borrows the key, so [`self_cell`] keeps it
-//! beside its `Arc`. Every split gives the one-shot bytes (aekit's
-//! guarantee; the tests check it through EVP). The `cipher` function has
+//! beside its `Arc`, in a cell that lives as long as the key and holds
+//! each message in turn (no allocation per message). Every split gives
+//! the one-shot bytes (aekit's guarantee; the tests check it through EVP). The `cipher` function has
 //! OpenSSL's GCM meaning: the same as `update`, with a NULL input meaning
 //! `final`.
 //!
@@ -50,6 +54,20 @@
 //! returns NULL, and works before the first `update` and after `final`.
 //! Errors are reported by return value only, with no entry on OpenSSL's
 //! error queue.
+//!
+//! # Constant time
+//!
+//! The cryptography is aekit's, in the constant-time implementation
+//! `AesGcm::new` picks; tags are checked by aekit in constant time. The
+//! code here branches on lengths, states and parameters, all public; the
+//! one secret it compares, the key bytes passed to `init`, is folded into
+//! one byte before that byte is tested ([`same_bytes`]).
+//!
+//! Rejected: buffering each message to run it through the one-shot calls
+//! (memory in proportion to the message, and EVP callers expect each
+//! `update`'s output at once); a key expansion per `init` (costs small
+//! messages most of their time); cloning the on-line state for `dupctx`
+//! (aekit keeps it un-`Clone` on purpose).
 
 use core::ffi::{c_int, c_void};
 use core::ptr;
