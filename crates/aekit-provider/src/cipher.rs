@@ -22,7 +22,7 @@
 //! `update`s of message data, then `final` (which makes or checks the
 //! tag). The message in progress is an `aekit::Encryptor` or
 //! `aekit::Decryptor`, created at the first `update` after the IV and
-//! finished by `final`; it borrows the key, so [`self_cell`] keeps it
+//! finished by `final`; it borrows the key, so `self_cell` keeps it
 //! beside its `Arc`, in a cell that lives as long as the key and holds
 //! each message in turn (no allocation per message). Every split gives
 //! the one-shot bytes (aekit's guarantee; the tests check it through EVP). The `cipher` function has
