@@ -234,9 +234,7 @@ impl GcmCtx {
     /// `encrypt_init` / `decrypt_init`.
     fn init(&mut self, encrypt: bool, key: Option<&[u8]>, iv: Option<&[u8]>) -> bool {
         self.encrypt = encrypt;
-        if let Some(k) = &mut self.key {
-            k.drop_message();
-        }
+        self.drop_message();
         if let Some(iv) = iv {
             if iv.is_empty() || iv.len() > IV_MAX {
                 return false;
@@ -415,19 +413,18 @@ impl GcmCtx {
     }
 
     /// The nonce for the next record encrypted under `tlsivfixed`: copies
-    /// its last `out.len()` bytes (all of it if `out` is empty or longer)
-    /// into `out`, and counts its last 8 bytes on for the next record.
-    /// Returns the nonce used.
+    /// its last `out.len()` bytes (all of it if `out` is longer) into
+    /// `out`, and counts its last 8 bytes on for the next record. Returns
+    /// the nonce to use.
     fn next_explicit_iv(&mut self, out: &mut [u8]) -> Option<[u8; IV_MAX]> {
         if !self.iv_gen || self.key.is_none() || self.iv_len < TLS_EXPLICIT_IV_LEN {
             return None;
         }
         let iv = self.iv;
-        let take = if out.is_empty() || out.len() > self.iv_len {
-            self.iv_len
-        } else {
-            out.len()
-        };
+        let take = out.len().min(self.iv_len);
+        if take == 0 {
+            return None;
+        }
         out[..take].copy_from_slice(&iv[self.iv_len - take..self.iv_len]);
         let counter = &mut self.iv[self.iv_len - TLS_EXPLICIT_IV_LEN..self.iv_len];
         let next = u64::from_be_bytes(counter.try_into().ok()?).wrapping_add(1);
@@ -442,9 +439,31 @@ impl GcmCtx {
         if !self.iv_gen || self.key.is_none() || self.encrypt || explicit.len() > self.iv_len {
             return false;
         }
+        self.drop_message();
         self.iv[self.iv_len - explicit.len()..self.iv_len].copy_from_slice(explicit);
         self.iv_state = IvState::InUse;
         true
+    }
+
+    /// `tlsivgen` outside a record: hands out the explicit nonce and
+    /// begins a message under the nonce it completes, as the on-line calls
+    /// that follow expect.
+    fn generate_iv(&mut self, out: &mut [u8]) -> bool {
+        let Some(iv) = self.next_explicit_iv(out) else {
+            return false;
+        };
+        self.drop_message();
+        let (encrypt, iv) = (self.encrypt, &iv[..self.iv_len]);
+        self.key
+            .as_mut()
+            .is_some_and(|k| k.step(encrypt, iv, |_| Ok(())))
+    }
+
+    /// Abandons the message in progress, if any (a new IV was set).
+    fn drop_message(&mut self) {
+        if let Some(k) = &mut self.key {
+            k.drop_message();
+        }
     }
 
     /// `tlsaad`: keeps the record's additional data with its length
@@ -482,6 +501,7 @@ impl GcmCtx {
         if self.encrypt && getrandom::fill(&mut self.iv[fixed.len()..self.iv_len]).is_err() {
             return false;
         }
+        self.drop_message();
         self.iv_gen = true;
         self.iv_state = IvState::Buffered;
         true
@@ -517,7 +537,7 @@ impl GcmCtx {
                             core::slice::from_raw_parts_mut(p.data.cast::<u8>(), p.data_size)
                         };
                         let written = out.len().min(self.iv_len);
-                        let ok = self.next_explicit_iv(out).is_some();
+                        let ok = self.generate_iv(out);
                         p.return_size = written;
                         ok
                     }
@@ -549,6 +569,7 @@ impl GcmCtx {
                 b"ivlen" => match p.size() {
                     Some(n) if (1..=IV_MAX).contains(&n) => {
                         if n != self.iv_len {
+                            self.drop_message();
                             self.iv_len = n;
                             self.iv_state = IvState::Unset;
                         }

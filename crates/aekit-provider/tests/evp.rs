@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{Msg, Prov, copy, ctrl, open, seal, start, tls_ctx, tls_record};
+use common::{Msg, Prov, copy, ctrl, feed, open, seal, start, tls_ctx, tls_record};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -303,6 +303,54 @@ fn tls12_records_both_ways() {
                     );
                 }
             }
+        }
+    }
+}
+
+#[test]
+fn tls12_nonce_generation_and_invocation_fields_through_the_on_line_calls() {
+    // EVP_CTRL_GCM_IV_GEN (`tlsivgen`) on the sender and
+    // EVP_CTRL_GCM_SET_IV_INV (`tlsivinv`) on the receiver, around
+    // ordinary update/final calls, as programs that build their own
+    // records use them.
+    let key = [0x42u8; 16];
+    let fixed = [1u8, 2, 3, 4];
+    let text = b"a record built by the caller, not by libssl";
+    for (sender, receiver) in [(Prov::Aekit, Prov::Default), (Prov::Default, Prov::Aekit)] {
+        let enc = tls_ctx(sender, &key, &fixed, true);
+        let dec = tls_ctx(receiver, &key, &fixed, false);
+        let mut seen = Vec::new();
+        for round in 0..3 {
+            let mut explicit = [0u8; 8];
+            assert!(
+                ctrl(&enc, common::IV_GEN, 8, explicit.as_mut_ptr().cast()),
+                "{sender:?} tlsivgen"
+            );
+            assert!(!seen.contains(&explicit), "a new explicit nonce each time");
+            seen.push(explicit);
+            let m = Msg {
+                key: &key,
+                iv: &[],
+                aad: b"header",
+                text,
+                splits: &[5],
+            };
+            let ct = feed(&enc, &m).expect("encrypts");
+            assert!(final_ok(&enc));
+            let mut tag = [0u8; 16];
+            assert!(ctrl(&enc, common::GET_TAG, 16, tag.as_mut_ptr().cast()));
+            let mut e = explicit;
+            assert!(
+                ctrl(&dec, common::SET_IV_INV, 8, e.as_mut_ptr().cast()),
+                "{receiver:?} tlsivinv"
+            );
+            assert!(ctrl(&dec, common::SET_TAG, 16, tag.as_mut_ptr().cast()));
+            let pt = feed(&dec, &Msg { text: &ct, ..m }).expect("decrypts");
+            assert!(
+                final_ok(&dec),
+                "{sender:?} to {receiver:?}, round {round}: tag verifies"
+            );
+            assert_eq!(pt, text);
         }
     }
 }
