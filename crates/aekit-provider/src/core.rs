@@ -111,6 +111,9 @@ pub const FUNC_CIPHER_SETTABLE_CTX_PARAMS: c_int = 14;
 /// `EVP_CIPH_GCM_MODE`, the value of the `mode` parameter.
 pub const GCM_MODE: c_uint = 0x6;
 
+/// The longest parameter key [`Param::name`] reads.
+pub const NAME_MAX: usize = 32;
+
 /// A parameter array as OpenSSL passes it: NULL, or entries up to a NULL
 /// key.
 pub struct Params(*mut Param);
@@ -146,15 +149,19 @@ impl Params {
 
 impl Param {
     /// The key as bytes.
+    /// Keys longer than [`NAME_MAX`] bytes, which no parameter here has,
+    /// come back cut to that length.
     ///
-    /// Measured inline rather than by `strlen`: EVP asks for one short
-    /// parameter at a time, several times per message.
+    /// Measured by a bounded loop rather than `strlen` (to which an
+    /// unbounded loop compiles): EVP asks for one short parameter at a
+    /// time, several times per message, and the call costs more than the
+    /// bytes.
     #[inline]
     pub fn name(&self) -> &[u8] {
         let mut n = 0;
         // SAFETY: a parameter's key is a C string (`Params::new`): every
         // byte up to its NUL is readable, and the loop stops at the NUL.
-        while unsafe { *self.key.add(n) } != 0 {
+        while n < NAME_MAX && unsafe { *self.key.add(n) } != 0 {
             n += 1;
         }
         // SAFETY: the `n` bytes before the NUL, read above.
