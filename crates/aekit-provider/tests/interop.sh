@@ -83,6 +83,7 @@ exchange() {
     # The server sends its file and holds its input open until it has
     # received the client's (at its input's end s_server stops reading),
     # then serves until the client closes.
+    # shellcheck disable=SC2094 # wait_for only reads the output's size
     { cat "$work/to_client"; wait_for "$work/at_server" "$bytes" 110 || true; } |
         timeout 120 openssl s_server -accept "127.0.0.1:$port" -naccept 1 -quiet \
             -cert "$work/cert.pem" -key "$work/key.pem" "${tls[@]}" "${server_opts[@]}" \
@@ -92,6 +93,7 @@ exchange() {
     listening "$port"
     # The client sends its file, waits for all of the server's, then its
     # input ends and it closes the connection.
+    # shellcheck disable=SC2094 # as above
     { cat "$work/to_server"; wait_for "$work/at_client" "$bytes" 110 || true; } |
         timeout 120 openssl s_client -connect "127.0.0.1:$port" -quiet -no_ign_eof -nocommands \
             "${tls[@]}" "${client_opts[@]}" >"$work/at_client" 2>"$work/client.err" || true
@@ -184,7 +186,7 @@ NGINX
     local nginx_pid
     nginx_pid=$(cat "$work/nginx.pid")
     before=$(cpu_seconds "$nginx_pid")
-    got=$(env -u OPENSSL_CONF timeout 120 curl -sk --tlsv1.3 https://127.0.0.1:$port/big.bin | sha256sum | cut -c1-16)
+    got=$(env -u OPENSSL_CONF timeout 120 curl -sk --tlsv1.3 "https://127.0.0.1:$port/big.bin" | sha256sum | cut -c1-16)
     after=$(cpu_seconds "$nginx_pid")
     kill -QUIT "$nginx_pid"
     wait "$server" || true
