@@ -55,11 +55,16 @@ wait_for() {
     done
 }
 
-# Waits until something listens on PORT (a test connection would take
-# s_server's one accept).
+# Waits until something listens on 127.0.0.1:PORT (a test connection
+# would take s_server's one accept).
 listening() {
+    local hex
+    hex=$(printf '%04X' "$1")
     for _ in $(seq 100); do
-        ss -Hltn "sport = :$1" | grep -q . && return 0
+        # /proc/net/tcp: local address (hex) in field 2, state in field 4
+        # (0A: LISTEN); no tool beyond awk needed.
+        awk -v p=":$hex" '$2 ~ p"$" && $4 == "0A" { found = 1 } END { exit !found }' \
+            /proc/net/tcp && return 0
         sleep 0.1
     done
     return 1
