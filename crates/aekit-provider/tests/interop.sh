@@ -123,10 +123,12 @@ for version in 1.3 1.2; do
 done
 
 [ "$nginx_mib" -gt 0 ] || exit 0
-if ! command -v nginx >/dev/null; then
-    echo "SKIP nginx: not installed"
-    exit 0
-fi
+for tool in nginx curl; do
+    if ! command -v "$tool" >/dev/null; then
+        echo "SKIP nginx: $tool is not installed"
+        exit 0
+    fi
+done
 
 # nginx, one process in the foreground, its CPU time read from /proc
 # around one download.
