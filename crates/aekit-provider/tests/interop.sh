@@ -186,7 +186,7 @@ http {
     }
 }
 NGINX
-    OPENSSL_CONF=$conf timeout 600 nginx -p "$work" -c "$work/nginx.conf" &
+    OPENSSL_CONF=$conf timeout 600 nginx -p "$work" -e "$work/nginx.err" -c "$work/nginx.conf" &
     local server=$!
     pids+=("$server")
     listening "$port"
