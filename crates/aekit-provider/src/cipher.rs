@@ -21,8 +21,8 @@
 //! EVP is on-line: `update` with a NULL output is associated data, then
 //! `update`s of message data, then `final` (which makes or checks the
 //! tag). The message in progress is an `aekit::Encryptor` or
-//! `aekit::Decryptor`, created at the first `update` after the IV and
-//! finished by `final`; it borrows the key, so `self_cell` keeps it
+//! `aekit::Decryptor`, created at the first `update` after the IV (or by
+//! `tlsivgen`, under the nonce it hands out) and finished by `final`; it borrows the key, so `self_cell` keeps it
 //! beside its `Arc`, in a cell that lives as long as the key and holds
 //! each message in turn (no allocation per message). Every split gives
 //! the one-shot bytes (aekit's guarantee; the tests check it through EVP). The `cipher` function has

@@ -22,9 +22,10 @@
 //!   aekit's on-line and one-shot calls.
 //!
 //! The provider uses none of the core's upcalls and does not link
-//! libcrypto: no cryptography is delegated back to OpenSSL. The key is
-//! expanded once per `init` with a key, in the fastest constant-time
-//! implementation aekit has on the CPU (`aekit::AesGcm::new`).
+//! libcrypto: no cryptography is delegated back to OpenSSL. A key is
+//! expanded when `init` brings it (not again when `init` brings the same
+//! key), in the fastest constant-time implementation aekit has on the CPU
+//! (`aekit::AesGcm::new`).
 //!
 //! # Safety
 //!
