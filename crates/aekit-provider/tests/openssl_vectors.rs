@@ -1,6 +1,7 @@
-//! OpenSSL's own AES-GCM test vectors (`evpciph_aes_gcm.txt` from
-//! OpenSSL's `test/recipes/30-test_evp_data/`, in OpenSSL's test file
-//! format) through the provider, fetched with `provider=aekit`, run as
+//! OpenSSL's own AES-GCM test vectors (`tests/data/evpciph_aes_gcm.txt`:
+//! the AES-GCM stanzas of OpenSSL 3.0's
+//! `test/recipes/30-test_evp_data/evpciph_aes_common.txt`, in OpenSSL's
+//! test file format) through the provider, fetched with `provider=aekit`, run as
 //! OpenSSL's evp_test runs a cipher stanza: encryption compared with the
 //! ciphertext and tag, decryption with the plaintext, and
 //! `Result = CIPHERFINAL_ERROR` stanzas must fail at final.
