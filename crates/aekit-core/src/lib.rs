@@ -33,5 +33,5 @@ pub mod gcm;
 pub mod ghash;
 
 pub use error::Error;
-pub use gcm::rustcrypto::{Aes128Gcm, Aes256Gcm, AeadAesGcm};
+pub use gcm::rustcrypto::{AeadAesGcm, Aes128Gcm, Aes256Gcm};
 pub use gcm::{AesGcm, Tag, TagRules};

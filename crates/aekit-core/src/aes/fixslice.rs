@@ -591,9 +591,18 @@ mod tests {
     fn fips_197_appendix_c() {
         let pt: Block = core::array::from_fn(|i| (i * 0x11) as u8);
         let cases: [(usize, Block); 3] = [
-            (16, *b"\x69\xc4\xe0\xd8\x6a\x7b\x04\x30\xd8\xcd\xb7\x80\x70\xb4\xc5\x5a"),
-            (24, *b"\xdd\xa9\x7c\xa4\x86\x4c\xdf\xe0\x6e\xaf\x70\xa0\xec\x0d\x71\x91"),
-            (32, *b"\x8e\xa2\xb7\xca\x51\x67\x45\xbf\xea\xfc\x49\x90\x4b\x49\x60\x89"),
+            (
+                16,
+                *b"\x69\xc4\xe0\xd8\x6a\x7b\x04\x30\xd8\xcd\xb7\x80\x70\xb4\xc5\x5a",
+            ),
+            (
+                24,
+                *b"\xdd\xa9\x7c\xa4\x86\x4c\xdf\xe0\x6e\xaf\x70\xa0\xec\x0d\x71\x91",
+            ),
+            (
+                32,
+                *b"\x8e\xa2\xb7\xca\x51\x67\x45\xbf\xea\xfc\x49\x90\x4b\x49\x60\x89",
+            ),
         ];
         for (len, want) in cases {
             let key: [u8; 32] = core::array::from_fn(|i| i as u8);

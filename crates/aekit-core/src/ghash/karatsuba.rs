@@ -122,7 +122,12 @@ fn clmul64(x: [u32; 2], y: [u32; 2], x_rev: [u32; 2], y_rev: [u32; 2]) -> u128 {
 /// The four words of an element, least significant first.
 #[inline(always)]
 fn words(x: u128) -> [u32; 4] {
-    [x as u32, (x >> 32) as u32, (x >> 64) as u32, (x >> 96) as u32]
+    [
+        x as u32,
+        (x >> 32) as u32,
+        (x >> 64) as u32,
+        (x >> 96) as u32,
+    ]
 }
 
 impl GhashKey for Karatsuba {
