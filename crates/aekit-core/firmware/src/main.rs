@@ -4,11 +4,8 @@
 //! semihosting, and exits with success or failure (SYS_EXIT), so that
 //! `qemu-system-arm -semihosting` returns the verdict as its status.
 //!
-//! Bare metal without a runtime crate: the vector table (`VECTORS`,
-//! `EXCEPTIONS`), a reset handler that enables the FPU (the hard-float
-//! target may emit FPU instructions) and calls [`main`], and semihosting
-//! by `bkpt 0xab` (ARM DUI 0471, "Semihosting operations"). QEMU's loader
-//! places `.data` and zero-fills `.bss` (`link.x`), so nothing is copied.
+//! The runtime (vector table, reset, semihosting) is the crate's library,
+//! `src/lib.rs`; the reset handler calls `firmware_main` here.
 
 #![no_std]
 #![no_main]
@@ -23,9 +20,7 @@ use aekit_core::ghash::{GhashKey, Karatsuba, Shoup4};
 use aekit_core::{AesGcm, Error};
 use zeroize::Zeroize;
 
-mod semihosting;
-
-use semihosting::Console;
+use aekit_core_firmware::semihosting::{self, Console};
 
 /// One test vector, as `build.rs` writes them.
 pub struct Case {
@@ -169,7 +164,7 @@ fn suite<G: GhashKey + Zeroize, C: Mode>(run: &mut Run, buf: &mut [u8]) {
 }
 
 #[unsafe(no_mangle)]
-fn main() -> ! {
+fn firmware_main() -> ! {
     static mut A: [u8; MAX_LEN] = [0; MAX_LEN];
     static mut B: [u8; MAX_LEN] = [0; MAX_LEN];
     // SAFETY: `main` runs once, with interrupts never enabled: these are
@@ -220,36 +215,4 @@ fn main() -> ! {
         run.failures
     );
     semihosting::exit(run.failures == 0)
-}
-
-/// The reset handler: enables the FPU (CP10 and CP11 full access in
-/// CPACR) and runs the tests.
-#[unsafe(no_mangle)]
-pub extern "C" fn reset() -> ! {
-    const CPACR: *mut u32 = 0xe000_ed88 as *mut u32;
-    // SAFETY: CPACR is a System Control Block register present on every
-    // ARMv7-M core; setting bits 20..23 grants access to CP10/CP11 (the
-    // FPU) and touches nothing else.
-    unsafe { CPACR.write_volatile(CPACR.read_volatile() | (0xf << 20)) };
-    main()
-}
-
-/// Any exception: report and fail.
-pub extern "C" fn fault() -> ! {
-    let _ = writeln!(Console::new(), "FAIL: processor exception");
-    semihosting::exit(false)
-}
-
-#[unsafe(link_section = ".vector_table.reset")]
-#[unsafe(no_mangle)]
-static VECTORS: extern "C" fn() -> ! = reset;
-
-#[unsafe(link_section = ".vector_table.exceptions")]
-#[unsafe(no_mangle)]
-static EXCEPTIONS: [extern "C" fn() -> !; 14] = [fault; 14];
-
-#[panic_handler]
-fn panic(info: &core::panic::PanicInfo) -> ! {
-    let _ = writeln!(Console::new(), "FAIL: panic: {info}");
-    semihosting::exit(false)
 }

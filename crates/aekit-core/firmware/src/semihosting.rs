@@ -22,6 +22,12 @@ fn call(op: u32, arg: u32) -> u32 {
     ret
 }
 
+/// Writes a NUL-terminated string to the host's console.
+pub fn write0(s: &[u8]) {
+    assert_eq!(s.last(), Some(&0));
+    call(SYS_WRITE0, s.as_ptr() as u32);
+}
+
 /// Ends the emulation: status 0 on success, 1 on failure.
 pub fn exit(success: bool) -> ! {
     let reason = if success {
@@ -43,7 +49,14 @@ pub struct Console {
     len: usize,
 }
 
+impl Default for Console {
+    fn default() -> Console {
+        Console::new()
+    }
+}
+
 impl Console {
+    /// An empty line buffer.
     pub fn new() -> Console {
         Console {
             line: [0; 128],
@@ -53,7 +66,7 @@ impl Console {
 
     fn flush(&mut self) {
         self.line[self.len] = 0;
-        call(SYS_WRITE0, self.line.as_ptr() as u32);
+        write0(&self.line[..=self.len]);
         self.len = 0;
     }
 }

@@ -191,7 +191,6 @@ impl Fixslice {
     /// Runs rounds `first..rounds` and the final key addition on a state
     /// that has been through rounds `0..first`: for `first = 0` the whole
     /// cipher. FACE (`ctr::face`) enters here after its own first rounds.
-    #[inline(always)]
     pub(crate) fn encrypt_from(&self, state: &mut State, first: usize) {
         let rounds = self.rounds;
         for (i, key) in self.round_keys[..rounds].iter().enumerate().skip(first) {
@@ -263,7 +262,6 @@ pub(crate) fn gather(x: u32, rows: u32, cols: u32) -> u32 {
 }
 
 /// `MC_J = SR^-J ∘ MixColumns ∘ SR^J` on the bitsliced state.
-#[inline(always)]
 pub(crate) fn mix_columns<const J: u32>(s: &mut State) {
     let next = s.map(|x| gather(x, 1, J));
     let mut t = [0u32; 8];
@@ -289,7 +287,6 @@ pub(crate) fn mix_columns<const J: u32>(s: &mut State) {
 
 /// Ark_Sub: `s ← S(s ⊕ key) ⊕ 0x63` on every byte (Boyar–Peralta, the
 /// four XNORs written as XORs).
-#[inline(always)]
 pub(crate) fn ark_sub(s: &mut State, key: &State) {
     let x0 = s[7] ^ key[7];
     let x1 = s[6] ^ key[6];
@@ -455,7 +452,6 @@ fn column(block: &Block, c: usize) -> u32 {
 /// Bitslices up to two blocks (a missing one reads as zero): word
 /// `2c + k` is column `c` of block `k`; after the transposition bit `b`
 /// of its byte `r` is bit `8r + 2c + k` of slice `b`.
-#[inline(always)]
 pub(crate) fn pack(blocks: &[Block]) -> State {
     let mut w = [0u32; 8];
     for (k, block) in blocks.iter().enumerate().take(GROUP) {
@@ -469,7 +465,6 @@ pub(crate) fn pack(blocks: &[Block]) -> State {
 
 /// Writes the packed state back to up to two blocks; the inverse of
 /// [`pack`].
-#[inline(always)]
 pub(crate) fn unpack(state: &State, blocks: &mut [Block]) {
     let mut w = *state;
     transpose(&mut w);

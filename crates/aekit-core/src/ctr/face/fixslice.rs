@@ -163,7 +163,6 @@ impl OnTheFly {
 
 /// Runs the rest of the cipher on a state that has been through round 2's
 /// `MC_2`, and unpacks the keystream.
-#[inline(always)]
 fn finish_from_round_2(aes: &Fixslice, mut s: State, out: &mut [Block]) {
     aes.encrypt_from(&mut s, 2);
     unpack(&s, out);
