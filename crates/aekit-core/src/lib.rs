@@ -19,6 +19,16 @@
 //! | [`ghash`] | `field` (bit order), `shoup4`, `karatsuba` |
 //! | [`gcm`] | [`AesGcm`], [`TagRules`], the `aead` traits |
 //!
+//! ```
+//! use aekit_core::{AesGcm, ctr::face::Rd1Plus, ghash::Karatsuba};
+//! let gcm = AesGcm::<Karatsuba, Rd1Plus>::new(&[0u8; 16])?;
+//! let mut buf = *b"attack at dawn";
+//! let tag = gcm.encrypt_in_place_detached(&[0u8; 12], b"header", &mut buf, 16)?;
+//! gcm.decrypt_in_place_detached(&[0u8; 12], b"header", &mut buf, tag.as_bytes())?;
+//! assert_eq!(&buf, b"attack at dawn");
+//! # Ok::<(), aekit_core::Error>(())
+//! ```
+//!
 //! Strategies are type parameters ([`AesGcm<G, C>`](AesGcm)) so that a
 //! firmware links only the pair it uses. Nothing allocates; nothing needs
 //! `std`; there is no `unsafe`.
