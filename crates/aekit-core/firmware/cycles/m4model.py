@@ -46,7 +46,6 @@ import subprocess
 import sys
 
 LINE = re.compile(r"^\s*([0-9a-f]+):\s+((?:[0-9a-f]{4}\s)+)\s*(\S+)\s*(.*)$")
-TRACE = re.compile(r"\[[0-9a-f]+/([0-9a-f]+)/")
 
 BRANCHES = {"b", "bl", "bx", "blx", "cbz", "cbnz", "tbb", "tbh"}
 LOADS = {"ldr", "ldrb", "ldrh", "ldrsb", "ldrsh", "ldrex"}
@@ -143,18 +142,6 @@ class Model:
         return 1 + (self.refill if writes_pc(base, ops) else 0)
 
 
-def regions(trace_pcs, begin, end):
-    """Yields lists of trace indices strictly inside each begin/end pair,
-    excluding the marker functions' own instructions."""
-    inside = None
-    for i, pc in enumerate(trace_pcs):
-        if pc == begin:
-            inside = i
-        elif pc == end and inside is not None:
-            yield inside, i
-            inside = None
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("elf")
@@ -170,12 +157,6 @@ def main():
     syms = symbols(args.elf)
     begin = next(v for k, v in syms.items() if args.begin in k)
     end = next(v for k, v in syms.items() if args.end in k)
-    pcs = []
-    with (sys.stdin if args.trace == "-" else open(args.trace)) as f:
-        for line in f:
-            m = TRACE.search(line)
-            if m:
-                pcs.append(int(m.group(1), 16))
     model = Model(args.store, args.refill, args.udiv)
     marker_ranges = []
     addrs = sorted(insns)
@@ -189,22 +170,49 @@ def main():
     def in_marker(pc):
         return any(a <= pc <= b for a, b in marker_ranges)
 
-    for k, (a, b) in enumerate(regions(pcs, begin, end)):
-        cycles = count = 0
-        prev = None
-        for i in range(a, b):
-            pc = pcs[i]
-            if in_marker(pc):
-                prev = None
+    # Streamed: one instruction of look-ahead tells whether a branch was
+    # taken.
+    k = 0
+    inside = False
+    cycles = count = 0
+    pending = None  # the previous PC inside a region, not yet costed
+    with (sys.stdin if args.trace == "-" else open(args.trace)) as f:
+        memo = {}
+        prev_pc = None
+        for line in f:
+            # "Trace 0: 0x… [flags/PC/…": the PC is the second field.
+            at = line.find("[")
+            if at < 0:
                 continue
-            insn = insns.get(pc)
-            if insn is None:
-                print(f"warning: no disassembly at {pc:#x}", file=sys.stderr)
-                continue
-            cycles += model.cost(insn, prev, pcs[i + 1] if i + 1 < len(pcs) else None, pc)
-            count += 1
-            prev = (base_mnemonic(insn[0])[0], insn[1], insn[2])
-        print(f"region {k}: {count} instructions, {cycles} cycles")
+            pc = int(line[at + 10:at + 18], 16)
+            if pending is not None:
+                key = (prev_pc, pending, pc)
+                c = memo.get(key)
+                if c is None:
+                    insn = insns.get(pending)
+                    if insn is None:
+                        print(f"warning: no disassembly at {pending:#x}", file=sys.stderr)
+                        c = 0
+                    else:
+                        p = insns.get(prev_pc)
+                        prev = (base_mnemonic(p[0])[0], p[1], p[2]) if p else None
+                        c = model.cost(insn, prev, pc, pending)
+                    memo[key] = c
+                cycles += c
+                count += 1
+                prev_pc = pending
+                pending = None
+            if pc == begin:
+                inside, cycles, count, prev_pc = True, 0, 0, None
+            elif pc == end and inside:
+                print(f"region {k}: {count} instructions, {cycles} cycles", flush=True)
+                k += 1
+                inside = False
+            elif inside:
+                if in_marker(pc):
+                    prev_pc = None
+                else:
+                    pending = pc
 
 
 if __name__ == "__main__":
