@@ -149,7 +149,8 @@ impl<G: GhashKey + Zeroize, C: Mode> AesGcm<G, C> {
         self.tag_rules
     }
 
-    /// `"fixslice+<ghash>+<mode>"`, from the strategies' tokens.
+    /// The tokens of the cipher, the GHASH strategy and the counter mode:
+    /// `["fixslice", "karatsuba", "rd1+"]`.
     pub fn implementation(&self) -> [&'static str; 3] {
         [Fixslice::NAME, G::NAME, C::NAME]
     }
