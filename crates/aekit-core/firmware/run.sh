@@ -14,7 +14,7 @@ case "${1:-m4}" in
     m3) target=thumbv7m-none-eabi machine=mps2-an385 cpu=cortex-m3 ;;
     *) echo "usage: $0 [m4|m3]" >&2; exit 2 ;;
 esac
-cargo build --release --target "$target"
+cargo build --release --target "$target" --bin aekit-core-firmware
 elf="${CARGO_TARGET_DIR:-target}/$target/release/aekit-core-firmware"
 exec timeout 300 qemu-system-arm -M "$machine" -cpu "$cpu" -nographic \
     -semihosting-config enable=on,target=native -kernel "$elf"
