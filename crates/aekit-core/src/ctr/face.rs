@@ -1,0 +1,132 @@
+//! FACE: Fast AES-CTR Encryption — counter mode that reuses the parts of
+//! the first rounds that do not change while only the low counter byte
+//! moves.
+//!
+//! J. H. Park and D. H. Lee, *FACE: Fast AES CTR mode Encryption
+//! Techniques based on the Reuse of Repetitive Data* (TCHES 2018(3)), and
+//! the Cortex-M4 work in the seed (`aes-gcm-cortex-m4-fixslicing-face`)
+//! that carries it over to fixsliced AES. Counter blocks differ only in
+//! bytes 12..15 and 255 increments out of 256 change byte 15 alone. Byte
+//! 15 (row 3, column 3) meets only bytes 0, 5 and 10 in round 1's
+//! MixColumns (ShiftRows gathers the diagonal into one column), so for
+//! 256 consecutive counters most of rounds 0–2 is the same computation:
+//!
+//! | variant | caches | memory here | reset |
+//! |---------|--------|-------------|-------|
+//! | `rd0`   | round 0's AddRoundKey of the packed counter, byte 15 zero | 32 B | bytes 12..14 change |
+//! | `rd1`   | rounds 0–1 and round 2's `Ark_Sub`, the varying diagonal cleared | 32 B + the parallel state | bytes 12..14 change |
+//! | `rd1+`  | as `rd1`, and round 1's varying diagonal for all 256 low bytes | 1 KiB + 32 B | per message |
+//! | `rd2`   | `MC_2` of the `rd1` cache | 32 B + the parallel state | bytes 12..14 change |
+//! | `rd2+`  | as `rd2`, and `MC_2` of every group's varying part | 4 KiB + 32 B | per message |
+//!
+//! The `+` tables depend on bytes 0..11 only, which incr32 never changes:
+//! they are built once per message (per [`Mode::apply`] call), from the
+//! first counter block, and last the whole message. The 1 KiB and 4 KiB
+//! are the seed's figures exactly: a 32-bit state holds two blocks, so
+//! `rd1+` keeps 32 parallel states of 32 bytes and `rd2+` 128 group
+//! states.
+//!
+//! # The driver (this file)
+//!
+//! [`Face::apply`] walks the counter: one block through the plain cipher
+//! when the low byte is odd; then each group of two blocks shares bytes
+//! 0..14 (256 is even, so a group never straddles a carry). Before each
+//! group it compares bytes 12..14 with those the caches were built for
+//! and resets them on a change. The engines (`face/fixslice.rs`) hold the
+//! caches of each variant.
+//!
+//! # Constant time
+//!
+//! What selects a table entry, a reset or the plain path is the counter.
+//! GCM uses FACE only with 96-bit IVs, whose counter (IV ‖ count) is
+//! public; with any other IV the counter is GHASH(IV) under the key, and
+//! GCM runs [`crate::ctr::Plain`] instead (`gcm`).
+//!
+//! # Tried and rejected
+//!
+//! - *A runtime `Variant` enum as in aekit*: a Cortex-M firmware would
+//!   link all five engines; types let it link one.
+
+pub mod fixslice;
+
+use zeroize::Zeroize;
+
+pub use fixslice::{Rd0, Rd1, Rd1Plus, Rd2, Rd2Plus};
+
+use crate::aes::{Block, Fixslice, fixslice::GROUP};
+use crate::ctr::{Mode, apply_keystream};
+
+/// The caches of one FACE variant: built per message, reset when bytes
+/// 12..14 of the counter change, asked for the keystream of one group.
+pub trait Engine: Zeroize {
+    /// The variant's token.
+    const NAME: &'static str;
+
+    /// Builds what depends on the key and bytes 0..11 of `counter` (the
+    /// tables of `rd1+` and `rd2+`).
+    fn new(aes: &Fixslice, counter: &Block) -> Self;
+
+    /// Rebuilds what depends on bytes 12..14 of `counter`.
+    fn reset(&mut self, aes: &Fixslice, counter: &Block);
+
+    /// The keystream of the `out.len() ≤ 2` counters whose bytes 12..14
+    /// are those of the last reset and whose low bytes are `low`, `low +
+    /// 1`; `low` is even.
+    fn keystream(&mut self, aes: &Fixslice, low: u8, out: &mut [Block]);
+}
+
+/// FACE counter mode for one message: an engine and the bytes 12..14 its
+/// caches were built for.
+struct Face<E: Engine> {
+    engine: E,
+    prefix: Option<[u8; 3]>,
+}
+
+impl<E: Engine> Face<E> {
+    fn apply(&mut self, aes: &Fixslice, counter: &mut Block, data: &mut [u8]) {
+        // One block through the plain cipher if the low byte is odd, so
+        // that every group starts even and never straddles a carry.
+        let head = if counter[15] % 2 == 1 {
+            data.len().min(16)
+        } else {
+            0
+        };
+        let (head, rest) = data.split_at_mut(head);
+        apply_keystream(aes, counter, head);
+
+        let mut keystream = [[0u8; 16]; GROUP];
+        for chunk in rest.chunks_mut(16 * GROUP) {
+            let prefix = [counter[12], counter[13], counter[14]];
+            if self.prefix != Some(prefix) {
+                self.engine.reset(aes, counter);
+                self.prefix = Some(prefix);
+            }
+            let blocks = chunk.len().div_ceil(16);
+            self.engine
+                .keystream(aes, counter[15], &mut keystream[..blocks]);
+            for (byte, k) in chunk.iter_mut().zip(keystream.iter().flatten()) {
+                *byte ^= k;
+            }
+            let low = u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]);
+            counter[12..].copy_from_slice(&low.wrapping_add(blocks as u32).to_be_bytes());
+        }
+        keystream.zeroize();
+    }
+}
+
+/// Every engine is a counter mode: its caches built from the first
+/// counter, used for the message, and wiped.
+impl<E: Engine> Mode for E {
+    const NAME: &'static str = E::NAME;
+    fn apply(aes: &Fixslice, counter: &mut Block, data: &mut [u8]) {
+        if data.is_empty() {
+            return;
+        }
+        let mut face = Face {
+            engine: E::new(aes, counter),
+            prefix: None,
+        };
+        face.apply(aes, counter, data);
+        face.engine.zeroize();
+    }
+}

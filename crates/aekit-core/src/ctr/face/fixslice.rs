@@ -1,0 +1,341 @@
+//! FACE's engines on the 32-bit fixslice (two blocks per state), without
+//! leaving the bitsliced layout. Constant-time for a public counter.
+//!
+//! # Why not cache bytes
+//!
+//! A bitsliced S-box layer costs the same whether one byte or all 32 of a
+//! state change, and unpacking to bytes, caching and packing again costs
+//! more than the rounds it skips (the seed's "naive approach"). The caches
+//! are therefore packed states, and the varying part is computed for many
+//! counters at once.
+//!
+//! # Where the varying byte goes, fixsliced
+//!
+//! Round `i` is `Ark_Sub(K_i)` then `MC_{(i+1) mod 4}` (`aes/fixslice.rs`),
+//! and `MC_1` mixes *diagonals* `{(r, r + d)}`: element `r` of diagonal `d`
+//! becomes `2·e[r] ⊕ 3·e[r+1] ⊕ e[r+2] ⊕ e[r+3]`. Counter byte 15 (row 3,
+//! column 3) is on diagonal 0 with bytes 0, 5 and 10 (IV bytes). After
+//! round 1 and round 2's `Ark_Sub` only diagonal 0 varies: bits
+//! `8r + 2r + k` of every slice, mask `DIAG0 = 0xc0300c03` (the seed's
+//! `0x030c30c0` in Adomnicai–Peyrin's bit order). Round 2's `MC_2` then
+//! spreads it over the block.
+//!
+//! # Parallel processing (the seed's trick)
+//!
+//! A state has four diagonals in each of two blocks: eight slots. Put the
+//! diagonal-0 input of counter `base + 2d + k` in diagonal `d` of block `k`,
+//! run one `Sub`, one `MC_1` and one `Ark_Sub` with round key 1's
+//! diagonal-0 bytes copied to every diagonal (the seed's "modified round
+//! key"), and eight counters' varying diagonals come out of one round's
+//! work. Group `g` (counters `base + 2g`, `base + 2g + 1`) is diagonal `g`:
+//! an in-lane rotation ([`gather`]) moves it to diagonal 0.
+//!
+//! # The variants, per group of two blocks
+//!
+//! | variant | cache (reset on bytes 12..14) | per message | per group, before round 2 or 3 |
+//! |---------|-------------------------------|-------------|--------------------------------|
+//! | `rd0`   | the packed counter ⊕ K0, byte 15 zero | — | 8 XOR of the low bytes' bits; `Sub`, `MC_1` |
+//! | `rd1`   | rounds 0–1 and round 2's `Ark_Sub`, diagonal 0 cleared | — | one parallel state per 4 groups; 8 × (rotate, mask, OR); `MC_2` |
+//! | `rd1+`  | as `rd1` | the 32 parallel states: 1 KiB | 8 × (rotate, mask, OR); `MC_2` |
+//! | `rd2`   | `MC_2` of the `rd1` cache | — | as `rd1`, `MC_2` on the varying part alone |
+//! | `rd2+`  | as `rd2` | `MC_2` of every group's varying part: 128 states, 4 KiB | 8 XOR |
+//!
+//! # Constant time
+//!
+//! Key and data meet only the bitsliced operations of `fixslice`. What
+//! selects a table entry, a diagonal, a reset or the plain path is the
+//! counter, which GCM hands to FACE only when it is public (96-bit IV).
+
+use zeroize::Zeroize;
+
+use super::Engine;
+use crate::aes::fixslice::{GROUP, State, ark_sub, gather, mix_columns, pack, unpack};
+use crate::aes::{Block, Fixslice};
+
+/// Diagonal 0 of both blocks: bits `8r + 2r + k`.
+const DIAG0: u32 = 0xc030_0c03;
+
+/// A zero round key: `ark_sub` with it is SubBytes alone.
+const NO_KEY: State = [0; 8];
+
+/// Rounds 0–1 and round 2's `Ark_Sub` on the counter group, diagonal 0
+/// cleared: what `rd1` keeps.
+fn round1_static(aes: &Fixslice, counter: &Block) -> State {
+    let mut s = pack(&[*counter; GROUP]);
+    ark_sub(&mut s, aes.round_key(0));
+    mix_columns::<1>(&mut s);
+    ark_sub(&mut s, aes.round_key(1));
+    s.map(|x| x & !DIAG0)
+}
+
+/// Diagonal `g` of both blocks moved to diagonal 0, the rest cleared.
+#[inline(always)]
+fn diagonal(q: &State, g: u8) -> State {
+    q.map(|x| gather(x, 0, g as u32) & DIAG0)
+}
+
+/// What the parallel states need: diagonal 0's static inputs and round key
+/// 1's diagonal-0 bytes copied to every diagonal.
+#[derive(Zeroize)]
+struct Parallel {
+    /// Bytes 0, 5, 10 of the counter ⊕ K0, then K0's byte 15.
+    inputs: [u8; 4],
+    /// Fixsliced round key 1, diagonal 0 copied to all four diagonals.
+    key1: State,
+}
+
+impl Parallel {
+    fn new(aes: &Fixslice, counter: &Block) -> Self {
+        let mut k = [[0u8; 16]; 2];
+        unpack(aes.round_key(0), &mut k[..1]);
+        unpack(aes.round_key(1), &mut k[1..]);
+        let inputs = [
+            counter[0] ^ k[0][0],
+            counter[5] ^ k[0][5],
+            counter[10] ^ k[0][10],
+            k[0][15],
+        ];
+        let mut copied = [0u8; 16];
+        for d in 0..4 {
+            for r in 0..4 {
+                copied[4 * ((r + d) % 4) + r] = k[1][5 * r];
+            }
+        }
+        let key1 = pack(&[copied; GROUP]);
+        k.zeroize();
+        copied.zeroize();
+        Parallel { inputs, key1 }
+    }
+
+    /// Round 1 and round 2's `Ark_Sub` on diagonal 0 of the eight counters
+    /// with low bytes `base .. base + 8` (`base` a multiple of 8): counter
+    /// `base + 2d + k` in diagonal `d` of block `k`.
+    fn state(&self, base: u8) -> State {
+        let mut blocks = [[0u8; 16]; GROUP];
+        for (k, block) in blocks.iter_mut().enumerate() {
+            for d in 0..4 {
+                for r in 0..4 {
+                    block[4 * ((r + d) % 4) + r] = match r {
+                        3 => (base + 2 * d as u8 + k as u8) ^ self.inputs[3],
+                        _ => self.inputs[r],
+                    };
+                }
+            }
+        }
+        let mut s = pack(&blocks);
+        blocks.zeroize();
+        ark_sub(&mut s, &NO_KEY);
+        mix_columns::<1>(&mut s);
+        ark_sub(&mut s, &self.key1);
+        s
+    }
+}
+
+/// The parallel state of the eight counters around the current one, made
+/// when the group moves into a new eight (`rd1`, `rd2`).
+#[derive(Zeroize)]
+struct OnTheFly {
+    parallel: Parallel,
+    q: State,
+    q_base: Option<u8>,
+}
+
+impl OnTheFly {
+    fn new(aes: &Fixslice, counter: &Block) -> Self {
+        OnTheFly {
+            parallel: Parallel::new(aes, counter),
+            q: [0; 8],
+            q_base: None,
+        }
+    }
+
+    /// The varying diagonal of the group at `low`, moved to diagonal 0.
+    #[inline(always)]
+    fn varying(&mut self, low: u8) -> State {
+        let base = low & 0xf8;
+        if self.q_base != Some(base) {
+            self.q = self.parallel.state(base);
+            self.q_base = Some(base);
+        }
+        diagonal(&self.q, (low >> 1) & 3)
+    }
+}
+
+/// Runs the rest of the cipher on a state that has been through round 2's
+/// `MC_2`, and unpacks the keystream.
+fn finish_from_round_2(aes: &Fixslice, mut s: State, out: &mut [Block]) {
+    aes.encrypt_from(&mut s, 2);
+    unpack(&s, out);
+    s.zeroize();
+}
+
+/// `rd0`: the packed counter ⊕ K0 cached, byte 15 inserted per group.
+#[derive(Zeroize)]
+pub struct Rd0 {
+    c0: State,
+}
+
+impl Engine for Rd0 {
+    const NAME: &'static str = "rd0";
+
+    fn new(_: &Fixslice, _: &Block) -> Self {
+        Rd0 { c0: [0; 8] }
+    }
+
+    fn reset(&mut self, aes: &Fixslice, counter: &Block) {
+        let mut block = *counter;
+        block[15] = 0;
+        let mut s = pack(&[block; GROUP]);
+        s.iter_mut()
+            .zip(aes.round_key(0))
+            .for_each(|(x, k)| *x ^= k);
+        self.c0 = s;
+    }
+
+    #[inline(always)]
+    fn keystream(&mut self, aes: &Fixslice, low: u8, out: &mut [Block]) {
+        let mut s = self.c0;
+        // Byte 15 of block k is low + k: bit b of it goes to bit 30 + k of
+        // slice b (row 3, column 3).
+        for (b, slice) in s.iter_mut().enumerate() {
+            let pair = (0..GROUP as u8).fold(0u32, |n, k| n | ((((low + k) >> b) & 1) as u32) << k);
+            *slice ^= pair << 30;
+        }
+        ark_sub(&mut s, &NO_KEY);
+        mix_columns::<1>(&mut s);
+        aes.encrypt_from(&mut s, 1);
+        unpack(&s, out);
+        s.zeroize();
+    }
+}
+
+/// `rd1`: the static rounds 0–1 cached; the varying diagonal made for
+/// eight counters at a time, on the fly (the seed's table-free `rd1`).
+#[derive(Zeroize)]
+pub struct Rd1 {
+    on_the_fly: OnTheFly,
+    c1: State,
+}
+
+impl Engine for Rd1 {
+    const NAME: &'static str = "rd1";
+
+    fn new(aes: &Fixslice, counter: &Block) -> Self {
+        Rd1 {
+            on_the_fly: OnTheFly::new(aes, counter),
+            c1: [0; 8],
+        }
+    }
+
+    fn reset(&mut self, aes: &Fixslice, counter: &Block) {
+        self.c1 = round1_static(aes, counter);
+    }
+
+    #[inline(always)]
+    fn keystream(&mut self, aes: &Fixslice, low: u8, out: &mut [Block]) {
+        let varying = self.on_the_fly.varying(low);
+        let mut s: State = core::array::from_fn(|b| self.c1[b] | varying[b]);
+        mix_columns::<2>(&mut s);
+        finish_from_round_2(aes, s, out);
+    }
+}
+
+/// `rd1+`: the 32 parallel states of a message tabulated (1 KiB).
+#[derive(Zeroize)]
+pub struct Rd1Plus {
+    table: [State; 32],
+    c1: State,
+}
+
+impl Engine for Rd1Plus {
+    const NAME: &'static str = "rd1+";
+
+    fn new(aes: &Fixslice, counter: &Block) -> Self {
+        let mut parallel = Parallel::new(aes, counter);
+        let table = core::array::from_fn(|i| parallel.state(8 * i as u8));
+        parallel.zeroize();
+        Rd1Plus { table, c1: [0; 8] }
+    }
+
+    fn reset(&mut self, aes: &Fixslice, counter: &Block) {
+        self.c1 = round1_static(aes, counter);
+    }
+
+    #[inline(always)]
+    fn keystream(&mut self, aes: &Fixslice, low: u8, out: &mut [Block]) {
+        let varying = diagonal(&self.table[low as usize >> 3], (low >> 1) & 3);
+        let mut s: State = core::array::from_fn(|b| self.c1[b] | varying[b]);
+        mix_columns::<2>(&mut s);
+        finish_from_round_2(aes, s, out);
+    }
+}
+
+/// `rd2`: round 2's `MC_2` of the static part cached; the varying part as
+/// in `rd1`, through `MC_2` on its own.
+#[derive(Zeroize)]
+pub struct Rd2 {
+    on_the_fly: OnTheFly,
+    c2: State,
+}
+
+impl Engine for Rd2 {
+    const NAME: &'static str = "rd2";
+
+    fn new(aes: &Fixslice, counter: &Block) -> Self {
+        Rd2 {
+            on_the_fly: OnTheFly::new(aes, counter),
+            c2: [0; 8],
+        }
+    }
+
+    fn reset(&mut self, aes: &Fixslice, counter: &Block) {
+        self.c2 = round1_static(aes, counter);
+        mix_columns::<2>(&mut self.c2);
+    }
+
+    #[inline(always)]
+    fn keystream(&mut self, aes: &Fixslice, low: u8, out: &mut [Block]) {
+        let mut varying = self.on_the_fly.varying(low);
+        mix_columns::<2>(&mut varying);
+        let s: State = core::array::from_fn(|b| self.c2[b] ^ varying[b]);
+        finish_from_round_2(aes, s, out);
+    }
+}
+
+/// `rd2+`: `MC_2` of every group's varying part tabulated (4 KiB).
+#[derive(Zeroize)]
+pub struct Rd2Plus {
+    table: [State; 128],
+    c2: State,
+}
+
+impl Engine for Rd2Plus {
+    const NAME: &'static str = "rd2+";
+
+    fn new(aes: &Fixslice, counter: &Block) -> Self {
+        let mut parallel = Parallel::new(aes, counter);
+        let mut table = [[0u32; 8]; 128];
+        for (i, groups) in table.chunks_exact_mut(4).enumerate() {
+            let mut q = parallel.state(8 * i as u8);
+            for (g, entry) in groups.iter_mut().enumerate() {
+                *entry = diagonal(&q, g as u8);
+                mix_columns::<2>(entry);
+            }
+            q.zeroize();
+        }
+        parallel.zeroize();
+        Rd2Plus { table, c2: [0; 8] }
+    }
+
+    fn reset(&mut self, aes: &Fixslice, counter: &Block) {
+        self.c2 = round1_static(aes, counter);
+        mix_columns::<2>(&mut self.c2);
+    }
+
+    #[inline(always)]
+    fn keystream(&mut self, aes: &Fixslice, low: u8, out: &mut [Block]) {
+        let varying = &self.table[low as usize >> 1];
+        let s: State = core::array::from_fn(|b| self.c2[b] ^ varying[b]);
+        finish_from_round_2(aes, s, out);
+    }
+}
