@@ -28,9 +28,11 @@
 //! reflected integer by TBL), the three unreduced sums (lo, hi, raw
 //! Karatsuba middle) and the products in flight. The powers of H and
 //! their folds (sixteen registers' worth), the round keys and the counter
-//! increments do not all fit beside them: the compiler loads them from
-//! memory (the key, or its stack) as they are used, and loads issue
-//! beside the vector pipes.
+//! steps do not all fit beside them: the compiler loads them from memory
+//! (the key, or its stack) as they are used, loads issuing beside the
+//! vector pipes, except the lanes the PMULLs read, which it holds in
+//! general registers and moves back (FMOV/DUP, a vector µop each) at
+//! their product.
 //!
 //! # The math
 //!
@@ -57,7 +59,7 @@
 //!
 //! Products are summed in pairs, `sum ⊕ p_{2k−1} ⊕ p_{2k}`: one EOR3 per
 //! part where SHA3 is used, as are the middle's correction raw ⊕ lo ⊕
-//! hi, the reduction's last step and the last round key's addition with
+//! hi, the reduction's two folds and the last round key's addition with
 //! the data (the short path and the tail keep the two-EOR form: a
 //! handful of XORs a message). One basic block per batch, so the
 //! compiler's scheduler interleaves the AES chains with the PMULL chain.
@@ -137,6 +139,16 @@
 //!   the pipeline model (llvm-mca) showed more instructions, not fewer.
 //! - Volatile loads of the powers in the loop, for the same end: more
 //!   loads and spills, no fewer vector instructions.
+//! - The table's address made opaque (an empty `asm!`) per batch or per
+//!   product, so that the powers are loaded in the loop: LLVM loads the
+//!   lane-0 operands as load-and-replicate (a vector µop each) and
+//!   spills inside the loop.
+//! - PMULL/PMULL2 as one-instruction `asm!` on vector registers with the
+//!   powers stored lane-swapped (every product on the loaded REV64,
+//!   no lane ever in a general register): the transfers go, but the
+//!   register allocator spills inside the loop, more vector-pipe µops.
+//! - One loop per key size (the round count a const generic, the batch
+//!   one basic block): no fewer µops on AES-128, more code.
 //! - Round key 0 pre-XORed into the counter prefix: AESE adds the key
 //!   itself.
 
