@@ -148,7 +148,8 @@
 //!   no lane ever in a general register): the transfers go, but the
 //!   register allocator spills inside the loop, more vector-pipe µops.
 //! - One loop per key size (the round count a const generic, the batch
-//!   one basic block): no fewer µops on AES-128, more code.
+//!   one basic block): in the pipeline model faster on Neoverse N1 but
+//!   slower on V1/V2 for AES-128, and three copies of the loop.
 //! - Round key 0 pre-XORed into the counter prefix: AESE adds the key
 //!   itself.
 
