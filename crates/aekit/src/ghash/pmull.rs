@@ -71,9 +71,9 @@ pub use unsupported::Pmull;
 #[cfg(target_arch = "aarch64")]
 mod imp {
     use core::arch::aarch64::{
-        uint8x16_t, vdupq_n_u8, vdupq_n_u64, veor3q_u8, veorq_u8, vextq_u8, vgetq_lane_p64,
-        vld1q_u8, vmull_high_p64, vmull_p64, vqtbl1q_u8, vreinterpretq_p64_u8,
-        vreinterpretq_p128_u8, vreinterpretq_u8_p128, vreinterpretq_u8_u64, vst1q_u8,
+        uint8x16_t, vdupq_n_u64, veor3q_u8, veorq_u8, vextq_u8, vgetq_lane_p64, vld1q_u8,
+        vmull_high_p64, vmull_p64, vqtbl1q_u8, vreinterpretq_p64_u8, vreinterpretq_p128_u8,
+        vreinterpretq_u8_p128, vreinterpretq_u8_u64, vst1q_u8,
     };
 
     use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -264,9 +264,15 @@ mod imp {
         }
     }
 
-    /// The sum times t^−128 mod g̃, fully reduced: Karatsuba's middle
-    /// (raw ⊕ lo ⊕ hi) split across the halves, then two folds of the low
-    /// qword, (w1, w0) ↦ (w0, w1) ⊕ w0 ⊗ C, and the high half added.
+    /// The sum times t^−128 mod g̃, fully reduced. With the product's
+    /// qwords w0 = l0, w1 = l1 ⊕ m0, w2 = h0 ⊕ m1, w3 = h1 (m the
+    /// corrected middle, raw ⊕ lo ⊕ hi), two folds of the low qword,
+    /// (w0, w1) ↦ (w1, w0) ⊕ w0 ⊗ C, then the high half added. The first
+    /// fold is taken on lo alone, before the middle is split: m ⊕ swap(lo)
+    /// ⊕ l0 ⊗ C has the folded w1 in lane 0 and w2's missing m1 ⊕ (the
+    /// fold's high qword) in lane 1, so that the second fold, swap of that
+    /// ⊕ its lane 0 ⊗ C ⊕ hi, is the result: no split of the middle into
+    /// halves.
     ///
     /// # Safety
     ///
@@ -275,13 +281,11 @@ mod imp {
     pub(crate) unsafe fn reduce<const EOR3: bool>(s: Sum) -> uint8x16_t {
         // SAFETY: the caller's contract covers the features used.
         unsafe {
-            let zero = vdupq_n_u8(0);
-            let mid = xor3::<EOR3>(s.mid, s.lo, s.hi);
-            let lo = veorq_u8(s.lo, vextq_u8::<8>(zero, mid)); // + mid·t^64
-            let hi = veorq_u8(s.hi, vextq_u8::<8>(mid, zero)); // + mid / t^64
             let c = vreinterpretq_u8_u64(vdupq_n_u64(FOLD));
-            let lo = veorq_u8(vextq_u8::<8>(lo, lo), pmull(lo, c));
-            xor3::<EOR3>(vextq_u8::<8>(lo, lo), pmull(lo, c), hi)
+            let mid = xor3::<EOR3>(s.mid, s.lo, s.hi);
+            // (w1 ⊕ (l0⊗C)_0, m1 ⊕ l0 ⊕ (l0⊗C)_1)
+            let m = xor3::<EOR3>(mid, vextq_u8::<8>(s.lo, s.lo), pmull(s.lo, c));
+            xor3::<EOR3>(vextq_u8::<8>(m, m), pmull(m, c), s.hi)
         }
     }
 

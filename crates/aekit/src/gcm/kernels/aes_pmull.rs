@@ -28,9 +28,11 @@
 //! reflected integer by TBL), the three unreduced sums (lo, hi, raw
 //! Karatsuba middle) and the products in flight. The powers of H and
 //! their folds (sixteen registers' worth), the round keys and the counter
-//! increments do not all fit beside them: the compiler loads them from
-//! memory (the key, or its stack) as they are used, and loads issue
-//! beside the vector pipes.
+//! steps do not all fit beside them: the compiler loads them from memory
+//! (the key, or its stack) as they are used, loads issuing beside the
+//! vector pipes, except the lanes the PMULLs read, which it holds in
+//! general registers and moves back (FMOV/DUP, a vector µop each) at
+//! their product.
 //!
 //! # The math
 //!
@@ -57,7 +59,7 @@
 //!
 //! Products are summed in pairs, `sum ⊕ p_{2k−1} ⊕ p_{2k}`: one EOR3 per
 //! part where SHA3 is used, as are the middle's correction raw ⊕ lo ⊕
-//! hi, the reduction's last step and the last round key's addition with
+//! hi, the reduction's two folds and the last round key's addition with
 //! the data (the short path and the tail keep the two-EOR form: a
 //! handful of XORs a message). One basic block per batch, so the
 //! compiler's scheduler interleaves the AES chains with the PMULL chain.
@@ -74,9 +76,13 @@
 //! (REV32) in a register, so that the count is lane 3 as a native
 //! integer: a counter block is one vector add of one in lane 3 (wrapping
 //! in the lane: incr32) and one REV32, with no transfer from a general
-//! register (`Counters`). Branch-free whether the counter is public (a
-//! 96-bit IV's) or J0 = GHASH(IV). The short path takes `armv8`'s
-//! `counter_blocks` (the count inserted into lane 3).
+//! register (`Counters`). Where the counter is public (a 96-bit IV's,
+//! `crypt_blocks`' `public`) and the count's low byte does not wrap
+//! within the batch, the batch's first block is one REV32 and block i is
+//! it plus i in its last byte (one byte add, no carry): a branch on the
+//! public count, one a batch. A counter that is not public (J0 =
+//! GHASH(IV)) always takes the first form, branch-free. The short path
+//! takes `armv8`'s `counter_blocks` (the count inserted into lane 3).
 //!
 //! # Whole messages with a 96-bit IV
 //!
@@ -103,7 +109,8 @@
 //! AESE, AESMC, PMULL and EOR3 take the same time for every operand
 //! (fixed latencies in Arm's optimization guides), round keys and powers
 //! are read at fixed indices, and the only branches are on lengths, the
-//! direction and the key's EOR3 flag (a CPU property). (Round keys may
+//! direction, the key's EOR3 flag (a CPU property) and a counter the
+//! caller declared public (never on J0 = GHASH(IV)). (Round keys may
 //! be kept on the stack by the compiler like any value; they are not
 //! cleared from there.)
 //!
@@ -132,12 +139,23 @@
 //!   the pipeline model (llvm-mca) showed more instructions, not fewer.
 //! - Volatile loads of the powers in the loop, for the same end: more
 //!   loads and spills, no fewer vector instructions.
+//! - The table's address made opaque (an empty `asm!`) per batch or per
+//!   product, so that the powers are loaded in the loop: LLVM loads the
+//!   lane-0 operands as load-and-replicate (a vector µop each) and
+//!   spills inside the loop.
+//! - PMULL/PMULL2 as one-instruction `asm!` on vector registers with the
+//!   powers stored lane-swapped (every product on the loaded REV64,
+//!   no lane ever in a general register): the transfers go, but the
+//!   register allocator spills inside the loop, more vector-pipe µops.
+//! - One loop per key size (the round count a const generic, the batch
+//!   one basic block): in the pipeline model faster on Neoverse N1 but
+//!   slower on V1/V2 for AES-128, and three copies of the loop.
 //! - Round key 0 pre-XORed into the counter prefix: AESE adds the key
 //!   itself.
 
 use core::arch::aarch64::{
-    uint8x16_t, uint32x4_t, vaddq_u32, vdupq_n_u8, vdupq_n_u32, veorq_u8, vld1q_u8,
-    vreinterpretq_u8_u32, vreinterpretq_u32_u8, vrev32q_u8, vsetq_lane_u32, vst1q_u8,
+    uint8x16_t, uint32x4_t, vaddq_u8, vaddq_u32, vdupq_n_u8, vdupq_n_u32, veorq_u8, vld1q_u8,
+    vreinterpretq_u8_u32, vreinterpretq_u32_u8, vrev32q_u8, vsetq_lane_u32, vshlq_n_u32, vst1q_u8,
 };
 use core::mem::MaybeUninit;
 
@@ -265,13 +283,13 @@ impl Kernel for AesPmull {
         y: &mut Block,
         data: &mut [u8],
         direction: Direction,
-        _public: bool,
+        public: bool,
     ) {
         debug_assert_eq!(data.len() % 16, 0);
         let p = data.as_mut_ptr();
         // SAFETY: `self.aes` exists, so the CPU has AES and PMULL; in
         // place, `p` is `data`, readable and writable.
-        unsafe { self.crypt(counter, y, (p, p, data.len()), direction) }
+        unsafe { self.crypt(counter, y, (p, p, data.len()), direction, public) }
     }
 
     fn crypt_blocks_into(
@@ -281,12 +299,12 @@ impl Kernel for AesPmull {
         input: &[u8],
         out: &mut [MaybeUninit<u8>],
         direction: Direction,
-        _public: bool,
+        public: bool,
     ) {
         let io = io_of(input, out);
         // SAFETY: as in `crypt_blocks`; `io_of` gives `input`, readable,
         // and `out`, writable, not overlapping.
-        unsafe { self.crypt(counter, y, io, direction) }
+        unsafe { self.crypt(counter, y, io, direction, public) }
     }
 
     fn crypt_short(
@@ -414,6 +432,9 @@ unsafe fn xor_last<const EOR3: bool>(
 struct Counters {
     words: uint32x4_t,
     one: uint32x4_t,
+    /// The count (lane 3 of `words`) in a general register, public only
+    /// where the caller says so.
+    count: u32,
 }
 
 impl Counters {
@@ -429,6 +450,7 @@ impl Counters {
             Counters {
                 words: vreinterpretq_u32_u8(vrev32q_u8(vld1q_u8(counter.as_ptr()))),
                 one: vsetq_lane_u32::<3>(1, vdupq_n_u32(0)),
+                count: u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]),
             }
         }
     }
@@ -447,10 +469,52 @@ impl Counters {
                 *x = vrev32q_u8(vreinterpretq_u8_u32(self.words));
                 self.words = vaddq_u32(self.words, self.one);
             }
+            self.count = self.count.wrapping_add(8);
+            s
+        }
+    }
+
+    /// The next eight counter blocks as [`next`](Self::next) makes them,
+    /// or, where the counter is `public` and the count's low byte does not
+    /// wrap within the eight, as the first block plus 1 … 7 in its last
+    /// byte: one REV32 and one byte add a block, no carry to propagate.
+    /// The branch is on the count only where it is public.
+    ///
+    /// # Safety
+    ///
+    /// None beyond NEON, aarch64's baseline.
+    #[inline(always)]
+    unsafe fn next_public(&mut self, public: bool) -> [uint8x16_t; 8] {
+        if !(public && self.count & 0xff <= 0xf8) {
+            // SAFETY: NEON is aarch64's baseline.
+            return unsafe { self.next() };
+        }
+        // SAFETY: NEON is aarch64's baseline; `STEPS` rows are 16
+        // readable bytes.
+        unsafe {
+            let first = vrev32q_u8(vreinterpretq_u8_u32(self.words));
+            self.words = vaddq_u32(self.words, vshlq_n_u32::<3>(self.one));
+            self.count = self.count.wrapping_add(8);
+            let mut s = [first; 8];
+            for (i, x) in s.iter_mut().enumerate().skip(1) {
+                *x = vaddq_u8(first, vld1q_u8(STEPS[i].as_ptr()));
+            }
             s
         }
     }
 }
+
+/// Row i: i in the last byte, the step from a counter block to the one i
+/// after it when the count's low byte does not wrap.
+static STEPS: [[u8; 16]; 8] = {
+    let mut t = [[0u8; 16]; 8];
+    let mut i = 0;
+    while i < 8 {
+        t[i][15] = i as u8;
+        i += 1;
+    }
+    t
+};
 
 /// IV ‖ `count` (big-endian) in a register.
 #[inline]
@@ -480,6 +544,7 @@ impl AesPmull {
         y: &mut Block,
         (src, dst, n): (*const u8, *mut u8, usize),
         direction: Direction,
+        public: bool,
     ) {
         let ctr = u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]);
         let batches = n / BATCH;
@@ -491,9 +556,9 @@ impl AesPmull {
             // detected.
             let acc = unsafe {
                 if self.eor3 {
-                    self.batches_eor3(counter, acc, io, direction)
+                    self.batches_eor3(counter, acc, io, direction, public)
                 } else {
-                    self.batches_plain(counter, acc, io, direction)
+                    self.batches_plain(counter, acc, io, direction, public)
                 }
             };
             let mut out = [0u8; 16];
@@ -525,9 +590,10 @@ impl AesPmull {
         acc: uint8x16_t,
         io: (*const u8, *mut u8, usize),
         direction: Direction,
+        public: bool,
     ) -> uint8x16_t {
         // SAFETY: passed on; no EOR3.
-        unsafe { self.batches::<false>(counter, acc, io, direction) }
+        unsafe { self.batches::<false>(counter, acc, io, direction, public) }
     }
 
     /// [`batches`](Self::batches) with EOR3.
@@ -542,9 +608,10 @@ impl AesPmull {
         acc: uint8x16_t,
         io: (*const u8, *mut u8, usize),
         direction: Direction,
+        public: bool,
     ) -> uint8x16_t {
         // SAFETY: passed on; SHA3 is enabled here and present.
-        unsafe { self.batches::<true>(counter, acc, io, direction) }
+        unsafe { self.batches::<true>(counter, acc, io, direction, public) }
     }
 
     /// The loop over `batches` whole batches from the counter block
@@ -567,6 +634,7 @@ impl AesPmull {
         acc: uint8x16_t,
         (src, dst, batches): (*const u8, *mut u8, usize),
         direction: Direction,
+        public: bool,
     ) -> uint8x16_t {
         let mut acc = acc;
         // SAFETY: the features are the caller's (the contract); every
@@ -596,7 +664,7 @@ impl AesPmull {
                     Direction::Encrypt => output.cast_const(),
                 }
                 .sub(behind);
-                let mut s = counters.next();
+                let mut s = counters.next_public(public);
                 acc = self.stitch::<EOR3>(&mut s, hashed, acc);
                 let last_key = self.aes.key(self.aes.rounds());
                 xor_last::<EOR3>(input, output, &s, last_key);
@@ -775,7 +843,7 @@ impl AesPmull {
         let src = input.map_or(dst.cast_const(), <[u8]>::as_ptr);
         // SAFETY: `src` and `dst` are `n` ≥ `full` bytes, the same buffer
         // or two that do not overlap (a shared and a mutable borrow).
-        unsafe { self.crypt(&mut counter, &mut y, (src, dst, full), direction) };
+        unsafe { self.crypt(&mut counter, &mut y, (src, dst, full), direction, true) };
         if full < n {
             // SAFETY: the last `n − full` bytes of both, as above; the
             // slice is the only access to them while it lives.
@@ -870,8 +938,9 @@ mod tests {
 
     /// `crypt_blocks`, in place and out of place into misaligned
     /// uninitialized memory, against the (table, bitserial) pair: every
-    /// block count to 40 and some past it, counts near the 32-bit wrap,
-    /// both directions, both forms, three key sizes.
+    /// block count to 40 and some past it, counts near the low byte's and
+    /// the 32-bit wrap, the counter public or not, both directions, both
+    /// forms, three key sizes.
     #[test]
     fn blocks_agree_with_the_reference_pair() {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
@@ -885,7 +954,17 @@ mod tests {
             for (fused, what) in both_forms(&ks) {
                 let counts = (0..=40usize).chain([63, 64, 65, 127, 129, 257]);
                 for blocks in counts {
-                    for low in [1u32, 0xffff_fff0, 0xffff_fffd, 0xffff_ffff] {
+                    let lows = [
+                        1u32,
+                        0xf1,
+                        0xf8,
+                        0xf9,
+                        0x1fe,
+                        0xffff_fff0,
+                        0xffff_fffd,
+                        0xffff_ffff,
+                    ];
+                    for (low, public) in lows.into_iter().flat_map(|l| [(l, false), (l, true)]) {
                         for direction in [Direction::Encrypt, Direction::Decrypt] {
                             let data = rng.bytes(blocks * 16);
                             let mut counter: Block = rng.bytes(16).try_into().unwrap();
@@ -893,14 +972,16 @@ mod tests {
                             let y: Block = rng.bytes(16).try_into().unwrap();
                             let (mut c1, mut y1, mut d1) = (counter, y, data.clone());
                             let (mut c2, mut y2, mut d2) = (counter, y, data.clone());
-                            fused.crypt_blocks(&mut c1, &mut y1, &mut d1, direction, false);
+                            fused.crypt_blocks(&mut c1, &mut y1, &mut d1, direction, public);
                             pair.crypt_blocks(&mut c2, &mut y2, &mut d2, direction, false);
-                            let id =
-                                format!("{what} AES-{} {blocks} blocks from {low:#x}", key_len * 8);
+                            let id = format!(
+                                "{what} AES-{} {blocks} blocks from {low:#x} public {public}",
+                                key_len * 8
+                            );
                             assert_eq!(d1, d2, "{id}: data");
                             assert_eq!(c1, c2, "{id}: counter");
                             assert_eq!(y1, y2, "{id}: GHASH");
-                            let into = blocks_into(&fused, (counter, y), &data, direction, true);
+                            let into = blocks_into(&fused, (counter, y), &data, direction, public);
                             assert!(into == (d2.clone(), c2, y2), "{id}: out of place");
                             // Misaligned source and destination.
                             let mut src = vec![0u8; data.len() + 16];
@@ -915,7 +996,7 @@ mod tests {
                                 &src[at..at + data.len()],
                                 &mut out[to..to + data.len()],
                                 direction,
-                                false,
+                                public,
                             );
                             let written: Vec<u8> = out[to..to + data.len()]
                                 .iter()
