@@ -20,6 +20,54 @@ extern "C" fn mark(n: u64) -> u64 {
     black_box(n)
 }
 
+/// `$name(key, nonce, aad, plain, encrypt)`: one traced call of a peer
+/// whose API is ring's (`ring::aead` or `aws_lc_rs::aead`), checked
+/// against a call made before the markers.
+#[cfg(feature = "peers")]
+macro_rules! peer {
+    ($name:ident, $aead:path) => {
+        fn $name(key: &[u8], nonce: [u8; 12], aad: &[u8], plain: &[u8], encrypt: bool) {
+            use $aead::{AES_128_GCM, AES_256_GCM, Aad, LessSafeKey, Nonce, UnboundKey};
+            let alg = if key.len() == 16 {
+                &AES_128_GCM
+            } else {
+                &AES_256_GCM
+            };
+            let key = LessSafeKey::new(UnboundKey::new(alg, key).expect("key"));
+            let nonce = || Nonce::assume_unique_for_key(nonce);
+            let mut sealed = plain.to_vec();
+            let tag = key
+                .seal_in_place_separate_tag(nonce(), Aad::from(aad), &mut sealed)
+                .expect("seal");
+            let mut buf = if encrypt {
+                plain.to_vec()
+            } else {
+                [sealed.as_slice(), tag.as_ref()].concat()
+            };
+            mark(1);
+            if encrypt {
+                let again = black_box(key.seal_in_place_separate_tag(
+                    nonce(),
+                    Aad::from(aad),
+                    black_box(&mut buf),
+                ))
+                .expect("seal");
+                assert_eq!(again.as_ref(), tag.as_ref());
+            } else {
+                black_box(key.open_in_place(nonce(), Aad::from(aad), black_box(&mut buf)))
+                    .expect("open");
+            }
+            mark(2);
+            buf.truncate(plain.len());
+            assert_eq!(buf, if encrypt { sealed } else { plain.to_vec() });
+        }
+    };
+}
+#[cfg(feature = "peers")]
+peer!(ring_call, ring::aead);
+#[cfg(feature = "peers")]
+peer!(aws_lc_call, aws_lc_rs::aead);
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let usage =
@@ -81,77 +129,9 @@ fn main() {
             assert_eq!(buf, if encrypt { sealed } else { plain });
         }
         #[cfg(feature = "peers")]
-        "ring" => {
-            use ring::aead::{AES_128_GCM, AES_256_GCM, Aad, LessSafeKey, Nonce, UnboundKey};
-            let alg = if key_len == 16 {
-                &AES_128_GCM
-            } else {
-                &AES_256_GCM
-            };
-            let key = LessSafeKey::new(UnboundKey::new(alg, &key).expect("key"));
-            let nonce = || Nonce::assume_unique_for_key(nonce);
-            let mut sealed = plain.clone();
-            let tag = key
-                .seal_in_place_separate_tag(nonce(), Aad::from(&aad), &mut sealed)
-                .expect("seal");
-            let mut buf = if encrypt {
-                plain.clone()
-            } else {
-                [sealed.as_slice(), tag.as_ref()].concat()
-            };
-            mark(1);
-            if encrypt {
-                let again = black_box(key.seal_in_place_separate_tag(
-                    nonce(),
-                    Aad::from(&aad),
-                    black_box(&mut buf),
-                ))
-                .expect("seal");
-                assert_eq!(again.as_ref(), tag.as_ref());
-            } else {
-                black_box(key.open_in_place(nonce(), Aad::from(&aad), black_box(&mut buf)))
-                    .expect("open");
-            }
-            mark(2);
-            buf.truncate(len);
-            assert_eq!(buf, if encrypt { sealed } else { plain });
-        }
+        "ring" => ring_call(&key, nonce, &aad, &plain, encrypt),
         #[cfg(feature = "peers")]
-        "aws-lc" => {
-            use aws_lc_rs::aead::{AES_128_GCM, AES_256_GCM, Aad, LessSafeKey, Nonce, UnboundKey};
-            let alg = if key_len == 16 {
-                &AES_128_GCM
-            } else {
-                &AES_256_GCM
-            };
-            let key = LessSafeKey::new(UnboundKey::new(alg, &key).expect("key"));
-            let nonce = || Nonce::assume_unique_for_key(nonce);
-            let mut sealed = plain.clone();
-            let tag = key
-                .seal_in_place_separate_tag(nonce(), Aad::from(&aad), &mut sealed)
-                .expect("seal");
-            let mut buf = if encrypt {
-                plain.clone()
-            } else {
-                [sealed.as_slice(), tag.as_ref()].concat()
-            };
-            mark(1);
-            if encrypt {
-                let again = black_box(key.seal_in_place_separate_tag(
-                    nonce(),
-                    Aad::from(&aad),
-                    black_box(&mut buf),
-                ))
-                .expect("seal");
-                assert_eq!(again.as_ref(), tag.as_ref());
-            } else {
-                black_box(key.open_in_place(nonce(), Aad::from(&aad), black_box(&mut buf)))
-                    .expect("open");
-            }
-            mark(2);
-            buf.truncate(len);
-            assert_eq!(buf, if encrypt { sealed } else { plain });
-        }
+        "aws-lc" => aws_lc_call(&key, nonce, &aad, &plain, encrypt),
         // AETHER (its 32-byte key and 16-byte nonce whatever the suffix).
         "aether" => {
             let key = vec![secret; 32];
