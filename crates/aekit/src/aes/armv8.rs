@@ -35,9 +35,9 @@
 //!
 //! # Eight blocks in flight
 //!
-//! AESE+AESMC has a latency of 2–4 cycles and a throughput of one to four
-//! pairs per cycle across the cores this targets (Arm's Neoverse N1/V1/V2
-//! software optimization guides). One block's rounds are a dependent
+//! An AESE+AESMC pair takes several cycles to produce its result, and the
+//! cores this targets issue one or more pairs every cycle (Arm's Neoverse
+//! N1/V1/V2 software optimization guides). One block's rounds are a dependent
 //! chain; eight independent blocks, each round key loaded once and
 //! applied to all eight, keep the units busy, and eight states plus the
 //! round keys fit the thirty-two vector registers. A batch of fewer than

@@ -88,8 +88,8 @@
 //! or data.
 //!
 //! Rejected: a word as its two halves, one register each (each register
-//! then needs its own `EXT` and `EOR` for the column XOR: 18 instructions
-//! of M' a word against 13); two nibbles per byte, one word per register
+//! then needs its own `EXT` and `EOR` for the column XOR, where the
+//! layout above shares them); two nibbles per byte, one word per register
 //! (the S-box needs `AND`, `USHR`, two `TBL` and an `ORR` per word, M' a
 //! nibble swap more, and the Permutation shifts and inserts: more
 //! instructions per F than a pair); `EOR3` (SHA3) for M''s XORs (not on
