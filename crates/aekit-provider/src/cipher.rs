@@ -930,11 +930,9 @@ unsafe extern "C" fn settable_ctx_params(
     SETTABLE_CTX_PARAMS.0.as_ptr()
 }
 
-// The dispatch tables: each function cast to the one pointer type of
-// `OSSL_DISPATCH`, which OpenSSL casts back by function id. One helper per
-// signature, so each entry is checked against its signature here.
+// The dispatch tables: each function with the signature OpenSSL calls its
+// id through, cast to `OSSL_DISPATCH`'s one pointer type (`dispatch!`).
 
-type Erased = Option<unsafe extern "C" fn()>;
 type NewCtx = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
 type Init =
     unsafe extern "C" fn(*mut c_void, *const u8, usize, *const u8, usize, *const Param) -> c_int;
@@ -948,87 +946,32 @@ type SetCtxParams = unsafe extern "C" fn(*mut c_void, *const Param) -> c_int;
 type Gettable = unsafe extern "C" fn(*mut c_void) -> *const Param;
 type GettableCtx = unsafe extern "C" fn(*mut c_void, *mut c_void) -> *const Param;
 
-// SAFETY (all the `erase_*` helpers): function pointers have one size and
-// representation whatever their signature; OpenSSL calls each through the
-// signature its id names, which is the one the helper takes.
-const fn erase_newctx(f: NewCtx) -> Erased {
-    // SAFETY: see above.
-    Some(unsafe { core::mem::transmute::<NewCtx, unsafe extern "C" fn()>(f) })
-}
-const fn erase_init(f: Init) -> Erased {
-    // SAFETY: see above.
-    Some(unsafe { core::mem::transmute::<Init, unsafe extern "C" fn()>(f) })
-}
-const fn erase_update(f: Update) -> Erased {
-    // SAFETY: see above.
-    Some(unsafe { core::mem::transmute::<Update, unsafe extern "C" fn()>(f) })
-}
-const fn erase_final(f: Final) -> Erased {
-    // SAFETY: see above.
-    Some(unsafe { core::mem::transmute::<Final, unsafe extern "C" fn()>(f) })
-}
-const fn erase_freectx(f: FreeCtx) -> Erased {
-    // SAFETY: see above.
-    Some(unsafe { core::mem::transmute::<FreeCtx, unsafe extern "C" fn()>(f) })
-}
-const fn erase_get_params(f: GetParams) -> Erased {
-    // SAFETY: see above.
-    Some(unsafe { core::mem::transmute::<GetParams, unsafe extern "C" fn()>(f) })
-}
-const fn erase_get_ctx_params(f: GetCtxParams) -> Erased {
-    // SAFETY: see above.
-    Some(unsafe { core::mem::transmute::<GetCtxParams, unsafe extern "C" fn()>(f) })
-}
-const fn erase_set_ctx_params(f: SetCtxParams) -> Erased {
-    // SAFETY: see above.
-    Some(unsafe { core::mem::transmute::<SetCtxParams, unsafe extern "C" fn()>(f) })
-}
-const fn erase_gettable(f: Gettable) -> Erased {
-    // SAFETY: see above.
-    Some(unsafe { core::mem::transmute::<Gettable, unsafe extern "C" fn()>(f) })
-}
-const fn erase_gettable_ctx(f: GettableCtx) -> Erased {
-    // SAFETY: see above.
-    Some(unsafe { core::mem::transmute::<GettableCtx, unsafe extern "C" fn()>(f) })
-}
-
-const fn entry(function_id: c_int, function: Erased) -> Dispatch {
-    Dispatch {
-        function_id,
-        function,
-    }
-}
-
 /// The dispatch table of AES-GCM with a `newctx` and `get_params` for one
 /// key length.
 const fn table(newctx: NewCtx, get_params: GetParams) -> [Dispatch; 15] {
     use crate::core::*;
     [
-        entry(FUNC_CIPHER_NEWCTX, erase_newctx(newctx)),
-        entry(FUNC_CIPHER_ENCRYPT_INIT, erase_init(encrypt_init)),
-        entry(FUNC_CIPHER_DECRYPT_INIT, erase_init(decrypt_init)),
-        entry(FUNC_CIPHER_UPDATE, erase_update(update)),
-        entry(FUNC_CIPHER_FINAL, erase_final(final_)),
-        entry(FUNC_CIPHER_CIPHER, erase_update(cipher)),
-        entry(FUNC_CIPHER_FREECTX, erase_freectx(freectx)),
-        entry(FUNC_CIPHER_DUPCTX, erase_newctx(dupctx)),
-        entry(FUNC_CIPHER_GET_PARAMS, erase_get_params(get_params)),
-        entry(
-            FUNC_CIPHER_GET_CTX_PARAMS,
-            erase_get_ctx_params(get_ctx_params),
-        ),
-        entry(
-            FUNC_CIPHER_SET_CTX_PARAMS,
-            erase_set_ctx_params(set_ctx_params),
-        ),
-        entry(FUNC_CIPHER_GETTABLE_PARAMS, erase_gettable(gettable_params)),
-        entry(
+        dispatch!(FUNC_CIPHER_NEWCTX, newctx, NewCtx),
+        dispatch!(FUNC_CIPHER_ENCRYPT_INIT, encrypt_init, Init),
+        dispatch!(FUNC_CIPHER_DECRYPT_INIT, decrypt_init, Init),
+        dispatch!(FUNC_CIPHER_UPDATE, update, Update),
+        dispatch!(FUNC_CIPHER_FINAL, final_, Final),
+        dispatch!(FUNC_CIPHER_CIPHER, cipher, Update),
+        dispatch!(FUNC_CIPHER_FREECTX, freectx, FreeCtx),
+        dispatch!(FUNC_CIPHER_DUPCTX, dupctx, NewCtx),
+        dispatch!(FUNC_CIPHER_GET_PARAMS, get_params, GetParams),
+        dispatch!(FUNC_CIPHER_GET_CTX_PARAMS, get_ctx_params, GetCtxParams),
+        dispatch!(FUNC_CIPHER_SET_CTX_PARAMS, set_ctx_params, SetCtxParams),
+        dispatch!(FUNC_CIPHER_GETTABLE_PARAMS, gettable_params, Gettable),
+        dispatch!(
             FUNC_CIPHER_GETTABLE_CTX_PARAMS,
-            erase_gettable_ctx(gettable_ctx_params),
+            gettable_ctx_params,
+            GettableCtx
         ),
-        entry(
+        dispatch!(
             FUNC_CIPHER_SETTABLE_CTX_PARAMS,
-            erase_gettable_ctx(settable_ctx_params),
+            settable_ctx_params,
+            GettableCtx
         ),
         DISPATCH_END,
     ]

@@ -22,6 +22,25 @@ pub struct Dispatch {
     pub function: Option<unsafe extern "C" fn()>,
 }
 
+/// A [`Dispatch`] entry: `$function`, of the signature `$signature` through
+/// which OpenSSL calls entry `$id`, cast to the table's one pointer type.
+/// (Binding the function to `$signature` first checks that it has it.)
+macro_rules! dispatch {
+    ($id:expr, $function:expr, $signature:ty) => {{
+        let function: $signature = $function;
+        $crate::core::Dispatch {
+            function_id: $id,
+            // SAFETY: function pointers have one size and representation
+            // whatever their signature, and OpenSSL calls this entry
+            // through the signature its id names, which `function` has.
+            function: Some(unsafe {
+                ::core::mem::transmute::<$signature, unsafe extern "C" fn()>(function)
+            }),
+        }
+    }};
+}
+pub(crate) use dispatch;
+
 /// The entry that ends a dispatch table.
 pub const DISPATCH_END: Dispatch = Dispatch {
     function_id: 0,

@@ -48,7 +48,7 @@ use ::core::ffi::{CStr, c_int, c_void};
 use crate::core::{
     Algorithm, DISPATCH_END, Dispatch, FUNC_PROVIDER_GET_PARAMS, FUNC_PROVIDER_GETTABLE_PARAMS,
     FUNC_PROVIDER_QUERY_OPERATION, FUNC_PROVIDER_TEARDOWN, OP_CIPHER, PARAM_END, PARAM_INTEGER,
-    PARAM_UTF8_PTR, Param, Params, describe,
+    PARAM_UTF8_PTR, Param, Params, describe, dispatch,
 };
 
 /// The provider's name, and the value of its algorithms' `provider`
@@ -156,41 +156,15 @@ unsafe extern "C" fn query_operation(
 
 type Teardown = unsafe extern "C" fn(*mut c_void);
 type Gettable = unsafe extern "C" fn(*mut c_void) -> *const Param;
-type GetParams = unsafe extern "C" fn(*mut c_void, *mut Param) -> c_int;
+type ProviderGetParams = unsafe extern "C" fn(*mut c_void, *mut Param) -> c_int;
 type Query = unsafe extern "C" fn(*mut c_void, c_int, *mut c_int) -> *const Algorithm;
 
-/// The provider's dispatch table; each function cast to `OSSL_DISPATCH`'s
-/// one pointer type.
+/// The provider's dispatch table.
 static PROVIDER: [Dispatch; 5] = [
-    Dispatch {
-        function_id: FUNC_PROVIDER_TEARDOWN,
-        // SAFETY: function pointers share one representation; OpenSSL
-        // calls this id's entry as `OSSL_FUNC_provider_teardown_fn`.
-        function: Some(unsafe {
-            ::core::mem::transmute::<Teardown, unsafe extern "C" fn()>(teardown)
-        }),
-    },
-    Dispatch {
-        function_id: FUNC_PROVIDER_GETTABLE_PARAMS,
-        // SAFETY: as above, `OSSL_FUNC_provider_gettable_params_fn`.
-        function: Some(unsafe {
-            ::core::mem::transmute::<Gettable, unsafe extern "C" fn()>(gettable_params)
-        }),
-    },
-    Dispatch {
-        function_id: FUNC_PROVIDER_GET_PARAMS,
-        // SAFETY: as above, `OSSL_FUNC_provider_get_params_fn`.
-        function: Some(unsafe {
-            ::core::mem::transmute::<GetParams, unsafe extern "C" fn()>(get_params)
-        }),
-    },
-    Dispatch {
-        function_id: FUNC_PROVIDER_QUERY_OPERATION,
-        // SAFETY: as above, `OSSL_FUNC_provider_query_operation_fn`.
-        function: Some(unsafe {
-            ::core::mem::transmute::<Query, unsafe extern "C" fn()>(query_operation)
-        }),
-    },
+    dispatch!(FUNC_PROVIDER_TEARDOWN, teardown, Teardown),
+    dispatch!(FUNC_PROVIDER_GETTABLE_PARAMS, gettable_params, Gettable),
+    dispatch!(FUNC_PROVIDER_GET_PARAMS, get_params, ProviderGetParams),
+    dispatch!(FUNC_PROVIDER_QUERY_OPERATION, query_operation, Query),
     DISPATCH_END,
 ];
 
