@@ -454,27 +454,11 @@ mod imp {
 
 #[cfg(not(target_arch = "aarch64"))]
 mod unsupported {
-    use crate::aes::{Block, BlockCipher, KeySchedule};
-
-    /// The ARMv8 AES instructions exist only on aarch64: here `Armv8` has
-    /// no values, so it can never be built and its methods never run.
-    pub enum Armv8 {}
-
-    impl BlockCipher for Armv8 {
-        const NAME: &'static str = "armv8";
-        const CONSTANT_TIME: bool = true;
-        const STORAGE_BYTES: usize = 240;
-
-        fn is_available() -> bool {
-            false
-        }
-
-        fn new(_: &KeySchedule) -> Option<Self> {
-            None
-        }
-
-        fn encrypt_blocks(&self, _: &mut [Block]) {
-            match *self {}
-        }
-    }
+    unavailable_cipher!(
+        /// The ARMv8 AES instructions exist only on aarch64: here `Armv8` has
+        /// no values, so it can never be built and its methods never run.
+        Armv8,
+        "armv8",
+        240
+    );
 }

@@ -19,6 +19,35 @@
 //! and [`Cipher`], a key expanded in the strategy chosen for it. The
 //! strategies use `block.rs` and `schedule.rs`, never this file.
 
+/// A strategy whose instructions this architecture lacks: a type with no
+/// values, so it is never built and its methods never run, and
+/// `is_available` says no. The file of each hardware strategy uses it
+/// where its architecture is not the target's.
+macro_rules! unavailable_cipher {
+    ($(#[$doc:meta])* $name:ident, $token:literal, $storage:expr) => {
+        $(#[$doc])*
+        pub enum $name {}
+
+        impl $crate::aes::BlockCipher for $name {
+            const NAME: &'static str = $token;
+            const CONSTANT_TIME: bool = true;
+            const STORAGE_BYTES: usize = $storage;
+
+            fn is_available() -> bool {
+                false
+            }
+
+            fn new(_: &$crate::aes::KeySchedule) -> Option<Self> {
+                None
+            }
+
+            fn encrypt_blocks(&self, _: &mut [$crate::aes::Block]) {
+                match *self {}
+            }
+        }
+    };
+}
+
 #[allow(unsafe_code)] // ARMv8 AES intrinsics; every block carries a SAFETY line.
 pub mod armv8;
 pub(crate) mod block;

@@ -603,27 +603,11 @@ mod imp {
 
 #[cfg(not(target_arch = "x86_64"))]
 mod unsupported {
-    use crate::aes::{Block, BlockCipher, KeySchedule};
-
-    /// AES-NI exists only on x86-64: here `Ni` has no values, so it can
-    /// never be built and its methods can never run.
-    pub enum Ni {}
-
-    impl BlockCipher for Ni {
-        const NAME: &'static str = "ni";
-        const CONSTANT_TIME: bool = true;
-        const STORAGE_BYTES: usize = 240;
-
-        fn is_available() -> bool {
-            false
-        }
-
-        fn new(_: &KeySchedule) -> Option<Self> {
-            None
-        }
-
-        fn encrypt_blocks(&self, _: &mut [Block]) {
-            match *self {}
-        }
-    }
+    unavailable_cipher!(
+        /// AES-NI exists only on x86-64: here `Ni` has no values, so it can
+        /// never be built and its methods can never run.
+        Ni,
+        "ni",
+        240
+    );
 }

@@ -474,26 +474,10 @@ mod imp {
 
 #[cfg(not(target_arch = "x86_64"))]
 mod unsupported {
-    use crate::aes::{Block, BlockCipher, KeySchedule};
-
-    /// VAES exists only on x86-64: here `Vaes` has no values.
-    pub enum Vaes {}
-
-    impl BlockCipher for Vaes {
-        const NAME: &'static str = "vaes";
-        const CONSTANT_TIME: bool = true;
-        const STORAGE_BYTES: usize = 240;
-
-        fn is_available() -> bool {
-            false
-        }
-
-        fn new(_: &KeySchedule) -> Option<Self> {
-            None
-        }
-
-        fn encrypt_blocks(&self, _: &mut [Block]) {
-            match *self {}
-        }
-    }
+    unavailable_cipher!(
+        /// VAES exists only on x86-64: here `Vaes` has no values.
+        Vaes,
+        "vaes",
+        240
+    );
 }

@@ -517,27 +517,10 @@ mod imp {
 
 #[cfg(not(target_arch = "x86_64"))]
 mod unsupported {
-    use crate::aes::Block;
-    use crate::ghash::GhashKey;
-
-    /// PCLMULQDQ is x86-64 only: here `Clmul` has no values.
-    pub enum Clmul {}
-
-    impl GhashKey for Clmul {
-        const NAME: &'static str = "clmul";
-        const CONSTANT_TIME: bool = true;
-        const STORAGE_BYTES: usize = 8 * 16;
-
-        fn is_available() -> bool {
-            false
-        }
-
-        fn new(_: &Block) -> Option<Self> {
-            None
-        }
-
-        fn update_blocks(&self, _: &mut Block, _: &[u8]) {
-            match *self {}
-        }
-    }
+    unavailable_ghash!(
+        /// PCLMULQDQ is x86-64 only: here `Clmul` has no values.
+        Clmul,
+        "clmul",
+        8 * 16
+    );
 }

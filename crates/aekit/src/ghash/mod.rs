@@ -17,6 +17,35 @@
 //!
 //! [`field`] states the bit order every strategy takes and returns.
 
+/// A strategy whose instructions this architecture lacks: a type with no
+/// values, so it is never built and its methods never run, and
+/// `is_available` says no. The file of each hardware strategy uses it
+/// where its architecture is not the target's.
+macro_rules! unavailable_ghash {
+    ($(#[$doc:meta])* $name:ident, $token:literal, $storage:expr) => {
+        $(#[$doc])*
+        pub enum $name {}
+
+        impl $crate::ghash::GhashKey for $name {
+            const NAME: &'static str = $token;
+            const CONSTANT_TIME: bool = true;
+            const STORAGE_BYTES: usize = $storage;
+
+            fn is_available() -> bool {
+                false
+            }
+
+            fn new(_: &$crate::aes::Block) -> Option<Self> {
+                None
+            }
+
+            fn update_blocks(&self, _: &mut $crate::aes::Block, _: &[u8]) {
+                match *self {}
+            }
+        }
+    };
+}
+
 pub mod bitserial;
 #[allow(unsafe_code)] // PCLMULQDQ intrinsics; every block carries a SAFETY line.
 pub mod clmul;

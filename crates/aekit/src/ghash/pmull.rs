@@ -451,27 +451,10 @@ mod imp {
 
 #[cfg(not(target_arch = "aarch64"))]
 mod unsupported {
-    use crate::aes::Block;
-    use crate::ghash::GhashKey;
-
-    /// PMULL is aarch64 only: here `Pmull` has no values.
-    pub enum Pmull {}
-
-    impl GhashKey for Pmull {
-        const NAME: &'static str = "pmull";
-        const CONSTANT_TIME: bool = true;
-        const STORAGE_BYTES: usize = 8 * 16;
-
-        fn is_available() -> bool {
-            false
-        }
-
-        fn new(_: &Block) -> Option<Self> {
-            None
-        }
-
-        fn update_blocks(&self, _: &mut Block, _: &[u8]) {
-            match *self {}
-        }
-    }
+    unavailable_ghash!(
+        /// PMULL is aarch64 only: here `Pmull` has no values.
+        Pmull,
+        "pmull",
+        8 * 16
+    );
 }

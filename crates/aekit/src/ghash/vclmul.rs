@@ -644,27 +644,10 @@ mod imp {
 
 #[cfg(not(target_arch = "x86_64"))]
 mod unsupported {
-    use crate::aes::Block;
-    use crate::ghash::GhashKey;
-
-    /// VPCLMULQDQ is x86-64 only: here `Vclmul` has no values.
-    pub enum Vclmul {}
-
-    impl GhashKey for Vclmul {
-        const NAME: &'static str = "vclmul";
-        const CONSTANT_TIME: bool = true;
-        const STORAGE_BYTES: usize = 16 * 16;
-
-        fn is_available() -> bool {
-            false
-        }
-
-        fn new(_: &Block) -> Option<Self> {
-            None
-        }
-
-        fn update_blocks(&self, _: &mut Block, _: &[u8]) {
-            match *self {}
-        }
-    }
+    unavailable_ghash!(
+        /// VPCLMULQDQ is x86-64 only: here `Vclmul` has no values.
+        Vclmul,
+        "vclmul",
+        16 * 16
+    );
 }
