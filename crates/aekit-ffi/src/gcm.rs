@@ -430,15 +430,18 @@ unsafe fn compute<K: OneShot>(
             // `text_at` (not NULL: it has at least a tag), by the checks.
             let tag: [u8; TAG] =
                 unsafe { text_at.add(result_len).cast::<[u8; TAG]>().read_unaligned() };
-            // SAFETY: `out` holds at least `result_len` bytes, by the
-            // checks.
-            let body = unsafe { out.get_unchecked_mut(..result_len) };
+            // SAFETY: `out` holds at least `result_len` bytes, and the
+            // text `result_len + TAG`, by the checks.
+            let (body, text) = unsafe {
+                (
+                    out.get_unchecked_mut(..result_len),
+                    text.map(|text| text.get_unchecked(..result_len)),
+                )
+            };
             // On failure aekit has zeroed the body: no unverified
             // plaintext.
             match text {
-                Some(text) => {
-                    guarded(|| key.open_from(nonce, aad, &text[..result_len], body, &tag))?
-                }
+                Some(text) => guarded(|| key.open_from(nonce, aad, text, body, &tag))?,
                 None => guarded(|| key.open(nonce, aad, body, &tag))?,
             }
         }
