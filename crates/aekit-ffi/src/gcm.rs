@@ -5,18 +5,38 @@
 use core::ffi::c_int;
 use std::sync::Arc;
 
-use crate::{
-    Status, free, guard, guarded, input, overlap, slice, slice_mut, status, store, unusable,
-};
+use crate::{Status, guard, guarded, input, overlap, slice, slice_mut, status, store, unusable};
 
 /// Bytes of tag after each ciphertext.
 pub const AEKIT_AES_GCM_TAG_LEN: usize = 16;
 
 /// An AES-GCM key, expanded for the fastest implementation this CPU runs.
 /// Opaque to C; made by `aekit_aes_gcm_new`, freed by `aekit_aes_gcm_free`.
+//
+// The handle is an `Arc<AesGcm>` turned into a pointer: the streams
+// started under a key hold a count of their own, and may outlive the
+// handle. A call reaches the key through the handle itself, with no
+// pointer in between (rejected: a box holding an `Arc`, one more
+// dependent load before the round keys of every call).
 pub struct AesGcm {
-    /// Shared with the streams started under it, which may outlive the handle.
-    pub(crate) gcm: Arc<aekit::AesGcm>,
+    pub(crate) gcm: aekit::AesGcm,
+}
+
+impl AesGcm {
+    /// A new count of the key behind a live handle, for a stream.
+    ///
+    /// # Safety
+    ///
+    /// `handle` is a live handle from `aekit_aes_gcm_new`.
+    pub(crate) unsafe fn share(handle: &AesGcm) -> Arc<AesGcm> {
+        let ptr: *const AesGcm = handle;
+        // SAFETY: a live handle is an `Arc::into_raw` pointer whose count
+        // the handle holds; the new count is the returned `Arc`'s.
+        unsafe {
+            Arc::increment_strong_count(ptr);
+            Arc::from_raw(ptr)
+        }
+    }
 }
 
 /// One message's direction, for the shared one-shot body.
@@ -45,9 +65,9 @@ pub unsafe extern "C" fn aekit_aes_gcm_new(
         // SAFETY: by this function's contract.
         let key = unsafe { input(key, key_len)? };
         let gcm = aekit::AesGcm::new(key)?;
-        let boxed = Box::into_raw(Box::new(AesGcm { gcm: Arc::new(gcm) }));
+        let shared = Arc::into_raw(Arc::new(AesGcm { gcm })).cast_mut();
         // SAFETY: by this function's contract.
-        unsafe { store(out, boxed) }
+        unsafe { store(out, shared) }
     })
 }
 
@@ -59,8 +79,16 @@ pub unsafe extern "C" fn aekit_aes_gcm_new(
 /// `gcm` is NULL or a handle from `aekit_aes_gcm_new`, not used afterwards.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aekit_aes_gcm_free(gcm: *mut AesGcm) {
-    // SAFETY: by this function's contract.
-    unsafe { free(gcm) }
+    if !gcm.is_null() {
+        // A panic in a destructor would be a bug; it still must not
+        // unwind into C.
+        let _ = guard(|| {
+            // SAFETY: made by `Arc::into_raw` in `aekit_aes_gcm_new` and
+            // released once, by this function's contract.
+            drop(unsafe { Arc::from_raw(gcm.cast_const()) });
+            Ok(())
+        });
+    }
 }
 
 /// Encrypts `plaintext_len` bytes and writes ciphertext ‖ 16-byte tag
@@ -489,7 +517,7 @@ mod tests {
     fn fast_checks_agree_with_the_full_ones() {
         const SIZE: usize = 192;
         let gcm = AesGcm {
-            gcm: Arc::new(aekit::AesGcm::new(&[7u8; 16]).unwrap()),
+            gcm: aekit::AesGcm::new(&[7u8; 16]).unwrap(),
         };
         let seed: Vec<u8> = (0..SIZE as u32).map(|i| (i * 37 + 11) as u8).collect();
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);

@@ -2,8 +2,8 @@
 //! data, then the message in pieces of any size, then the tag.
 //!
 //! aekit's on-line objects borrow their key; a C handle cannot carry a
-//! borrow, so [`self_cell`] keeps the key (an `Arc` shared with the key
-//! handle, which may then be freed first) beside the object that borrows
+//! borrow, so [`self_cell`] keeps the key (a count of the key handle's
+//! `Arc`, so the handle may be freed first) beside the object that borrows
 //! it. The state is an `Option` so that finishing, which consumes it, can
 //! take it out: `None` is "finished".
 
@@ -21,7 +21,7 @@ type MaybeDecryptor<'k> = Option<aekit::Decryptor<'k>>;
 self_cell!(
     /// A key and an encryption in progress under it.
     struct EncryptCell {
-        owner: Arc<aekit::AesGcm>,
+        owner: Arc<AesGcm>,
         #[covariant]
         dependent: MaybeEncryptor,
     }
@@ -30,7 +30,7 @@ self_cell!(
 self_cell!(
     /// A key and a decryption in progress under it.
     struct DecryptCell {
-        owner: Arc<aekit::AesGcm>,
+        owner: Arc<AesGcm>,
         #[covariant]
         dependent: MaybeDecryptor,
     }
@@ -141,7 +141,9 @@ pub unsafe extern "C" fn aekit_aes_gcm_encryptor_new(
         unsafe { store(out, core::ptr::null_mut())? };
         // SAFETY: by this function's contract.
         let (gcm, nonce) = unsafe { (handle(gcm)?, input(nonce, nonce_len)?) };
-        let cell = EncryptCell::try_new(Arc::clone(&gcm.gcm), |k| k.encryptor(nonce).map(Some))?;
+        // SAFETY: `gcm` is a live key handle, checked not NULL above.
+        let key = unsafe { AesGcm::share(gcm) };
+        let cell = EncryptCell::try_new(key, |k| k.gcm.encryptor(nonce).map(Some))?;
         let boxed = Box::into_raw(Box::new(GcmEncryptor(cell)));
         // SAFETY: by this function's contract.
         unsafe { store(out, boxed) }
@@ -243,7 +245,9 @@ pub unsafe extern "C" fn aekit_aes_gcm_decryptor_new(
         unsafe { store(out, core::ptr::null_mut())? };
         // SAFETY: by this function's contract.
         let (gcm, nonce) = unsafe { (handle(gcm)?, input(nonce, nonce_len)?) };
-        let cell = DecryptCell::try_new(Arc::clone(&gcm.gcm), |k| k.decryptor(nonce).map(Some))?;
+        // SAFETY: `gcm` is a live key handle, checked not NULL above.
+        let key = unsafe { AesGcm::share(gcm) };
+        let cell = DecryptCell::try_new(key, |k| k.gcm.decryptor(nonce).map(Some))?;
         let boxed = Box::into_raw(Box::new(GcmDecryptor(cell)));
         // SAFETY: by this function's contract.
         unsafe { store(out, boxed) }
