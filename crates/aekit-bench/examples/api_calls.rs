@@ -23,45 +23,9 @@ use std::time::Instant;
 
 use aekit::AesGcm;
 
-// Linked for the symbols below.
-use aekit_ffi as _;
+#[path = "../src/c_abi.rs"]
+mod c_abi;
 
-/// The handle's type, opaque as `aekit.h` declares it.
-#[repr(C)]
-struct Gcm {
-    _opaque: [u8; 0],
-}
-
-#[allow(unsafe_code)] // the C ABI, as `aekit.h` declares it
-unsafe extern "C" {
-    fn aekit_aes_gcm_new(key: *const u8, key_len: usize, out: *mut *mut Gcm) -> c_int;
-    fn aekit_aes_gcm_encrypt(
-        gcm: *const Gcm,
-        nonce: *const u8,
-        nonce_len: usize,
-        aad: *const u8,
-        aad_len: usize,
-        plaintext: *const u8,
-        plaintext_len: usize,
-        out: *mut u8,
-        out_cap: usize,
-        out_len: *mut usize,
-    ) -> c_int;
-    fn aekit_aes_gcm_decrypt(
-        gcm: *const Gcm,
-        nonce: *const u8,
-        nonce_len: usize,
-        aad: *const u8,
-        aad_len: usize,
-        ciphertext: *const u8,
-        ciphertext_len: usize,
-        out: *mut u8,
-        out_cap: usize,
-        out_len: *mut usize,
-    ) -> c_int;
-}
-
-#[allow(unsafe_code)] // calls the C ABI with pointers into live buffers
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.len() < 3 {
@@ -77,11 +41,7 @@ fn main() {
 
     let (key, iv, aad) = ([7u8; 16], [1u8; 12], [2u8; 16]);
     let gcm = AesGcm::new(&key).expect("key");
-    let mut handle = core::ptr::null_mut();
-    // SAFETY: the key is readable for its length; `handle` is writable.
-    let made = unsafe { aekit_aes_gcm_new(key.as_ptr(), 16, &mut handle) };
-    assert_eq!(made, 0, "aekit_aes_gcm_new");
-    let handle = handle.cast_const();
+    let handle = c_abi::Handle::new(&key).expect("aekit_aes_gcm_new");
     let mut buf = vec![3u8; ROOM];
     let mut out = vec![0u8; ROOM];
     let mut sealed = vec![0u8; ROOM];
@@ -95,7 +55,6 @@ fn main() {
         for (form, best) in forms.iter().zip(&mut best) {
             let start = Instant::now();
             for _ in 0..calls {
-                let mut written = 0usize;
                 let status = match *form {
                     "rust" => gcm
                         .encrypt_in_place_detached(black_box(&iv), &aad, &mut buf[..len], 16)
@@ -120,64 +79,15 @@ fn main() {
                             &sealed[len..len + 16],
                         )
                         .is_err() as c_int,
-                    // SAFETY: every pointer is readable (or, the output,
-                    // writable) for the length passed with it; the handle
-                    // is live; the text is the output itself or disjoint.
-                    "c" => unsafe {
-                        aekit_aes_gcm_encrypt(
-                            black_box(handle),
-                            iv.as_ptr(),
-                            12,
-                            aad.as_ptr(),
-                            16,
-                            buf.as_ptr(),
-                            len,
-                            buf.as_mut_ptr(),
-                            ROOM,
-                            &mut written,
-                        )
-                    },
-                    // SAFETY: every pointer is readable (or, the output,
-                    // writable) for the length passed with it; the handle
-                    // is live; the text is the output itself or disjoint.
-                    "c-oop" => unsafe {
-                        aekit_aes_gcm_encrypt(
-                            black_box(handle),
-                            iv.as_ptr(),
-                            12,
-                            aad.as_ptr(),
-                            16,
-                            buf.as_ptr(),
-                            len,
-                            out.as_mut_ptr(),
-                            ROOM,
-                            &mut written,
-                        )
-                    },
-                    // SAFETY: every pointer is readable (or, the output,
-                    // writable) for the length passed with it; the handle
-                    // is live; the text is the output itself or disjoint.
-                    "c-dec" => unsafe {
-                        aekit_aes_gcm_decrypt(
-                            black_box(handle),
-                            iv.as_ptr(),
-                            12,
-                            aad.as_ptr(),
-                            16,
-                            sealed.as_ptr(),
-                            len + 16,
-                            out.as_mut_ptr(),
-                            ROOM,
-                            &mut written,
-                        )
-                    },
+                    "c" => handle.encrypt(&iv, &aad, None, &mut buf[..len + 16]),
+                    "c-oop" => handle.encrypt(&iv, &aad, Some(&buf[..len]), &mut out[..len + 16]),
+                    "c-dec" => handle.decrypt(&iv, &aad, &sealed[..len + 16], &mut out[..len]),
                     other => {
                         eprintln!("unknown form {other}");
                         std::process::exit(2);
                     }
                 };
                 assert_eq!(status, 0, "{form} failed");
-                black_box(written);
             }
             *best = best.min(start.elapsed().as_nanos() as f64 / calls as f64);
         }

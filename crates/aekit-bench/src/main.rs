@@ -80,6 +80,7 @@ mod aether_analysis;
 mod api;
 mod batch;
 mod blog;
+mod c_abi;
 mod cores;
 mod ct;
 mod esp;
