@@ -423,19 +423,31 @@ pub(crate) fn ark_sub(s: &mut State, key: &State) {
 
 /// The 8×8 bit transposition across eight words: bit `8j + w` of word `b`
 /// trades places with bit `8j + b` of word `w` (three swap stages; its own
-/// inverse).
+/// inverse). Written out swap by swap so that it compiles to straight-line
+/// code on every target.
 #[inline(always)]
 fn transpose(w: &mut [u32; 8]) {
-    const MASKS: [u32; 3] = [0x5555_5555, 0x3333_3333, 0x0f0f_0f0f];
-    for (k, mask) in MASKS.into_iter().enumerate() {
-        let step = 1 << k;
-        for lo in (0..8).filter(|i| i & step == 0) {
-            let hi = lo | step;
-            let t = ((w[lo] >> step) ^ w[hi]) & mask;
-            w[hi] ^= t;
-            w[lo] ^= t << step;
-        }
-    }
+    swap_move(w, 0, 1, 1, 0x5555_5555);
+    swap_move(w, 2, 3, 1, 0x5555_5555);
+    swap_move(w, 4, 5, 1, 0x5555_5555);
+    swap_move(w, 6, 7, 1, 0x5555_5555);
+    swap_move(w, 0, 2, 2, 0x3333_3333);
+    swap_move(w, 1, 3, 2, 0x3333_3333);
+    swap_move(w, 4, 6, 2, 0x3333_3333);
+    swap_move(w, 5, 7, 2, 0x3333_3333);
+    swap_move(w, 0, 4, 4, 0x0f0f_0f0f);
+    swap_move(w, 1, 5, 4, 0x0f0f_0f0f);
+    swap_move(w, 2, 6, 4, 0x0f0f_0f0f);
+    swap_move(w, 3, 7, 4, 0x0f0f_0f0f);
+}
+
+/// Swaps the bits of `w[lo]` selected by `mask << step` with the bits of
+/// `w[hi]` selected by `mask`.
+#[inline(always)]
+fn swap_move(w: &mut [u32; 8], lo: usize, hi: usize, step: u32, mask: u32) {
+    let t = ((w[lo] >> step) ^ w[hi]) & mask;
+    w[hi] ^= t;
+    w[lo] ^= t << step;
 }
 
 /// Column `c` of a block as a word, row `r` in byte `r`.
