@@ -463,7 +463,9 @@ fn column(block: &Block, c: usize) -> u32 {
 
 /// Bitslices up to two blocks (a missing one reads as zero): word
 /// `2c + k` is column `c` of block `k`; after the transposition bit `b`
-/// of its byte `r` is bit `8r + 2c + k` of slice `b`.
+/// of its byte `r` is bit `8r + 2c + k` of slice `b`. One copy in the
+/// binary: callers are many and the body is long.
+#[inline(never)]
 pub(crate) fn pack(blocks: &[Block]) -> State {
     let mut w = [0u32; 8];
     for (k, block) in blocks.iter().enumerate().take(GROUP) {
