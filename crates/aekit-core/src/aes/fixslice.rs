@@ -258,7 +258,12 @@ fn shift_rows_twice(x: u32) -> u32 {
 pub(crate) fn gather(x: u32, rows: u32, cols: u32) -> u32 {
     let no_wrap = ((1u32 << (8 - 2 * cols)) - 1) * 0x0101_0101;
     let shift = 8 * rows + 2 * cols;
-    (x.rotate_right(shift) & no_wrap) | (x.rotate_right(shift + 24) & !no_wrap)
+    if cols == 0 {
+        return x.rotate_right(shift);
+    }
+    // The wrapped bits differ from the plain rotation by `x ⊕ x⋙24`.
+    let wrap_fix = (x ^ x.rotate_right(24)).rotate_right(shift) & !no_wrap;
+    x.rotate_right(shift) ^ wrap_fix
 }
 
 /// `MC_J = SR^-J ∘ MixColumns ∘ SR^J` on the bitsliced state.
