@@ -98,6 +98,9 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 use crate::Error;
 use crate::aes::Block;
 
+#[cfg(aekit_armv7m)]
+mod armv7m;
+
 /// Two blocks, bitsliced: `State[b]` holds bit `b` of all 32 bytes.
 pub type State = [u32; 8];
 
@@ -194,15 +197,13 @@ impl Fixslice {
     pub(crate) fn encrypt_from(&self, state: &mut State, first: usize) {
         let rounds = self.rounds;
         for (i, key) in self.round_keys[..rounds].iter().enumerate().skip(first) {
-            ark_sub(state, key);
-            // The round number is public; each arm is a specialised copy.
-            match (i + 1) % 4 {
-                _ if i + 1 == rounds => {} // the last round has no MixColumns
-                1 => mix_columns::<1>(state),
-                2 => mix_columns::<2>(state),
-                3 => mix_columns::<3>(state),
-                _ => mix_columns::<0>(state),
-            }
+            // The round number is public; the last round has no MixColumns.
+            let j = if i + 1 == rounds {
+                NO_MIX
+            } else {
+                ((i + 1) % 4) as u32
+            };
+            round(state, key, j);
         }
         for (s, k) in state.iter_mut().zip(&self.round_keys[rounds]) {
             *s ^= k;
@@ -290,9 +291,56 @@ pub(crate) fn mix_columns<const J: u32>(s: &mut State) {
     }
 }
 
-/// Ark_Sub: `s ← S(s ⊕ key) ⊕ 0x63` on every byte (Boyar–Peralta, the
-/// four XNORs written as XORs).
+/// [`round`]'s `j` for a round without MixColumns: the last round, and
+/// Ark_Sub alone.
+pub(crate) const NO_MIX: u32 = 4;
+
+/// One round: `s ← MC_j(S(s ⊕ key) ⊕ 0x63)` for `j` in `0..4`, or
+/// `S(s ⊕ key) ⊕ 0x63` for `j = NO_MIX`. On ARMv7-M the assembly of
+/// `armv7m`; elsewhere [`round_portable`], its reference.
+#[inline(always)]
+pub(crate) fn round(s: &mut State, key: &State, j: u32) {
+    #[cfg(aekit_armv7m)]
+    armv7m::round(s, key, j);
+    #[cfg(not(aekit_armv7m))]
+    round_portable(s, key, j);
+}
+
+/// [`round`] in portable Rust.
+#[inline(always)]
+pub(crate) fn round_portable(s: &mut State, key: &State, j: u32) {
+    ark_sub_portable(s, key);
+    match j {
+        0 => mix_columns::<0>(s),
+        1 => mix_columns::<1>(s),
+        2 => mix_columns::<2>(s),
+        3 => mix_columns::<3>(s),
+        _ => {}
+    }
+}
+
+/// Ark_Sub: `s ← S(s ⊕ key) ⊕ 0x63` on every byte.
+#[inline(always)]
 pub(crate) fn ark_sub(s: &mut State, key: &State) {
+    round(s, key, NO_MIX);
+}
+
+/// Whether this target's [`round`] equals [`round_portable`] on `state`
+/// and `key` for every `j`: the test firmware's check of the ARMv7-M
+/// assembly on random inputs (on other targets the two are one function).
+#[doc(hidden)]
+pub fn round_matches_portable(state: &State, key: &State) -> bool {
+    (0..=NO_MIX).all(|j| {
+        let (mut a, mut b) = (*state, *state);
+        round(&mut a, key, j);
+        round_portable(&mut b, key, j);
+        a == b
+    })
+}
+
+/// Ark_Sub in portable Rust (Boyar–Peralta, the four XNORs written as
+/// XORs). `tools/armv7m_round.py` reads its gates, in this order.
+pub(crate) fn ark_sub_portable(s: &mut State, key: &State) {
     let x0 = s[7] ^ key[7];
     let x1 = s[6] ^ key[6];
     let x2 = s[5] ^ key[5];
