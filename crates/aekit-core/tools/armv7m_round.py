@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Writes the ARMv7-M assembly of one fixsliced AES round for aekit-core.
+"""Writes the ARMv7-M assembly of the fixsliced AES rounds of aekit-core.
 
-The round is `s <- MC_j(S(s ^ key) ^ 0x63)` on two blocks held in eight
+A round is `s <- MC_j(S(s ^ key) ^ 0x63)` on two blocks held in eight
 32-bit slices (`src/aes/fixslice.rs` specifies the representation and
 the formulas). This script takes the S-box circuit from that file's
 portable `ark_sub` (every `let v = a ^ b;` / `let v = a & b;` line, in
@@ -21,7 +21,9 @@ fourteen registers r0-r12, lr:
 
 After the S-box the code branches on j (0-3: MC_j; 4: no MixColumns)
 with one `tbh`; each MixColumns variant is allocated from the S-box's
-final register state and stores the eight output slices.
+final register state and stores the eight output slices. A loop around
+the round takes the next round key and j until the rounds run out; its
+pointers and count live in the stack frame's first four words.
 
 Usage: armv7m_round.py [FILE]  rewrites the lines between the
 `BEGIN GENERATED` and `END GENERATED` markers of FILE (default
@@ -35,6 +37,8 @@ import re
 import sys
 
 SEEDS = 400
+FIXED_SLOTS = 4
+SLOT_S, SLOT_K, SLOT_JP, SLOT_N = 0, 4, 8, 12
 HERE = os.path.dirname(os.path.abspath(__file__))
 REFERENCE = os.path.join(HERE, "..", "src", "aes", "fixslice.rs")
 TARGET = os.path.join(HERE, "..", "src", "aes", "fixslice", "armv7m.rs")
@@ -170,8 +174,10 @@ class Alloc:
     def __init__(self):
         self.reg_of = {"sp_s": "r0", "kp": "r1", "j": "r2"}
         self.val_in = {r: v for v, r in self.reg_of.items()}
-        self.slot = {}
-        self.nslots = 0
+        # Fixed slots: the state and key pointers (clean from the start),
+        # the j pointer and the rounds left (the loop's own).
+        self.slot = {"sp_s": 0, "kp": 1}
+        self.nslots = FIXED_SLOTS
         self.consts = {}
         self.out = []
 
@@ -314,9 +320,7 @@ def build():
     c, seed, head = best
     # Dispatch on j, then the five tails from the S-box's final state.
     rj = head.reg_of["j"]
-    pre = []
-    tails = [(4, store_program())] + [(j, mixes[j]) for j in (0, 2, 1, 3)]
-    body = list(head.out) + pre
+    body = [("label", "1:", None, 0)] + list(head.out)
     body.append(("raw", "tbh [pc, %s, lsl #1]" % rj, "on j: MC_j, or 4: no MixColumns", 3))
     body.append(("label", "2:", None, 0))
     labels = {4: 10, 0: 11, 1: 12, 2: 13, 3: 14}
@@ -324,6 +328,7 @@ def build():
         body.append(("raw", ".hword (%df - 2b) / 2" % labels[j], "j = %d" % j, 0))
     nslots = head.nslots
     tail_cost = {}
+    tails = [(4, store_program())] + [(j, mixes[j]) for j in (0, 2, 1, 3)]
     for k, (j, prog) in enumerate(tails):
         a = copy.deepcopy(head)
         a.out = []
@@ -334,7 +339,23 @@ def build():
         tail_cost[j] = cost(a.out)
         if k != len(tails) - 1:
             body.append(("raw", "b 9f", None, 3))
-    body.append(("label", "9:", None, 0))
+    # The next round, if any: its key, its j, the state pointer.
+    body += [
+        ("label", "9:", None, 0),
+        ("raw", "ldr r3, [sp, #%d]" % SLOT_N, "rounds left", 2),
+        ("raw", "ldr r1, [sp, #%d]" % SLOT_K, "this round's key", 1),
+        ("raw", "subs r3, #1", None, 1),
+        ("raw", "beq 8f", "none: return", 1),
+        ("raw", "adds r1, #32", "the next round key", 1),
+        ("raw", "str r3, [sp, #%d]" % SLOT_N, None, 1),
+        ("raw", "str r1, [sp, #%d]" % SLOT_K, None, 1),
+        ("raw", "ldr r3, [sp, #%d]" % SLOT_JP, None, 2),
+        ("raw", "ldr r0, [sp, #%d]" % SLOT_S, "the state", 1),
+        ("raw", "ldrb r2, [r3, #1]!", "the next j", 2),
+        ("raw", "str r3, [sp, #%d]" % SLOT_JP, None, 1),
+        ("raw", "b 1b", None, 3),
+        ("label", "8:", None, 0),
+    ]
     return c, seed, body, nslots, tail_cost
 
 
@@ -344,7 +365,12 @@ def main():
     # The frame keeps sp 8-byte aligned after the nine saved registers.
     frame = 4 * nslots + (4 if nslots % 2 == 0 else 0)
     lines = ["\"push {{r4-r11, lr}}\",",
-             "\"sub sp, #%d\"," % frame]
+             "\"sub sp, #%d\"," % frame,
+             ("\"str r0, [sp, #%d]\"," % SLOT_S).ljust(34) + "// the state",
+             ("\"str r1, [sp, #%d]\"," % SLOT_K).ljust(34) + "// the first round's key",
+             ("\"str r2, [sp, #%d]\"," % SLOT_JP).ljust(34) + "// the rounds' j",
+             ("\"str r3, [sp, #%d]\"," % SLOT_N).ljust(34) + "// the number of rounds",
+             ("\"ldrb r2, [r2]\",").ljust(34) + "// the first round's j"]
     for o in body:
         text, what = render(o)
         if text is None:
@@ -361,7 +387,7 @@ def main():
     begin = src.index("\n", begin) + 1
     end = src.index("// END GENERATED")
     indent = src[src.rindex("\n", 0, end) + 1:end]
-    src = src[:begin] + "".join(indent + l + "\n" for l in lines) + src[end:]
+    src = src[:begin] + "".join(indent + l + "\n" for l in lines) + indent + src[end:]
     open(target, "w").write(src)
 
 

@@ -196,15 +196,12 @@ impl Fixslice {
     /// cipher. FACE (`ctr::face`) enters here after its own first rounds.
     pub(crate) fn encrypt_from(&self, state: &mut State, first: usize) {
         let rounds = self.rounds;
-        for (i, key) in self.round_keys[..rounds].iter().enumerate().skip(first) {
-            // The round number is public; the last round has no MixColumns.
-            let j = if i + 1 == rounds {
-                NO_MIX
-            } else {
-                ((i + 1) % 4) as u32
-            };
-            round(state, key, j);
-        }
+        let mixes: &[Mix] = match rounds {
+            10 => &MIXES_10,
+            12 => &MIXES_12,
+            _ => &MIXES_14,
+        };
+        run_rounds(state, &self.round_keys[first..rounds], &mixes[first..]);
         for (s, k) in state.iter_mut().zip(&self.round_keys[rounds]) {
             *s ^= k;
         }
@@ -291,51 +288,93 @@ pub(crate) fn mix_columns<const J: u32>(s: &mut State) {
     }
 }
 
-/// [`round`]'s `j` for a round without MixColumns: the last round, and
-/// Ark_Sub alone.
-pub(crate) const NO_MIX: u32 = 4;
-
-/// One round: `s ← MC_j(S(s ⊕ key) ⊕ 0x63)` for `j` in `0..4`, or
-/// `S(s ⊕ key) ⊕ 0x63` for `j = NO_MIX`. On ARMv7-M the assembly of
-/// `armv7m`; elsewhere [`round_portable`], its reference.
-#[inline(always)]
-pub(crate) fn round(s: &mut State, key: &State, j: u32) {
-    #[cfg(aekit_armv7m)]
-    armv7m::round(s, key, j);
-    #[cfg(not(aekit_armv7m))]
-    round_portable(s, key, j);
+/// The MixColumns a round ends with: `MC_j`, or none (`Skip`: the last
+/// round, and Ark_Sub alone). `repr(u8)`: the ARMv7-M assembly reads it
+/// as `j`, 4 for `Skip`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Mix {
+    Mc0 = 0,
+    Mc1 = 1,
+    Mc2 = 2,
+    Mc3 = 3,
+    Skip = 4,
 }
 
-/// [`round`] in portable Rust.
-#[inline(always)]
-pub(crate) fn round_portable(s: &mut State, key: &State, j: u32) {
-    ark_sub_portable(s, key);
-    match j {
-        0 => mix_columns::<0>(s),
-        1 => mix_columns::<1>(s),
-        2 => mix_columns::<2>(s),
-        3 => mix_columns::<3>(s),
-        _ => {}
+/// The MixColumns after each round of an `R`-round AES: `MC_{(i+1) mod 4}`
+/// after round `i`, none after the last.
+const fn mixes<const R: usize>() -> [Mix; R] {
+    const CYCLE: [Mix; 4] = [Mix::Mc0, Mix::Mc1, Mix::Mc2, Mix::Mc3];
+    let mut out = [Mix::Skip; R];
+    let mut i = 0;
+    while i + 1 < R {
+        out[i] = CYCLE[(i + 1) % 4];
+        i += 1;
     }
+    out
+}
+
+static MIXES_10: [Mix; 10] = mixes();
+static MIXES_12: [Mix; 12] = mixes();
+static MIXES_14: [Mix; 14] = mixes();
+
+/// Rounds `s ← MC_j(S(s ⊕ key) ⊕ 0x63)`, one per pair of `keys` and
+/// `mixes` (`S(s ⊕ key) ⊕ 0x63` where the mix is `Skip`). On ARMv7-M the
+/// assembly of `armv7m`; elsewhere [`run_rounds_portable`], its reference.
+#[inline(always)]
+pub(crate) fn run_rounds(s: &mut State, keys: &[State], mixes: &[Mix]) {
+    #[cfg(aekit_armv7m)]
+    armv7m::run_rounds(s, keys, mixes);
+    #[cfg(not(aekit_armv7m))]
+    run_rounds_portable(s, keys, mixes);
+}
+
+/// [`run_rounds`] in portable Rust.
+#[inline(always)]
+pub(crate) fn run_rounds_portable(s: &mut State, keys: &[State], mixes: &[Mix]) {
+    for (key, mix) in keys.iter().zip(mixes) {
+        ark_sub_portable(s, key);
+        match mix {
+            Mix::Mc0 => mix_columns::<0>(s),
+            Mix::Mc1 => mix_columns::<1>(s),
+            Mix::Mc2 => mix_columns::<2>(s),
+            Mix::Mc3 => mix_columns::<3>(s),
+            Mix::Skip => {}
+        }
+    }
+}
+
+/// One round of [`run_rounds`].
+#[inline(always)]
+pub(crate) fn round(s: &mut State, key: &State, mix: Mix) {
+    run_rounds(s, core::slice::from_ref(key), &[mix]);
 }
 
 /// Ark_Sub: `s ← S(s ⊕ key) ⊕ 0x63` on every byte.
 #[inline(always)]
 pub(crate) fn ark_sub(s: &mut State, key: &State) {
-    round(s, key, NO_MIX);
+    round(s, key, Mix::Skip);
 }
 
-/// Whether this target's [`round`] equals [`round_portable`] on `state`
-/// and `key` for every `j`: the test firmware's check of the ARMv7-M
-/// assembly on random inputs (on other targets the two are one function).
+/// Whether this target's [`run_rounds`] equals [`run_rounds_portable`]
+/// on `state` and `keys`: one round with each mix on `keys[0]`, and every
+/// three consecutive rounds of AES-256's schedule. The test firmware's
+/// check of the ARMv7-M assembly on random inputs (on other targets the
+/// two are one function).
 #[doc(hidden)]
-pub fn round_matches_portable(state: &State, key: &State) -> bool {
-    (0..=NO_MIX).all(|j| {
-        let (mut a, mut b) = (*state, *state);
-        round(&mut a, key, j);
-        round_portable(&mut b, key, j);
-        a == b
-    })
+pub fn rounds_match_portable(state: &State, keys: &[State; 3]) -> bool {
+    let single = [Mix::Mc0, Mix::Mc1, Mix::Mc2, Mix::Mc3, Mix::Skip].map(|m| [m]);
+    let runs = (0..MIXES_14.len() - 2).map(|i| (&keys[..], &MIXES_14[i..i + 3]));
+    single
+        .iter()
+        .map(|m| (&keys[..1], &m[..]))
+        .chain(runs)
+        .all(|(keys, mixes)| {
+            let (mut a, mut b) = (*state, *state);
+            run_rounds(&mut a, keys, mixes);
+            run_rounds_portable(&mut b, keys, mixes);
+            a == b
+        })
 }
 
 /// Ark_Sub in portable Rust (Boyar–Peralta, the four XNORs written as

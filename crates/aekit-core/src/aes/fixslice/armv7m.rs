@@ -1,68 +1,85 @@
-//! One fixsliced AES round in Thumb-2 assembly for ARMv7-M (Cortex-M3,
-//! M4, M7; built when `build.rs` sets `aekit_armv7m`): `s ← MC_j(S(s ⊕
-//! key) ⊕ 0x63)`, or without MixColumns for `j = NO_MIX`, on the state and
-//! round key of `super` (eight 32-bit slices, two blocks). The portable
-//! `round_portable` is its reference; the test firmware checks that the
-//! two agree on random inputs (`round_matches_portable`).
+//! Fixsliced AES rounds in Thumb-2 assembly for ARMv7-M (Cortex-M3, M4,
+//! M7; built where `build.rs` sets `aekit_armv7m`): for each round key
+//! and `Mix` in turn, `s ← MC_j(S(s ⊕ key) ⊕ 0x63)`, or `S(s ⊕ key) ⊕
+//! 0x63` for `Mix::Skip`, on the state and round keys of `super` (eight
+//! 32-bit slices, two blocks). The portable `run_rounds_portable` is its
+//! reference; the test firmware checks that the two agree on random
+//! inputs (`rounds_match_portable`).
 //!
 //! # Registers and schedule
 //!
 //! All fourteen general registers r0–r12 and lr hold values (r4–r11 and
-//! lr are saved on entry). The body is written by `tools/armv7m_round.py`
+//! lr are saved on entry); the stack frame holds the loop's four words
+//! (state pointer, key pointer, `Mix` pointer, rounds left) and the
+//! spilled values. The round body is written by `tools/armv7m_round.py`
 //! from the portable code: it reads the Boyar–Peralta gates of
 //! `ark_sub_portable` and writes out `mix_columns` as straight-line XORs,
-//! ANDs and rotations (each rotation folded into the barrel shifter of the
-//! XOR or AND that uses it, `gather`'s wrap correction as
-//! `(x ⊕ x⋙24)⋙shift & mask`). It list-schedules the S-box to keep few
-//! values live, allocates registers by furthest next use, spilling each
-//! value to the stack at most once and rematerialising masks, and keeps
-//! the schedule whose cost under the Cortex-M4 cycle table of
+//! ANDs and rotations (each rotation folded into the barrel shifter of
+//! the XOR or AND that uses it; `gather`'s wrap correction as `(x ⊕
+//! x⋙24)⋙shift & mask`). It list-schedules the S-box to keep few values
+//! live, allocates registers by furthest next use, spilling each value to
+//! the stack at most once and rematerialising masks, and keeps the
+//! schedule whose cost under the Cortex-M4 cycle table of
 //! `firmware/cycles/m4model.py` is least among a fixed set of seeded
 //! draws. After the S-box one `tbh` on `j` selects the MixColumns
-//! variant; each variant ends by storing the eight output slices. Every
-//! instruction carries the operation it computes as a comment.
+//! variant; each variant stores the eight output slices, and the loop
+//! moves to the next round key and `j`. Every instruction of the body
+//! carries the operation it computes as a comment.
 //!
 //! # Constant time
 //!
-//! The only branch is on `j`, the round number's residue: public. Data
-//! and key meet only EOR and AND (with rotations by constants); every
-//! load and store address is fixed by the code.
+//! The branches are on `j` and the number of rounds, both public (fixed
+//! by the round number). Data and key meet only EOR and AND (with
+//! rotations by constants); every load and store address is fixed by the
+//! code and the round number.
 //!
 //! # Tried and rejected
 //!
 //! - *The S-box alone in assembly, MixColumns in Rust*: the state makes
 //!   a round trip through memory between the two, and the call's
 //!   register saves are paid twice.
+//! - *One call per round*: the register saves and the call are paid every
+//!   round; the loop in assembly pays them once per block pair.
 //! - *One copy of the S-box per MixColumns variant*: five S-boxes do not
 //!   fit the core's code-size budget; the dispatch costs one branch.
-//! - *Inline `asm!` inside the Rust round*: the compiler reserves r6 and
+//! - *Inline `asm!` inside the Rust rounds*: the compiler reserves r6 and
 //!   r7 (base and frame pointer) and saves the rest around the block
 //!   anyway; a naked function has all fourteen registers.
 
 #![allow(unsafe_code)]
 
-use super::State;
+use super::{Mix, State};
 
-/// [`super::round`] on ARMv7-M.
+/// [`super::run_rounds`] on ARMv7-M.
 #[inline(always)]
-pub(super) fn round(s: &mut State, key: &State, j: u32) {
-    debug_assert!(j <= super::NO_MIX);
-    // SAFETY: `round_asm` reads eight words from `key` and reads and
-    // writes eight words at `s`, both valid, aligned `[u32; 8]`; it
-    // touches no other memory than its own stack frame, restores every
-    // callee-saved register, and `j ≤ NO_MIX` keeps its branch table in
-    // bounds.
-    unsafe { round_asm(s.as_mut_ptr(), key.as_ptr(), j.min(super::NO_MIX)) }
+pub(super) fn run_rounds(s: &mut State, keys: &[State], mixes: &[Mix]) {
+    let n = keys.len().min(mixes.len());
+    if n == 0 {
+        return;
+    }
+    // SAFETY: `rounds_asm` reads `n` round keys of eight words from
+    // `keys` and `n` bytes from `mixes`, both in bounds, and reads and
+    // writes the eight words of `s`; it touches no other memory than its
+    // own stack frame and restores every callee-saved register. Each
+    // `Mix` is 0..=4 by its type, which keeps the branch table in bounds.
+    unsafe { rounds_asm(s.as_mut_ptr(), keys.as_ptr().cast(), mixes.as_ptr().cast(), n) }
 }
 
-/// The round, AAPCS: r0 = the state (eight words, written back), r1 = the
-/// round key (eight words), r2 = `j`.
+/// The rounds, AAPCS: r0 = the state (eight words, written back), r1 =
+/// the first round key (eight words each, consecutive), r2 = the rounds'
+/// `j` (one byte each), r3 = the number of rounds, at least one.
 #[unsafe(naked)]
-unsafe extern "C" fn round_asm(s: *mut u32, key: *const u32, j: u32) {
+unsafe extern "C" fn rounds_asm(s: *mut u32, keys: *const u32, mixes: *const u8, n: usize) {
     core::arch::naked_asm!(
         // BEGIN GENERATED by tools/armv7m_round.py
         "push {{r4-r11, lr}}",
-        "sub sp, #100",
+        "sub sp, #108",
+        "str r0, [sp, #0]",               // the state
+        "str r1, [sp, #4]",               // the first round's key
+        "str r2, [sp, #8]",               // the rounds' j
+        "str r3, [sp, #12]",              // the number of rounds
+        "ldrb r2, [r2]",                  // the first round's j
+        "1:",
         "ldr r3, [r0, #28]",              // Sx0 = s[7]
         "ldr r4, [r1, #28]",              // Kx0 = key[7]
         "eors r3, r4",                    // x0 = Sx0 ^ Kx0
@@ -93,59 +110,58 @@ unsafe extern "C" fn round_asm(s: *mut u32, key: *const u32, j: u32) {
         "eor r1, r8, r6",                 // y1 = t0 ^ x7
         "eor lr, r1, r10",                // y4 = y1 ^ x3
         "eor r10, r3, r10",               // y9 = x0 ^ x3
-        "str r0, [sp, #0]",               // spill sp_s
         "eor r0, r1, r3",                 // y2 = y1 ^ x0
-        "str r2, [sp, #4]",               // spill j
+        "str r2, [sp, #16]",              // spill j
         "eor r2, r3, r9",                 // y13 = x0 ^ x6
         "eor r9, r1, r9",                 // y5 = y1 ^ x6
-        "str r0, [sp, #8]",               // spill y2
+        "str r0, [sp, #20]",              // spill y2
         "and r0, r9, r1",                 // t8 = y5 & y1
-        "str r1, [sp, #12]",              // spill y1
+        "str r1, [sp, #24]",              // spill y1
         "eor r1, r9, r7",                 // y3 = y5 ^ y8
-        "str r9, [sp, #16]",              // spill y5
+        "str r9, [sp, #28]",              // spill y5
         "and r9, lr, r6",                 // t5 = y4 & x7
-        "str lr, [sp, #20]",              // spill y4
+        "str lr, [sp, #32]",              // spill y4
         "eor lr, r2, r11",                // y12 = y13 ^ y14
         "eor r4, r4, lr",                 // t1 = x4 ^ y12
         "eor r12, r4, r12",               // y20 = t1 ^ x1
         "eors r4, r5",                    // y15 = t1 ^ x5
         "and r5, lr, r4",                 // t2 = y12 & y15
         "eor r9, r9, r5",                 // t6 = t5 ^ t2
-        "str lr, [sp, #24]",              // spill y12
+        "str lr, [sp, #36]",              // spill y12
         "eor lr, r4, r8",                 // y10 = y15 ^ t0
-        "str r0, [sp, #28]",              // spill t8
+        "str r0, [sp, #40]",              // spill t8
         "eor r0, lr, r7",                 // y19 = y10 ^ y8
-        "str r2, [sp, #32]",              // spill y13
+        "str r2, [sp, #44]",              // spill y13
         "eor r2, r4, r6",                 // y6 = y15 ^ x7
-        "str r4, [sp, #36]",              // spill y15
+        "str r4, [sp, #48]",              // spill y15
         "and r4, r7, lr",                 // t15 = y8 & y10
-        "str r7, [sp, #40]",              // spill y8
+        "str r7, [sp, #52]",              // spill y8
         "and r7, r1, r2",                 // t3 = y3 & y6
         "eors r7, r5",                    // t4 = t3 ^ t2
         "eor r5, r12, r10",               // y11 = y20 ^ y9
         "eor r8, r8, r5",                 // y16 = t0 ^ y11
         "eor r3, r3, r8",                 // y18 = x0 ^ y16
-        "str r1, [sp, #44]",              // spill y3
+        "str r1, [sp, #56]",              // spill y3
         "and r1, r10, r5",                // t12 = y9 & y11
         "eors r4, r1",                    // t16 = t15 ^ t12
         "eor r9, r9, r4",                 // t18 = t6 ^ t16
         "eor r9, r9, r0",                 // t22 = t18 ^ y19
         "eor r0, lr, r5",                 // y17 = y10 ^ y11
-        "str r10, [sp, #48]",             // spill y9
+        "str r10, [sp, #60]",             // spill y9
         "and r10, r11, r0",               // t13 = y14 & y17
         "eor r10, r10, r1",               // t14 = t13 ^ t12
         "eor r7, r7, r10",                // t17 = t4 ^ t14
         "eor r7, r7, r12",                // t21 = t17 ^ y20
-        "ldr r1, [sp, #32]",              // reload y13
+        "ldr r1, [sp, #44]",              // reload y13
         "and r12, r1, r8",                // t7 = y13 & y16
-        "str r0, [sp, #52]",              // spill y17
-        "ldr r0, [sp, #28]",              // reload t8
+        "str r0, [sp, #64]",              // spill y17
+        "ldr r0, [sp, #40]",              // reload t8
         "eor r0, r0, r12",                // t9 = t8 ^ t7
         "eor r0, r0, r10",                // t19 = t9 ^ t14
         "eor r10, r6, r5",                // y7 = x7 ^ y11
-        "str r11, [sp, #56]",             // spill y14
-        "ldr r11, [sp, #8]",              // reload y2
-        "str r5, [sp, #60]",              // spill y11
+        "str r11, [sp, #68]",             // spill y14
+        "ldr r11, [sp, #20]",             // reload y2
+        "str r5, [sp, #72]",              // spill y11
         "and r5, r11, r10",               // t10 = y2 & y7
         "eor r5, r5, r12",                // t11 = t10 ^ t7
         "eors r5, r4",                    // t20 = t11 ^ t16
@@ -163,60 +179,60 @@ unsafe extern "C" fn round_asm(s: *mut u32, key: *const u32, j: u32) {
         "eor r9, r0, r5",                 // t30 = t23 ^ t24
         "and r4, r4, r9",                 // t32 = t31 & t30
         "eors r4, r5",                    // t33 = t32 ^ t24
-        "ldr r9, [sp, #20]",              // reload y4
+        "ldr r9, [sp, #32]",              // reload y4
         "and r9, r4, r9",                 // z11 = t33 & y4
         "ands r6, r4",                    // z2 = t33 & x7
         "eors r0, r4",                    // t34 = t23 ^ t33
-        "str r11, [sp, #64]",             // spill z14
+        "str r11, [sp, #76]",             // spill z14
         "eor r11, r3, r4",                // t35 = t27 ^ t33
         "and r5, r5, r11",                // t36 = t24 & t35
         "eors r3, r5",                    // t38 = t27 ^ t36
         "eors r5, r0",                    // t37 = t36 ^ t34
         "ands r2, r5",                    // z1 = t37 & y6
-        "ldr r0, [sp, #44]",              // reload y3
+        "ldr r0, [sp, #56]",              // reload y3
         "ands r0, r5",                    // z10 = t37 & y3
         "eor r9, r0, r9",                 // t47 = z10 ^ z11
         "and r3, r12, r3",                // t39 = t29 & t38
         "eors r7, r3",                    // t40 = t25 ^ t39
-        "ldr r3, [sp, #16]",              // reload y5
+        "ldr r3, [sp, #28]",              // reload y5
         "ands r3, r7",                    // z13 = t40 & y5
-        "ldr r11, [sp, #12]",             // reload y1
+        "ldr r11, [sp, #24]",             // reload y1
         "and r11, r7, r11",               // z4 = t40 & y1
         "eor r3, r10, r3",                // t48 = z5 ^ z13
         "eor r10, r6, r10",               // t51 = z2 ^ z5
-        "str r10, [sp, #68]",             // spill t51
+        "str r10, [sp, #80]",             // spill t51
         "eor r10, r7, r5",                // t41 = t40 ^ t37
         "and lr, r10, lr",                // z8 = t41 & y10
         "eor r7, r12, r7",                // t43 = t29 ^ t40
         "and r8, r7, r8",                 // z3 = t43 & y16
         "ands r7, r1",                    // z12 = t43 & y13
-        "ldr r1, [sp, #40]",              // reload y8
+        "ldr r1, [sp, #52]",              // reload y8
         "and r1, r10, r1",                // z17 = t41 & y8
         "eors r5, r4",                    // t44 = t33 ^ t37
         "eor r12, r12, r4",               // t42 = t29 ^ t33
-        "ldr r4, [sp, #60]",              // reload y11
+        "ldr r4, [sp, #72]",              // reload y11
         "and r4, r12, r4",                // z6 = t42 & y11
-        "str r2, [sp, #72]",              // spill z1
-        "ldr r2, [sp, #36]",              // reload y15
+        "str r2, [sp, #84]",              // spill z1
+        "ldr r2, [sp, #48]",              // reload y15
         "ands r2, r5",                    // z0 = t44 & y15
-        "str r9, [sp, #76]",              // spill t47
-        "ldr r9, [sp, #24]",              // reload y12
+        "str r9, [sp, #88]",              // spill t47
+        "ldr r9, [sp, #36]",              // reload y12
         "and r5, r5, r9",                 // z9 = t44 & y12
         "eors r5, r0",                    // t49 = z9 ^ z10
         "eors r6, r7",                    // t50 = z2 ^ z12
         "eor r2, r2, r8",                 // t53 = z0 ^ z3
         "eor r10, r12, r10",              // t45 = t42 ^ t41
-        "ldr r0, [sp, #48]",              // reload y9
+        "ldr r0, [sp, #60]",              // reload y9
         "and r12, r12, r0",               // z15 = t42 & y9
-        "ldr r0, [sp, #56]",              // reload y14
+        "ldr r0, [sp, #68]",              // reload y14
         "and r0, r10, r0",                // z16 = t45 & y14
-        "ldr r9, [sp, #52]",              // reload y17
+        "ldr r9, [sp, #64]",              // reload y17
         "and r10, r10, r9",               // z7 = t45 & y17
         "eor r12, r12, r0",               // t46 = z15 ^ z16
         "eors r0, r1",                    // t55 = z16 ^ z17
         "eors r6, r2",                    // t57 = t50 ^ t53
         "eors r7, r3",                    // t56 = z12 ^ t48
-        "ldr r1, [sp, #64]",              // reload z14
+        "ldr r1, [sp, #76]",              // reload z14
         "eors r1, r6",                    // t61 = z14 ^ t57
         "eor r4, r4, r10",                // t54 = z6 ^ z7
         "eor r8, r8, r4",                 // t59 = z3 ^ t54
@@ -228,19 +244,19 @@ unsafe extern "C" fn round_asm(s: *mut u32, key: *const u32, j: u32) {
         "eor r10, r10, r12",              // t62 = t52 ^ t58
         "eor r1, r1, r10",                // t65 = t61 ^ t62
         "eor r7, r7, r10",                // s6 = t56 ^ t62
-        "ldr r4, [sp, #76]",              // reload t47
+        "ldr r4, [sp, #88]",              // reload t47
         "eors r4, r1",                    // s5 = t47 ^ t65
         "eor r11, r11, r8",               // t64 = z4 ^ t59
         "eor r8, r8, r5",                 // s0 = t59 ^ t63
-        "ldr r6, [sp, #72]",              // reload z1
+        "ldr r6, [sp, #84]",              // reload z1
         "eors r6, r5",                    // t66 = z1 ^ t63
-        "ldr r5, [sp, #68]",              // reload t51
+        "ldr r5, [sp, #80]",              // reload t51
         "eors r5, r6",                    // s4 = t51 ^ t66
         "eors r2, r6",                    // s3 = t53 ^ t66
         "eor r6, r11, r2",                // s1 = t64 ^ s3
         "eor r11, r11, r1",               // t67 = t64 ^ t65
         "eor r0, r0, r11",                // s2 = t55 ^ t67
-        "ldr r1, [sp, #4]",               // reload j
+        "ldr r1, [sp, #16]",              // reload j
         "tbh [pc, r1, lsl #1]",           // on j: MC_j, or 4: no MixColumns
         "2:",
         ".hword (11f - 2b) / 2",          // j = 0
@@ -266,13 +282,13 @@ unsafe extern "C" fn round_asm(s: *mut u32, key: *const u32, j: u32) {
         "eor r12, r5, r5, ror #8",        // t3 = s4 ^ (s4 >>> 8)
         "eor lr, r2, r2, ror #8",         // t4 = s3 ^ (s3 >>> 8)
         "eor r1, r0, r0, ror #8",         // t5 = s2 ^ (s2 >>> 8)
-        "str r1, [sp, #80]",              // spill t5
+        "str r1, [sp, #92]",              // spill t5
         "eor r1, r6, r6, ror #8",         // t6 = s1 ^ (s1 >>> 8)
-        "str r1, [sp, #84]",              // spill t6
+        "str r1, [sp, #96]",              // spill t6
         "eor r1, r8, r8, ror #8",         // t7 = s0 ^ (s0 >>> 8)
         "eor r3, r1, r3, ror #8",         // o0_0 = t7 ^ (s7 >>> 8)
         "eor r3, r3, r9, ror #16",        // o0 = o0_0 ^ (t0 >>> 16)
-        "str r8, [sp, #88]",              // spill s0
+        "str r8, [sp, #100]",             // spill s0
         "ldr r8, [sp, #0]",               // reload sp_s
         "str r3, [r8, #0]",               // s[0] = o0
         "eor r9, r9, r1",                 // o1_0 = t0 ^ t7
@@ -291,14 +307,14 @@ unsafe extern "C" fn round_asm(s: *mut u32, key: *const u32, j: u32) {
         "eor r12, r12, lr, ror #16",      // o4 = o4_1 ^ (t4 >>> 16)
         "str r12, [r8, #16]",             // s[4] = o4
         "eor lr, lr, r0, ror #8",         // o5_0 = t4 ^ (s2 >>> 8)
-        "ldr r0, [sp, #80]",              // reload t5
+        "ldr r0, [sp, #92]",              // reload t5
         "eor lr, lr, r0, ror #16",        // o5 = o5_0 ^ (t5 >>> 16)
         "str lr, [r8, #20]",              // s[5] = o5
         "eor r0, r0, r6, ror #8",         // o6_0 = t5 ^ (s1 >>> 8)
-        "ldr r2, [sp, #84]",              // reload t6
+        "ldr r2, [sp, #96]",              // reload t6
         "eor r0, r0, r2, ror #16",        // o6 = o6_0 ^ (t6 >>> 16)
         "str r0, [r8, #24]",              // s[6] = o6
-        "ldr r4, [sp, #88]",              // reload s0
+        "ldr r4, [sp, #100]",             // reload s0
         "eor r2, r2, r4, ror #8",         // o7_0 = t6 ^ (s0 >>> 8)
         "eor r2, r2, r1, ror #16",        // o7 = o7_0 ^ (t7 >>> 16)
         "str r2, [r8, #28]",              // s[7] = o7
@@ -325,17 +341,17 @@ unsafe extern "C" fn round_asm(s: *mut u32, key: *const u32, j: u32) {
         "and r1, r10, r1, ror #12",       // fn4 = cf0f0f0f0 & (wn4 >>> 12)
         "eor r1, r1, r2, ror #12",        // n4 = fn4 ^ (s3 >>> 12)
         "eors r2, r1",                    // t4 = s3 ^ n4
-        "str r2, [sp, #80]",              // spill t4
+        "str r2, [sp, #92]",              // spill t4
         "eor r2, r0, r0, ror #24",        // wn5 = s2 ^ (s2 >>> 24)
         "and r2, r10, r2, ror #12",       // fn5 = cf0f0f0f0 & (wn5 >>> 12)
         "eor r2, r2, r0, ror #12",        // n5 = fn5 ^ (s2 >>> 12)
         "eors r0, r2",                    // t5 = s2 ^ n5
-        "str r0, [sp, #84]",              // spill t5
+        "str r0, [sp, #96]",              // spill t5
         "eor r0, r6, r6, ror #24",        // wn6 = s1 ^ (s1 >>> 24)
         "and r0, r10, r0, ror #12",       // fn6 = cf0f0f0f0 & (wn6 >>> 12)
         "eor r0, r0, r6, ror #12",        // n6 = fn6 ^ (s1 >>> 12)
         "eors r6, r0",                    // t6 = s1 ^ n6
-        "str r6, [sp, #88]",              // spill t6
+        "str r6, [sp, #100]",             // spill t6
         "eor r6, r8, r8, ror #24",        // wn7 = s0 ^ (s0 >>> 24)
         "and r10, r10, r6, ror #12",      // fn7 = cf0f0f0f0 & (wn7 >>> 12)
         "eor r10, r10, r8, ror #12",      // n7 = fn7 ^ (s0 >>> 12)
@@ -357,15 +373,15 @@ unsafe extern "C" fn round_asm(s: *mut u32, key: *const u32, j: u32) {
         "str r4, [r6, #12]",              // s[3] = o3
         "eor r5, r5, r8",                 // o4_0 = t3 ^ t7
         "eors r5, r1",                    // o4_1 = o4_0 ^ n4
-        "ldr r1, [sp, #80]",              // reload t4
+        "ldr r1, [sp, #92]",              // reload t4
         "eor r5, r5, r1, ror #16",        // o4 = o4_1 ^ (t4 >>> 16)
         "str r5, [r6, #16]",              // s[4] = o4
         "eors r1, r2",                    // o5_0 = t4 ^ n5
-        "ldr r2, [sp, #84]",              // reload t5
+        "ldr r2, [sp, #96]",              // reload t5
         "eor r1, r1, r2, ror #16",        // o5 = o5_0 ^ (t5 >>> 16)
         "str r1, [r6, #20]",              // s[5] = o5
         "eors r2, r0",                    // o6_0 = t5 ^ n6
-        "ldr r0, [sp, #88]",              // reload t6
+        "ldr r0, [sp, #100]",             // reload t6
         "eor r2, r2, r0, ror #16",        // o6 = o6_0 ^ (t6 >>> 16)
         "str r2, [r6, #24]",              // s[6] = o6
         "eor r0, r0, r10",                // o7_0 = t6 ^ n7
@@ -394,23 +410,23 @@ unsafe extern "C" fn round_asm(s: *mut u32, key: *const u32, j: u32) {
         "and r1, r10, r1, ror #10",       // fn4 = cc0c0c0c0 & (wn4 >>> 10)
         "eor r1, r1, r2, ror #10",        // n4 = fn4 ^ (s3 >>> 10)
         "eors r2, r1",                    // t4 = s3 ^ n4
-        "str r1, [sp, #80]",              // spill n4
+        "str r1, [sp, #92]",              // spill n4
         "eor r1, r0, r0, ror #24",        // wn5 = s2 ^ (s2 >>> 24)
         "and r1, r10, r1, ror #10",       // fn5 = cc0c0c0c0 & (wn5 >>> 10)
         "eor r1, r1, r0, ror #10",        // n5 = fn5 ^ (s2 >>> 10)
         "eors r0, r1",                    // t5 = s2 ^ n5
-        "str r1, [sp, #84]",              // spill n5
+        "str r1, [sp, #96]",              // spill n5
         "eor r1, r6, r6, ror #24",        // wn6 = s1 ^ (s1 >>> 24)
         "and r1, r10, r1, ror #10",       // fn6 = cc0c0c0c0 & (wn6 >>> 10)
         "eor r1, r1, r6, ror #10",        // n6 = fn6 ^ (s1 >>> 10)
         "eors r6, r1",                    // t6 = s1 ^ n6
-        "str r1, [sp, #88]",              // spill n6
+        "str r1, [sp, #100]",             // spill n6
         "eor r1, r8, r8, ror #24",        // wn7 = s0 ^ (s0 >>> 24)
         "and r10, r10, r1, ror #10",      // fn7 = cc0c0c0c0 & (wn7 >>> 10)
         "eor r10, r10, r8, ror #10",      // n7 = fn7 ^ (s0 >>> 10)
         "eor r8, r8, r10",                // t7 = s0 ^ n7
         "eor r1, r3, r3, ror #24",        // wg0 = t0 ^ (t0 >>> 24)
-        "str r10, [sp, #92]",             // spill n7
+        "str r10, [sp, #104]",            // spill n7
         "mov r10, #0xf0f0f0f0",           // cf0f0f0f0
         "and r1, r10, r1, ror #20",       // fg0 = cf0f0f0f0 & (wg0 >>> 20)
         "eor r9, r8, r9",                 // o0_0 = t7 ^ n0
@@ -441,28 +457,28 @@ unsafe extern "C" fn round_asm(s: *mut u32, key: *const u32, j: u32) {
         "eor r9, r2, r2, ror #24",        // wg4 = t4 ^ (t4 >>> 24)
         "and r9, r10, r9, ror #20",       // fg4 = cf0f0f0f0 & (wg4 >>> 20)
         "eor r5, r5, r8",                 // o4_0 = t3 ^ t7
-        "ldr r11, [sp, #80]",             // reload n4
+        "ldr r11, [sp, #92]",             // reload n4
         "eor r5, r5, r11",                // o4_1 = o4_0 ^ n4
         "eor r5, r5, r9",                 // o4_2 = o4_1 ^ fg4
         "eor r5, r5, r2, ror #20",        // o4 = o4_2 ^ (t4 >>> 20)
         "str r5, [r1, #16]",              // s[4] = o4
         "eor r9, r0, r0, ror #24",        // wg5 = t5 ^ (t5 >>> 24)
         "and r9, r10, r9, ror #20",       // fg5 = cf0f0f0f0 & (wg5 >>> 20)
-        "ldr r11, [sp, #84]",             // reload n5
+        "ldr r11, [sp, #96]",             // reload n5
         "eor r2, r2, r11",                // o5_0 = t4 ^ n5
         "eor r2, r2, r9",                 // o5_1 = o5_0 ^ fg5
         "eor r2, r2, r0, ror #20",        // o5 = o5_1 ^ (t5 >>> 20)
         "str r2, [r1, #20]",              // s[5] = o5
         "eor r9, r6, r6, ror #24",        // wg6 = t6 ^ (t6 >>> 24)
         "and r9, r10, r9, ror #20",       // fg6 = cf0f0f0f0 & (wg6 >>> 20)
-        "ldr r11, [sp, #88]",             // reload n6
+        "ldr r11, [sp, #100]",            // reload n6
         "eor r0, r0, r11",                // o6_0 = t5 ^ n6
         "eor r0, r0, r9",                 // o6_1 = o6_0 ^ fg6
         "eor r0, r0, r6, ror #20",        // o6 = o6_1 ^ (t6 >>> 20)
         "str r0, [r1, #24]",              // s[6] = o6
         "eor r9, r8, r8, ror #24",        // wg7 = t7 ^ (t7 >>> 24)
         "and r10, r10, r9, ror #20",      // fg7 = cf0f0f0f0 & (wg7 >>> 20)
-        "ldr r9, [sp, #92]",              // reload n7
+        "ldr r9, [sp, #104]",             // reload n7
         "eor r6, r6, r9",                 // o7_0 = t6 ^ n7
         "eor r6, r6, r10",                // o7_1 = o7_0 ^ fg7
         "eor r6, r6, r8, ror #20",        // o7 = o7_1 ^ (t7 >>> 20)
@@ -490,23 +506,23 @@ unsafe extern "C" fn round_asm(s: *mut u32, key: *const u32, j: u32) {
         "and r1, r10, r1, ror #14",       // fn4 = cfcfcfcfc & (wn4 >>> 14)
         "eor r1, r1, r2, ror #14",        // n4 = fn4 ^ (s3 >>> 14)
         "eors r2, r1",                    // t4 = s3 ^ n4
-        "str r1, [sp, #80]",              // spill n4
+        "str r1, [sp, #92]",              // spill n4
         "eor r1, r0, r0, ror #24",        // wn5 = s2 ^ (s2 >>> 24)
         "and r1, r10, r1, ror #14",       // fn5 = cfcfcfcfc & (wn5 >>> 14)
         "eor r1, r1, r0, ror #14",        // n5 = fn5 ^ (s2 >>> 14)
         "eors r0, r1",                    // t5 = s2 ^ n5
-        "str r1, [sp, #84]",              // spill n5
+        "str r1, [sp, #96]",              // spill n5
         "eor r1, r6, r6, ror #24",        // wn6 = s1 ^ (s1 >>> 24)
         "and r1, r10, r1, ror #14",       // fn6 = cfcfcfcfc & (wn6 >>> 14)
         "eor r1, r1, r6, ror #14",        // n6 = fn6 ^ (s1 >>> 14)
         "eors r6, r1",                    // t6 = s1 ^ n6
-        "str r1, [sp, #88]",              // spill n6
+        "str r1, [sp, #100]",             // spill n6
         "eor r1, r8, r8, ror #24",        // wn7 = s0 ^ (s0 >>> 24)
         "and r10, r10, r1, ror #14",      // fn7 = cfcfcfcfc & (wn7 >>> 14)
         "eor r10, r10, r8, ror #14",      // n7 = fn7 ^ (s0 >>> 14)
         "eor r8, r8, r10",                // t7 = s0 ^ n7
         "eor r1, r3, r3, ror #24",        // wg0 = t0 ^ (t0 >>> 24)
-        "str r10, [sp, #92]",             // spill n7
+        "str r10, [sp, #104]",            // spill n7
         "mov r10, #0xf0f0f0f0",           // cf0f0f0f0
         "and r1, r10, r1, ror #20",       // fg0 = cf0f0f0f0 & (wg0 >>> 20)
         "eor r9, r8, r9",                 // o0_0 = t7 ^ n0
@@ -537,35 +553,48 @@ unsafe extern "C" fn round_asm(s: *mut u32, key: *const u32, j: u32) {
         "eor r9, r2, r2, ror #24",        // wg4 = t4 ^ (t4 >>> 24)
         "and r9, r10, r9, ror #20",       // fg4 = cf0f0f0f0 & (wg4 >>> 20)
         "eor r5, r5, r8",                 // o4_0 = t3 ^ t7
-        "ldr r11, [sp, #80]",             // reload n4
+        "ldr r11, [sp, #92]",             // reload n4
         "eor r5, r5, r11",                // o4_1 = o4_0 ^ n4
         "eor r5, r5, r9",                 // o4_2 = o4_1 ^ fg4
         "eor r5, r5, r2, ror #20",        // o4 = o4_2 ^ (t4 >>> 20)
         "str r5, [r1, #16]",              // s[4] = o4
         "eor r9, r0, r0, ror #24",        // wg5 = t5 ^ (t5 >>> 24)
         "and r9, r10, r9, ror #20",       // fg5 = cf0f0f0f0 & (wg5 >>> 20)
-        "ldr r11, [sp, #84]",             // reload n5
+        "ldr r11, [sp, #96]",             // reload n5
         "eor r2, r2, r11",                // o5_0 = t4 ^ n5
         "eor r2, r2, r9",                 // o5_1 = o5_0 ^ fg5
         "eor r2, r2, r0, ror #20",        // o5 = o5_1 ^ (t5 >>> 20)
         "str r2, [r1, #20]",              // s[5] = o5
         "eor r9, r6, r6, ror #24",        // wg6 = t6 ^ (t6 >>> 24)
         "and r9, r10, r9, ror #20",       // fg6 = cf0f0f0f0 & (wg6 >>> 20)
-        "ldr r11, [sp, #88]",             // reload n6
+        "ldr r11, [sp, #100]",            // reload n6
         "eor r0, r0, r11",                // o6_0 = t5 ^ n6
         "eor r0, r0, r9",                 // o6_1 = o6_0 ^ fg6
         "eor r0, r0, r6, ror #20",        // o6 = o6_1 ^ (t6 >>> 20)
         "str r0, [r1, #24]",              // s[6] = o6
         "eor r9, r8, r8, ror #24",        // wg7 = t7 ^ (t7 >>> 24)
         "and r10, r10, r9, ror #20",      // fg7 = cf0f0f0f0 & (wg7 >>> 20)
-        "ldr r9, [sp, #92]",              // reload n7
+        "ldr r9, [sp, #104]",             // reload n7
         "eor r6, r6, r9",                 // o7_0 = t6 ^ n7
         "eor r6, r6, r10",                // o7_1 = o7_0 ^ fg7
         "eor r6, r6, r8, ror #20",        // o7 = o7_1 ^ (t7 >>> 20)
         "str r6, [r1, #28]",              // s[7] = o7
         "9:",
-        "add sp, #100",
+        "ldr r3, [sp, #12]",              // rounds left
+        "ldr r1, [sp, #4]",               // this round's key
+        "subs r3, #1",
+        "beq 8f",                         // none: return
+        "adds r1, #32",                   // the next round key
+        "str r3, [sp, #12]",
+        "str r1, [sp, #4]",
+        "ldr r3, [sp, #8]",
+        "ldr r0, [sp, #0]",               // the state
+        "ldrb r2, [r3, #1]!",             // the next j
+        "str r3, [sp, #8]",
+        "b 1b",
+        "8:",
+        "add sp, #108",
         "pop {{r4-r11, pc}}",
-// END GENERATED
+        // END GENERATED
     )
 }

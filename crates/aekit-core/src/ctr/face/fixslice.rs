@@ -49,7 +49,7 @@
 use zeroize::Zeroize;
 
 use super::Engine;
-use crate::aes::fixslice::{GROUP, State, ark_sub, gather, mix_columns, pack, round, unpack};
+use crate::aes::fixslice::{GROUP, Mix, State, ark_sub, gather, mix_columns, pack, round, unpack};
 use crate::aes::{Block, Fixslice};
 
 /// Diagonal 0 of both blocks: bits `8r + 2r + k`.
@@ -62,7 +62,7 @@ const NO_KEY: State = [0; 8];
 /// cleared: what `rd1` keeps.
 fn round1_static(aes: &Fixslice, counter: &Block) -> State {
     let mut s = pack(&[*counter; GROUP]);
-    round(&mut s, aes.round_key(0), 1);
+    round(&mut s, aes.round_key(0), Mix::Mc1);
     ark_sub(&mut s, aes.round_key(1));
     s.map(|x| x & !DIAG0)
 }
@@ -123,7 +123,7 @@ impl Parallel {
         }
         let mut s = pack(&blocks);
         blocks.zeroize();
-        round(&mut s, &NO_KEY, 1);
+        round(&mut s, &NO_KEY, Mix::Mc1);
         ark_sub(&mut s, &self.key1);
         s
     }
@@ -199,7 +199,7 @@ impl Engine for Rd0 {
             let pair = (0..GROUP as u8).fold(0u32, |n, k| n | ((((low + k) >> b) & 1) as u32) << k);
             *slice ^= pair << 30;
         }
-        round(&mut s, &NO_KEY, 1);
+        round(&mut s, &NO_KEY, Mix::Mc1);
         aes.encrypt_from(&mut s, 1);
         unpack(&s, out);
         s.zeroize();
