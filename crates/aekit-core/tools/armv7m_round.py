@@ -27,13 +27,15 @@ pointers and count live in the stack frame's first four words.
 
 Usage: armv7m_round.py [FILE]  rewrites the lines between the
 `BEGIN GENERATED` and `END GENERATED` markers of FILE (default
-src/aes/fixslice/armv7m.rs); prints the cost to stderr.
+src/aes/fixslice/armv7m.rs) and runs rustfmt on it; prints the cost to
+stderr.
 """
 
 import copy
 import os
 import random
 import re
+import subprocess
 import sys
 
 SEEDS = 400
@@ -338,22 +340,22 @@ def build():
         body += a.out
         tail_cost[j] = cost(a.out)
         if k != len(tails) - 1:
-            body.append(("raw", "b 9f", None, 3))
+            body.append(("raw", "b 9f", "the loop", 3))
     # The next round, if any: its key, its j, the state pointer.
     body += [
         ("label", "9:", None, 0),
         ("raw", "ldr r3, [sp, #%d]" % SLOT_N, "rounds left", 2),
         ("raw", "ldr r1, [sp, #%d]" % SLOT_K, "this round's key", 1),
-        ("raw", "subs r3, #1", None, 1),
+        ("raw", "subs r3, #1", "one fewer", 1),
         ("raw", "beq 8f", "none: return", 1),
         ("raw", "adds r1, #32", "the next round key", 1),
-        ("raw", "str r3, [sp, #%d]" % SLOT_N, None, 1),
-        ("raw", "str r1, [sp, #%d]" % SLOT_K, None, 1),
-        ("raw", "ldr r3, [sp, #%d]" % SLOT_JP, None, 2),
+        ("raw", "str r3, [sp, #%d]" % SLOT_N, "rounds left", 1),
+        ("raw", "str r1, [sp, #%d]" % SLOT_K, "this round's key", 1),
+        ("raw", "ldr r3, [sp, #%d]" % SLOT_JP, "this round's j", 2),
         ("raw", "ldr r0, [sp, #%d]" % SLOT_S, "the state", 1),
         ("raw", "ldrb r2, [r3, #1]!", "the next j", 2),
-        ("raw", "str r3, [sp, #%d]" % SLOT_JP, None, 1),
-        ("raw", "b 1b", None, 3),
+        ("raw", "str r3, [sp, #%d]" % SLOT_JP, "this round's j", 1),
+        ("raw", "b 1b", "the next round", 3),
         ("label", "8:", None, 0),
     ]
     return c, seed, body, nslots, tail_cost
@@ -366,18 +368,18 @@ def main():
     frame = 4 * nslots + (4 if nslots % 2 == 0 else 0)
     lines = ["\"push {{r4-r11, lr}}\",",
              "\"sub sp, #%d\"," % frame,
-             ("\"str r0, [sp, #%d]\"," % SLOT_S).ljust(34) + "// the state",
-             ("\"str r1, [sp, #%d]\"," % SLOT_K).ljust(34) + "// the first round's key",
-             ("\"str r2, [sp, #%d]\"," % SLOT_JP).ljust(34) + "// the rounds' j",
-             ("\"str r3, [sp, #%d]\"," % SLOT_N).ljust(34) + "// the number of rounds",
-             ("\"ldrb r2, [r2]\",").ljust(34) + "// the first round's j"]
+             ("\"str r0, [sp, #%d]\"," % SLOT_S) + "  // the state",
+             ("\"str r1, [sp, #%d]\"," % SLOT_K) + "  // the first round's key",
+             ("\"str r2, [sp, #%d]\"," % SLOT_JP) + "  // the rounds' j",
+             ("\"str r3, [sp, #%d]\"," % SLOT_N) + "  // the number of rounds",
+             ("\"ldrb r2, [r2]\",") + "  // the first round's j"]
     for o in body:
         text, what = render(o)
         if text is None:
             lines.append("\"%s\"," % what)
             continue
         text = text.replace("{", "{{").replace("}", "}}")
-        lines.append((("\"%s\"," % text).ljust(34) + ("// " + what if what else "")).rstrip())
+        lines.append("\"%s\"," % text + ("  // " + what if what else ""))
     lines += ["\"add sp, #%d\"," % frame,
               "\"pop {{r4-r11, pc}}\","]
     print("S-box: seed %d, %d cycles; MixColumns tails: %s; %d spill slots"
@@ -389,6 +391,8 @@ def main():
     indent = src[src.rindex("\n", 0, end) + 1:end]
     src = src[:begin] + "".join(indent + l + "\n" for l in lines) + indent + src[end:]
     open(target, "w").write(src)
+    # rustfmt aligns the comments; the file is kept as it leaves it.
+    subprocess.run(["rustfmt", "--edition", "2024", target], check=True)
 
 
 if __name__ == "__main__":
