@@ -33,11 +33,25 @@ pub fn apply_keystream(aes: &Fixslice, counter: &mut Block, data: &mut [u8]) {
             incr32(counter);
         }
         aes.encrypt_blocks(&mut keystream[..blocks]);
-        for (byte, k) in chunk.iter_mut().zip(keystream.iter().flatten()) {
-            *byte ^= k;
-        }
+        xor_keystream(chunk, &keystream);
     }
     keystream.zeroize();
+}
+
+/// XORs `chunk` (at most `16 · GROUP` bytes) with the keystream blocks:
+/// a whole block as one 128-bit XOR (four word loads, XORs and stores on
+/// a 32-bit core), a partial last block byte by byte.
+#[inline(always)]
+pub(crate) fn xor_keystream(chunk: &mut [u8], keystream: &[Block; GROUP]) {
+    for (part, k) in chunk.chunks_mut(16).zip(keystream) {
+        match <&mut Block>::try_from(&mut *part) {
+            Ok(block) => {
+                let x = u128::from_ne_bytes(*block) ^ u128::from_ne_bytes(*k);
+                *block = x.to_ne_bytes();
+            }
+            Err(_) => part.iter_mut().zip(k).for_each(|(byte, k)| *byte ^= k),
+        }
+    }
 }
 
 /// A way of computing GCM's counter-mode keystream: exactly
