@@ -12,7 +12,9 @@ fourteen registers r0-r12, lr:
 - schedule: a list schedule of the S-box that picks, among the ready
   gates, the one that grows the set of live values least (ties broken
   by a seeded random draw; the best of SEEDS draws by the cycle count
-  below is kept, so the output is reproducible);
+  below is kept), then CLIMB_STEPS seeded moves of one gate within the
+  span its operands and users allow, each kept if the cost does not
+  grow; the output is reproducible;
 - registers: linear in the schedule, evicting the value whose next use
   is furthest (Belady), storing it to a stack slot once; constants are
   rematerialised rather than spilled;
@@ -39,6 +41,7 @@ import subprocess
 import sys
 
 SEEDS = 400
+CLIMB_STEPS = 6000
 FIXED_SLOTS = 4
 SLOT_S, SLOT_K, SLOT_JP, SLOT_N = 0, 4, 8, 12
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -108,6 +111,10 @@ def sbox_program(rng, temp):
         for v in set(deps[n]):
             remaining[v].discard(n)
         lastdef[n] = len(order)
+    return order, units, deps
+
+
+def expand(order, units):
     return [ins for n in order for ins in units[n]]
 
 
@@ -311,15 +318,40 @@ def build():
     best = None
     mixes = {j: mix_program(j) for j in range(4)}
     tail = ["s%d" % (7 - b) for b in range(8)] + ["sp_s"]
+    def allocate(order, units):
+        a = Alloc()
+        a.run(expand(order, units) + [("use", None, ["j"], None)], tail)
+        return cost(a.out), a
+
     for seed in range(SEEDS):
         rng = random.Random(seed)
-        prog = sbox_program(rng, 0.0 if seed == 0 else rng.choice([0.5, 1.0, 1.5, 2.5]))
-        a = Alloc()
-        a.run(prog + [("use", None, ["j"], None)], tail)
-        c = cost(a.out)
+        order, units, deps = sbox_program(
+            rng, 0.0 if seed == 0 else rng.choice([0.5, 1.0, 1.5, 2.5]))
+        c, a = allocate(order, units)
         if best is None or c < best[0]:
-            best = (c, seed, a)
-    c, seed, head = best
+            best = (c, seed, a, order, units, deps)
+    c, seed, head, order, units, deps = best
+    # Then hill climbing: move one unit within the span its dependencies
+    # allow; keep the move if the allocated cost does not grow.
+    rng = random.Random(0)
+    users = {}
+    for n in units:
+        for v in deps[n]:
+            users.setdefault(v, []).append(n)
+    cur = (c, order)
+    for _ in range(CLIMB_STEPS):
+        rest = list(cur[1])
+        n = rest.pop(rng.randrange(len(rest)))
+        at = {m: i for i, m in enumerate(rest)}
+        lo = max([at[d] + 1 for d in deps[n]] or [0])
+        hi = min([at[u] for u in users.get(n, [])] or [len(rest)])
+        p = rng.randint(lo, hi)
+        new = rest[:p] + [n] + rest[p:]
+        nc, na = allocate(new, units)
+        if nc <= cur[0]:
+            cur = (nc, new)
+            if nc < c:
+                c, head = nc, na
     # Dispatch on j, then the five tails from the S-box's final state.
     rj = head.reg_of["j"]
     body = [("label", "1:", None, 0)] + list(head.out)

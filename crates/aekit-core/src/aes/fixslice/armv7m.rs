@@ -87,184 +87,183 @@ unsafe extern "C" fn rounds_asm(s: *mut u32, keys: *const u32, mixes: *const u8,
         "str r3, [sp, #12]", // the number of rounds
         "ldrb r2, [r2]",     // the first round's j
         "1:",
-        "ldr r3, [r0, #28]",    // Sx0 = s[7]
-        "ldr r4, [r1, #28]",    // Kx0 = key[7]
-        "eors r3, r4",          // x0 = Sx0 ^ Kx0
-        "ldr r4, [r0, #12]",    // Sx4 = s[3]
-        "ldr r5, [r1, #12]",    // Kx4 = key[3]
-        "eors r4, r5",          // x4 = Sx4 ^ Kx4
-        "ldr r5, [r0, #8]",     // Sx5 = s[2]
-        "ldr r6, [r1, #8]",     // Kx5 = key[2]
-        "eors r5, r6",          // x5 = Sx5 ^ Kx5
-        "ldr r6, [r0, #0]",     // Sx7 = s[0]
-        "ldr r7, [r1, #0]",     // Kx7 = key[0]
-        "eors r6, r7",          // x7 = Sx7 ^ Kx7
-        "eor r7, r3, r5",       // y8 = x0 ^ x5
-        "ldr r8, [r0, #20]",    // Sx2 = s[5]
-        "ldr r9, [r1, #20]",    // Kx2 = key[5]
-        "eor r8, r8, r9",       // x2 = Sx2 ^ Kx2
-        "ldr r9, [r0, #4]",     // Sx6 = s[1]
-        "ldr r10, [r1, #4]",    // Kx6 = key[1]
-        "eor r9, r9, r10",      // x6 = Sx6 ^ Kx6
+        "ldr r3, [r0, #24]",    // Sx1 = s[6]
+        "ldr r4, [r1, #24]",    // Kx1 = key[6]
+        "eors r3, r4",          // x1 = Sx1 ^ Kx1
+        "ldr r4, [r0, #8]",     // Sx5 = s[2]
+        "ldr r5, [r1, #8]",     // Kx5 = key[2]
+        "eors r4, r5",          // x5 = Sx5 ^ Kx5
+        "ldr r5, [r0, #28]",    // Sx0 = s[7]
+        "ldr r6, [r1, #28]",    // Kx0 = key[7]
+        "eors r5, r6",          // x0 = Sx0 ^ Kx0
+        "ldr r6, [r0, #12]",    // Sx4 = s[3]
+        "ldr r7, [r1, #12]",    // Kx4 = key[3]
+        "eors r6, r7",          // x4 = Sx4 ^ Kx4
+        "ldr r7, [r0, #20]",    // Sx2 = s[5]
+        "ldr r8, [r1, #20]",    // Kx2 = key[5]
+        "eor r7, r7, r8",       // x2 = Sx2 ^ Kx2
+        "ldr r8, [r0, #4]",     // Sx6 = s[1]
+        "ldr r9, [r1, #4]",     // Kx6 = key[1]
+        "eor r8, r8, r9",       // x6 = Sx6 ^ Kx6
+        "ldr r9, [r0, #0]",     // Sx7 = s[0]
+        "ldr r10, [r1, #0]",    // Kx7 = key[0]
+        "eor r9, r9, r10",      // x7 = Sx7 ^ Kx7
         "ldr r10, [r0, #16]",   // Sx3 = s[4]
-        "ldr r11, [r1, #16]",   // Kx3 = key[4]
-        "eor r10, r10, r11",    // x3 = Sx3 ^ Kx3
-        "eor r11, r10, r5",     // y14 = x3 ^ x5
-        "ldr r12, [r0, #24]",   // Sx1 = s[6]
-        "ldr r1, [r1, #24]",    // Kx1 = key[6]
-        "eor r12, r12, r1",     // x1 = Sx1 ^ Kx1
-        "eor r8, r12, r8",      // t0 = x1 ^ x2
-        "eor r1, r8, r6",       // y1 = t0 ^ x7
-        "eor lr, r1, r10",      // y4 = y1 ^ x3
-        "eor r10, r3, r10",     // y9 = x0 ^ x3
-        "eor r0, r1, r3",       // y2 = y1 ^ x0
+        "ldr r1, [r1, #16]",    // Kx3 = key[4]
+        "eor r10, r10, r1",     // x3 = Sx3 ^ Kx3
+        "eors r7, r3",          // t0 = x1 ^ x2
+        "eor r1, r5, r4",       // y8 = x0 ^ x5
+        "eor r11, r10, r4",     // y14 = x3 ^ x5
+        "eor r12, r5, r10",     // y9 = x0 ^ x3
+        "eor lr, r7, r9",       // y1 = t0 ^ x7
+        "eor r0, lr, r8",       // y5 = y1 ^ x6
+        "eor r8, r5, r8",       // y13 = x0 ^ x6
+        "eor r10, lr, r10",     // y4 = y1 ^ x3
         "str r2, [sp, #16]",    // spill j
-        "eor r2, r3, r9",       // y13 = x0 ^ x6
-        "eor r9, r1, r9",       // y5 = y1 ^ x6
-        "str r0, [sp, #20]",    // spill y2
-        "and r0, r9, r1",       // t8 = y5 & y1
-        "str r1, [sp, #24]",    // spill y1
-        "eor r1, r9, r7",       // y3 = y5 ^ y8
-        "str r9, [sp, #28]",    // spill y5
-        "and r9, lr, r6",       // t5 = y4 & x7
-        "str lr, [sp, #32]",    // spill y4
-        "eor lr, r2, r11",      // y12 = y13 ^ y14
-        "eor r4, r4, lr",       // t1 = x4 ^ y12
-        "eor r12, r4, r12",     // y20 = t1 ^ x1
-        "eors r4, r5",          // y15 = t1 ^ x5
-        "and r5, lr, r4",       // t2 = y12 & y15
-        "eor r9, r9, r5",       // t6 = t5 ^ t2
-        "str lr, [sp, #36]",    // spill y12
-        "eor lr, r4, r8",       // y10 = y15 ^ t0
-        "str r0, [sp, #40]",    // spill t8
-        "eor r0, lr, r7",       // y19 = y10 ^ y8
-        "str r2, [sp, #44]",    // spill y13
-        "eor r2, r4, r6",       // y6 = y15 ^ x7
-        "str r4, [sp, #48]",    // spill y15
-        "and r4, r7, lr",       // t15 = y8 & y10
-        "str r7, [sp, #52]",    // spill y8
-        "and r7, r1, r2",       // t3 = y3 & y6
-        "eors r7, r5",          // t4 = t3 ^ t2
-        "eor r5, r12, r10",     // y11 = y20 ^ y9
-        "eor r8, r8, r5",       // y16 = t0 ^ y11
-        "eor r3, r3, r8",       // y18 = x0 ^ y16
-        "str r1, [sp, #56]",    // spill y3
-        "and r1, r10, r5",      // t12 = y9 & y11
-        "eors r4, r1",          // t16 = t15 ^ t12
-        "eor r9, r9, r4",       // t18 = t6 ^ t16
-        "eor r9, r9, r0",       // t22 = t18 ^ y19
-        "eor r0, lr, r5",       // y17 = y10 ^ y11
-        "str r10, [sp, #60]",   // spill y9
-        "and r10, r11, r0",     // t13 = y14 & y17
-        "eor r10, r10, r1",     // t14 = t13 ^ t12
-        "eor r7, r7, r10",      // t17 = t4 ^ t14
-        "eor r7, r7, r12",      // t21 = t17 ^ y20
-        "ldr r1, [sp, #44]",    // reload y13
-        "and r12, r1, r8",      // t7 = y13 & y16
-        "str r0, [sp, #64]",    // spill y17
-        "ldr r0, [sp, #40]",    // reload t8
-        "eor r0, r0, r12",      // t9 = t8 ^ t7
-        "eor r0, r0, r10",      // t19 = t9 ^ t14
-        "eor r10, r6, r5",      // y7 = x7 ^ y11
-        "str r11, [sp, #68]",   // spill y14
-        "ldr r11, [sp, #20]",   // reload y2
-        "str r5, [sp, #72]",    // spill y11
-        "and r5, r11, r10",     // t10 = y2 & y7
-        "eor r5, r5, r12",      // t11 = t10 ^ t7
-        "eors r5, r4",          // t20 = t11 ^ t16
-        "eors r5, r3",          // t24 = t20 ^ y18
-        "eor r3, r1, r8",       // y21 = y13 ^ y16
-        "eors r0, r3",          // t23 = t19 ^ y21
-        "and r3, r7, r0",       // t26 = t21 & t23
-        "eor r7, r7, r9",       // t25 = t21 ^ t22
-        "eor r4, r9, r3",       // t31 = t22 ^ t26
-        "eors r3, r5",          // t27 = t24 ^ t26
-        "and r12, r7, r3",      // t28 = t25 & t27
-        "eor r12, r12, r9",     // t29 = t28 ^ t22
-        "and r11, r12, r11",    // z14 = t29 & y2
-        "and r10, r12, r10",    // z5 = t29 & y7
-        "eor r9, r0, r5",       // t30 = t23 ^ t24
-        "and r4, r4, r9",       // t32 = t31 & t30
-        "eors r4, r5",          // t33 = t32 ^ t24
-        "ldr r9, [sp, #32]",    // reload y4
-        "and r9, r4, r9",       // z11 = t33 & y4
-        "ands r6, r4",          // z2 = t33 & x7
-        "eors r0, r4",          // t34 = t23 ^ t33
-        "str r11, [sp, #76]",   // spill z14
-        "eor r11, r3, r4",      // t35 = t27 ^ t33
-        "and r5, r5, r11",      // t36 = t24 & t35
-        "eors r3, r5",          // t38 = t27 ^ t36
-        "eors r5, r0",          // t37 = t36 ^ t34
-        "ands r2, r5",          // z1 = t37 & y6
-        "ldr r0, [sp, #56]",    // reload y3
-        "ands r0, r5",          // z10 = t37 & y3
-        "eor r9, r0, r9",       // t47 = z10 ^ z11
-        "and r3, r12, r3",      // t39 = t29 & t38
-        "eors r7, r3",          // t40 = t25 ^ t39
-        "ldr r3, [sp, #28]",    // reload y5
-        "ands r3, r7",          // z13 = t40 & y5
-        "ldr r11, [sp, #24]",   // reload y1
-        "and r11, r7, r11",     // z4 = t40 & y1
-        "eor r3, r10, r3",      // t48 = z5 ^ z13
+        "eor r2, r8, r11",      // y12 = y13 ^ y14
+        "str r8, [sp, #20]",    // spill y13
+        "and r8, r10, r9",      // t5 = y4 & x7
+        "str r10, [sp, #24]",   // spill y4
+        "eor r10, r0, r1",      // y3 = y5 ^ y8
+        "eors r6, r2",          // t1 = x4 ^ y12
+        "eors r4, r6",          // y15 = t1 ^ x5
+        "eors r6, r3",          // y20 = t1 ^ x1
+        "eor r3, r4, r9",       // y6 = y15 ^ x7
+        "str r11, [sp, #28]",   // spill y14
+        "and r11, r2, r4",      // t2 = y12 & y15
+        "str r2, [sp, #32]",    // spill y12
+        "eor r2, r4, r7",       // y10 = y15 ^ t0
+        "eor r8, r8, r11",      // t6 = t5 ^ t2
+        "str r4, [sp, #36]",    // spill y15
+        "and r4, r10, r3",      // t3 = y3 & y6
+        "eor r4, r4, r11",      // t4 = t3 ^ t2
+        "eor r11, r6, r12",     // y11 = y20 ^ y9
+        "str r3, [sp, #40]",    // spill y6
+        "and r3, r12, r11",     // t12 = y9 & y11
+        "str r12, [sp, #44]",   // spill y9
+        "eor r12, r2, r1",      // y19 = y10 ^ y8
+        "str r10, [sp, #48]",   // spill y3
+        "eor r10, r9, r11",     // y7 = x7 ^ y11
+        "eor r7, r7, r11",      // y16 = t0 ^ y11
+        "str r9, [sp, #52]",    // spill x7
+        "and r9, r1, r2",       // t15 = y8 & y10
+        "str r1, [sp, #56]",    // spill y8
+        "and r1, r0, lr",       // t8 = y5 & y1
+        "str r0, [sp, #60]",    // spill y5
+        "eor r0, lr, r5",       // y2 = y1 ^ x0
+        "eor r9, r9, r3",       // t16 = t15 ^ t12
+        "str lr, [sp, #64]",    // spill y1
+        "eor lr, r2, r11",      // y17 = y10 ^ y11
+        "eor r8, r8, r9",       // t18 = t6 ^ t16
+        "eor r8, r8, r12",      // t22 = t18 ^ y19
+        "ldr r12, [sp, #28]",   // reload y14
+        "str r11, [sp, #68]",   // spill y11
+        "and r11, r12, lr",     // t13 = y14 & y17
+        "eor r11, r11, r3",     // t14 = t13 ^ t12
+        "ldr r3, [sp, #20]",    // reload y13
+        "and r12, r3, r7",      // t7 = y13 & y16
+        "eor r1, r1, r12",      // t9 = t8 ^ t7
+        "eor r4, r4, r11",      // t17 = t4 ^ t14
+        "eor r1, r1, r11",      // t19 = t9 ^ t14
+        "eors r5, r7",          // y18 = x0 ^ y16
+        "eor r11, r3, r7",      // y21 = y13 ^ y16
+        "eor r1, r1, r11",      // t23 = t19 ^ y21
+        "and r11, r0, r10",     // t10 = y2 & y7
+        "eor r11, r11, r12",    // t11 = t10 ^ t7
+        "eors r4, r6",          // t21 = t17 ^ y20
+        "eor r11, r11, r9",     // t20 = t11 ^ t16
+        "eor r11, r11, r5",     // t24 = t20 ^ y18
+        "eor r5, r4, r8",       // t25 = t21 ^ t22
+        "ands r4, r1",          // t26 = t21 & t23
+        "eor r6, r8, r4",       // t31 = t22 ^ t26
+        "eor r4, r11, r4",      // t27 = t24 ^ t26
+        "and r9, r5, r4",       // t28 = t25 & t27
+        "eor r12, r1, r11",     // t30 = t23 ^ t24
+        "eor r9, r9, r8",       // t29 = t28 ^ t22
+        "and r6, r6, r12",      // t32 = t31 & t30
+        "eor r6, r6, r11",      // t33 = t32 ^ t24
+        "eor r8, r4, r6",       // t35 = t27 ^ t33
+        "and r11, r11, r8",     // t36 = t24 & t35
+        "eor r4, r4, r11",      // t38 = t27 ^ t36
+        "and r0, r9, r0",       // z14 = t29 & y2
+        "eors r1, r6",          // t34 = t23 ^ t33
+        "and r4, r9, r4",       // t39 = t29 & t38
+        "eors r5, r4",          // t40 = t25 ^ t39
+        "eor r11, r11, r1",     // t37 = t36 ^ t34
+        "and r10, r9, r10",     // z5 = t29 & y7
+        "eor r1, r5, r11",      // t41 = t40 ^ t37
+        "eor r4, r9, r6",       // t42 = t29 ^ t33
+        "eor r8, r6, r11",      // t44 = t33 ^ t37
+        "ldr r12, [sp, #32]",   // reload y12
+        "and r12, r8, r12",     // z9 = t44 & y12
+        "str r0, [sp, #72]",    // spill z14
+        "ldr r0, [sp, #48]",    // reload y3
+        "and r0, r11, r0",      // z10 = t37 & y3
+        "eor r9, r9, r5",       // t43 = t29 ^ t40
+        "and r7, r9, r7",       // z3 = t43 & y16
+        "and r9, r9, r3",       // z12 = t43 & y13
+        "eor r3, r4, r1",       // t45 = t42 ^ t41
+        "str r9, [sp, #76]",    // spill z12
+        "ldr r9, [sp, #60]",    // reload y5
+        "and r9, r5, r9",       // z13 = t40 & y5
+        "ands r2, r1",          // z8 = t41 & y10
+        "str r11, [sp, #80]",   // spill t37
+        "ldr r11, [sp, #68]",   // reload y11
+        "and r11, r4, r11",     // z6 = t42 & y11
+        "and lr, r3, lr",       // z7 = t45 & y17
+        "str r4, [sp, #84]",    // spill t42
+        "ldr r4, [sp, #24]",    // reload y4
+        "ands r4, r6",          // z11 = t33 & y4
+        "eor r11, r11, lr",     // t54 = z6 ^ z7
+        "eor lr, lr, r2",       // t52 = z7 ^ z8
+        "eor r12, r12, r0",     // t49 = z9 ^ z10
+        "eors r0, r4",          // t47 = z10 ^ z11
+        "ldr r2, [sp, #36]",    // reload y15
+        "and r8, r8, r2",       // z0 = t44 & y15
+        "eor r9, r10, r9",      // t48 = z5 ^ z13
+        "ldr r2, [sp, #56]",    // reload y8
+        "ands r1, r2",          // z17 = t41 & y8
+        "ldr r2, [sp, #28]",    // reload y14
+        "ands r3, r2",          // z16 = t45 & y14
+        "ldr r2, [sp, #64]",    // reload y1
+        "ands r5, r2",          // z4 = t40 & y1
+        "eor r8, r8, r7",       // t53 = z0 ^ z3
+        "ldr r2, [sp, #52]",    // reload x7
+        "ands r6, r2",          // z2 = t33 & x7
+        "eors r1, r3",          // t55 = z16 ^ z17
+        "ldr r2, [sp, #84]",    // reload t42
+        "ldr r4, [sp, #44]",    // reload y9
+        "ands r2, r4",          // z15 = t42 & y9
+        "eors r2, r3",          // t46 = z15 ^ z16
+        "eor r7, r7, r11",      // t59 = z3 ^ t54
         "eor r10, r6, r10",     // t51 = z2 ^ z5
-        "str r10, [sp, #80]",   // spill t51
-        "eor r10, r7, r5",      // t41 = t40 ^ t37
-        "and lr, r10, lr",      // z8 = t41 & y10
-        "eor r7, r12, r7",      // t43 = t29 ^ t40
-        "and r8, r7, r8",       // z3 = t43 & y16
-        "ands r7, r1",          // z12 = t43 & y13
-        "ldr r1, [sp, #52]",    // reload y8
-        "and r1, r10, r1",      // z17 = t41 & y8
-        "eors r5, r4",          // t44 = t33 ^ t37
-        "eor r12, r12, r4",     // t42 = t29 ^ t33
-        "ldr r4, [sp, #72]",    // reload y11
-        "and r4, r12, r4",      // z6 = t42 & y11
-        "str r2, [sp, #84]",    // spill z1
-        "ldr r2, [sp, #48]",    // reload y15
-        "ands r2, r5",          // z0 = t44 & y15
-        "str r9, [sp, #88]",    // spill t47
-        "ldr r9, [sp, #36]",    // reload y12
-        "and r5, r5, r9",       // z9 = t44 & y12
-        "eors r5, r0",          // t49 = z9 ^ z10
-        "eors r6, r7",          // t50 = z2 ^ z12
-        "eor r2, r2, r8",       // t53 = z0 ^ z3
-        "eor r10, r12, r10",    // t45 = t42 ^ t41
-        "ldr r0, [sp, #60]",    // reload y9
-        "and r12, r12, r0",     // z15 = t42 & y9
-        "ldr r0, [sp, #68]",    // reload y14
-        "and r0, r10, r0",      // z16 = t45 & y14
-        "ldr r9, [sp, #64]",    // reload y17
-        "and r10, r10, r9",     // z7 = t45 & y17
-        "eor r12, r12, r0",     // t46 = z15 ^ z16
-        "eors r0, r1",          // t55 = z16 ^ z17
-        "eors r6, r2",          // t57 = t50 ^ t53
-        "eors r7, r3",          // t56 = z12 ^ t48
-        "ldr r1, [sp, #76]",    // reload z14
-        "eors r1, r6",          // t61 = z14 ^ t57
-        "eor r4, r4, r10",      // t54 = z6 ^ z7
-        "eor r8, r8, r4",       // t59 = z3 ^ t54
-        "eor r10, r10, lr",     // t52 = z7 ^ z8
-        "eor r6, r12, r6",      // t60 = t46 ^ t57
-        "eors r3, r6",          // s7 = t48 ^ t60
-        "eor r12, r11, r12",    // t58 = z4 ^ t46
-        "eor r5, r5, r12",      // t63 = t49 ^ t58
-        "eor r10, r10, r12",    // t62 = t52 ^ t58
-        "eor r1, r1, r10",      // t65 = t61 ^ t62
-        "eor r7, r7, r10",      // s6 = t56 ^ t62
-        "ldr r4, [sp, #88]",    // reload t47
-        "eors r4, r1",          // s5 = t47 ^ t65
-        "eor r11, r11, r8",     // t64 = z4 ^ t59
-        "eor r8, r8, r5",       // s0 = t59 ^ t63
-        "ldr r6, [sp, #84]",    // reload z1
-        "eors r6, r5",          // t66 = z1 ^ t63
-        "ldr r5, [sp, #80]",    // reload t51
-        "eors r5, r6",          // s4 = t51 ^ t66
-        "eors r2, r6",          // s3 = t53 ^ t66
-        "eor r6, r11, r2",      // s1 = t64 ^ s3
-        "eor r11, r11, r1",     // t67 = t64 ^ t65
-        "eor r0, r0, r11",      // s2 = t55 ^ t67
-        "ldr r1, [sp, #16]",    // reload j
-        "tbh [pc, r1, lsl #1]", // on j: MC_j, or 4: no MixColumns
+        "ldr r3, [sp, #80]",    // reload t37
+        "ldr r4, [sp, #40]",    // reload y6
+        "ands r3, r4",          // z1 = t37 & y6
+        "eor r4, r5, r2",       // t58 = z4 ^ t46
+        "ldr r11, [sp, #76]",   // reload z12
+        "eor r6, r6, r11",      // t50 = z2 ^ z12
+        "eor r6, r6, r8",       // t57 = t50 ^ t53
+        "eor r12, r12, r4",     // t63 = t49 ^ t58
+        "eor lr, lr, r4",       // t62 = t52 ^ t58
+        "eors r5, r7",          // t64 = z4 ^ t59
+        "ldr r4, [sp, #72]",    // reload z14
+        "eors r4, r6",          // t61 = z14 ^ t57
+        "eor r3, r3, r12",      // t66 = z1 ^ t63
+        "eor r4, r4, lr",       // t65 = t61 ^ t62
+        "eors r2, r6",          // t60 = t46 ^ t57
+        "eor r11, r11, r9",     // t56 = z12 ^ t48
+        "eor r10, r10, r3",     // s4 = t51 ^ t66
+        "eor r8, r8, r3",       // s3 = t53 ^ t66
+        "eors r0, r4",          // s5 = t47 ^ t65
+        "eor r7, r7, r12",      // s0 = t59 ^ t63
+        "eors r4, r5",          // t67 = t64 ^ t65
+        "eors r1, r4",          // s2 = t55 ^ t67
+        "eor r11, r11, lr",     // s6 = t56 ^ t62
+        "eor r9, r9, r2",       // s7 = t48 ^ t60
+        "eor r5, r5, r8",       // s1 = t64 ^ s3
+        "ldr r2, [sp, #16]",    // reload j
+        "tbh [pc, r2, lsl #1]", // on j: MC_j, or 4: no MixColumns
         "2:",
         ".hword (11f - 2b) / 2", // j = 0
         ".hword (12f - 2b) / 2", // j = 1
@@ -272,320 +271,320 @@ unsafe extern "C" fn rounds_asm(s: *mut u32, keys: *const u32, mixes: *const u8,
         ".hword (14f - 2b) / 2", // j = 3
         ".hword (10f - 2b) / 2", // j = 4
         "10:",
-        "ldr r9, [sp, #0]",  // reload sp_s
-        "str r3, [r9, #0]",  // s[0] = s7
-        "str r7, [r9, #4]",  // s[1] = s6
-        "str r4, [r9, #8]",  // s[2] = s5
-        "str r5, [r9, #12]", // s[3] = s4
-        "str r2, [r9, #16]", // s[4] = s3
-        "str r0, [r9, #20]", // s[5] = s2
-        "str r6, [r9, #24]", // s[6] = s1
-        "str r8, [r9, #28]", // s[7] = s0
-        "b 9f",              // the loop
+        "ldr r3, [sp, #0]",   // reload sp_s
+        "str r9, [r3, #0]",   // s[0] = s7
+        "str r11, [r3, #4]",  // s[1] = s6
+        "str r0, [r3, #8]",   // s[2] = s5
+        "str r10, [r3, #12]", // s[3] = s4
+        "str r8, [r3, #16]",  // s[4] = s3
+        "str r1, [r3, #20]",  // s[5] = s2
+        "str r5, [r3, #24]",  // s[6] = s1
+        "str r7, [r3, #28]",  // s[7] = s0
+        "b 9f",               // the loop
         "11:",
-        "eor r9, r3, r3, ror #8",     // t0 = s7 ^ (s7 >>> 8)
-        "eor r10, r7, r7, ror #8",    // t1 = s6 ^ (s6 >>> 8)
-        "eor r11, r4, r4, ror #8",    // t2 = s5 ^ (s5 >>> 8)
-        "eor r12, r5, r5, ror #8",    // t3 = s4 ^ (s4 >>> 8)
-        "eor lr, r2, r2, ror #8",     // t4 = s3 ^ (s3 >>> 8)
-        "eor r1, r0, r0, ror #8",     // t5 = s2 ^ (s2 >>> 8)
-        "str r1, [sp, #92]",          // spill t5
-        "eor r1, r6, r6, ror #8",     // t6 = s1 ^ (s1 >>> 8)
-        "str r1, [sp, #96]",          // spill t6
-        "eor r1, r8, r8, ror #8",     // t7 = s0 ^ (s0 >>> 8)
-        "eor r3, r1, r3, ror #8",     // o0_0 = t7 ^ (s7 >>> 8)
-        "eor r3, r3, r9, ror #16",    // o0 = o0_0 ^ (t0 >>> 16)
-        "str r8, [sp, #100]",         // spill s0
-        "ldr r8, [sp, #0]",           // reload sp_s
-        "str r3, [r8, #0]",           // s[0] = o0
-        "eor r9, r9, r1",             // o1_0 = t0 ^ t7
-        "eor r9, r9, r7, ror #8",     // o1_1 = o1_0 ^ (s6 >>> 8)
-        "eor r9, r9, r10, ror #16",   // o1 = o1_1 ^ (t1 >>> 16)
-        "str r9, [r8, #4]",           // s[1] = o1
-        "eor r10, r10, r4, ror #8",   // o2_0 = t1 ^ (s5 >>> 8)
-        "eor r10, r10, r11, ror #16", // o2 = o2_0 ^ (t2 >>> 16)
-        "str r10, [r8, #8]",          // s[2] = o2
-        "eor r11, r11, r1",           // o3_0 = t2 ^ t7
-        "eor r11, r11, r5, ror #8",   // o3_1 = o3_0 ^ (s4 >>> 8)
-        "eor r11, r11, r12, ror #16", // o3 = o3_1 ^ (t3 >>> 16)
-        "str r11, [r8, #12]",         // s[3] = o3
-        "eor r12, r12, r1",           // o4_0 = t3 ^ t7
-        "eor r12, r12, r2, ror #8",   // o4_1 = o4_0 ^ (s3 >>> 8)
-        "eor r12, r12, lr, ror #16",  // o4 = o4_1 ^ (t4 >>> 16)
-        "str r12, [r8, #16]",         // s[4] = o4
-        "eor lr, lr, r0, ror #8",     // o5_0 = t4 ^ (s2 >>> 8)
-        "ldr r0, [sp, #92]",          // reload t5
-        "eor lr, lr, r0, ror #16",    // o5 = o5_0 ^ (t5 >>> 16)
-        "str lr, [r8, #20]",          // s[5] = o5
-        "eor r0, r0, r6, ror #8",     // o6_0 = t5 ^ (s1 >>> 8)
-        "ldr r2, [sp, #96]",          // reload t6
-        "eor r0, r0, r2, ror #16",    // o6 = o6_0 ^ (t6 >>> 16)
-        "str r0, [r8, #24]",          // s[6] = o6
-        "ldr r4, [sp, #100]",         // reload s0
-        "eor r2, r2, r4, ror #8",     // o7_0 = t6 ^ (s0 >>> 8)
-        "eor r2, r2, r1, ror #16",    // o7 = o7_0 ^ (t7 >>> 16)
-        "str r2, [r8, #28]",          // s[7] = o7
-        "b 9f",                       // the loop
+        "eor r3, r9, r9, ror #8",    // t0 = s7 ^ (s7 >>> 8)
+        "eor r4, r11, r11, ror #8",  // t1 = s6 ^ (s6 >>> 8)
+        "eor r6, r0, r0, ror #8",    // t2 = s5 ^ (s5 >>> 8)
+        "eor r12, r10, r10, ror #8", // t3 = s4 ^ (s4 >>> 8)
+        "eor lr, r8, r8, ror #8",    // t4 = s3 ^ (s3 >>> 8)
+        "eor r2, r1, r1, ror #8",    // t5 = s2 ^ (s2 >>> 8)
+        "str r2, [sp, #88]",         // spill t5
+        "eor r2, r5, r5, ror #8",    // t6 = s1 ^ (s1 >>> 8)
+        "str r2, [sp, #92]",         // spill t6
+        "eor r2, r7, r7, ror #8",    // t7 = s0 ^ (s0 >>> 8)
+        "eor r9, r2, r9, ror #8",    // o0_0 = t7 ^ (s7 >>> 8)
+        "eor r9, r9, r3, ror #16",   // o0 = o0_0 ^ (t0 >>> 16)
+        "str r7, [sp, #96]",         // spill s0
+        "ldr r7, [sp, #0]",          // reload sp_s
+        "str r9, [r7, #0]",          // s[0] = o0
+        "eors r3, r2",               // o1_0 = t0 ^ t7
+        "eor r3, r3, r11, ror #8",   // o1_1 = o1_0 ^ (s6 >>> 8)
+        "eor r3, r3, r4, ror #16",   // o1 = o1_1 ^ (t1 >>> 16)
+        "str r3, [r7, #4]",          // s[1] = o1
+        "eor r4, r4, r0, ror #8",    // o2_0 = t1 ^ (s5 >>> 8)
+        "eor r4, r4, r6, ror #16",   // o2 = o2_0 ^ (t2 >>> 16)
+        "str r4, [r7, #8]",          // s[2] = o2
+        "eors r6, r2",               // o3_0 = t2 ^ t7
+        "eor r6, r6, r10, ror #8",   // o3_1 = o3_0 ^ (s4 >>> 8)
+        "eor r6, r6, r12, ror #16",  // o3 = o3_1 ^ (t3 >>> 16)
+        "str r6, [r7, #12]",         // s[3] = o3
+        "eor r12, r12, r2",          // o4_0 = t3 ^ t7
+        "eor r12, r12, r8, ror #8",  // o4_1 = o4_0 ^ (s3 >>> 8)
+        "eor r12, r12, lr, ror #16", // o4 = o4_1 ^ (t4 >>> 16)
+        "str r12, [r7, #16]",        // s[4] = o4
+        "eor lr, lr, r1, ror #8",    // o5_0 = t4 ^ (s2 >>> 8)
+        "ldr r0, [sp, #88]",         // reload t5
+        "eor lr, lr, r0, ror #16",   // o5 = o5_0 ^ (t5 >>> 16)
+        "str lr, [r7, #20]",         // s[5] = o5
+        "eor r0, r0, r5, ror #8",    // o6_0 = t5 ^ (s1 >>> 8)
+        "ldr r1, [sp, #92]",         // reload t6
+        "eor r0, r0, r1, ror #16",   // o6 = o6_0 ^ (t6 >>> 16)
+        "str r0, [r7, #24]",         // s[6] = o6
+        "ldr r5, [sp, #96]",         // reload s0
+        "eor r1, r1, r5, ror #8",    // o7_0 = t6 ^ (s0 >>> 8)
+        "eor r1, r1, r2, ror #16",   // o7 = o7_0 ^ (t7 >>> 16)
+        "str r1, [r7, #28]",         // s[7] = o7
+        "b 9f",                      // the loop
         "13:",
-        "eor r9, r3, r3, ror #24",    // wn0 = s7 ^ (s7 >>> 24)
-        "mov r10, #0xf0f0f0f0",       // cf0f0f0f0
-        "and r9, r10, r9, ror #12",   // fn0 = cf0f0f0f0 & (wn0 >>> 12)
-        "eor r9, r9, r3, ror #12",    // n0 = fn0 ^ (s7 >>> 12)
-        "eor r3, r3, r9",             // t0 = s7 ^ n0
-        "eor r11, r7, r7, ror #24",   // wn1 = s6 ^ (s6 >>> 24)
-        "and r11, r10, r11, ror #12", // fn1 = cf0f0f0f0 & (wn1 >>> 12)
-        "eor r11, r11, r7, ror #12",  // n1 = fn1 ^ (s6 >>> 12)
-        "eor r7, r7, r11",            // t1 = s6 ^ n1
-        "eor r12, r4, r4, ror #24",   // wn2 = s5 ^ (s5 >>> 24)
-        "and r12, r10, r12, ror #12", // fn2 = cf0f0f0f0 & (wn2 >>> 12)
-        "eor r12, r12, r4, ror #12",  // n2 = fn2 ^ (s5 >>> 12)
-        "eor r4, r4, r12",            // t2 = s5 ^ n2
-        "eor lr, r5, r5, ror #24",    // wn3 = s4 ^ (s4 >>> 24)
-        "and lr, r10, lr, ror #12",   // fn3 = cf0f0f0f0 & (wn3 >>> 12)
-        "eor lr, lr, r5, ror #12",    // n3 = fn3 ^ (s4 >>> 12)
-        "eor r5, r5, lr",             // t3 = s4 ^ n3
-        "eor r1, r2, r2, ror #24",    // wn4 = s3 ^ (s3 >>> 24)
-        "and r1, r10, r1, ror #12",   // fn4 = cf0f0f0f0 & (wn4 >>> 12)
-        "eor r1, r1, r2, ror #12",    // n4 = fn4 ^ (s3 >>> 12)
-        "eors r2, r1",                // t4 = s3 ^ n4
-        "str r2, [sp, #92]",          // spill t4
-        "eor r2, r0, r0, ror #24",    // wn5 = s2 ^ (s2 >>> 24)
-        "and r2, r10, r2, ror #12",   // fn5 = cf0f0f0f0 & (wn5 >>> 12)
-        "eor r2, r2, r0, ror #12",    // n5 = fn5 ^ (s2 >>> 12)
-        "eors r0, r2",                // t5 = s2 ^ n5
-        "str r0, [sp, #96]",          // spill t5
-        "eor r0, r6, r6, ror #24",    // wn6 = s1 ^ (s1 >>> 24)
-        "and r0, r10, r0, ror #12",   // fn6 = cf0f0f0f0 & (wn6 >>> 12)
-        "eor r0, r0, r6, ror #12",    // n6 = fn6 ^ (s1 >>> 12)
-        "eors r6, r0",                // t6 = s1 ^ n6
-        "str r6, [sp, #100]",         // spill t6
-        "eor r6, r8, r8, ror #24",    // wn7 = s0 ^ (s0 >>> 24)
-        "and r10, r10, r6, ror #12",  // fn7 = cf0f0f0f0 & (wn7 >>> 12)
-        "eor r10, r10, r8, ror #12",  // n7 = fn7 ^ (s0 >>> 12)
-        "eor r8, r8, r10",            // t7 = s0 ^ n7
-        "eor r9, r8, r9",             // o0_0 = t7 ^ n0
-        "eor r9, r9, r3, ror #16",    // o0 = o0_0 ^ (t0 >>> 16)
-        "ldr r6, [sp, #0]",           // reload sp_s
-        "str r9, [r6, #0]",           // s[0] = o0
-        "eor r3, r3, r8",             // o1_0 = t0 ^ t7
-        "eor r3, r3, r11",            // o1_1 = o1_0 ^ n1
-        "eor r3, r3, r7, ror #16",    // o1 = o1_1 ^ (t1 >>> 16)
-        "str r3, [r6, #4]",           // s[1] = o1
-        "eor r7, r7, r12",            // o2_0 = t1 ^ n2
-        "eor r7, r7, r4, ror #16",    // o2 = o2_0 ^ (t2 >>> 16)
-        "str r7, [r6, #8]",           // s[2] = o2
-        "eor r4, r4, r8",             // o3_0 = t2 ^ t7
-        "eor r4, r4, lr",             // o3_1 = o3_0 ^ n3
-        "eor r4, r4, r5, ror #16",    // o3 = o3_1 ^ (t3 >>> 16)
-        "str r4, [r6, #12]",          // s[3] = o3
-        "eor r5, r5, r8",             // o4_0 = t3 ^ t7
-        "eors r5, r1",                // o4_1 = o4_0 ^ n4
-        "ldr r1, [sp, #92]",          // reload t4
-        "eor r5, r5, r1, ror #16",    // o4 = o4_1 ^ (t4 >>> 16)
-        "str r5, [r6, #16]",          // s[4] = o4
-        "eors r1, r2",                // o5_0 = t4 ^ n5
-        "ldr r2, [sp, #96]",          // reload t5
-        "eor r1, r1, r2, ror #16",    // o5 = o5_0 ^ (t5 >>> 16)
-        "str r1, [r6, #20]",          // s[5] = o5
-        "eors r2, r0",                // o6_0 = t5 ^ n6
-        "ldr r0, [sp, #100]",         // reload t6
-        "eor r2, r2, r0, ror #16",    // o6 = o6_0 ^ (t6 >>> 16)
-        "str r2, [r6, #24]",          // s[6] = o6
-        "eor r0, r0, r10",            // o7_0 = t6 ^ n7
-        "eor r0, r0, r8, ror #16",    // o7 = o7_0 ^ (t7 >>> 16)
-        "str r0, [r6, #28]",          // s[7] = o7
-        "b 9f",                       // the loop
+        "eor r3, r9, r9, ror #24",   // wn0 = s7 ^ (s7 >>> 24)
+        "mov r4, #0xf0f0f0f0",       // cf0f0f0f0
+        "and r3, r4, r3, ror #12",   // fn0 = cf0f0f0f0 & (wn0 >>> 12)
+        "eor r3, r3, r9, ror #12",   // n0 = fn0 ^ (s7 >>> 12)
+        "eor r9, r9, r3",            // t0 = s7 ^ n0
+        "eor r6, r11, r11, ror #24", // wn1 = s6 ^ (s6 >>> 24)
+        "and r6, r4, r6, ror #12",   // fn1 = cf0f0f0f0 & (wn1 >>> 12)
+        "eor r6, r6, r11, ror #12",  // n1 = fn1 ^ (s6 >>> 12)
+        "eor r11, r11, r6",          // t1 = s6 ^ n1
+        "eor r12, r0, r0, ror #24",  // wn2 = s5 ^ (s5 >>> 24)
+        "and r12, r4, r12, ror #12", // fn2 = cf0f0f0f0 & (wn2 >>> 12)
+        "eor r12, r12, r0, ror #12", // n2 = fn2 ^ (s5 >>> 12)
+        "eor r0, r0, r12",           // t2 = s5 ^ n2
+        "eor lr, r10, r10, ror #24", // wn3 = s4 ^ (s4 >>> 24)
+        "and lr, r4, lr, ror #12",   // fn3 = cf0f0f0f0 & (wn3 >>> 12)
+        "eor lr, lr, r10, ror #12",  // n3 = fn3 ^ (s4 >>> 12)
+        "eor r10, r10, lr",          // t3 = s4 ^ n3
+        "eor r2, r8, r8, ror #24",   // wn4 = s3 ^ (s3 >>> 24)
+        "and r2, r4, r2, ror #12",   // fn4 = cf0f0f0f0 & (wn4 >>> 12)
+        "eor r2, r2, r8, ror #12",   // n4 = fn4 ^ (s3 >>> 12)
+        "eor r8, r8, r2",            // t4 = s3 ^ n4
+        "str r8, [sp, #88]",         // spill t4
+        "eor r8, r1, r1, ror #24",   // wn5 = s2 ^ (s2 >>> 24)
+        "and r8, r4, r8, ror #12",   // fn5 = cf0f0f0f0 & (wn5 >>> 12)
+        "eor r8, r8, r1, ror #12",   // n5 = fn5 ^ (s2 >>> 12)
+        "eor r1, r1, r8",            // t5 = s2 ^ n5
+        "str r1, [sp, #92]",         // spill t5
+        "eor r1, r5, r5, ror #24",   // wn6 = s1 ^ (s1 >>> 24)
+        "and r1, r4, r1, ror #12",   // fn6 = cf0f0f0f0 & (wn6 >>> 12)
+        "eor r1, r1, r5, ror #12",   // n6 = fn6 ^ (s1 >>> 12)
+        "eors r5, r1",               // t6 = s1 ^ n6
+        "str r5, [sp, #96]",         // spill t6
+        "eor r5, r7, r7, ror #24",   // wn7 = s0 ^ (s0 >>> 24)
+        "and r4, r4, r5, ror #12",   // fn7 = cf0f0f0f0 & (wn7 >>> 12)
+        "eor r4, r4, r7, ror #12",   // n7 = fn7 ^ (s0 >>> 12)
+        "eors r7, r4",               // t7 = s0 ^ n7
+        "eors r3, r7",               // o0_0 = t7 ^ n0
+        "eor r3, r3, r9, ror #16",   // o0 = o0_0 ^ (t0 >>> 16)
+        "ldr r5, [sp, #0]",          // reload sp_s
+        "str r3, [r5, #0]",          // s[0] = o0
+        "eor r9, r9, r7",            // o1_0 = t0 ^ t7
+        "eor r9, r9, r6",            // o1_1 = o1_0 ^ n1
+        "eor r9, r9, r11, ror #16",  // o1 = o1_1 ^ (t1 >>> 16)
+        "str r9, [r5, #4]",          // s[1] = o1
+        "eor r11, r11, r12",         // o2_0 = t1 ^ n2
+        "eor r11, r11, r0, ror #16", // o2 = o2_0 ^ (t2 >>> 16)
+        "str r11, [r5, #8]",         // s[2] = o2
+        "eors r0, r7",               // o3_0 = t2 ^ t7
+        "eor r0, r0, lr",            // o3_1 = o3_0 ^ n3
+        "eor r0, r0, r10, ror #16",  // o3 = o3_1 ^ (t3 >>> 16)
+        "str r0, [r5, #12]",         // s[3] = o3
+        "eor r10, r10, r7",          // o4_0 = t3 ^ t7
+        "eor r10, r10, r2",          // o4_1 = o4_0 ^ n4
+        "ldr r2, [sp, #88]",         // reload t4
+        "eor r10, r10, r2, ror #16", // o4 = o4_1 ^ (t4 >>> 16)
+        "str r10, [r5, #16]",        // s[4] = o4
+        "eor r2, r2, r8",            // o5_0 = t4 ^ n5
+        "ldr r6, [sp, #92]",         // reload t5
+        "eor r2, r2, r6, ror #16",   // o5 = o5_0 ^ (t5 >>> 16)
+        "str r2, [r5, #20]",         // s[5] = o5
+        "eors r6, r1",               // o6_0 = t5 ^ n6
+        "ldr r1, [sp, #96]",         // reload t6
+        "eor r6, r6, r1, ror #16",   // o6 = o6_0 ^ (t6 >>> 16)
+        "str r6, [r5, #24]",         // s[6] = o6
+        "eors r1, r4",               // o7_0 = t6 ^ n7
+        "eor r1, r1, r7, ror #16",   // o7 = o7_0 ^ (t7 >>> 16)
+        "str r1, [r5, #28]",         // s[7] = o7
+        "b 9f",                      // the loop
         "12:",
-        "eor r9, r3, r3, ror #24",    // wn0 = s7 ^ (s7 >>> 24)
-        "mov r10, #0xc0c0c0c0",       // cc0c0c0c0
-        "and r9, r10, r9, ror #10",   // fn0 = cc0c0c0c0 & (wn0 >>> 10)
-        "eor r9, r9, r3, ror #10",    // n0 = fn0 ^ (s7 >>> 10)
-        "eor r3, r3, r9",             // t0 = s7 ^ n0
-        "eor r11, r7, r7, ror #24",   // wn1 = s6 ^ (s6 >>> 24)
-        "and r11, r10, r11, ror #10", // fn1 = cc0c0c0c0 & (wn1 >>> 10)
-        "eor r11, r11, r7, ror #10",  // n1 = fn1 ^ (s6 >>> 10)
-        "eor r7, r7, r11",            // t1 = s6 ^ n1
-        "eor r12, r4, r4, ror #24",   // wn2 = s5 ^ (s5 >>> 24)
-        "and r12, r10, r12, ror #10", // fn2 = cc0c0c0c0 & (wn2 >>> 10)
-        "eor r12, r12, r4, ror #10",  // n2 = fn2 ^ (s5 >>> 10)
-        "eor r4, r4, r12",            // t2 = s5 ^ n2
-        "eor lr, r5, r5, ror #24",    // wn3 = s4 ^ (s4 >>> 24)
-        "and lr, r10, lr, ror #10",   // fn3 = cc0c0c0c0 & (wn3 >>> 10)
-        "eor lr, lr, r5, ror #10",    // n3 = fn3 ^ (s4 >>> 10)
-        "eor r5, r5, lr",             // t3 = s4 ^ n3
-        "eor r1, r2, r2, ror #24",    // wn4 = s3 ^ (s3 >>> 24)
-        "and r1, r10, r1, ror #10",   // fn4 = cc0c0c0c0 & (wn4 >>> 10)
-        "eor r1, r1, r2, ror #10",    // n4 = fn4 ^ (s3 >>> 10)
-        "eors r2, r1",                // t4 = s3 ^ n4
-        "str r1, [sp, #92]",          // spill n4
-        "eor r1, r0, r0, ror #24",    // wn5 = s2 ^ (s2 >>> 24)
-        "and r1, r10, r1, ror #10",   // fn5 = cc0c0c0c0 & (wn5 >>> 10)
-        "eor r1, r1, r0, ror #10",    // n5 = fn5 ^ (s2 >>> 10)
-        "eors r0, r1",                // t5 = s2 ^ n5
-        "str r1, [sp, #96]",          // spill n5
-        "eor r1, r6, r6, ror #24",    // wn6 = s1 ^ (s1 >>> 24)
-        "and r1, r10, r1, ror #10",   // fn6 = cc0c0c0c0 & (wn6 >>> 10)
-        "eor r1, r1, r6, ror #10",    // n6 = fn6 ^ (s1 >>> 10)
-        "eors r6, r1",                // t6 = s1 ^ n6
-        "str r1, [sp, #100]",         // spill n6
-        "eor r1, r8, r8, ror #24",    // wn7 = s0 ^ (s0 >>> 24)
-        "and r10, r10, r1, ror #10",  // fn7 = cc0c0c0c0 & (wn7 >>> 10)
-        "eor r10, r10, r8, ror #10",  // n7 = fn7 ^ (s0 >>> 10)
-        "eor r8, r8, r10",            // t7 = s0 ^ n7
-        "eor r1, r3, r3, ror #24",    // wg0 = t0 ^ (t0 >>> 24)
-        "str r10, [sp, #104]",        // spill n7
-        "mov r10, #0xf0f0f0f0",       // cf0f0f0f0
-        "and r1, r10, r1, ror #20",   // fg0 = cf0f0f0f0 & (wg0 >>> 20)
-        "eor r9, r8, r9",             // o0_0 = t7 ^ n0
-        "eor r9, r9, r1",             // o0_1 = o0_0 ^ fg0
-        "eor r9, r9, r3, ror #20",    // o0 = o0_1 ^ (t0 >>> 20)
-        "ldr r1, [sp, #0]",           // reload sp_s
-        "str r9, [r1, #0]",           // s[0] = o0
-        "eor r9, r7, r7, ror #24",    // wg1 = t1 ^ (t1 >>> 24)
-        "and r9, r10, r9, ror #20",   // fg1 = cf0f0f0f0 & (wg1 >>> 20)
-        "eor r3, r3, r8",             // o1_0 = t0 ^ t7
-        "eor r3, r3, r11",            // o1_1 = o1_0 ^ n1
-        "eor r3, r3, r9",             // o1_2 = o1_1 ^ fg1
-        "eor r3, r3, r7, ror #20",    // o1 = o1_2 ^ (t1 >>> 20)
-        "str r3, [r1, #4]",           // s[1] = o1
-        "eor r9, r4, r4, ror #24",    // wg2 = t2 ^ (t2 >>> 24)
-        "and r9, r10, r9, ror #20",   // fg2 = cf0f0f0f0 & (wg2 >>> 20)
-        "eor r7, r7, r12",            // o2_0 = t1 ^ n2
-        "eor r7, r7, r9",             // o2_1 = o2_0 ^ fg2
-        "eor r7, r7, r4, ror #20",    // o2 = o2_1 ^ (t2 >>> 20)
-        "str r7, [r1, #8]",           // s[2] = o2
-        "eor r9, r5, r5, ror #24",    // wg3 = t3 ^ (t3 >>> 24)
-        "and r9, r10, r9, ror #20",   // fg3 = cf0f0f0f0 & (wg3 >>> 20)
-        "eor r4, r4, r8",             // o3_0 = t2 ^ t7
-        "eor r4, r4, lr",             // o3_1 = o3_0 ^ n3
-        "eor r4, r4, r9",             // o3_2 = o3_1 ^ fg3
-        "eor r4, r4, r5, ror #20",    // o3 = o3_2 ^ (t3 >>> 20)
-        "str r4, [r1, #12]",          // s[3] = o3
-        "eor r9, r2, r2, ror #24",    // wg4 = t4 ^ (t4 >>> 24)
-        "and r9, r10, r9, ror #20",   // fg4 = cf0f0f0f0 & (wg4 >>> 20)
-        "eor r5, r5, r8",             // o4_0 = t3 ^ t7
-        "ldr r11, [sp, #92]",         // reload n4
-        "eor r5, r5, r11",            // o4_1 = o4_0 ^ n4
-        "eor r5, r5, r9",             // o4_2 = o4_1 ^ fg4
-        "eor r5, r5, r2, ror #20",    // o4 = o4_2 ^ (t4 >>> 20)
-        "str r5, [r1, #16]",          // s[4] = o4
-        "eor r9, r0, r0, ror #24",    // wg5 = t5 ^ (t5 >>> 24)
-        "and r9, r10, r9, ror #20",   // fg5 = cf0f0f0f0 & (wg5 >>> 20)
-        "ldr r11, [sp, #96]",         // reload n5
-        "eor r2, r2, r11",            // o5_0 = t4 ^ n5
-        "eor r2, r2, r9",             // o5_1 = o5_0 ^ fg5
-        "eor r2, r2, r0, ror #20",    // o5 = o5_1 ^ (t5 >>> 20)
-        "str r2, [r1, #20]",          // s[5] = o5
-        "eor r9, r6, r6, ror #24",    // wg6 = t6 ^ (t6 >>> 24)
-        "and r9, r10, r9, ror #20",   // fg6 = cf0f0f0f0 & (wg6 >>> 20)
-        "ldr r11, [sp, #100]",        // reload n6
-        "eor r0, r0, r11",            // o6_0 = t5 ^ n6
-        "eor r0, r0, r9",             // o6_1 = o6_0 ^ fg6
-        "eor r0, r0, r6, ror #20",    // o6 = o6_1 ^ (t6 >>> 20)
-        "str r0, [r1, #24]",          // s[6] = o6
-        "eor r9, r8, r8, ror #24",    // wg7 = t7 ^ (t7 >>> 24)
-        "and r10, r10, r9, ror #20",  // fg7 = cf0f0f0f0 & (wg7 >>> 20)
-        "ldr r9, [sp, #104]",         // reload n7
-        "eor r6, r6, r9",             // o7_0 = t6 ^ n7
-        "eor r6, r6, r10",            // o7_1 = o7_0 ^ fg7
-        "eor r6, r6, r8, ror #20",    // o7 = o7_1 ^ (t7 >>> 20)
-        "str r6, [r1, #28]",          // s[7] = o7
-        "b 9f",                       // the loop
+        "eor r3, r9, r9, ror #24",   // wn0 = s7 ^ (s7 >>> 24)
+        "mov r4, #0xc0c0c0c0",       // cc0c0c0c0
+        "and r3, r4, r3, ror #10",   // fn0 = cc0c0c0c0 & (wn0 >>> 10)
+        "eor r3, r3, r9, ror #10",   // n0 = fn0 ^ (s7 >>> 10)
+        "eor r9, r9, r3",            // t0 = s7 ^ n0
+        "eor r6, r11, r11, ror #24", // wn1 = s6 ^ (s6 >>> 24)
+        "and r6, r4, r6, ror #10",   // fn1 = cc0c0c0c0 & (wn1 >>> 10)
+        "eor r6, r6, r11, ror #10",  // n1 = fn1 ^ (s6 >>> 10)
+        "eor r11, r11, r6",          // t1 = s6 ^ n1
+        "eor r12, r0, r0, ror #24",  // wn2 = s5 ^ (s5 >>> 24)
+        "and r12, r4, r12, ror #10", // fn2 = cc0c0c0c0 & (wn2 >>> 10)
+        "eor r12, r12, r0, ror #10", // n2 = fn2 ^ (s5 >>> 10)
+        "eor r0, r0, r12",           // t2 = s5 ^ n2
+        "eor lr, r10, r10, ror #24", // wn3 = s4 ^ (s4 >>> 24)
+        "and lr, r4, lr, ror #10",   // fn3 = cc0c0c0c0 & (wn3 >>> 10)
+        "eor lr, lr, r10, ror #10",  // n3 = fn3 ^ (s4 >>> 10)
+        "eor r10, r10, lr",          // t3 = s4 ^ n3
+        "eor r2, r8, r8, ror #24",   // wn4 = s3 ^ (s3 >>> 24)
+        "and r2, r4, r2, ror #10",   // fn4 = cc0c0c0c0 & (wn4 >>> 10)
+        "eor r2, r2, r8, ror #10",   // n4 = fn4 ^ (s3 >>> 10)
+        "eor r8, r8, r2",            // t4 = s3 ^ n4
+        "str r2, [sp, #88]",         // spill n4
+        "eor r2, r1, r1, ror #24",   // wn5 = s2 ^ (s2 >>> 24)
+        "and r2, r4, r2, ror #10",   // fn5 = cc0c0c0c0 & (wn5 >>> 10)
+        "eor r2, r2, r1, ror #10",   // n5 = fn5 ^ (s2 >>> 10)
+        "eors r1, r2",               // t5 = s2 ^ n5
+        "str r2, [sp, #92]",         // spill n5
+        "eor r2, r5, r5, ror #24",   // wn6 = s1 ^ (s1 >>> 24)
+        "and r2, r4, r2, ror #10",   // fn6 = cc0c0c0c0 & (wn6 >>> 10)
+        "eor r2, r2, r5, ror #10",   // n6 = fn6 ^ (s1 >>> 10)
+        "eors r5, r2",               // t6 = s1 ^ n6
+        "str r2, [sp, #96]",         // spill n6
+        "eor r2, r7, r7, ror #24",   // wn7 = s0 ^ (s0 >>> 24)
+        "and r4, r4, r2, ror #10",   // fn7 = cc0c0c0c0 & (wn7 >>> 10)
+        "eor r4, r4, r7, ror #10",   // n7 = fn7 ^ (s0 >>> 10)
+        "eors r7, r4",               // t7 = s0 ^ n7
+        "eor r2, r9, r9, ror #24",   // wg0 = t0 ^ (t0 >>> 24)
+        "str r4, [sp, #100]",        // spill n7
+        "mov r4, #0xf0f0f0f0",       // cf0f0f0f0
+        "and r2, r4, r2, ror #20",   // fg0 = cf0f0f0f0 & (wg0 >>> 20)
+        "eors r3, r7",               // o0_0 = t7 ^ n0
+        "eors r3, r2",               // o0_1 = o0_0 ^ fg0
+        "eor r3, r3, r9, ror #20",   // o0 = o0_1 ^ (t0 >>> 20)
+        "ldr r2, [sp, #0]",          // reload sp_s
+        "str r3, [r2, #0]",          // s[0] = o0
+        "eor r3, r11, r11, ror #24", // wg1 = t1 ^ (t1 >>> 24)
+        "and r3, r4, r3, ror #20",   // fg1 = cf0f0f0f0 & (wg1 >>> 20)
+        "eor r9, r9, r7",            // o1_0 = t0 ^ t7
+        "eor r9, r9, r6",            // o1_1 = o1_0 ^ n1
+        "eor r9, r9, r3",            // o1_2 = o1_1 ^ fg1
+        "eor r9, r9, r11, ror #20",  // o1 = o1_2 ^ (t1 >>> 20)
+        "str r9, [r2, #4]",          // s[1] = o1
+        "eor r3, r0, r0, ror #24",   // wg2 = t2 ^ (t2 >>> 24)
+        "and r3, r4, r3, ror #20",   // fg2 = cf0f0f0f0 & (wg2 >>> 20)
+        "eor r11, r11, r12",         // o2_0 = t1 ^ n2
+        "eor r11, r11, r3",          // o2_1 = o2_0 ^ fg2
+        "eor r11, r11, r0, ror #20", // o2 = o2_1 ^ (t2 >>> 20)
+        "str r11, [r2, #8]",         // s[2] = o2
+        "eor r3, r10, r10, ror #24", // wg3 = t3 ^ (t3 >>> 24)
+        "and r3, r4, r3, ror #20",   // fg3 = cf0f0f0f0 & (wg3 >>> 20)
+        "eors r0, r7",               // o3_0 = t2 ^ t7
+        "eor r0, r0, lr",            // o3_1 = o3_0 ^ n3
+        "eors r0, r3",               // o3_2 = o3_1 ^ fg3
+        "eor r0, r0, r10, ror #20",  // o3 = o3_2 ^ (t3 >>> 20)
+        "str r0, [r2, #12]",         // s[3] = o3
+        "eor r3, r8, r8, ror #24",   // wg4 = t4 ^ (t4 >>> 24)
+        "and r3, r4, r3, ror #20",   // fg4 = cf0f0f0f0 & (wg4 >>> 20)
+        "eor r10, r10, r7",          // o4_0 = t3 ^ t7
+        "ldr r6, [sp, #88]",         // reload n4
+        "eor r10, r10, r6",          // o4_1 = o4_0 ^ n4
+        "eor r10, r10, r3",          // o4_2 = o4_1 ^ fg4
+        "eor r10, r10, r8, ror #20", // o4 = o4_2 ^ (t4 >>> 20)
+        "str r10, [r2, #16]",        // s[4] = o4
+        "eor r3, r1, r1, ror #24",   // wg5 = t5 ^ (t5 >>> 24)
+        "and r3, r4, r3, ror #20",   // fg5 = cf0f0f0f0 & (wg5 >>> 20)
+        "ldr r6, [sp, #92]",         // reload n5
+        "eor r8, r8, r6",            // o5_0 = t4 ^ n5
+        "eor r8, r8, r3",            // o5_1 = o5_0 ^ fg5
+        "eor r8, r8, r1, ror #20",   // o5 = o5_1 ^ (t5 >>> 20)
+        "str r8, [r2, #20]",         // s[5] = o5
+        "eor r3, r5, r5, ror #24",   // wg6 = t6 ^ (t6 >>> 24)
+        "and r3, r4, r3, ror #20",   // fg6 = cf0f0f0f0 & (wg6 >>> 20)
+        "ldr r6, [sp, #96]",         // reload n6
+        "eors r1, r6",               // o6_0 = t5 ^ n6
+        "eors r1, r3",               // o6_1 = o6_0 ^ fg6
+        "eor r1, r1, r5, ror #20",   // o6 = o6_1 ^ (t6 >>> 20)
+        "str r1, [r2, #24]",         // s[6] = o6
+        "eor r3, r7, r7, ror #24",   // wg7 = t7 ^ (t7 >>> 24)
+        "and r4, r4, r3, ror #20",   // fg7 = cf0f0f0f0 & (wg7 >>> 20)
+        "ldr r3, [sp, #100]",        // reload n7
+        "eors r5, r3",               // o7_0 = t6 ^ n7
+        "eors r5, r4",               // o7_1 = o7_0 ^ fg7
+        "eor r5, r5, r7, ror #20",   // o7 = o7_1 ^ (t7 >>> 20)
+        "str r5, [r2, #28]",         // s[7] = o7
+        "b 9f",                      // the loop
         "14:",
-        "eor r9, r3, r3, ror #24",    // wn0 = s7 ^ (s7 >>> 24)
-        "mov r10, #0xfcfcfcfc",       // cfcfcfcfc
-        "and r9, r10, r9, ror #14",   // fn0 = cfcfcfcfc & (wn0 >>> 14)
-        "eor r9, r9, r3, ror #14",    // n0 = fn0 ^ (s7 >>> 14)
-        "eor r3, r3, r9",             // t0 = s7 ^ n0
-        "eor r11, r7, r7, ror #24",   // wn1 = s6 ^ (s6 >>> 24)
-        "and r11, r10, r11, ror #14", // fn1 = cfcfcfcfc & (wn1 >>> 14)
-        "eor r11, r11, r7, ror #14",  // n1 = fn1 ^ (s6 >>> 14)
-        "eor r7, r7, r11",            // t1 = s6 ^ n1
-        "eor r12, r4, r4, ror #24",   // wn2 = s5 ^ (s5 >>> 24)
-        "and r12, r10, r12, ror #14", // fn2 = cfcfcfcfc & (wn2 >>> 14)
-        "eor r12, r12, r4, ror #14",  // n2 = fn2 ^ (s5 >>> 14)
-        "eor r4, r4, r12",            // t2 = s5 ^ n2
-        "eor lr, r5, r5, ror #24",    // wn3 = s4 ^ (s4 >>> 24)
-        "and lr, r10, lr, ror #14",   // fn3 = cfcfcfcfc & (wn3 >>> 14)
-        "eor lr, lr, r5, ror #14",    // n3 = fn3 ^ (s4 >>> 14)
-        "eor r5, r5, lr",             // t3 = s4 ^ n3
-        "eor r1, r2, r2, ror #24",    // wn4 = s3 ^ (s3 >>> 24)
-        "and r1, r10, r1, ror #14",   // fn4 = cfcfcfcfc & (wn4 >>> 14)
-        "eor r1, r1, r2, ror #14",    // n4 = fn4 ^ (s3 >>> 14)
-        "eors r2, r1",                // t4 = s3 ^ n4
-        "str r1, [sp, #92]",          // spill n4
-        "eor r1, r0, r0, ror #24",    // wn5 = s2 ^ (s2 >>> 24)
-        "and r1, r10, r1, ror #14",   // fn5 = cfcfcfcfc & (wn5 >>> 14)
-        "eor r1, r1, r0, ror #14",    // n5 = fn5 ^ (s2 >>> 14)
-        "eors r0, r1",                // t5 = s2 ^ n5
-        "str r1, [sp, #96]",          // spill n5
-        "eor r1, r6, r6, ror #24",    // wn6 = s1 ^ (s1 >>> 24)
-        "and r1, r10, r1, ror #14",   // fn6 = cfcfcfcfc & (wn6 >>> 14)
-        "eor r1, r1, r6, ror #14",    // n6 = fn6 ^ (s1 >>> 14)
-        "eors r6, r1",                // t6 = s1 ^ n6
-        "str r1, [sp, #100]",         // spill n6
-        "eor r1, r8, r8, ror #24",    // wn7 = s0 ^ (s0 >>> 24)
-        "and r10, r10, r1, ror #14",  // fn7 = cfcfcfcfc & (wn7 >>> 14)
-        "eor r10, r10, r8, ror #14",  // n7 = fn7 ^ (s0 >>> 14)
-        "eor r8, r8, r10",            // t7 = s0 ^ n7
-        "eor r1, r3, r3, ror #24",    // wg0 = t0 ^ (t0 >>> 24)
-        "str r10, [sp, #104]",        // spill n7
-        "mov r10, #0xf0f0f0f0",       // cf0f0f0f0
-        "and r1, r10, r1, ror #20",   // fg0 = cf0f0f0f0 & (wg0 >>> 20)
-        "eor r9, r8, r9",             // o0_0 = t7 ^ n0
-        "eor r9, r9, r1",             // o0_1 = o0_0 ^ fg0
-        "eor r9, r9, r3, ror #20",    // o0 = o0_1 ^ (t0 >>> 20)
-        "ldr r1, [sp, #0]",           // reload sp_s
-        "str r9, [r1, #0]",           // s[0] = o0
-        "eor r9, r7, r7, ror #24",    // wg1 = t1 ^ (t1 >>> 24)
-        "and r9, r10, r9, ror #20",   // fg1 = cf0f0f0f0 & (wg1 >>> 20)
-        "eor r3, r3, r8",             // o1_0 = t0 ^ t7
-        "eor r3, r3, r11",            // o1_1 = o1_0 ^ n1
-        "eor r3, r3, r9",             // o1_2 = o1_1 ^ fg1
-        "eor r3, r3, r7, ror #20",    // o1 = o1_2 ^ (t1 >>> 20)
-        "str r3, [r1, #4]",           // s[1] = o1
-        "eor r9, r4, r4, ror #24",    // wg2 = t2 ^ (t2 >>> 24)
-        "and r9, r10, r9, ror #20",   // fg2 = cf0f0f0f0 & (wg2 >>> 20)
-        "eor r7, r7, r12",            // o2_0 = t1 ^ n2
-        "eor r7, r7, r9",             // o2_1 = o2_0 ^ fg2
-        "eor r7, r7, r4, ror #20",    // o2 = o2_1 ^ (t2 >>> 20)
-        "str r7, [r1, #8]",           // s[2] = o2
-        "eor r9, r5, r5, ror #24",    // wg3 = t3 ^ (t3 >>> 24)
-        "and r9, r10, r9, ror #20",   // fg3 = cf0f0f0f0 & (wg3 >>> 20)
-        "eor r4, r4, r8",             // o3_0 = t2 ^ t7
-        "eor r4, r4, lr",             // o3_1 = o3_0 ^ n3
-        "eor r4, r4, r9",             // o3_2 = o3_1 ^ fg3
-        "eor r4, r4, r5, ror #20",    // o3 = o3_2 ^ (t3 >>> 20)
-        "str r4, [r1, #12]",          // s[3] = o3
-        "eor r9, r2, r2, ror #24",    // wg4 = t4 ^ (t4 >>> 24)
-        "and r9, r10, r9, ror #20",   // fg4 = cf0f0f0f0 & (wg4 >>> 20)
-        "eor r5, r5, r8",             // o4_0 = t3 ^ t7
-        "ldr r11, [sp, #92]",         // reload n4
-        "eor r5, r5, r11",            // o4_1 = o4_0 ^ n4
-        "eor r5, r5, r9",             // o4_2 = o4_1 ^ fg4
-        "eor r5, r5, r2, ror #20",    // o4 = o4_2 ^ (t4 >>> 20)
-        "str r5, [r1, #16]",          // s[4] = o4
-        "eor r9, r0, r0, ror #24",    // wg5 = t5 ^ (t5 >>> 24)
-        "and r9, r10, r9, ror #20",   // fg5 = cf0f0f0f0 & (wg5 >>> 20)
-        "ldr r11, [sp, #96]",         // reload n5
-        "eor r2, r2, r11",            // o5_0 = t4 ^ n5
-        "eor r2, r2, r9",             // o5_1 = o5_0 ^ fg5
-        "eor r2, r2, r0, ror #20",    // o5 = o5_1 ^ (t5 >>> 20)
-        "str r2, [r1, #20]",          // s[5] = o5
-        "eor r9, r6, r6, ror #24",    // wg6 = t6 ^ (t6 >>> 24)
-        "and r9, r10, r9, ror #20",   // fg6 = cf0f0f0f0 & (wg6 >>> 20)
-        "ldr r11, [sp, #100]",        // reload n6
-        "eor r0, r0, r11",            // o6_0 = t5 ^ n6
-        "eor r0, r0, r9",             // o6_1 = o6_0 ^ fg6
-        "eor r0, r0, r6, ror #20",    // o6 = o6_1 ^ (t6 >>> 20)
-        "str r0, [r1, #24]",          // s[6] = o6
-        "eor r9, r8, r8, ror #24",    // wg7 = t7 ^ (t7 >>> 24)
-        "and r10, r10, r9, ror #20",  // fg7 = cf0f0f0f0 & (wg7 >>> 20)
-        "ldr r9, [sp, #104]",         // reload n7
-        "eor r6, r6, r9",             // o7_0 = t6 ^ n7
-        "eor r6, r6, r10",            // o7_1 = o7_0 ^ fg7
-        "eor r6, r6, r8, ror #20",    // o7 = o7_1 ^ (t7 >>> 20)
-        "str r6, [r1, #28]",          // s[7] = o7
+        "eor r3, r9, r9, ror #24",   // wn0 = s7 ^ (s7 >>> 24)
+        "mov r4, #0xfcfcfcfc",       // cfcfcfcfc
+        "and r3, r4, r3, ror #14",   // fn0 = cfcfcfcfc & (wn0 >>> 14)
+        "eor r3, r3, r9, ror #14",   // n0 = fn0 ^ (s7 >>> 14)
+        "eor r9, r9, r3",            // t0 = s7 ^ n0
+        "eor r6, r11, r11, ror #24", // wn1 = s6 ^ (s6 >>> 24)
+        "and r6, r4, r6, ror #14",   // fn1 = cfcfcfcfc & (wn1 >>> 14)
+        "eor r6, r6, r11, ror #14",  // n1 = fn1 ^ (s6 >>> 14)
+        "eor r11, r11, r6",          // t1 = s6 ^ n1
+        "eor r12, r0, r0, ror #24",  // wn2 = s5 ^ (s5 >>> 24)
+        "and r12, r4, r12, ror #14", // fn2 = cfcfcfcfc & (wn2 >>> 14)
+        "eor r12, r12, r0, ror #14", // n2 = fn2 ^ (s5 >>> 14)
+        "eor r0, r0, r12",           // t2 = s5 ^ n2
+        "eor lr, r10, r10, ror #24", // wn3 = s4 ^ (s4 >>> 24)
+        "and lr, r4, lr, ror #14",   // fn3 = cfcfcfcfc & (wn3 >>> 14)
+        "eor lr, lr, r10, ror #14",  // n3 = fn3 ^ (s4 >>> 14)
+        "eor r10, r10, lr",          // t3 = s4 ^ n3
+        "eor r2, r8, r8, ror #24",   // wn4 = s3 ^ (s3 >>> 24)
+        "and r2, r4, r2, ror #14",   // fn4 = cfcfcfcfc & (wn4 >>> 14)
+        "eor r2, r2, r8, ror #14",   // n4 = fn4 ^ (s3 >>> 14)
+        "eor r8, r8, r2",            // t4 = s3 ^ n4
+        "str r2, [sp, #88]",         // spill n4
+        "eor r2, r1, r1, ror #24",   // wn5 = s2 ^ (s2 >>> 24)
+        "and r2, r4, r2, ror #14",   // fn5 = cfcfcfcfc & (wn5 >>> 14)
+        "eor r2, r2, r1, ror #14",   // n5 = fn5 ^ (s2 >>> 14)
+        "eors r1, r2",               // t5 = s2 ^ n5
+        "str r2, [sp, #92]",         // spill n5
+        "eor r2, r5, r5, ror #24",   // wn6 = s1 ^ (s1 >>> 24)
+        "and r2, r4, r2, ror #14",   // fn6 = cfcfcfcfc & (wn6 >>> 14)
+        "eor r2, r2, r5, ror #14",   // n6 = fn6 ^ (s1 >>> 14)
+        "eors r5, r2",               // t6 = s1 ^ n6
+        "str r2, [sp, #96]",         // spill n6
+        "eor r2, r7, r7, ror #24",   // wn7 = s0 ^ (s0 >>> 24)
+        "and r4, r4, r2, ror #14",   // fn7 = cfcfcfcfc & (wn7 >>> 14)
+        "eor r4, r4, r7, ror #14",   // n7 = fn7 ^ (s0 >>> 14)
+        "eors r7, r4",               // t7 = s0 ^ n7
+        "eor r2, r9, r9, ror #24",   // wg0 = t0 ^ (t0 >>> 24)
+        "str r4, [sp, #100]",        // spill n7
+        "mov r4, #0xf0f0f0f0",       // cf0f0f0f0
+        "and r2, r4, r2, ror #20",   // fg0 = cf0f0f0f0 & (wg0 >>> 20)
+        "eors r3, r7",               // o0_0 = t7 ^ n0
+        "eors r3, r2",               // o0_1 = o0_0 ^ fg0
+        "eor r3, r3, r9, ror #20",   // o0 = o0_1 ^ (t0 >>> 20)
+        "ldr r2, [sp, #0]",          // reload sp_s
+        "str r3, [r2, #0]",          // s[0] = o0
+        "eor r3, r11, r11, ror #24", // wg1 = t1 ^ (t1 >>> 24)
+        "and r3, r4, r3, ror #20",   // fg1 = cf0f0f0f0 & (wg1 >>> 20)
+        "eor r9, r9, r7",            // o1_0 = t0 ^ t7
+        "eor r9, r9, r6",            // o1_1 = o1_0 ^ n1
+        "eor r9, r9, r3",            // o1_2 = o1_1 ^ fg1
+        "eor r9, r9, r11, ror #20",  // o1 = o1_2 ^ (t1 >>> 20)
+        "str r9, [r2, #4]",          // s[1] = o1
+        "eor r3, r0, r0, ror #24",   // wg2 = t2 ^ (t2 >>> 24)
+        "and r3, r4, r3, ror #20",   // fg2 = cf0f0f0f0 & (wg2 >>> 20)
+        "eor r11, r11, r12",         // o2_0 = t1 ^ n2
+        "eor r11, r11, r3",          // o2_1 = o2_0 ^ fg2
+        "eor r11, r11, r0, ror #20", // o2 = o2_1 ^ (t2 >>> 20)
+        "str r11, [r2, #8]",         // s[2] = o2
+        "eor r3, r10, r10, ror #24", // wg3 = t3 ^ (t3 >>> 24)
+        "and r3, r4, r3, ror #20",   // fg3 = cf0f0f0f0 & (wg3 >>> 20)
+        "eors r0, r7",               // o3_0 = t2 ^ t7
+        "eor r0, r0, lr",            // o3_1 = o3_0 ^ n3
+        "eors r0, r3",               // o3_2 = o3_1 ^ fg3
+        "eor r0, r0, r10, ror #20",  // o3 = o3_2 ^ (t3 >>> 20)
+        "str r0, [r2, #12]",         // s[3] = o3
+        "eor r3, r8, r8, ror #24",   // wg4 = t4 ^ (t4 >>> 24)
+        "and r3, r4, r3, ror #20",   // fg4 = cf0f0f0f0 & (wg4 >>> 20)
+        "eor r10, r10, r7",          // o4_0 = t3 ^ t7
+        "ldr r6, [sp, #88]",         // reload n4
+        "eor r10, r10, r6",          // o4_1 = o4_0 ^ n4
+        "eor r10, r10, r3",          // o4_2 = o4_1 ^ fg4
+        "eor r10, r10, r8, ror #20", // o4 = o4_2 ^ (t4 >>> 20)
+        "str r10, [r2, #16]",        // s[4] = o4
+        "eor r3, r1, r1, ror #24",   // wg5 = t5 ^ (t5 >>> 24)
+        "and r3, r4, r3, ror #20",   // fg5 = cf0f0f0f0 & (wg5 >>> 20)
+        "ldr r6, [sp, #92]",         // reload n5
+        "eor r8, r8, r6",            // o5_0 = t4 ^ n5
+        "eor r8, r8, r3",            // o5_1 = o5_0 ^ fg5
+        "eor r8, r8, r1, ror #20",   // o5 = o5_1 ^ (t5 >>> 20)
+        "str r8, [r2, #20]",         // s[5] = o5
+        "eor r3, r5, r5, ror #24",   // wg6 = t6 ^ (t6 >>> 24)
+        "and r3, r4, r3, ror #20",   // fg6 = cf0f0f0f0 & (wg6 >>> 20)
+        "ldr r6, [sp, #96]",         // reload n6
+        "eors r1, r6",               // o6_0 = t5 ^ n6
+        "eors r1, r3",               // o6_1 = o6_0 ^ fg6
+        "eor r1, r1, r5, ror #20",   // o6 = o6_1 ^ (t6 >>> 20)
+        "str r1, [r2, #24]",         // s[6] = o6
+        "eor r3, r7, r7, ror #24",   // wg7 = t7 ^ (t7 >>> 24)
+        "and r4, r4, r3, ror #20",   // fg7 = cf0f0f0f0 & (wg7 >>> 20)
+        "ldr r3, [sp, #100]",        // reload n7
+        "eors r5, r3",               // o7_0 = t6 ^ n7
+        "eors r5, r4",               // o7_1 = o7_0 ^ fg7
+        "eor r5, r5, r7, ror #20",   // o7 = o7_1 ^ (t7 >>> 20)
+        "str r5, [r2, #28]",         // s[7] = o7
         "9:",
         "ldr r3, [sp, #12]",  // rounds left
         "ldr r1, [sp, #4]",   // this round's key
