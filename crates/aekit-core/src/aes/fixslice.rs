@@ -77,6 +77,14 @@
 //! positions: 8 × 4 = 32 bytes per round key, 480 bytes for AES-256,
 //! zeroized on drop.
 //!
+//! # Targets
+//!
+//! On ARMv7-M (`build.rs` sets `aekit_armv7m`) the rounds run as Thumb-2
+//! assembly (`armv7m`, written by `tools/armv7m_round.py` from this file's
+//! `ark_sub_portable` and `mix_columns`); everywhere else, and as its
+//! reference, the portable rounds (`run_rounds_portable`). `mix` names
+//! the MixColumns each round ends with.
+//!
 //! # Constant time
 //!
 //! Data and key meet only AND, XOR and rotations and shifts by constants.
@@ -100,6 +108,10 @@ use crate::aes::Block;
 
 #[cfg(aekit_armv7m)]
 mod armv7m;
+mod mix;
+
+pub(crate) use mix::Mix;
+use mix::{MIXES_10, MIXES_12, MIXES_14};
 
 /// Two blocks, bitsliced: `State[b]` holds bit `b` of all 32 bytes.
 pub type State = [u32; 8];
@@ -287,36 +299,6 @@ pub(crate) fn mix_columns<const J: u32>(s: &mut State) {
         s[b] = doubled[b] ^ next[b] ^ far;
     }
 }
-
-/// The MixColumns a round ends with: `MC_j`, or none (`Skip`: the last
-/// round, and Ark_Sub alone). `repr(u8)`: the ARMv7-M assembly reads it
-/// as `j`, 4 for `Skip`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub(crate) enum Mix {
-    Mc0 = 0,
-    Mc1 = 1,
-    Mc2 = 2,
-    Mc3 = 3,
-    Skip = 4,
-}
-
-/// The MixColumns after each round of an `R`-round AES: `MC_{(i+1) mod 4}`
-/// after round `i`, none after the last.
-const fn mixes<const R: usize>() -> [Mix; R] {
-    const CYCLE: [Mix; 4] = [Mix::Mc0, Mix::Mc1, Mix::Mc2, Mix::Mc3];
-    let mut out = [Mix::Skip; R];
-    let mut i = 0;
-    while i + 1 < R {
-        out[i] = CYCLE[(i + 1) % 4];
-        i += 1;
-    }
-    out
-}
-
-static MIXES_10: [Mix; 10] = mixes();
-static MIXES_12: [Mix; 12] = mixes();
-static MIXES_14: [Mix; 14] = mixes();
 
 /// Rounds `s ← MC_j(S(s ⊕ key) ⊕ 0x63)`, one per pair of `keys` and
 /// `mixes` (`S(s ⊕ key) ⊕ 0x63` where the mix is `Skip`). On ARMv7-M the

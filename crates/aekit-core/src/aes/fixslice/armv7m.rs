@@ -48,11 +48,14 @@
 
 #![allow(unsafe_code)]
 
-use super::{Mix, State};
+use super::mix::Mix;
+
+/// Two blocks' state or one round key: eight 32-bit slices.
+type Slices = [u32; 8];
 
 /// [`super::run_rounds`] on ARMv7-M.
 #[inline(always)]
-pub(super) fn run_rounds(s: &mut State, keys: &[State], mixes: &[Mix]) {
+pub(super) fn run_rounds(s: &mut Slices, keys: &[Slices], mixes: &[Mix]) {
     let n = keys.len().min(mixes.len());
     if n == 0 {
         return;
