@@ -21,11 +21,14 @@ fourteen registers r0-r12, lr:
 - cost: the Cortex-M4 cycle table of `firmware/cycles/m4model.py`
   (a load 2 cycles, 1 after a load; a store 1; everything else 1).
 
-After the S-box the code branches on j (0-3: MC_j; 4: no MixColumns)
-with one `tbh`; each MixColumns variant is allocated from the S-box's
-final register state and stores the eight output slices. A loop around
-the round takes the next round key and j until the rounds run out; its
-pointers and count live in the stack frame's first four words.
+The state's slices stay in r4-r11 (slice b in r(4+b)) from one round to
+the next: loaded with `ldm` on entry, stored with `stm` on exit. After
+the S-box the code branches on j (0-3: MC_j; 4: no MixColumns) with one
+`tbh`; each MixColumns variant is allocated from the S-box's final
+register state and moves its output slices into r4-r11 (an output is
+computed there when the register is free). A loop around the round
+takes the next round key and j until the rounds run out; its pointers
+and count live in the stack frame's first four words.
 
 Usage: armv7m_round.py [FILE]  rewrites the lines between the
 `BEGIN GENERATED` and `END GENERATED` markers of FILE (default
@@ -50,6 +53,8 @@ TARGET = os.path.join(HERE, "..", "src", "aes", "fixslice", "armv7m.rs")
 REGS = ["r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7",
         "r8", "r9", "r10", "r11", "r12", "lr"]
 LOW = {"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7"}
+# Slice b of the state lives in STATE[b] from one round to the next.
+STATE = ["r%d" % (4 + b) for b in range(8)]
 
 
 def sbox_gates():
@@ -68,20 +73,18 @@ def sbox_gates():
 # Instructions before allocation:
 #   ("ld", dest, [ptr], offset)      dest = [ptr + offset]
 #   ("op", dest, [a, b], (opc, rot)) dest = a opc (b ror rot)
-#   ("st", None, [v, ptr], offset)   [ptr + offset] = v
 #   ("const", dest, [], imm)         dest = imm
-# The state pointer is value "sp_s", the key pointer "kp", j is "j".
-
-# Slice b of the state is s[b]; the S-box's output s<i> is slice 7 - i.
-OUT = {"s%d" % i: 7 - i for i in range(8)}
+#   ("place", None, [v], reg)        v into reg, kept there to the end
+#   ("use", None, [v], None)         v into a register
+# The key pointer is value "kp", j is "j", slice w of the state on entry
+# "Sx<7-w>"; the S-box's output s<i> is slice 7 - i.
 
 
 def sbox_program(rng, temp):
     units, deps = {}, {}
     for i in range(8):
         w = 7 - i
-        units["x%d" % i] = [("ld", "Sx%d" % i, ["sp_s"], 4 * w),
-                            ("ld", "Kx%d" % i, ["kp"], 4 * w),
+        units["x%d" % i] = [("ld", "Kx%d" % i, ["kp"], 4 * w),
                             ("op", "x%d" % i, ["Sx%d" % i, "Kx%d" % i], ("eor", 0))]
         deps["x%d" % i] = []
     gates = sbox_gates()
@@ -171,27 +174,32 @@ def mix_program(j):
             d = "o%d" % b if k == len(terms) - 2 else "o%d_%d" % (b, k)
             prog.append(("op", d, [acc, v], ("eor", r)))
             acc = d
-        prog.append(("st", None, [acc, "sp_s"], 4 * b))
+        prog.append(("place", None, [acc], STATE[b]))
     return prog
 
 
 def store_program():
-    return [("st", None, ["s%d" % (7 - b), "sp_s"], 4 * b) for b in range(8)]
+    return [("place", None, ["s%d" % (7 - b)], STATE[b]) for b in range(8)]
 
 
 class Alloc:
     def __init__(self):
-        self.reg_of = {"sp_s": "r0", "kp": "r1", "j": "r2"}
+        self.reg_of = {"kp": "r1", "j": "r2"}
+        for i in range(8):
+            self.reg_of["Sx%d" % i] = STATE[7 - i]
         self.val_in = {r: v for v, r in self.reg_of.items()}
-        # Fixed slots: the state and key pointers (clean from the start),
-        # the j pointer and the rounds left (the loop's own).
-        self.slot = {"sp_s": 0, "kp": 1}
+        # Registers already holding their output slice (a round's end).
+        self.pinned = set()
+        # Fixed slots: the state pointer and the key pointer (clean from
+        # the start), the j pointer and the rounds left (the loop's own).
+        self.slot = {"kp": 1}
         self.nslots = FIXED_SLOTS
         self.consts = {}
         self.out = []
 
     def run(self, prog, tail_uses):
         """Allocates prog; tail_uses: values used after it, in order."""
+        pins = {ins[2][0]: ins[3] for ins in prog if ins[0] == "place"}
         uses = {}
         for idx, ins in enumerate(prog):
             for v in ins[2]:
@@ -205,9 +213,10 @@ class Alloc:
                     return u
             return None
 
-        def free_reg(idx, avoid):
-            for r in REGS:
-                if r not in self.val_in:
+        def free_reg(idx, avoid, order=REGS):
+            avoid = avoid | self.pinned
+            for r in order:
+                if r not in self.val_in and r not in avoid:
                     return r
             for r in REGS:
                 if r not in avoid and next_use(self.val_in[r], idx) is None:
@@ -256,9 +265,25 @@ class Alloc:
                 rs.append(r)
             if kind == "use":
                 continue
-            if kind == "st":
-                what = "s[%d] = %s" % (extra // 4, srcs[0])
-                self.out.append(("str", rs[0], rs[1], extra, what))
+            if kind == "place":
+                v, r, target = srcs[0], rs[0], extra
+                if r != target:
+                    occupant = self.val_in.get(target)
+                    if occupant is not None:
+                        self.val_in.pop(target)
+                        del self.reg_of[occupant]
+                        if next_use(occupant, idx + 1) is not None:
+                            # Out of the way of the slices still to come.
+                            nr = free_reg(idx + 1, {target, r},
+                                          [x for x in REGS if x not in STATE] + STATE)
+                            self.out.append(("mov", nr, target, None, "move " + occupant))
+                            self.reg_of[occupant] = nr
+                            self.val_in[nr] = occupant
+                    self.out.append(("mov", target, r, None, "%s in place" % v))
+                    self.val_in.pop(r)
+                    self.reg_of[v] = target
+                    self.val_in[target] = v
+                self.pinned.add(target)
                 continue
             dr = None
             for v, r in zip(srcs, rs):
@@ -267,10 +292,13 @@ class Alloc:
                         dr = r
                     self.val_in.pop(r)
                     del self.reg_of[v]
+            want = pins.get(d)
+            if want is not None and want not in self.val_in:
+                dr = want
             if dr is None:
                 dr = free_reg(idx + 1, avoid)
             if kind == "ld":
-                what = "%s = %s[%d]" % (d, "s" if srcs[0] == "sp_s" else "key", extra // 4)
+                what = "%s = key[%d]" % (d, extra // 4)
                 self.out.append(("ldr", dr, rs[0], extra, what))
             else:
                 opc, rot = extra
@@ -317,7 +345,7 @@ def render(o):
 def build():
     best = None
     mixes = {j: mix_program(j) for j in range(4)}
-    tail = ["s%d" % (7 - b) for b in range(8)] + ["sp_s"]
+    tail = ["s%d" % (7 - b) for b in range(8)]
     def allocate(order, units):
         a = Alloc()
         a.run(expand(order, units) + [("use", None, ["j"], None)], tail)
@@ -384,11 +412,12 @@ def build():
         ("raw", "str r3, [sp, #%d]" % SLOT_N, "rounds left", 1),
         ("raw", "str r1, [sp, #%d]" % SLOT_K, "this round's key", 1),
         ("raw", "ldr r3, [sp, #%d]" % SLOT_JP, "this round's j", 2),
-        ("raw", "ldr r0, [sp, #%d]" % SLOT_S, "the state", 1),
         ("raw", "ldrb r2, [r3, #1]!", "the next j", 2),
         ("raw", "str r3, [sp, #%d]" % SLOT_JP, "this round's j", 1),
         ("raw", "b 1b", "the next round", 3),
         ("label", "8:", None, 0),
+        ("raw", "ldr r0, [sp, #%d]" % SLOT_S, "the state", 2),
+        ("raw", "stm r0, {r4-r11}", "its eight slices", 9),
     ]
     return c, seed, body, nslots, tail_cost
 
@@ -404,7 +433,8 @@ def main():
              ("\"str r1, [sp, #%d]\"," % SLOT_K) + "  // the first round's key",
              ("\"str r2, [sp, #%d]\"," % SLOT_JP) + "  // the rounds' j",
              ("\"str r3, [sp, #%d]\"," % SLOT_N) + "  // the number of rounds",
-             ("\"ldrb r2, [r2]\",") + "  // the first round's j"]
+             ("\"ldrb r2, [r2]\",") + "  // the first round's j",
+             ("\"ldm r0, {{r4-r11}}\",") + "  // the state's eight slices"]
     for o in body:
         text, what = render(o)
         if text is None:
