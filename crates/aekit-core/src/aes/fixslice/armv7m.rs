@@ -13,20 +13,22 @@
 //! in r4–r11 (slice `b` in r`4+b`: loaded once with `ldm`, stored once
 //! with `stm`); each round ends by moving its output slices there. The
 //! stack frame holds the loop's four words (state pointer, key pointer,
-//! `Mix` pointer, rounds left) and the spilled values. The round body is written by `tools/armv7m_round.py`
-//! from the portable code: it reads the Boyar–Peralta gates of
-//! `ark_sub_portable` and writes out `mix_columns` as straight-line XORs,
-//! ANDs and rotations (each rotation folded into the barrel shifter of
-//! the XOR or AND that uses it; `gather`'s wrap correction as `(x ⊕
-//! x⋙24)⋙shift & mask`). It list-schedules the S-box to keep few values
-//! live, allocates registers by furthest next use, spilling each value to
-//! the stack at most once and rematerialising masks, and keeps the
-//! schedule whose cost under the Cortex-M4 cycle table of
-//! `firmware/cycles/m4model.py` is least among a fixed set of seeded
-//! draws. After the S-box one `tbh` on `j` selects the MixColumns
-//! variant; each variant leaves the eight output slices in r4–r11, and
-//! the loop moves to the next round key and `j`. Every instruction of the body
-//! carries the operation it computes as a comment.
+//! `Mix` pointer, rounds left) and the spilled values.
+//!
+//! The round body is written by `tools/armv7m_round.py` from the portable
+//! code: it reads the Boyar–Peralta gates of `ark_sub_portable` and
+//! writes out `mix_columns` as straight-line XORs, ANDs and rotations
+//! (each rotation folded into the barrel shifter of the XOR or AND that
+//! uses it; `gather`'s wrap correction as `(x ⊕ x⋙24)⋙shift & mask`). It
+//! list-schedules the S-box to keep few values live, allocates registers
+//! by furthest next use, spilling each value to the stack at most once
+//! and rematerialising masks, keeps the schedule whose cost under the
+//! Cortex-M4 cycle table of `firmware/cycles/m4model.py` is least among a
+//! fixed set of seeded draws, and improves it by a seeded hill climb.
+//! After the S-box one `tbh` on `j` selects the MixColumns variant; each
+//! variant leaves the eight output slices in r4–r11, and the loop moves to
+//! the next round key and `j`. Every instruction of the round carries the
+//! operation it computes as a comment.
 //!
 //! # Constant time
 //!
