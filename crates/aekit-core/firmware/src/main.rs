@@ -1,6 +1,7 @@
-//! aekit-core's test firmware for Cortex-M: runs the GCM spec's test cases
-//! 1–18, Wycheproof's AES-GCM cases and FACE-against-plain cross-checks on
-//! every configuration of the core, prints a line per suite over ARM
+//! aekit-core's test firmware for Cortex-M: checks the AES rounds'
+//! assembly against the portable rounds on random inputs, then runs the
+//! GCM spec's test cases 1–18, Wycheproof's AES-GCM cases and
+//! FACE-against-plain cross-checks on every configuration of the core, prints a line per suite over ARM
 //! semihosting, and exits with success or failure (SYS_EXIT), so that
 //! `qemu-system-arm -semihosting` returns the verdict as its status.
 //!
@@ -12,6 +13,7 @@
 
 use core::fmt::Write;
 
+use aekit_core::aes::fixslice::{State, rounds_match_portable};
 use aekit_core::aes::{Block, Fixslice};
 use aekit_core::ctr::face::{Rd0, Rd1, Rd1Plus, Rd2, Rd2Plus};
 use aekit_core::ctr::{Mode, Plain, apply_keystream};
@@ -149,6 +151,31 @@ fn face_against_plain<C: Mode>(run: &mut Run, a: &mut [u8], b: &mut [u8]) {
     }
 }
 
+/// The AES rounds of this target (the assembly on ARMv7-M) against the
+/// portable rounds on random states and round keys and on all-zero and
+/// all-one words: one round with each MixColumns variant, and runs of
+/// three rounds.
+fn rounds_against_portable(run: &mut Run) {
+    const FIXED: [(State, State); 3] = [([0; 8], [0; 8]), ([!0; 8], [!0; 8]), ([0; 8], [!0; 8])];
+    // xorshift32: a fixed, reproducible stream.
+    let mut x = 0x2545_f491u32;
+    let mut word = move || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    };
+    let mut slices = || -> State { core::array::from_fn(|_| word()) };
+    for i in 0..1000u32 {
+        let (state, keys) = match FIXED.get(i as usize) {
+            Some(&(state, key)) => (state, [key; 3]),
+            None => (slices(), [slices(), slices(), slices()]),
+        };
+        let ok = rounds_match_portable(&state, &keys);
+        run.check(ok, "rounds", i, &["asm", "portable"]);
+    }
+}
+
 /// Runs the vectors on one configuration and reports it.
 fn suite<G: GhashKey + Zeroize, C: Mode>(run: &mut Run, buf: &mut [u8]) {
     let before = (run.checks, run.failures);
@@ -185,6 +212,14 @@ fn firmware_main() -> ! {
         "aekit-core firmware: {} spec cases, {} Wycheproof cases",
         vectors::SPEC.len(),
         vectors::WYCHEPROOF.len()
+    );
+    let before = (run.checks, run.failures);
+    rounds_against_portable(&mut run);
+    let _ = writeln!(
+        run.console,
+        "AES rounds against the portable rounds: {} checks, {} failed",
+        run.checks - before.0,
+        run.failures - before.1
     );
     suite::<Karatsuba, Plain>(&mut run, a);
     suite::<Karatsuba, Rd0>(&mut run, a);

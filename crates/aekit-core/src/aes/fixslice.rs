@@ -77,6 +77,14 @@
 //! positions: 8 × 4 = 32 bytes per round key, 480 bytes for AES-256,
 //! zeroized on drop.
 //!
+//! # Targets
+//!
+//! On ARMv7-M (`build.rs` sets `aekit_armv7m`) the rounds run as Thumb-2
+//! assembly (`armv7m`, written by `tools/armv7m_round.py` from this file's
+//! `ark_sub_portable` and `mix_columns`); everywhere else, and as its
+//! reference, the portable rounds (`run_rounds_portable`). `mix` names
+//! the MixColumns each round ends with.
+//!
 //! # Constant time
 //!
 //! Data and key meet only AND, XOR and rotations and shifts by constants.
@@ -97,6 +105,13 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::Error;
 use crate::aes::Block;
+
+#[cfg(aekit_armv7m)]
+mod armv7m;
+mod mix;
+
+pub(crate) use mix::Mix;
+use mix::{MIXES_10, MIXES_12, MIXES_14};
 
 /// Two blocks, bitsliced: `State[b]` holds bit `b` of all 32 bytes.
 pub type State = [u32; 8];
@@ -193,17 +208,12 @@ impl Fixslice {
     /// cipher. FACE (`ctr::face`) enters here after its own first rounds.
     pub(crate) fn encrypt_from(&self, state: &mut State, first: usize) {
         let rounds = self.rounds;
-        for (i, key) in self.round_keys[..rounds].iter().enumerate().skip(first) {
-            ark_sub(state, key);
-            // The round number is public; each arm is a specialised copy.
-            match (i + 1) % 4 {
-                _ if i + 1 == rounds => {} // the last round has no MixColumns
-                1 => mix_columns::<1>(state),
-                2 => mix_columns::<2>(state),
-                3 => mix_columns::<3>(state),
-                _ => mix_columns::<0>(state),
-            }
-        }
+        let mixes: &[Mix] = match rounds {
+            10 => &MIXES_10,
+            12 => &MIXES_12,
+            _ => &MIXES_14,
+        };
+        run_rounds(state, &self.round_keys[first..rounds], &mixes[first..]);
         for (s, k) in state.iter_mut().zip(&self.round_keys[rounds]) {
             *s ^= k;
         }
@@ -258,7 +268,12 @@ fn shift_rows_twice(x: u32) -> u32 {
 pub(crate) fn gather(x: u32, rows: u32, cols: u32) -> u32 {
     let no_wrap = ((1u32 << (8 - 2 * cols)) - 1) * 0x0101_0101;
     let shift = 8 * rows + 2 * cols;
-    (x.rotate_right(shift) & no_wrap) | (x.rotate_right(shift + 24) & !no_wrap)
+    if cols == 0 {
+        return x.rotate_right(shift);
+    }
+    // The wrapped bits differ from the plain rotation by `x ⊕ x⋙24`.
+    let wrap_fix = (x ^ x.rotate_right(24)).rotate_right(shift) & !no_wrap;
+    x.rotate_right(shift) ^ wrap_fix
 }
 
 /// `MC_J = SR^-J ∘ MixColumns ∘ SR^J` on the bitsliced state.
@@ -285,9 +300,68 @@ pub(crate) fn mix_columns<const J: u32>(s: &mut State) {
     }
 }
 
-/// Ark_Sub: `s ← S(s ⊕ key) ⊕ 0x63` on every byte (Boyar–Peralta, the
-/// four XNORs written as XORs).
+/// Rounds `s ← MC_j(S(s ⊕ key) ⊕ 0x63)`, one per pair of `keys` and
+/// `mixes` (`S(s ⊕ key) ⊕ 0x63` where the mix is `Skip`). On ARMv7-M the
+/// assembly of `armv7m`; elsewhere [`run_rounds_portable`], its reference.
+#[inline(always)]
+pub(crate) fn run_rounds(s: &mut State, keys: &[State], mixes: &[Mix]) {
+    #[cfg(aekit_armv7m)]
+    armv7m::run_rounds(s, keys, mixes);
+    #[cfg(not(aekit_armv7m))]
+    run_rounds_portable(s, keys, mixes);
+}
+
+/// [`run_rounds`] in portable Rust.
+#[inline(always)]
+pub(crate) fn run_rounds_portable(s: &mut State, keys: &[State], mixes: &[Mix]) {
+    for (key, mix) in keys.iter().zip(mixes) {
+        ark_sub_portable(s, key);
+        match mix {
+            Mix::Mc0 => mix_columns::<0>(s),
+            Mix::Mc1 => mix_columns::<1>(s),
+            Mix::Mc2 => mix_columns::<2>(s),
+            Mix::Mc3 => mix_columns::<3>(s),
+            Mix::Skip => {}
+        }
+    }
+}
+
+/// One round of [`run_rounds`].
+#[inline(always)]
+pub(crate) fn round(s: &mut State, key: &State, mix: Mix) {
+    run_rounds(s, core::slice::from_ref(key), &[mix]);
+}
+
+/// Ark_Sub: `s ← S(s ⊕ key) ⊕ 0x63` on every byte.
+#[inline(always)]
 pub(crate) fn ark_sub(s: &mut State, key: &State) {
+    round(s, key, Mix::Skip);
+}
+
+/// Whether this target's [`run_rounds`] equals [`run_rounds_portable`]
+/// on `state` and `keys`: one round with each mix on `keys[0]`, and every
+/// three consecutive rounds of AES-256's schedule. The test firmware's
+/// check of the ARMv7-M assembly on random inputs (on other targets the
+/// two are one function).
+#[doc(hidden)]
+pub fn rounds_match_portable(state: &State, keys: &[State; 3]) -> bool {
+    let single = [Mix::Mc0, Mix::Mc1, Mix::Mc2, Mix::Mc3, Mix::Skip].map(|m| [m]);
+    let runs = (0..MIXES_14.len() - 2).map(|i| (&keys[..], &MIXES_14[i..i + 3]));
+    single
+        .iter()
+        .map(|m| (&keys[..1], &m[..]))
+        .chain(runs)
+        .all(|(keys, mixes)| {
+            let (mut a, mut b) = (*state, *state);
+            run_rounds(&mut a, keys, mixes);
+            run_rounds_portable(&mut b, keys, mixes);
+            a == b
+        })
+}
+
+/// Ark_Sub in portable Rust (Boyar–Peralta, the four XNORs written as
+/// XORs). `tools/armv7m_round.py` reads its gates, in this order.
+pub(crate) fn ark_sub_portable(s: &mut State, key: &State) {
     let x0 = s[7] ^ key[7];
     let x1 = s[6] ^ key[6];
     let x2 = s[5] ^ key[5];
@@ -423,19 +497,31 @@ pub(crate) fn ark_sub(s: &mut State, key: &State) {
 
 /// The 8×8 bit transposition across eight words: bit `8j + w` of word `b`
 /// trades places with bit `8j + b` of word `w` (three swap stages; its own
-/// inverse).
+/// inverse). Written out swap by swap so that it compiles to straight-line
+/// code on every target.
 #[inline(always)]
 fn transpose(w: &mut [u32; 8]) {
-    const MASKS: [u32; 3] = [0x5555_5555, 0x3333_3333, 0x0f0f_0f0f];
-    for (k, mask) in MASKS.into_iter().enumerate() {
-        let step = 1 << k;
-        for lo in (0..8).filter(|i| i & step == 0) {
-            let hi = lo | step;
-            let t = ((w[lo] >> step) ^ w[hi]) & mask;
-            w[hi] ^= t;
-            w[lo] ^= t << step;
-        }
-    }
+    swap_move(w, 0, 1, 1, 0x5555_5555);
+    swap_move(w, 2, 3, 1, 0x5555_5555);
+    swap_move(w, 4, 5, 1, 0x5555_5555);
+    swap_move(w, 6, 7, 1, 0x5555_5555);
+    swap_move(w, 0, 2, 2, 0x3333_3333);
+    swap_move(w, 1, 3, 2, 0x3333_3333);
+    swap_move(w, 4, 6, 2, 0x3333_3333);
+    swap_move(w, 5, 7, 2, 0x3333_3333);
+    swap_move(w, 0, 4, 4, 0x0f0f_0f0f);
+    swap_move(w, 1, 5, 4, 0x0f0f_0f0f);
+    swap_move(w, 2, 6, 4, 0x0f0f_0f0f);
+    swap_move(w, 3, 7, 4, 0x0f0f_0f0f);
+}
+
+/// Swaps the bits of `w[lo]` selected by `mask << step` with the bits of
+/// `w[hi]` selected by `mask`.
+#[inline(always)]
+fn swap_move(w: &mut [u32; 8], lo: usize, hi: usize, step: u32, mask: u32) {
+    let t = ((w[lo] >> step) ^ w[hi]) & mask;
+    w[hi] ^= t;
+    w[lo] ^= t << step;
 }
 
 /// Column `c` of a block as a word, row `r` in byte `r`.
@@ -451,7 +537,9 @@ fn column(block: &Block, c: usize) -> u32 {
 
 /// Bitslices up to two blocks (a missing one reads as zero): word
 /// `2c + k` is column `c` of block `k`; after the transposition bit `b`
-/// of its byte `r` is bit `8r + 2c + k` of slice `b`.
+/// of its byte `r` is bit `8r + 2c + k` of slice `b`. One copy in the
+/// binary: callers are many and the body is long.
+#[inline(never)]
 pub(crate) fn pack(blocks: &[Block]) -> State {
     let mut w = [0u32; 8];
     for (k, block) in blocks.iter().enumerate().take(GROUP) {
@@ -478,6 +566,8 @@ pub(crate) fn unpack(state: &State, blocks: &mut [Block]) {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+
     use super::*;
 
     fn xtime(a: u8) -> u8 {
@@ -579,6 +669,20 @@ mod tests {
         check::<1>();
         check::<2>();
         check::<3>();
+    }
+
+    #[test]
+    fn rounds_match_portable_where_assembled() {
+        #[cfg(not(aekit_armv7m))]
+        std::println!(
+            "SKIP: no assembly rounds on this target; the test firmware checks the ARMv7-M ones"
+        );
+        #[cfg(aekit_armv7m)]
+        {
+            let [a, b] = blocks(7);
+            let keys = [pack(&[a, b]), pack(&[b, a]), pack(&[a, a])];
+            assert!(rounds_match_portable(&pack(&[b, b]), &keys));
+        }
     }
 
     /// FIPS-197 Appendix C.1, C.2 and C.3.

@@ -54,7 +54,7 @@ use zeroize::Zeroize;
 pub use fixslice::{Rd0, Rd1, Rd1Plus, Rd2, Rd2Plus};
 
 use crate::aes::{Block, Fixslice, fixslice::GROUP};
-use crate::ctr::{Mode, apply_keystream};
+use crate::ctr::{Mode, apply_keystream, xor_keystream};
 
 /// The caches of one FACE variant: built per message, reset when bytes
 /// 12..14 of the counter change, asked for the keystream of one group.
@@ -104,9 +104,7 @@ impl<E: Engine> Face<E> {
             let blocks = chunk.len().div_ceil(16);
             self.engine
                 .keystream(aes, counter[15], &mut keystream[..blocks]);
-            for (byte, k) in chunk.iter_mut().zip(keystream.iter().flatten()) {
-                *byte ^= k;
-            }
+            xor_keystream(chunk, &keystream);
             let low = u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]);
             counter[12..].copy_from_slice(&low.wrapping_add(blocks as u32).to_be_bytes());
         }

@@ -33,11 +33,28 @@ pub fn apply_keystream(aes: &Fixslice, counter: &mut Block, data: &mut [u8]) {
             incr32(counter);
         }
         aes.encrypt_blocks(&mut keystream[..blocks]);
-        for (byte, k) in chunk.iter_mut().zip(keystream.iter().flatten()) {
-            *byte ^= k;
-        }
+        xor_keystream(chunk, &keystream);
     }
     keystream.zeroize();
+}
+
+/// XORs `chunk` (at most `16 · GROUP` bytes) with the keystream blocks,
+/// a 32-bit word at a time and the last one to three bytes alone. One
+/// copy in the binary: its callers are several and the saving is in the
+/// loop, not the call.
+#[inline(never)]
+pub(crate) fn xor_keystream(chunk: &mut [u8], keystream: &[Block; GROUP]) {
+    let keystream = keystream.as_flattened();
+    let whole = chunk.len() / 4 * 4;
+    let (words, tail) = chunk.split_at_mut(whole);
+    for (w, k) in words.chunks_exact_mut(4).zip(keystream.chunks_exact(4)) {
+        let x = u32::from_ne_bytes([w[0], w[1], w[2], w[3]])
+            ^ u32::from_ne_bytes([k[0], k[1], k[2], k[3]]);
+        w.copy_from_slice(&x.to_ne_bytes());
+    }
+    for (byte, k) in tail.iter_mut().zip(&keystream[whole..]) {
+        *byte ^= k;
+    }
 }
 
 /// A way of computing GCM's counter-mode keystream: exactly

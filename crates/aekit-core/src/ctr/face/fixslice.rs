@@ -49,21 +49,20 @@
 use zeroize::Zeroize;
 
 use super::Engine;
-use crate::aes::fixslice::{GROUP, State, ark_sub, gather, mix_columns, pack, unpack};
+use crate::aes::fixslice::{GROUP, Mix, State, ark_sub, gather, mix_columns, pack, round, unpack};
 use crate::aes::{Block, Fixslice};
 
 /// Diagonal 0 of both blocks: bits `8r + 2r + k`.
 const DIAG0: u32 = 0xc030_0c03;
 
-/// A zero round key: `ark_sub` with it is SubBytes alone.
+/// A zero round key: `ark_sub` or `round` with it starts with SubBytes.
 const NO_KEY: State = [0; 8];
 
 /// Rounds 0–1 and round 2's `Ark_Sub` on the counter group, diagonal 0
 /// cleared: what `rd1` keeps.
 fn round1_static(aes: &Fixslice, counter: &Block) -> State {
     let mut s = pack(&[*counter; GROUP]);
-    ark_sub(&mut s, aes.round_key(0));
-    mix_columns::<1>(&mut s);
+    round(&mut s, aes.round_key(0), Mix::Mc1);
     ark_sub(&mut s, aes.round_key(1));
     s.map(|x| x & !DIAG0)
 }
@@ -124,8 +123,7 @@ impl Parallel {
         }
         let mut s = pack(&blocks);
         blocks.zeroize();
-        ark_sub(&mut s, &NO_KEY);
-        mix_columns::<1>(&mut s);
+        round(&mut s, &NO_KEY, Mix::Mc1);
         ark_sub(&mut s, &self.key1);
         s
     }
@@ -201,8 +199,7 @@ impl Engine for Rd0 {
             let pair = (0..GROUP as u8).fold(0u32, |n, k| n | ((((low + k) >> b) & 1) as u32) << k);
             *slice ^= pair << 30;
         }
-        ark_sub(&mut s, &NO_KEY);
-        mix_columns::<1>(&mut s);
+        round(&mut s, &NO_KEY, Mix::Mc1);
         aes.encrypt_from(&mut s, 1);
         unpack(&s, out);
         s.zeroize();

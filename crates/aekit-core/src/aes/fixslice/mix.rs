@@ -1,0 +1,35 @@
+//! The MixColumns each fixsliced round ends with (`MC_j`, `j` the round
+//! number plus one, mod 4; none after the last round), as the portable
+//! rounds and the ARMv7-M assembly read it. A module of its own so that
+//! both take it from below rather than from each other. Public data: it
+//! depends on the round number alone.
+
+/// The MixColumns a round ends with: `MC_j`, or none (`Skip`: the last
+/// round, and Ark_Sub alone). `repr(u8)`: the ARMv7-M assembly reads it
+/// as `j`, 4 for `Skip`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Mix {
+    Mc0 = 0,
+    Mc1 = 1,
+    Mc2 = 2,
+    Mc3 = 3,
+    Skip = 4,
+}
+
+/// The MixColumns after each round of an `R`-round AES: `MC_{(i+1) mod 4}`
+/// after round `i`, none after the last.
+const fn mixes<const R: usize>() -> [Mix; R] {
+    const CYCLE: [Mix; 4] = [Mix::Mc0, Mix::Mc1, Mix::Mc2, Mix::Mc3];
+    let mut out = [Mix::Skip; R];
+    let mut i = 0;
+    while i + 1 < R {
+        out[i] = CYCLE[(i + 1) % 4];
+        i += 1;
+    }
+    out
+}
+
+pub(super) static MIXES_10: [Mix; 10] = mixes();
+pub(super) static MIXES_12: [Mix; 12] = mixes();
+pub(super) static MIXES_14: [Mix; 14] = mixes();
