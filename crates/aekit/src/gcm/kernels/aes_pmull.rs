@@ -155,7 +155,8 @@
 
 use core::arch::aarch64::{
     uint8x16_t, uint32x4_t, vaddq_u8, vaddq_u32, vdupq_n_u8, vdupq_n_u32, veorq_u8, vld1q_u8,
-    vreinterpretq_u8_u32, vreinterpretq_u32_u8, vrev32q_u8, vsetq_lane_u32, vshlq_n_u32, vst1q_u8,
+    vreinterpretq_u8_u32, vreinterpretq_u32_u8, vrev32q_u8, vsetq_lane_u32, vshlq_n_u8, vshlq_n_u32,
+    vst1q_u8,
 };
 use core::mem::MaybeUninit;
 
@@ -171,6 +172,16 @@ use crate::ghash::pmull::{self, Pmull, Sum};
 
 /// Bytes per iteration: eight blocks.
 const BATCH: usize = 8 * 16;
+
+/// The powers of H the kernel stores: H … H^9, for `mid`'s last group
+/// (up to eight blocks and the lengths block).
+const POWERS: usize = 9;
+
+/// The longest message `mid` takes. Its counter blocks are IV ‖ 0 plus
+/// the count in the last byte, which holds counts up to 255: at most
+/// 254 blocks.
+const MID_MAX: usize = 2048;
+const _: () = assert!(MID_MAX.div_ceil(16) + 1 <= 255);
 
 /// AES and PMULL in one pass. Holding one proves the CPU has FEAT_AES and
 /// FEAT_PMULL (each key is its own capability token), and, where `eor3`
@@ -191,16 +202,16 @@ pub(crate) struct AesPmull {
 #[derive(Zeroize, ZeroizeOnDrop)]
 #[repr(C, align(16))]
 struct Tables {
-    powers: [[u8; 16]; 8],
-    folds: [[u8; 16]; 8],
+    powers: [[u8; 16]; POWERS],
+    folds: [[u8; 16]; POWERS],
 }
 
 impl Tables {
     fn new(ghash: &Pmull) -> Tables {
-        let mut all = ghash.powers_to::<8>();
+        let mut all = ghash.powers_to::<POWERS>();
         let mut t = Tables {
-            powers: [[0; 16]; 8],
-            folds: [[0; 16]; 8],
+            powers: [[0; 16]; POWERS],
+            folds: [[0; 16]; POWERS],
         };
         for (k, &p) in all.iter().enumerate() {
             t.powers[k] = p.to_le_bytes();
@@ -321,6 +332,10 @@ impl Kernel for AesPmull {
             // message's shape is `short`'s; in place, `p` is `data`.
             return Some(unsafe { self.short(iv, aad, (p, p, n), direction) });
         }
+        if n <= MID_MAX {
+            // SAFETY: as above; `n` ≤ `MID_MAX`.
+            return Some(unsafe { self.mid(iv, aad, (p, p, n), direction) });
+        }
         // SAFETY: as above; `whole` writes the message's bytes with
         // initialized ones only.
         Some(unsafe { self.whole(iv, aad, None, as_uninit(data), direction) })
@@ -343,6 +358,12 @@ impl Kernel for AesPmull {
             // SAFETY: as in `crypt_short`; `input` is readable and `out`
             // writable for `n` bytes, not overlapping.
             return Ok(unsafe { self.short(iv, aad, (src, dst, n), direction) });
+        }
+        if n <= MID_MAX {
+            let (src, dst) = (input.as_ptr(), out.as_mut_ptr().cast::<u8>());
+            // SAFETY: as in `crypt_short`; `input` is readable and `out`
+            // writable for `n` ≤ `MID_MAX` bytes, not overlapping.
+            return Ok(unsafe { self.mid(iv, aad, (src, dst, n), direction) });
         }
         // SAFETY: as in `crypt_short`.
         Ok(unsafe { self.whole(iv, aad, Some(input), out, direction) })
@@ -502,6 +523,46 @@ impl Counters {
             s
         }
     }
+}
+
+/// What [`AesPmull::mid_end`] takes besides the GHASH value: the
+/// blocks left (source, destination, bytes), the counter blocks Y_0 and
+/// the next one, the last round key, the lengths block, the direction.
+#[derive(Clone, Copy)]
+struct End {
+    io: (*const u8, *mut u8, usize),
+    y0: uint8x16_t,
+    next: uint8x16_t,
+    last_key: uint8x16_t,
+    lengths: uint8x16_t,
+    encrypt: bool,
+}
+
+/// An empty sum of products.
+#[inline]
+#[target_feature(enable = "aes")]
+fn zero_sum() -> Sum {
+    let z = vdupq_n_u8(0);
+    Sum { lo: z, mid: z, hi: z }
+}
+
+/// AES of `s` in place, all but the last round key (which the caller
+/// adds with the data).
+#[inline]
+#[target_feature(enable = "aes")]
+fn rounds_but_last_key<const L: usize>(aes: &Armv8, s: &mut [uint8x16_t; L]) {
+    for r in 0..9 {
+        Armv8::round(s, aes.key(r));
+    }
+    if aes.rounds() > 10 {
+        Armv8::round(s, aes.key(9));
+        Armv8::round(s, aes.key(10));
+    }
+    if aes.rounds() > 12 {
+        Armv8::round(s, aes.key(11));
+        Armv8::round(s, aes.key(12));
+    }
+    aes.last_without_key(s);
 }
 
 /// Row i: i in the last byte, the step from a counter block to the one i
@@ -665,7 +726,7 @@ impl AesPmull {
                 }
                 .sub(behind);
                 let mut s = counters.next_public(public);
-                acc = self.stitch::<EOR3>(&mut s, hashed, acc);
+                acc = self.stitch::<EOR3, 8>(&mut s, hashed, acc);
                 let last_key = self.aes.key(self.aes.rounds());
                 xor_last::<EOR3>(input, output, &s, last_key);
             }
@@ -673,8 +734,8 @@ impl AesPmull {
         acc
     }
 
-    /// Runs the eight counter blocks `s` through AES in place, all but
-    /// the last round key (which [`xor_last`] adds with the data), while
+    /// Runs the `L` counter blocks `s` through AES in place, all but
+    /// the last round key (which the caller adds with the data), while
     /// folding the eight ciphertext blocks at `x` into the GHASH value
     /// `acc`, one product per round (the module header's schedule);
     /// returns the new GHASH value.
@@ -684,9 +745,9 @@ impl AesPmull {
     /// The CPU must support AES and PMULL, and SHA3 if `EOR3`; `x` must
     /// be 128 readable bytes.
     #[inline(always)]
-    unsafe fn stitch<const EOR3: bool>(
+    unsafe fn stitch<const EOR3: bool, const L: usize>(
         &self,
-        s: &mut [uint8x16_t; 8],
+        s: &mut [uint8x16_t; L],
         x: *const u8,
         acc: uint8x16_t,
     ) -> uint8x16_t {
@@ -811,6 +872,235 @@ impl AesPmull {
         // SAFETY: no EOR3; PMULL is enabled here.
         let acc = unsafe { pmull::reduce::<false>(sum) };
         tag(acc, s[0])
+    }
+
+    /// A whole message of at most [`MID_MAX`] bytes with a 96-bit IV
+    /// past the short path's shape, its state in registers from the AAD
+    /// to the tag: [`mid`](Self::mid) with the loop's form for this key.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AES and PMULL; `n` ≤ [`MID_MAX`]; `src`
+    /// readable and `dst` writable (initialized or not) for `n` bytes, the
+    /// same address or not overlapping.
+    #[target_feature(enable = "aes")]
+    unsafe fn mid(
+        &self,
+        iv: &[u8; 12],
+        aad: &[u8],
+        io: (*const u8, *mut u8, usize),
+        direction: Direction,
+    ) -> Block {
+        let encrypt = direction == Direction::Encrypt;
+        // SAFETY: passed on; `eor3` is set only where SHA3 was detected.
+        unsafe {
+            if self.eor3 {
+                self.mid_eor3(iv, aad, io, encrypt)
+            } else {
+                self.mid_plain(iv, aad, io, encrypt)
+            }
+        }
+    }
+
+    /// [`mid_body`](Self::mid_body) without EOR3.
+    ///
+    /// # Safety
+    ///
+    /// As for [`mid`](Self::mid).
+    #[target_feature(enable = "aes")]
+    unsafe fn mid_plain(
+        &self,
+        iv: &[u8; 12],
+        aad: &[u8],
+        io: (*const u8, *mut u8, usize),
+        encrypt: bool,
+    ) -> Block {
+        // SAFETY: passed on; no EOR3.
+        unsafe { self.mid_body::<false>(iv, aad, io, encrypt) }
+    }
+
+    /// [`mid_body`](Self::mid_body) with EOR3.
+    ///
+    /// # Safety
+    ///
+    /// As for [`mid`](Self::mid), and the CPU must support SHA3.
+    #[target_feature(enable = "aes,sha3")]
+    unsafe fn mid_eor3(
+        &self,
+        iv: &[u8; 12],
+        aad: &[u8],
+        io: (*const u8, *mut u8, usize),
+        encrypt: bool,
+    ) -> Block {
+        // SAFETY: passed on; SHA3 is enabled here and present.
+        unsafe { self.mid_body::<true>(iv, aad, io, encrypt) }
+    }
+
+    /// The AAD hashed in groups of eight blocks; the whole batches
+    /// through the loop's body (`stitch`), counters 2, 3, … made as
+    /// IV ‖ 0 plus the count in the last byte; then the last fewer than
+    /// nine blocks and E(K, Y_0) in one AES batch of their own
+    /// ([`mid_end`](Self::mid_end)). Inlined into the two callers above.
+    ///
+    /// # Safety
+    ///
+    /// As for [`mid`](Self::mid), and the CPU must support SHA3 if `EOR3`.
+    #[inline(always)]
+    unsafe fn mid_body<const EOR3: bool>(
+        &self,
+        iv: &[u8; 12],
+        aad: &[u8],
+        (src, dst, n): (*const u8, *mut u8, usize),
+        encrypt: bool,
+    ) -> Block {
+        debug_assert!(n <= MID_MAX);
+        // SAFETY: the features are the caller's; every pointer below is
+        // batch i (or i − 1 of the output) or the blocks after the last
+        // batch, inside the buffers (the contract); `STEPS` rows are 16
+        // readable bytes.
+        unsafe {
+            let mut acc = vdupq_n_u8(0);
+            for group in aad.chunks(BATCH) {
+                acc = self.hash_group::<EOR3>(acc, group);
+            }
+            // The count lives in the last byte: no carry below 256
+            // (`MID_MAX`).
+            let step = |x: uint8x16_t, i: usize| vaddq_u8(x, vld1q_u8(STEPS[i].as_ptr()));
+            let mut next = step(counter_block(iv, 0), 2);
+            let eight = vshlq_n_u8::<3>(vld1q_u8(STEPS[1].as_ptr()));
+            let last_key = self.aes.key(self.aes.rounds());
+            let batches = n / BATCH;
+            // An encryption's first batch has no ciphertext before it to
+            // hash: AES alone.
+            let first = usize::from(encrypt).min(batches);
+            if first == 1 {
+                let mut s: [uint8x16_t; 8] = core::array::from_fn(|j| step(next, j));
+                next = vaddq_u8(next, eight);
+                self.aes.encrypt(&mut s);
+                xor_batch(src, dst, &s);
+            }
+            for i in first..batches {
+                let (input, output) = (src.add(i * BATCH), dst.add(i * BATCH));
+                let hashed = if encrypt {
+                    output.sub(BATCH).cast_const()
+                } else {
+                    input
+                };
+                let mut s: [uint8x16_t; 8] = core::array::from_fn(|j| step(next, j));
+                next = vaddq_u8(next, eight);
+                acc = self.stitch::<EOR3, 8>(&mut s, hashed, acc);
+                xor_last::<EOR3>(input, output, &s, last_key);
+            }
+            // Encryption's last batch is hashed with the end.
+            let done = batches * BATCH;
+            let pending = (encrypt && batches > 0).then(|| dst.add(done - BATCH).cast_const());
+            let end = End {
+                io: (src.add(done), dst.add(done), n - done),
+                y0: counter_block(iv, 1),
+                next,
+                last_key,
+                lengths: lengths_block(aad.len(), n),
+                encrypt,
+            };
+            match (n - done).div_ceil(16) {
+                0 => self.mid_end::<EOR3, 1>(acc, pending, end),
+                1 => self.mid_end::<EOR3, 2>(acc, pending, end),
+                2 => self.mid_end::<EOR3, 3>(acc, pending, end),
+                3 => self.mid_end::<EOR3, 4>(acc, pending, end),
+                4 => self.mid_end::<EOR3, 5>(acc, pending, end),
+                5 => self.mid_end::<EOR3, 6>(acc, pending, end),
+                6 => self.mid_end::<EOR3, 7>(acc, pending, end),
+                7 => self.mid_end::<EOR3, 8>(acc, pending, end),
+                _ => self.mid_end::<EOR3, 9>(acc, pending, end),
+            }
+        }
+    }
+
+    /// GHASH of up to eight blocks (`group`, the last one zero-padded)
+    /// after `acc`: (acc ⊕ X_1)·H^r ⊕ … ⊕ X_r·H, one reduction.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AES and PMULL, and SHA3 if `EOR3`.
+    #[inline(always)]
+    unsafe fn hash_group<const EOR3: bool>(&self, acc: uint8x16_t, group: &[u8]) -> uint8x16_t {
+        let r = group.len().div_ceil(16);
+        debug_assert!((1..=8).contains(&r));
+        // SAFETY: the caller's features.
+        unsafe {
+            let mut sum = zero_sum();
+            for (i, block) in group.chunks(16).enumerate() {
+                let mut x = pmull::reflect(armv8::load_padded(block));
+                if i == 0 {
+                    x = veorq_u8(x, acc);
+                }
+                sum = sum.add(self.times(x, r - 1 - i));
+            }
+            pmull::reduce::<EOR3>(sum)
+        }
+    }
+
+    /// The end of [`mid_body`](Self::mid_body), c = `L` − 1 ≤ 8 blocks
+    /// left (the last possibly partial): Y_0 and their counter blocks in
+    /// one AES batch of `L` lanes, stitched with the hashing of the
+    /// pending batch (encryption's last, at `pending`) where there is
+    /// one; then the c blocks and the lengths block, block j times
+    /// H^(c + 1 − j) and the lengths block times H, one reduction; the
+    /// tag.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AES and PMULL, and SHA3 if `EOR3`; `end.io`
+    /// is c blocks' bytes as in [`mid`](Self::mid); `pending`, where
+    /// given, 128 readable bytes.
+    #[inline(always)]
+    unsafe fn mid_end<const EOR3: bool, const L: usize>(
+        &self,
+        acc: uint8x16_t,
+        pending: Option<*const u8>,
+        end: End,
+    ) -> Block {
+        let c = L - 1;
+        let (src, dst, len) = end.io;
+        debug_assert!(len.div_ceil(16) == c);
+        // SAFETY: the caller's features and buffers; `STEPS` rows are 16
+        // readable bytes.
+        unsafe {
+            let mut s: [uint8x16_t; L] = core::array::from_fn(|j| match j {
+                0 => end.y0,
+                _ => vaddq_u8(end.next, vld1q_u8(STEPS[j - 1].as_ptr())),
+            });
+            let acc = match pending {
+                Some(x) => self.stitch::<EOR3, L>(&mut s, x, acc),
+                None => {
+                    rounds_but_last_key(&self.aes, &mut s);
+                    acc
+                }
+            };
+            let mut sum = zero_sum();
+            for j in 0..c {
+                let at = 16 * j;
+                let keystream = veorq_u8(s[j + 1], end.last_key);
+                let (input, output) = armv8::xor_block_into(
+                    src.add(at),
+                    dst.add(at),
+                    (len - at).min(16),
+                    keystream,
+                );
+                let mut x = pmull::reflect(if end.encrypt { output } else { input });
+                if j == 0 {
+                    x = veorq_u8(x, acc);
+                }
+                sum = sum.add(self.times(x, c - j));
+            }
+            let lengths = if c == 0 {
+                veorq_u8(end.lengths, acc)
+            } else {
+                end.lengths
+            };
+            sum = sum.add(self.times(lengths, 0));
+            tag(pmull::reduce::<EOR3>(sum), veorq_u8(s[0], end.last_key))
+        }
     }
 
     /// A whole message with a 96-bit IV past the short path's shape: the
