@@ -547,22 +547,29 @@ fn zero_sum() -> Sum {
 }
 
 /// AES of `s` in place, all but the last round key (which the caller
-/// adds with the data).
-#[inline]
-#[target_feature(enable = "aes")]
-fn rounds_but_last_key<const L: usize>(aes: &Armv8, s: &mut [uint8x16_t; L]) {
-    for r in 0..9 {
-        Armv8::round(s, aes.key(r));
+/// adds with the data). Always inlined, so that an AES batch is not a
+/// call of its own.
+///
+/// # Safety
+///
+/// The CPU must support AES.
+#[inline(always)]
+unsafe fn rounds_but_last_key<const L: usize>(aes: &Armv8, s: &mut [uint8x16_t; L]) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        for r in 0..9 {
+            Armv8::round(s, aes.key(r));
+        }
+        if aes.rounds() > 10 {
+            Armv8::round(s, aes.key(9));
+            Armv8::round(s, aes.key(10));
+        }
+        if aes.rounds() > 12 {
+            Armv8::round(s, aes.key(11));
+            Armv8::round(s, aes.key(12));
+        }
+        aes.last_without_key(s);
     }
-    if aes.rounds() > 10 {
-        Armv8::round(s, aes.key(9));
-        Armv8::round(s, aes.key(10));
-    }
-    if aes.rounds() > 12 {
-        Armv8::round(s, aes.key(11));
-        Armv8::round(s, aes.key(12));
-    }
-    aes.last_without_key(s);
 }
 
 /// Row i: i in the last byte, the step from a counter block to the one i
@@ -976,8 +983,8 @@ impl AesPmull {
             if first == 1 {
                 let mut s: [uint8x16_t; 8] = core::array::from_fn(|j| step(next, j));
                 next = vaddq_u8(next, eight);
-                self.aes.encrypt(&mut s);
-                xor_batch(src, dst, &s);
+                rounds_but_last_key(&self.aes, &mut s);
+                xor_last::<EOR3>(src, dst, &s, last_key);
             }
             for i in first..batches {
                 let (input, output) = (src.add(i * BATCH), dst.add(i * BATCH));
