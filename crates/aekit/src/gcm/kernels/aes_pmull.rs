@@ -177,11 +177,11 @@ const BATCH: usize = 8 * 16;
 /// (up to eight blocks and the lengths block).
 const POWERS: usize = 9;
 
-/// The longest message `mid` takes. Its counter blocks are IV ‖ 0 plus
-/// the count in the last byte, which holds counts up to 255: at most
-/// 254 blocks.
-const MID_MAX: usize = 2048;
-const _: () = assert!(MID_MAX.div_ceil(16) + 1 <= 255);
+/// The longest message `mid` takes: its counter blocks are IV ‖ 0 plus
+/// the count in the last byte, which holds counts up to 255, so 254
+/// blocks (counts 2 … 255).
+const MID_MAX: usize = 254 * 16;
+const _: () = assert!(MID_MAX / 16 + 1 <= 255 && MID_MAX % 16 == 0);
 
 /// AES and PMULL in one pass. Holding one proves the CPU has FEAT_AES and
 /// FEAT_PMULL (each key is its own capability token), and, where `eor3`
@@ -1325,8 +1325,9 @@ mod tests {
 
     /// The whole-message paths with a 96-bit IV (short up to seven
     /// blocks, `mid` up to `MID_MAX` bytes, then the general one) at
-    /// every length 0 to 2048, each with two AAD lengths of 0 to 64 (and
-    /// every AAD length 0 to 64 at the lengths around a batch's edges),
+    /// every length 0 to 2048 and every thirteenth to 4100, each with two
+    /// AAD lengths of 0 to 64 (and every AAD length 0 to 64 at lengths
+    /// around a batch's edges and `MID_MAX`),
     /// AES-128 and AES-256, both directions, in place and out of place
     /// into uninitialized memory, both forms: the ciphertext and tag
     /// against the portable class (`fixslice` + `karatsuba` through
@@ -1348,8 +1349,11 @@ mod tests {
                 (aes, Karatsuba::new(&h[0]).unwrap())
             })
             .collect();
-        let edges = [112, 113, 127, 128, 129, 255, 256, 257, 1500, 2047, 2048];
+        let edges = [
+            112, 113, 127, 128, 129, 255, 256, 257, 1500, 2047, 2048, 4063, 4064, 4065, 4080,
+        ];
         let cases = (0..=2048usize)
+            .chain((2049..=4100).step_by(13))
             .flat_map(|n| [(n, n % 65), (n, (7 * n + 13) % 65)])
             .chain(edges.iter().flat_map(|&n| (0..=64).map(move |a| (n, a))));
         let mut checked = 0;
