@@ -18,7 +18,9 @@
 //! [`Kernel::crypt_blocks`]: for whole 16-byte blocks, C_i = P_i ⊕ E(K,
 //! incr32^i(counter)) and Y ← (Y ⊕ C_i)·H over the ciphertext, in one pass
 //! instead of the default's two. The IV, the AAD, partial blocks and the
-//! tag go through the two strategies unchanged.
+//! tag go through the two strategies unchanged. [`Kernel::crypt_short`]
+//! and [`Kernel::crypt_short_into`]: a whole message with a 96-bit IV,
+//! its tag included (below).
 //!
 //! # Registers
 //!
@@ -60,8 +62,8 @@
 //! Products are summed in pairs, `sum ⊕ p_{2k−1} ⊕ p_{2k}`: one EOR3 per
 //! part where SHA3 is used, as are the middle's correction raw ⊕ lo ⊕
 //! hi, the reduction's two folds and the last round key's addition with
-//! the data (the short path and the tail keep the two-EOR form: a
-//! handful of XORs a message). One basic block per batch, so the
+//! the data (the short path, `mid`'s last blocks and the tail keep the
+//! two-EOR form: a handful of XORs a message). One basic block per batch, so the
 //! compiler's scheduler interleaves the AES chains with the PMULL chain.
 //!
 //! Decryption hashes the batch it decrypts (its ciphertext is the input);
@@ -82,7 +84,9 @@
 //! it plus i in its last byte (one byte add, no carry): a branch on the
 //! public count, one a batch. A counter that is not public (J0 =
 //! GHASH(IV)) always takes the first form, branch-free. The short path
-//! takes `armv8`'s `counter_blocks` (the count inserted into lane 3).
+//! takes `armv8`'s `counter_blocks` (the count inserted into lane 3);
+//! `mid`, whose counts are 2 … 255, makes block i as IV ‖ 0 plus its
+//! count in the last byte (one byte add, no REV32, no carry).
 //!
 //! # Whole messages with a 96-bit IV
 //!
@@ -93,6 +97,19 @@
 //!   lengths block: Y_0 … Y_c in one AES batch of c + 1 lanes (`L` a
 //!   constant per shape), every hashed block times its own power of H,
 //!   one reduction, no `State`.
+//! - Up to 254 blocks (`MID_MAX`: the counts 2 … 255 fit the last
+//!   byte), `mid`: the message's state (GHASH value, next counter block,
+//!   last round key) in registers from the AAD to the tag, no call to
+//!   the strategies and no `State`. The AAD in groups of eight blocks,
+//!   (Y ⊕ A_1)·H^r ⊕ … ⊕ A_r·H, one reduction a group; the whole batches
+//!   through the loop's body (`stitch`: decryption hashes the batch it
+//!   reads, encryption the one before, its first batch AES alone); then
+//!   the c ≤ 8 blocks left, the last possibly partial, and Y_0 in one
+//!   AES batch of c + 1 lanes (`mid_end`, `L` a constant per c),
+//!   stitched with the hashing of encryption's last batch; the c blocks
+//!   and the lengths block, block j times H^(c + 1 − j), the lengths
+//!   block times H, in one sum reduced once (H^9 the highest power);
+//!   the tag from E(K, Y_0), the batch's lane 0.
 //! - Longer: the AAD hashed by `pmull`, the one-pass loop from IV ‖ 2 over
 //!   the whole blocks (reading the input and writing the output, no copy
 //!   first), the partial block and the lengths block by the strategies,
@@ -101,18 +118,19 @@
 //! # Storage
 //!
 //! The `armv8` round keys (240 bytes), the `pmull` powers (128 bytes)
-//! and the kernel's H … H^8 with their folds (256 bytes), zeroized on
+//! and the kernel's H … H^9 with their folds (288 bytes), zeroized on
 //! drop.
 //!
 //! # Constant-time
 //!
 //! AESE, AESMC, PMULL and EOR3 take the same time for every operand
 //! (fixed latencies in Arm's optimization guides), round keys and powers
-//! are read at fixed indices, and the only branches are on lengths, the
-//! direction, the key's EOR3 flag (a CPU property) and a counter the
-//! caller declared public (never on J0 = GHASH(IV)). (Round keys may
-//! be kept on the stack by the compiler like any value; they are not
-//! cleared from there.)
+//! are read at indices fixed or set by the lengths, and the only
+//! branches are on lengths, the direction, the key's EOR3 flag (a CPU
+//! property) and a counter the caller declared public (never on J0 =
+//! GHASH(IV)); `mid` has none on its counter. (Round keys may be kept on
+//! the stack by the compiler like any value; they are not cleared from
+//! there.)
 //!
 //! # Citations
 //!
@@ -152,6 +170,15 @@
 //!   slower on V1/V2 for AES-128, and three copies of the loop.
 //! - Round key 0 pre-XORed into the counter prefix: AESE adds the key
 //!   itself.
+//! - `mid` with E(K, Y_0) as a ninth lane of its first batch: in the
+//!   pipeline model faster on the Neoverse V cores for whole batches,
+//!   slower on N1 and the M1, and a chain of its own below one batch.
+//! - `mid`'s end as one sum (encryption's last batch, the blocks left
+//!   and the lengths block: H^17 stored, one reduction fewer): not
+//!   faster in the pipeline model.
+//! - `mid` with every hashed block times its own power and one
+//!   reduction (`vaes-avx512`'s `own_powers`): a batch's reduction is 2
+//!   PMULL of 26 here, for up to 254 powers of storage.
 
 use core::arch::aarch64::{
     uint8x16_t, uint32x4_t, vaddq_u8, vaddq_u32, vdupq_n_u8, vdupq_n_u32, veorq_u8, vld1q_u8,
@@ -1110,7 +1137,7 @@ impl AesPmull {
         }
     }
 
-    /// A whole message with a 96-bit IV past the short path's shape: the
+    /// A whole message with a 96-bit IV longer than [`MID_MAX`]: the
     /// AAD hashed, the one-pass loop from IV ‖ 2 over the whole blocks
     /// (from `input` into `out`, or in place in `out`), the partial block
     /// and the lengths block by the strategies, E(K, Y_0) added. Returns
