@@ -95,8 +95,7 @@ pub use unsupported::Armv8;
 mod imp {
     use core::arch::aarch64::{
         uint8x16_t, vaeseq_u8, vaesmcq_u8, vandq_u8, vcltq_u8, vdupq_n_u8, veorq_u8, vld1q_u8,
-        vreinterpretq_u8_u32,
-        vreinterpretq_u32_u8, vsetq_lane_u32, vst1q_u8,
+        vreinterpretq_u8_u32, vreinterpretq_u32_u8, vsetq_lane_u32, vst1q_u8,
     };
 
     use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -324,17 +323,20 @@ mod imp {
         // reads and writes.
         unsafe {
             if len & 8 != 0 {
-                dst.cast::<u64>().write_unaligned(src.cast::<u64>().read_unaligned());
+                dst.cast::<u64>()
+                    .write_unaligned(src.cast::<u64>().read_unaligned());
                 at = 8;
             }
             if len & 4 != 0 {
                 let (s, d) = (src.add(at), dst.add(at));
-                d.cast::<u32>().write_unaligned(s.cast::<u32>().read_unaligned());
+                d.cast::<u32>()
+                    .write_unaligned(s.cast::<u32>().read_unaligned());
                 at += 4;
             }
             if len & 2 != 0 {
                 let (s, d) = (src.add(at), dst.add(at));
-                d.cast::<u16>().write_unaligned(s.cast::<u16>().read_unaligned());
+                d.cast::<u16>()
+                    .write_unaligned(s.cast::<u16>().read_unaligned());
                 at += 2;
             }
             if len & 1 != 0 {

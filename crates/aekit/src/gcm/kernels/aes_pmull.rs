@@ -182,8 +182,8 @@
 
 use core::arch::aarch64::{
     uint8x16_t, uint32x4_t, vaddq_u8, vaddq_u32, vdupq_n_u8, vdupq_n_u32, veorq_u8, vld1q_u8,
-    vreinterpretq_u8_u32, vreinterpretq_u32_u8, vrev32q_u8, vsetq_lane_u32, vshlq_n_u8, vshlq_n_u32,
-    vst1q_u8,
+    vreinterpretq_u8_u32, vreinterpretq_u32_u8, vrev32q_u8, vsetq_lane_u32, vshlq_n_u8,
+    vshlq_n_u32, vst1q_u8,
 };
 use core::mem::MaybeUninit;
 
@@ -208,7 +208,7 @@ const POWERS: usize = 9;
 /// the count in the last byte, which holds counts up to 255, so 254
 /// blocks (counts 2 … 255).
 const MID_MAX: usize = 254 * 16;
-const _: () = assert!(MID_MAX / 16 + 1 <= 255 && MID_MAX % 16 == 0);
+const _: () = assert!(MID_MAX / 16 < 255 && MID_MAX.is_multiple_of(16));
 
 /// AES and PMULL in one pass. Holding one proves the CPU has FEAT_AES and
 /// FEAT_PMULL (each key is its own capability token), and, where `eor3`
@@ -570,7 +570,11 @@ struct End {
 #[target_feature(enable = "aes")]
 fn zero_sum() -> Sum {
     let z = vdupq_n_u8(0);
-    Sum { lo: z, mid: z, hi: z }
+    Sum {
+        lo: z,
+        mid: z,
+        hi: z,
+    }
 }
 
 /// AES of `s` in place, all but the last round key (which the caller
@@ -1115,12 +1119,8 @@ impl AesPmull {
             for j in 0..c {
                 let at = 16 * j;
                 let keystream = veorq_u8(s[j + 1], end.last_key);
-                let (input, output) = armv8::xor_block_into(
-                    src.add(at),
-                    dst.add(at),
-                    (len - at).min(16),
-                    keystream,
-                );
+                let (input, output) =
+                    armv8::xor_block_into(src.add(at), dst.add(at), (len - at).min(16), keystream);
                 let mut x = pmull::reflect(if end.encrypt { output } else { input });
                 if j == 0 {
                     x = veorq_u8(x, acc);
