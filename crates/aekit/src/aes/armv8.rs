@@ -53,7 +53,11 @@
 //! counter block is the fixed first 12 bytes with `ctr + i` byte-swapped
 //! into lane 3 (`INS`). `wrapping_add` on the `u32` is incr32. A partial
 //! last block consumes a whole counter and is XORed through a zeroed
-//! 16-byte buffer that is wiped after use.
+//! 16-byte buffer that is wiped after use, its bytes moved in and out by
+//! at most one 8-, 4-, 2- and 1-byte move each (branches on the public
+//! length; a copy of a run-time length would call `memcpy`), its output
+//! masked past the length, out of line so that a caller's loop keeps its
+//! registers.
 //!
 //! # Storage
 //!

@@ -63,8 +63,9 @@
 //! part where SHA3 is used, as are the middle's correction raw ⊕ lo ⊕
 //! hi, the reduction's two folds and the last round key's addition with
 //! the data (the short path, `mid`'s last blocks and the tail keep the
-//! two-EOR form: a handful of XORs a message). One basic block per batch, so the
-//! compiler's scheduler interleaves the AES chains with the PMULL chain.
+//! two-EOR form: a handful of XORs a message). One basic block per
+//! batch, so the compiler's scheduler interleaves the AES chains with the
+//! PMULL chain.
 //!
 //! Decryption hashes the batch it decrypts (its ciphertext is the input);
 //! encryption hashes the batch before, whose ciphertext the previous
