@@ -105,12 +105,15 @@
 //!   (Y ⊕ A_1)·H^r ⊕ … ⊕ A_r·H, one reduction a group; the whole batches
 //!   through the loop's body (`stitch`: decryption hashes the batch it
 //!   reads, encryption the one before, its first batch AES alone); then
-//!   the c ≤ 8 blocks left, the last possibly partial, and Y_0 in one
-//!   AES batch of c + 1 lanes (`mid_end`, `L` a constant per c),
-//!   stitched with the hashing of encryption's last batch; the c blocks
-//!   and the lengths block, block j times H^(c + 1 − j), the lengths
-//!   block times H, in one sum reduced once (H^9 the highest power);
-//!   the tag from E(K, Y_0), the batch's lane 0.
+//!   the c ≤ 8 blocks left, the last possibly partial, in one AES batch
+//!   (`mid_end`, its lane count `L` a constant per shape), stitched with
+//!   the hashing of encryption's last batch; the c blocks and the
+//!   lengths block, block j times H^(c + 1 − j), the lengths block times
+//!   H, in one sum reduced once (H^9 the highest power). E(K, Y_0) is a
+//!   ninth lane of decryption's first batch, so that no AES chain of its
+//!   own ends the call, and lane 0 of the end batch otherwise
+//!   (encryption, whose end hashes its last batch meanwhile, and messages
+//!   shorter than a batch).
 //! - Longer: the AAD hashed by `pmull`, the one-pass loop from IV ‖ 2 over
 //!   the whole blocks (reading the input and writing the output, no copy
 //!   first), the partial block and the lengths block by the strategies,
@@ -171,9 +174,8 @@
 //!   slower on V1/V2 for AES-128, and three copies of the loop.
 //! - Round key 0 pre-XORed into the counter prefix: AESE adds the key
 //!   itself.
-//! - `mid` with E(K, Y_0) as a ninth lane of its first batch: in the
-//!   pipeline model faster on the Neoverse V cores for whole batches,
-//!   slower on N1 and the M1, and a chain of its own below one batch.
+//! - `mid`'s encryption with E(K, Y_0) as a ninth lane of its first
+//!   batch too: in the pipeline model slower on N1 and the M1.
 //! - `mid`'s end as one sum (encryption's last batch, the blocks left
 //!   and the lengths block: H^17 stored, one reduction fewer): not
 //!   faster in the pipeline model.
@@ -554,12 +556,14 @@ impl Counters {
 }
 
 /// What [`AesPmull::mid_end`] takes besides the GHASH value: the
-/// blocks left (source, destination, bytes), the counter blocks Y_0 and
-/// the next one, the last round key, the lengths block, the direction.
+/// blocks left (source, destination, bytes), the counter block Y_0 and
+/// E(K, Y_0) where it is made already, the next counter block, the last
+/// round key, the lengths block, the direction.
 #[derive(Clone, Copy)]
 struct End {
     io: (*const u8, *mut u8, usize),
     y0: uint8x16_t,
+    tag_mask: uint8x16_t,
     next: uint8x16_t,
     last_key: uint8x16_t,
     lengths: uint8x16_t,
@@ -977,8 +981,9 @@ impl AesPmull {
 
     /// The AAD hashed in groups of eight blocks; the whole batches
     /// through the loop's body (`stitch`), counters 2, 3, … made as
-    /// IV ‖ 0 plus the count in the last byte; then the last fewer than
-    /// nine blocks and E(K, Y_0) in one AES batch of their own
+    /// IV ‖ 0 plus the count in the last byte, E(K, Y_0) a ninth lane of
+    /// decryption's first batch; then the last fewer than nine blocks
+    /// (and E(K, Y_0) where not made yet) in one AES batch of their own
     /// ([`mid_end`](Self::mid_end)). Inlined into the two callers above.
     ///
     /// # Safety
@@ -1009,14 +1014,27 @@ impl AesPmull {
             let eight = vshlq_n_u8::<3>(vld1q_u8(STEPS[1].as_ptr()));
             let last_key = self.aes.key(self.aes.rounds());
             let batches = n / BATCH;
-            // An encryption's first batch has no ciphertext before it to
-            // hash: AES alone.
-            let first = usize::from(encrypt).min(batches);
-            if first == 1 {
+            let first = usize::from(batches > 0);
+            let y0 = counter_block(iv, 1);
+            // E(K, Y_0): decryption's ninth lane of its first batch, whose
+            // end batch is then its blocks alone; encryption's lane 0 of
+            // the end batch.
+            // (Read by the end only where made here.)
+            let mut tag_mask = vdupq_n_u8(0);
+            if first == 1 && encrypt {
+                // No ciphertext before it to hash: AES alone.
                 let mut s: [uint8x16_t; 8] = core::array::from_fn(|j| step(next, j));
-                next = vaddq_u8(next, eight);
                 rounds_but_last_key(&self.aes, &mut s);
                 xor_last::<EOR3>(src, dst, &s, last_key);
+                next = vaddq_u8(next, eight);
+            } else if first == 1 {
+                let mut s: [uint8x16_t; 9] =
+                    core::array::from_fn(|j| if j < 8 { step(next, j) } else { y0 });
+                acc = self.stitch::<EOR3, 9>(&mut s, src, acc);
+                tag_mask = veorq_u8(s[8], last_key);
+                let keystream: [uint8x16_t; 8] = core::array::from_fn(|j| s[j]);
+                xor_last::<EOR3>(src, dst, &keystream, last_key);
+                next = vaddq_u8(next, eight);
             }
             for i in first..batches {
                 let (input, output) = (src.add(i * BATCH), dst.add(i * BATCH));
@@ -1035,22 +1053,35 @@ impl AesPmull {
             let pending = (encrypt && batches > 0).then(|| dst.add(done - BATCH).cast_const());
             let end = End {
                 io: (src.add(done), dst.add(done), n - done),
-                y0: counter_block(iv, 1),
+                y0,
+                tag_mask,
                 next,
                 last_key,
                 lengths: lengths_block(aad.len(), n),
                 encrypt,
             };
-            match (n - done).div_ceil(16) {
-                0 => self.mid_end::<EOR3, 1>(acc, pending, end),
-                1 => self.mid_end::<EOR3, 2>(acc, pending, end),
-                2 => self.mid_end::<EOR3, 3>(acc, pending, end),
-                3 => self.mid_end::<EOR3, 4>(acc, pending, end),
-                4 => self.mid_end::<EOR3, 5>(acc, pending, end),
-                5 => self.mid_end::<EOR3, 6>(acc, pending, end),
-                6 => self.mid_end::<EOR3, 7>(acc, pending, end),
-                7 => self.mid_end::<EOR3, 8>(acc, pending, end),
-                _ => self.mid_end::<EOR3, 9>(acc, pending, end),
+            // The end batch's lanes: Y_0 (unless decryption's first
+            // batch took it) and the c blocks left.
+            let y0_done = !encrypt && first == 1;
+            match ((n - done).div_ceil(16), y0_done) {
+                (0, false) => self.mid_end::<EOR3, 1, 1>(acc, pending, end),
+                (1, false) => self.mid_end::<EOR3, 2, 1>(acc, pending, end),
+                (2, false) => self.mid_end::<EOR3, 3, 1>(acc, pending, end),
+                (3, false) => self.mid_end::<EOR3, 4, 1>(acc, pending, end),
+                (4, false) => self.mid_end::<EOR3, 5, 1>(acc, pending, end),
+                (5, false) => self.mid_end::<EOR3, 6, 1>(acc, pending, end),
+                (6, false) => self.mid_end::<EOR3, 7, 1>(acc, pending, end),
+                (7, false) => self.mid_end::<EOR3, 8, 1>(acc, pending, end),
+                (_, false) => self.mid_end::<EOR3, 9, 1>(acc, pending, end),
+                (0, true) => self.mid_end::<EOR3, 0, 0>(acc, pending, end),
+                (1, true) => self.mid_end::<EOR3, 1, 0>(acc, pending, end),
+                (2, true) => self.mid_end::<EOR3, 2, 0>(acc, pending, end),
+                (3, true) => self.mid_end::<EOR3, 3, 0>(acc, pending, end),
+                (4, true) => self.mid_end::<EOR3, 4, 0>(acc, pending, end),
+                (5, true) => self.mid_end::<EOR3, 5, 0>(acc, pending, end),
+                (6, true) => self.mid_end::<EOR3, 6, 0>(acc, pending, end),
+                (7, true) => self.mid_end::<EOR3, 7, 0>(acc, pending, end),
+                (_, true) => self.mid_end::<EOR3, 8, 0>(acc, pending, end),
             }
         }
     }
@@ -1079,8 +1110,9 @@ impl AesPmull {
         }
     }
 
-    /// The end of [`mid_body`](Self::mid_body), c = `L` − 1 ≤ 8 blocks
-    /// left (the last possibly partial): Y_0 and their counter blocks in
+    /// The end of [`mid_body`](Self::mid_body), c = `L` − `Y` ≤ 8
+    /// blocks left (the last possibly partial): their counter blocks, and
+    /// Y_0 first where `Y` is 1 (else `end.tag_mask` is E(K, Y_0)), in
     /// one AES batch of `L` lanes, stitched with the hashing of the
     /// pending batch (encryption's last, at `pending`) where there is
     /// one; then the c blocks and the lengths block, block j times
@@ -1093,21 +1125,24 @@ impl AesPmull {
     /// is c blocks' bytes as in [`mid`](Self::mid); `pending`, where
     /// given, 128 readable bytes.
     #[inline(always)]
-    unsafe fn mid_end<const EOR3: bool, const L: usize>(
+    unsafe fn mid_end<const EOR3: bool, const L: usize, const Y: usize>(
         &self,
         acc: uint8x16_t,
         pending: Option<*const u8>,
         end: End,
     ) -> Block {
-        let c = L - 1;
+        let c = L - Y;
         let (src, dst, len) = end.io;
         debug_assert!(len.div_ceil(16) == c);
         // SAFETY: the caller's features and buffers; `STEPS` rows are 16
         // readable bytes.
         unsafe {
-            let mut s: [uint8x16_t; L] = core::array::from_fn(|j| match j {
-                0 => end.y0,
-                _ => vaddq_u8(end.next, vld1q_u8(STEPS[j - 1].as_ptr())),
+            let mut s: [uint8x16_t; L] = core::array::from_fn(|j| {
+                if j < Y {
+                    end.y0
+                } else {
+                    vaddq_u8(end.next, vld1q_u8(STEPS[j - Y].as_ptr()))
+                }
             });
             let acc = match pending {
                 Some(x) => self.stitch::<EOR3, L>(&mut s, x, acc),
@@ -1119,7 +1154,7 @@ impl AesPmull {
             let mut sum = zero_sum();
             for j in 0..c {
                 let at = 16 * j;
-                let keystream = veorq_u8(s[j + 1], end.last_key);
+                let keystream = veorq_u8(s[j + Y], end.last_key);
                 let (input, output) =
                     armv8::xor_block_into(src.add(at), dst.add(at), (len - at).min(16), keystream);
                 let mut x = pmull::reflect(if end.encrypt { output } else { input });
@@ -1134,7 +1169,12 @@ impl AesPmull {
                 end.lengths
             };
             sum = sum.add(self.times(lengths, 0));
-            tag(pmull::reduce::<EOR3>(sum), veorq_u8(s[0], end.last_key))
+            let tag_mask = if Y == 1 {
+                veorq_u8(s[0], end.last_key)
+            } else {
+                end.tag_mask
+            };
+            tag(pmull::reduce::<EOR3>(sum), tag_mask)
         }
     }
 
