@@ -53,7 +53,11 @@
 //! counter block is the fixed first 12 bytes with `ctr + i` byte-swapped
 //! into lane 3 (`INS`). `wrapping_add` on the `u32` is incr32. A partial
 //! last block consumes a whole counter and is XORed through a zeroed
-//! 16-byte buffer that is wiped after use.
+//! 16-byte buffer that is wiped after use, its bytes moved in and out by
+//! at most one 8-, 4-, 2- and 1-byte move each (branches on the public
+//! length; a copy of a run-time length would call `memcpy`), its output
+//! masked past the length, out of line so that a caller's loop keeps its
+//! registers.
 //!
 //! # Storage
 //!
@@ -94,8 +98,8 @@ pub use unsupported::Armv8;
 #[cfg(target_arch = "aarch64")]
 mod imp {
     use core::arch::aarch64::{
-        uint8x16_t, vaeseq_u8, vaesmcq_u8, vdupq_n_u8, veorq_u8, vld1q_u8, vreinterpretq_u8_u32,
-        vreinterpretq_u32_u8, vsetq_lane_u32, vst1q_u8,
+        uint8x16_t, vaeseq_u8, vaesmcq_u8, vandq_u8, vcltq_u8, vdupq_n_u8, veorq_u8, vld1q_u8,
+        vreinterpretq_u8_u32, vreinterpretq_u32_u8, vsetq_lane_u32, vst1q_u8,
     };
 
     use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -294,11 +298,55 @@ mod imp {
             return unsafe { vld1q_u8(block.as_ptr()) };
         }
         let mut buf = [0u8; 16];
-        buf[..bytes.len()].copy_from_slice(bytes);
+        debug_assert!(bytes.len() < 16);
+        // SAFETY: `bytes` is `len` < 16 readable bytes, `buf` 16
+        // writable ones.
+        unsafe { copy_short(bytes.as_ptr(), buf.as_mut_ptr(), bytes.len()) };
         // SAFETY: `buf` is 16 readable bytes.
         let x = unsafe { vld1q_u8(buf.as_ptr()) };
         buf.zeroize();
         x
+    }
+
+    /// Byte i is i: which lanes lie below a length.
+    const LANE_INDEX: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+
+    /// Copies `len` < 16 bytes as at most one 8-, 4-, 2- and 1-byte move
+    /// each (branches on the length), where a copy of a length known
+    /// only at run time would call the C library's `memcpy`.
+    ///
+    /// # Safety
+    ///
+    /// `src` readable and `dst` writable for `len` bytes, not
+    /// overlapping.
+    #[inline(always)]
+    unsafe fn copy_short(src: *const u8, dst: *mut u8, len: usize) {
+        debug_assert!(len < 16);
+        let mut at = 0;
+        // SAFETY: each move lies below `len` (the contract); unaligned
+        // reads and writes.
+        unsafe {
+            if len & 8 != 0 {
+                dst.cast::<u64>()
+                    .write_unaligned(src.cast::<u64>().read_unaligned());
+                at = 8;
+            }
+            if len & 4 != 0 {
+                let (s, d) = (src.add(at), dst.add(at));
+                d.cast::<u32>()
+                    .write_unaligned(s.cast::<u32>().read_unaligned());
+                at += 4;
+            }
+            if len & 2 != 0 {
+                let (s, d) = (src.add(at), dst.add(at));
+                d.cast::<u16>()
+                    .write_unaligned(s.cast::<u16>().read_unaligned());
+                at += 2;
+            }
+            if len & 1 != 0 {
+                *dst.add(at) = *src.add(at);
+            }
+        }
     }
 
     /// `dst = src ^ keystream` for `len` (at most 16) bytes. Returns the
@@ -326,19 +374,40 @@ mod imp {
                 return (input, output);
             }
         }
+        // SAFETY: passed on.
+        unsafe { xor_partial_into(src, dst, len, keystream) }
+    }
+
+    /// [`xor_block_into`] for `len` < 16 bytes, out of line: a caller's
+    /// loop over whole blocks keeps its registers.
+    ///
+    /// # Safety
+    ///
+    /// As for [`xor_block_into`].
+    #[inline(never)]
+    #[target_feature(enable = "aes")]
+    unsafe fn xor_partial_into(
+        src: *const u8,
+        dst: *mut u8,
+        len: usize,
+        keystream: uint8x16_t,
+    ) -> (uint8x16_t, uint8x16_t) {
         debug_assert!(len < 16);
         let mut buf = [0u8; 16];
         // SAFETY: `len` readable bytes from `src`, into a 16-byte buffer.
-        unsafe { core::ptr::copy_nonoverlapping(src, buf.as_mut_ptr(), len) };
-        // SAFETY: `buf` is 16 readable and writable bytes.
+        unsafe { copy_short(src, buf.as_mut_ptr(), len) };
+        // SAFETY: `buf` and `LANE_INDEX` are 16 readable and writable
+        // bytes.
         let (input, output) = unsafe {
             let input = vld1q_u8(buf.as_ptr());
-            vst1q_u8(buf.as_mut_ptr(), veorq_u8(input, keystream));
-            buf[len..].fill(0);
-            (input, vld1q_u8(buf.as_ptr()))
+            // Lanes `len` and up cleared: the output zero-padded.
+            let inside = vcltq_u8(vld1q_u8(LANE_INDEX.as_ptr()), vdupq_n_u8(len as u8));
+            let output = vandq_u8(veorq_u8(input, keystream), inside);
+            vst1q_u8(buf.as_mut_ptr(), output);
+            (input, output)
         };
         // SAFETY: `len` writable bytes at `dst`; `buf` is a local.
-        unsafe { core::ptr::copy_nonoverlapping(buf.as_ptr(), dst, len) };
+        unsafe { copy_short(buf.as_ptr(), dst, len) };
         buf.zeroize();
         (input, output)
     }
