@@ -25,8 +25,8 @@
 use core::hint::black_box;
 
 use aekit_core::AesGcm;
-use aekit_core::aes::Fixslice;
 use aekit_core::aes::Block;
+use aekit_core::aes::Fixslice;
 use aekit_core::ctr::Mode;
 use aekit_core::ctr::Plain;
 use aekit_core::ctr::face::{Rd1, Rd1Plus, Rd2Plus};
