@@ -1391,6 +1391,19 @@ mod tests {
         }
     }
 
+    /// The portable class's AES and GHASH keys (`fixslice`, `karatsuba`)
+    /// for each key schedule: the reference the kernel is checked against.
+    fn portable_keys(keys: &[KeySchedule]) -> Vec<(Fixslice, Karatsuba)> {
+        keys.iter()
+            .map(|ks| {
+                let aes = Fixslice::new(ks).unwrap();
+                let mut h = [[0u8; 16]];
+                aes.encrypt_blocks(&mut h);
+                (aes, Karatsuba::new(&h[0]).unwrap())
+            })
+            .collect()
+    }
+
     /// The whole-message paths with a 96-bit IV (short up to seven
     /// blocks, `mid` up to `MID_MAX` bytes, then the general one) at
     /// every length 0 to 2048 and every thirteenth to 4100, each with two
@@ -1408,15 +1421,7 @@ mod tests {
             .map(|&n| KeySchedule::new(&rng.bytes(n)).unwrap())
             .collect();
         let forms: Vec<_> = keys.iter().map(both_forms).collect();
-        let portable: Vec<(Fixslice, Karatsuba)> = keys
-            .iter()
-            .map(|ks| {
-                let aes = Fixslice::new(ks).unwrap();
-                let mut h = [[0u8; 16]];
-                aes.encrypt_blocks(&mut h);
-                (aes, Karatsuba::new(&h[0]).unwrap())
-            })
-            .collect();
+        let portable = portable_keys(&keys);
         let edges = [
             112, 113, 127, 128, 129, 255, 256, 257, 1500, 2047, 2048, 4063, 4064, 4065, 4080,
         ];
@@ -1487,15 +1492,7 @@ mod tests {
             .map(|&n| KeySchedule::new(&rng.bytes(n)).unwrap())
             .collect();
         let forms: Vec<_> = keys.iter().map(both_forms).collect();
-        let portable: Vec<(Fixslice, Karatsuba)> = keys
-            .iter()
-            .map(|ks| {
-                let aes = Fixslice::new(ks).unwrap();
-                let mut h = [[0u8; 16]];
-                aes.encrypt_blocks(&mut h);
-                (aes, Karatsuba::new(&h[0]).unwrap())
-            })
-            .collect();
+        let portable = portable_keys(&keys);
         let lengths = (0..=2048usize).chain([4095, 4096, 4097, 16 * 1024 + 7, 65536 + 3]);
         let mut checked = 0;
         for n in lengths {
