@@ -5,7 +5,9 @@
 use core::ffi::c_int;
 use std::sync::Arc;
 
-use crate::{Status, guard, guarded, input, overlap, slice, slice_mut, status, store, unusable};
+use crate::{
+    Status, free_shared, guard, guarded, input, overlap, slice, slice_mut, status, store, unusable,
+};
 
 /// Bytes of tag after each ciphertext.
 pub const AEKIT_AES_GCM_TAG_LEN: usize = 16;
@@ -79,16 +81,9 @@ pub unsafe extern "C" fn aekit_aes_gcm_new(
 /// `gcm` is NULL or a handle from `aekit_aes_gcm_new`, not used afterwards.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aekit_aes_gcm_free(gcm: *mut AesGcm) {
-    if !gcm.is_null() {
-        // A panic in a destructor would be a bug; it still must not
-        // unwind into C.
-        let _ = guard(|| {
-            // SAFETY: made by `Arc::into_raw` in `aekit_aes_gcm_new` and
-            // released once, by this function's contract.
-            drop(unsafe { Arc::from_raw(gcm.cast_const()) });
-            Ok(())
-        });
-    }
+    // SAFETY: by this function's contract; `aekit_aes_gcm_new` makes the
+    // handle with `Arc::into_raw`.
+    unsafe { free_shared(gcm) }
 }
 
 /// Encrypts `plaintext_len` bytes and writes ciphertext ‖ 16-byte tag

@@ -29,6 +29,7 @@ mod stream;
 
 use core::ffi::{c_char, c_int};
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
 
 pub use aether::Aether;
 pub use gcm::AesGcm;
@@ -351,12 +352,32 @@ pub(crate) unsafe fn handle_mut<'a, T>(handle: *mut T) -> Result<&'a mut T, Stat
 /// `handle` is NULL or a live handle returned by this library (a `Box<T>`
 /// turned into a pointer), not used again afterwards.
 pub(crate) unsafe fn free<T>(handle: *mut T) {
+    // SAFETY: made by `Box::into_raw` and freed once, by contract.
+    release(handle, |handle| drop(unsafe { Box::from_raw(handle) }));
+}
+
+/// [`free`] for a handle that is an `Arc<T>` turned into a pointer: its
+/// count is released, and the object dropped with the last one.
+///
+/// # Safety
+///
+/// `handle` is NULL or a live handle returned by this library (an
+/// `Arc<T>` turned into a pointer), not used again afterwards.
+pub(crate) unsafe fn free_shared<T>(handle: *mut T) {
+    release(handle, |handle| {
+        // SAFETY: made by `Arc::into_raw`, its count released once, by
+        // contract.
+        drop(unsafe { Arc::from_raw(handle.cast_const()) })
+    });
+}
+
+/// Runs `drop` on a handle that is not NULL, under the panic guard: a
+/// panic in a destructor would be a bug, and it still must not unwind
+/// into C.
+fn release<T>(handle: *mut T, drop: impl FnOnce(*mut T)) {
     if !handle.is_null() {
-        // A panic in a destructor would be a bug; it still must not unwind
-        // into C.
         let _ = guard(|| {
-            // SAFETY: made by `Box::into_raw` and freed once, by contract.
-            drop(unsafe { Box::from_raw(handle) });
+            drop(handle);
             Ok(())
         });
     }
