@@ -12,14 +12,30 @@
 #include <string.h>
 #include <intel-ipsec-mb.h>
 
+/* The CPU features each forced path needs, as ipsec-mb names them: its
+ * init_mb_mgr_avx512 and _avx2 do not check them (on a CPU without
+ * AVX-512 the first jumps through a NULL pointer), so this file does. */
+static const uint64_t needs[] = {
+        0,
+        IMB_CPUFLAGS_AVX512,
+        IMB_CPUFLAGS_AVX2,
+        IMB_CPUFLAGS_SSE,
+};
+
 /* The manager for `arch`: 0 the best this CPU runs (init_mb_mgr_auto),
  * 1 AVX-512, 2 AVX2, 3 SSE. NULL where the CPU lacks what the path needs
- * or the library refuses. */
+ * (the features alloc_mb_mgr detected) or the library refuses. */
 IMB_MGR *aekit_imb_new(int arch)
 {
+        if (arch < 0 || arch > 3)
+                return NULL;
         IMB_MGR *mgr = alloc_mb_mgr(0);
         if (mgr == NULL)
                 return NULL;
+        if ((mgr->features & needs[arch]) != needs[arch]) {
+                free_mb_mgr(mgr);
+                return NULL;
+        }
         switch (arch) {
         case 0:
                 init_mb_mgr_auto(mgr, NULL);

@@ -9,7 +9,8 @@
 //!
 //! `FORMS` is a comma-separated list of `rust` (`encrypt_in_place_detached`),
 //! `rust-oop` (`encrypt_detached_into`), `rust-dec`
-//! (`decrypt_detached_into`), `c` (`aekit_aes_gcm_encrypt` in place),
+//! (`decrypt_detached_into`), `rust-open` (`decrypt_in_place_detached`,
+//! alternating between two ciphertexts), `c` (`aekit_aes_gcm_encrypt` in place),
 //! `c-oop` (out of place) and `c-dec` (`aekit_aes_gcm_decrypt` out of
 //! place); `LEN` the message's bytes (at most 4080), with 16 bytes of AAD
 //! and a 12-byte IV; each form runs `CALLS` times a round, the forms in
@@ -56,6 +57,15 @@ fn main() {
         .encrypt_detached_into(&iv, &aad, &buf[..len], &mut sealed[..len], 16)
         .expect("seal");
     sealed[len..len + 16].copy_from_slice(tag.as_ref());
+    // In place, decryption alternates between two ciphertexts: C, and P
+    // itself, valid under the tag of sealing C (counter mode is its own
+    // inverse under one IV).
+    let mut opened = sealed[..len].to_vec();
+    let tag_of_p = gcm
+        .encrypt_in_place_detached(&iv, &aad, &mut opened.clone(), 16)
+        .expect("seal");
+    let open_tags = [tag.as_ref().to_vec(), tag_of_p.as_ref().to_vec()];
+    let mut turn = 0;
 
     let mut best = vec![f64::INFINITY; forms.len()];
     for _ in 0..rounds {
@@ -86,6 +96,16 @@ fn main() {
                             &sealed[len..len + 16],
                         )
                         .is_err() as c_int,
+                    "rust-open" => {
+                        turn ^= 1;
+                        gcm.decrypt_in_place_detached(
+                            black_box(&iv),
+                            &aad,
+                            &mut opened,
+                            &open_tags[turn ^ 1],
+                        )
+                        .is_err() as c_int
+                    }
                     "c" => handle.encrypt(&iv, &aad, None, &mut buf[..len + 16]),
                     "c-oop" => handle.encrypt(&iv, &aad, Some(&buf[..len]), &mut out[..len + 16]),
                     "c-dec" => handle.decrypt(&iv, &aad, &sealed[..len + 16], &mut out[..len]),
