@@ -22,8 +22,8 @@
 //! `ni`'s round keys in memory), ymm9/10/11 the unreduced GHASH sums lo /
 //! hi / middle, each lane summing its own products (the GHASH value comes
 //! in and goes out in the low lane of ymm9), ymm12–14 the ciphertext pair
-//! and its products, ymm15 the byte-reversal mask. Powers are memory
-//! operands.
+//! and its products, ymm15 the byte-reversal mask. Powers and their folds
+//! are memory operands.
 //!
 //! # Counters
 //!
@@ -50,9 +50,18 @@
 //!
 //! Register j holds (X_{2j+1}, X_{2j+2}) and is multiplied by the pair
 //! (H^{16−2j}, H^{15−2j}); Y enters lane 0 of register 0. Each lane makes
-//! its schoolbook product (four VPCLMULQDQ on both lanes at once, the
-//! middle products apart: `ghash::vclmul::ymm`) and the sums are XORed
-//! over the eight registers. Batches go in pairs ([`Kind`], [`Pairing`]):
+//! its product by Karatsuba, three VPCLMULQDQ on both lanes at once: with
+//! X = x1·z^64 ⊕ x0 and H = h1·z^64 ⊕ h0,
+//!
+//! ```text
+//! lo = x0·h0    hi = x1·h1    mid' = (x0 ⊕ x1)·(h0 ⊕ h1)
+//! X·H = hi·z^128 ⊕ (mid' ⊕ lo ⊕ hi)·z^64 ⊕ lo
+//! ```
+//!
+//! where h0 ⊕ h1, the power's fold, is made at key setup ([`Folds`]) and
+//! x0 ⊕ x1 by one VPSHUFD and one VPXOR. The sums lo, hi and mid' are
+//! XORed over the eight registers, and `lo ⊕ hi` is added to the middle
+//! sum once, before the reduction, which the linearity allows. Batches go in pairs ([`Kind`], [`Pairing`]):
 //! the first is multiplied by H^32 … H^17 and left unreduced, the second's
 //! sums are added to it, and then the sums are reduced (an odd batch out
 //! goes first, alone, with H^16 … H^1):
@@ -63,7 +72,12 @@
 //!
 //! The reduction (two Montgomery folds with 0xC2…, as `clmul`'s) runs on
 //! both lanes at once and the lanes are added after, which its linearity
-//! allows: four VPCLMULQDQ per two blocks, plus two per thirty-two.
+//! allows: three VPCLMULQDQ per two blocks, plus two per thirty-two.
+//!
+//! Karatsuba, not the schoolbook's four products: on Zen 3 VPCLMULQDQ
+//! issues once in two cycles, VAESENC twice a cycle, so the products
+//! bound the loop and one fewer per pair shortens it (figures in
+//! `docs/kernels/vaes_avx2.md`).
 //!
 //! The powers H^(LONG + 4) … H^1, in descending order, are made at key
 //! setup (`LongPowers`, 2 240 bytes, zeroized on drop): the multi-buffer
@@ -141,8 +155,9 @@
 //! - Eight blocks per batch (four YMM, Linux's choice for AVX2): half the
 //!   AES states in flight and twice the reductions per byte.
 //! - One reduction per batch: one more reduction per thirty-two blocks.
-//! - Karatsuba on the lanes: a stored YMM of folds per pair of powers and
-//!   more shuffles, where the products hide behind the AES rounds.
+//! - Schoolbook products (four VPCLMULQDQ a pair, no folds): the form
+//!   tuned on Intel cores with AVX-512, where the products hide behind
+//!   the AES rounds; on Zen 3 they bound the loop.
 //! - The batch from intrinsics: the compiler stored the states between
 //!   round 0 and the products, so rounds and products overlapped only as
 //!   far as the core's window reached.
@@ -230,12 +245,39 @@ pub(crate) struct VaesAvx2 {
     /// multi-buffer path's (`vaes_avx2_multi.rs`), and the last thirty-two
     /// are the loop's (see [`VaesAvx2::pairs`]).
     long: Long,
+    /// The folds of H^32 … H^1, at the indices of their powers in
+    /// [`LongPowers::powers_32_to_1`] (see [`VaesAvx2::pairs`]).
+    folds: Folds,
     _cpu: Cpu,
 }
 
 /// [`LongPowers`], zeroized on drop.
 #[derive(Zeroize, ZeroizeOnDrop)]
 struct Long(LongPowers);
+
+/// Each power's two 64-bit halves XORed, in both halves of its entry:
+/// the multiplier of the Karatsuba middle product (the module header's
+/// "The math"). Zeroized on drop.
+#[derive(Zeroize, ZeroizeOnDrop)]
+struct Folds([u128; 32]);
+
+impl Folds {
+    fn of(powers: &[u128; 32]) -> Folds {
+        Folds(powers.map(|p| {
+            let fold = u128::from(p as u64 ^ (p >> 64) as u64);
+            fold | fold << 64
+        }))
+    }
+}
+
+/// What the loop multiplies one batch by: eight pairs of powers (pair
+/// j, a 32-byte load at entry 2j, lane 0 first) and their folds at the
+/// same entries.
+#[derive(Clone, Copy)]
+struct Pairs<'a> {
+    powers: &'a [u128; 16],
+    folds: &'a [u128; 16],
+}
 
 impl Kernel for VaesAvx2 {
     type Aes = Ni;
@@ -390,9 +432,11 @@ impl FusedKernel for VaesAvx2 {
         // SAFETY: `cpu` proves AVX2 and VPCLMULQDQ.
         let long = Long(unsafe { long_powers(&all) });
         all.zeroize();
+        let folds = Folds::of(long.0.powers_32_to_1());
         Some(VaesAvx2 {
             ni,
             long,
+            folds,
             _cpu: cpu,
         })
     }
@@ -410,13 +454,19 @@ impl VaesAvx2 {
             .expect("H^16 … H^1 and eight zeros")
     }
 
-    /// The eight pairs of powers a batch is multiplied by: H^32 …
-    /// H^17 for the first batch of a pair ([`Kind::Open`], whose sums
-    /// the second's join before one reduction), H^16 … H^1 otherwise.
-    fn pairs(&self, kind: Kind) -> &[u128; 16] {
-        let (high, low) = self.long.0.powers_32_to_1().split_at(16);
-        let half = if kind == Kind::Open { high } else { low };
-        half.try_into().expect("sixteen powers")
+    /// The eight pairs of powers a batch is multiplied by, and their
+    /// folds: H^32 … H^17 for the first batch of a pair ([`Kind::Open`],
+    /// whose sums the second's join before one reduction), H^16 … H^1
+    /// otherwise.
+    fn pairs(&self, kind: Kind) -> Pairs<'_> {
+        fn half(all: &[u128; 32], kind: Kind) -> &[u128; 16] {
+            let at = if kind == Kind::Open { 0 } else { 16 };
+            all[at..at + 16].try_into().expect("sixteen entries")
+        }
+        Pairs {
+            powers: half(self.long.0.powers_32_to_1(), kind),
+            folds: half(&self.folds.0, kind),
+        }
     }
 
     /// A whole message not [`takes_ni`]'s, in place in `out` (`input`
@@ -1044,8 +1094,9 @@ macro_rules! after_round_8 {
 }
 
 /// Blocks 2i and 2i + 1 (ymm12, reflected by the mask in ymm15) times
-/// their pair of powers (entry i): schoolbook products added to lo
-/// (ymm9), hi (ymm10) and the middle (ymm11).
+/// their pair of powers (entry i): the Karatsuba products added to lo
+/// (ymm9), hi (ymm10) and the unfinished middle (ymm11), its fold of
+/// the blocks made in ymm13.
 #[rustfmt::skip] // one instruction per line
 macro_rules! product {
     ($i:literal) => {
@@ -1056,10 +1107,10 @@ macro_rules! product {
             "vpxor ymm9, ymm9, ymm13\n",
             "vpclmulqdq ymm13, ymm12, ymmword ptr [{h} + 32*", $i, "], 0x11\n",
             "vpxor ymm10, ymm10, ymm13\n",
-            "vpclmulqdq ymm13, ymm12, ymmword ptr [{h} + 32*", $i, "], 0x01\n",
-            "vpclmulqdq ymm14, ymm12, ymmword ptr [{h} + 32*", $i, "], 0x10\n",
+            "vpshufd ymm13, ymm12, 0x4e\n",
+            "vpxor ymm13, ymm13, ymm12\n",
+            "vpclmulqdq ymm13, ymm13, ymmword ptr [{f} + 32*", $i, "], 0x00\n",
             "vpxor ymm11, ymm11, ymm13\n",
-            "vpxor ymm11, ymm11, ymm14\n",
         )
     };
 }
@@ -1077,15 +1128,16 @@ macro_rules! first_product {
             "vpxor ymm12, ymm12, ymm13\n",
             "vpclmulqdq ymm9, ymm12, ymmword ptr [{h}], 0x00\n",
             "vpclmulqdq ymm10, ymm12, ymmword ptr [{h}], 0x11\n",
-            "vpclmulqdq ymm11, ymm12, ymmword ptr [{h}], 0x01\n",
-            "vpclmulqdq ymm13, ymm12, ymmword ptr [{h}], 0x10\n",
-            "vpxor ymm11, ymm11, ymm13\n",
+            "vpshufd ymm13, ymm12, 0x4e\n",
+            "vpxor ymm13, ymm13, ymm12\n",
+            "vpclmulqdq ymm11, ymm13, ymmword ptr [{f}], 0x00\n",
         )
     };
 }
 
-/// Each lane's sums reduced as `clmul`'s `reduce` does (the middle
-/// split across lo and hi, lo folded twice with 0xC2…, hi added), then
+/// The middle finished (lo and hi added: Karatsuba's), each lane's sums
+/// reduced as `clmul`'s `reduce` does (the middle split across lo and
+/// hi, lo folded twice with 0xC2…, hi added), then
 /// the two lanes added: the new GHASH value in xmm9. (The reduction is
 /// linear, so reducing both lanes at once and adding them after costs
 /// one lane addition where adding the three sums' lanes first cost
@@ -1094,6 +1146,8 @@ macro_rules! first_product {
 macro_rules! reduce {
     () => {
         concat!(
+            "vpxor ymm11, ymm11, ymm9\n",
+            "vpxor ymm11, ymm11, ymm10\n",
             "vpslldq ymm13, ymm11, 8\n",
             "vpsrldq ymm11, ymm11, 8\n",
             "vpxor ymm9, ymm9, ymm13\n",
@@ -1133,7 +1187,7 @@ unsafe fn stitched(
     x: &[u8; BATCH],
     keys: &[Block],
     rounds: usize,
-    h: &[u128; 16],
+    h: Pairs<'_>,
     kind: Kind,
     sums: &mut [__m256i; 3],
 ) {
@@ -1163,7 +1217,8 @@ unsafe fn stitched(
                 $reduce,
                 $($end),+,
                 keys = in(reg) keys.as_ptr(),
-                h = in(reg) h.as_ptr(),
+                h = in(reg) h.powers.as_ptr(),
+                f = in(reg) h.folds.as_ptr(),
                 consts = in(reg) CONSTS.0.as_ptr(),
                 x = in(reg) x.as_ptr(),
                 inout("ymm0") s[0],
@@ -1261,7 +1316,7 @@ unsafe fn rounds_alone(s: &mut [__m256i; 8], keys: &[Block], rounds: usize) {
 /// # Safety
 /// The CPU must support AVX2 and VPCLMULQDQ.
 #[target_feature(enable = "avx2,vpclmulqdq")]
-unsafe fn hash_batch(x: &[u8; BATCH], h: &[u128; 16], acc: __m128i) -> __m128i {
+unsafe fn hash_batch(x: &[u8; BATCH], h: Pairs<'_>, acc: __m128i) -> __m128i {
     let acc_out: __m128i;
     // SAFETY: `x` (256 bytes), the eight pairs of powers (256
     // bytes) and `CONSTS` (32 bytes) are read at offsets inside them;
@@ -1278,7 +1333,8 @@ unsafe fn hash_batch(x: &[u8; BATCH], h: &[u128; 16], acc: __m128i) -> __m128i {
             product!("6"),
             product!("7"),
             reduce!(),
-            h = in(reg) h.as_ptr(),
+            h = in(reg) h.powers.as_ptr(),
+            f = in(reg) h.folds.as_ptr(),
             consts = in(reg) CONSTS.0.as_ptr(),
             x = in(reg) x.as_ptr(),
             inout("xmm9") acc => acc_out,
