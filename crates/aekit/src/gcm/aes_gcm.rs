@@ -524,8 +524,12 @@ impl AesGcm {
         tag: &[u8],
     ) -> Result<(), Error> {
         self.check_call(iv, aad, buf, tag.len())?;
-        let full = self.in_place(pool, iv, aad, &mut *buf, Direction::Decrypt)?;
-        verify_or_wipe(full, tag, buf)
+        // The tag checked where the kernel op's result holds it, not
+        // moved out of the `Result` first (`verify_or_wipe`).
+        match &mut self.in_place(pool, iv, aad, &mut *buf, Direction::Decrypt) {
+            Ok(full) => verify_or_wipe(full, tag, buf),
+            Err(e) => Err(*e),
+        }
     }
 
     /// Encrypts or decrypts `buf` in place (its lengths checked), split

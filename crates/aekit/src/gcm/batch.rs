@@ -430,7 +430,7 @@ fn one<K: Kernel + Sync>(
     direction: Direction,
 ) -> Result<(), Error> {
     gcm.check_call(m.iv, m.aad, m.buf, m.tag.len())?;
-    let full = OneShot {
+    let mut full = OneShot {
         iv: m.iv,
         aad: m.aad,
         buf: &mut *m.buf,
@@ -442,7 +442,7 @@ fn one<K: Kernel + Sync>(
     // 4 of the `Result`) and read back by one 16-byte load, which the
     // store buffer cannot forward (the hottest instruction of a batch of
     // eight IMIX messages).
-    match &full {
+    match &mut full {
         Ok(tag) => deliver(tag, m, direction),
         Err(e) => Err(*e),
     }
@@ -451,7 +451,7 @@ fn one<K: Kernel + Sync>(
 /// What a message's full tag means for it: encrypting, its tag slot
 /// gets the tag; decrypting, it is checked, and the buffer wiped if it
 /// does not verify.
-fn deliver(full: &Block, m: &mut BatchMessage<'_>, direction: Direction) -> Result<(), Error> {
+fn deliver(full: &mut Block, m: &mut BatchMessage<'_>, direction: Direction) -> Result<(), Error> {
     match direction {
         Direction::Encrypt => {
             // Copied from where the kernel stored it: a tag passed by
@@ -460,7 +460,7 @@ fn deliver(full: &Block, m: &mut BatchMessage<'_>, direction: Direction) -> Resu
             copy_tag(full, m.tag.len(), m.tag);
             Ok(())
         }
-        Direction::Decrypt => verify_or_wipe(*full, m.tag, m.buf),
+        Direction::Decrypt => verify_or_wipe(full, m.tag, m.buf),
     }
 }
 
@@ -480,7 +480,7 @@ fn groups<'a, K: Kernel + Sync, M: BorrowMut<BatchMessage<'a>>>(
     let tag_ok = |len: usize| gcm.check_tag(len, 12).is_ok();
     let took = kernel.crypt_groups(run, direction, tags, tag_ok);
     // The results start as `Ok`: only failures are written.
-    for (k, (m, tag)) in run[..took].iter_mut().zip(&*tags).enumerate() {
+    for (k, (m, tag)) in run[..took].iter_mut().zip(&mut *tags).enumerate() {
         if let Err(e) = deliver(tag, m.borrow_mut(), direction) {
             results[place(k)] = Err(e);
         }

@@ -263,7 +263,7 @@ impl IncrementalGmac {
         if tag.len() != 16 {
             return Err(Error::InvalidTagLength(tag.len()));
         }
-        verify_or_wipe(self.full_tag(iv), tag, &mut [])
+        verify_or_wipe(&mut self.full_tag(iv), tag, &mut [])
     }
 
     /// S ⊕ E(K, IV ‖ 0^31 1), S = (X ⊕ len(A) ‖ 0^64) · H.

@@ -113,14 +113,14 @@ impl<'k> IvPrefix<'k> {
     ) -> Result<(), Error> {
         self.check_iv(iv_rest, tag.len())?;
         check_data(aad, buf)?;
-        let full = self.gcm.run(Prefixed {
+        let mut full = self.gcm.run(Prefixed {
             prefix: &self.hash,
             iv_rest,
             aad,
             buf: &mut *buf,
             direction: Direction::Decrypt,
         })?;
-        verify_or_wipe(full, tag, buf)
+        verify_or_wipe(&mut full, tag, buf)
     }
 
     /// [`AesGcm::encryptor`] under the IV prefix ‖ `iv_rest`.

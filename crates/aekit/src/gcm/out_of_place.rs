@@ -185,7 +185,8 @@ impl AesGcm {
         tag: &[u8],
     ) -> Result<&'o mut [u8], Error> {
         let direction = Direction::Decrypt;
-        let full = self.out_of_place(pool, iv, aad, ciphertext, out, tag.len(), direction)?;
+        let mut full = self.out_of_place(pool, iv, aad, ciphertext, out, tag.len(), direction);
+        let full = full.as_mut().map_err(|e| *e)?;
         // SAFETY: `out_of_place` returned the tag, having written `out`.
         let out = unsafe { assume_init(out) };
         verify_or_wipe(full, tag, out)?;

@@ -101,13 +101,13 @@ impl AesGcm {
         tag: &[u8],
     ) -> Result<(), Error> {
         self.check_tag(tag.len(), KEYSTREAM_IV_LEN)?;
-        let full = self.run(Supplied {
+        let mut full = self.run(Supplied {
             keystream,
             aad,
             buf: &mut *buf,
             direction: Direction::Decrypt,
         })?;
-        verify_or_wipe(full, tag, buf)
+        verify_or_wipe(&mut full, tag, buf)
     }
 }
 

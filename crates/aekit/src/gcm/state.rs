@@ -478,16 +478,18 @@ impl State {
 }
 
 /// The one tag check of `gcm`: compares the computed tag `full` with the
-/// received `tag` in constant time ([`tags_match`]), clears `full`, and on
+/// received `tag` in constant time, clears `full`, and on
 /// a mismatch wipes `buf` (the decrypted message; empty where nothing was
 /// decrypted, or where it was released already, as on line), so no
 /// unverified plaintext leaves. The contract of
 /// [`crate::secret::verify_or_wipe`] for GCM's truncated tags: the
 /// received tag (its length checked against the key's rules) against as
-/// many leading bytes of the full computed one.
+/// many leading bytes of the full computed one. `full` by reference, to be
+/// read where the kernel op's result holds it: each move on its way here
+/// is a store and a load on the chain the call ends with.
 #[inline(always)]
-pub(crate) fn verify_or_wipe(mut full: Block, tag: &[u8], buf: &mut [u8]) -> Result<(), Error> {
-    crate::secret::verify_or_wipe(&mut full, tag.len(), tag, buf)
+pub(crate) fn verify_or_wipe(full: &mut Block, tag: &[u8], buf: &mut [u8]) -> Result<(), Error> {
+    crate::secret::verify_or_wipe(full, tag.len(), tag, buf)
 }
 
 #[cfg(test)]

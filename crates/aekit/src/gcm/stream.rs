@@ -72,9 +72,9 @@ impl<'k> Decryptor<'k> {
     /// Ends the message and checks its tag in constant time.
     pub fn finish(mut self, tag: &[u8]) -> Result<(), Error> {
         self.0.check_tag(tag.len())?;
-        let computed = self.0.step(Step::Finish)?;
+        let mut computed = self.0.step(Step::Finish)?;
         // The plaintext is the caller's already: nothing here to wipe.
-        verify_or_wipe(computed, tag, &mut [])
+        verify_or_wipe(&mut computed, tag, &mut [])
     }
 }
 
