@@ -440,6 +440,17 @@ mod shared {
         debug_assert!(n.div_ceil(16) == c && a + c < 8);
         let powers = ghash.powers();
         let power = |k: usize| clmul::to_m128(powers[k]);
+        let reflect = |x| _mm_shuffle_epi8(x, clmul::byte_reverse_mask());
+
+        // The associated data first, in program order: hashed after the
+        // AES lanes, its loop would keep them live, and the compiler
+        // spills E(K, Y_0) across it (a store and a load, twice, on the
+        // chain a decryption's tag waits for). The core overlaps the two
+        // either way.
+        let mut sum = clmul::KaratsubaSum::zero();
+        for (i, chunk) in aad.chunks(16).enumerate() {
+            sum = sum.add(reflect(ni::load_padded(chunk)), power(a + c - i));
+        }
 
         // SAFETY: the features of `counter_blocks_from` and `encrypt`
         // are enabled here.
@@ -449,14 +460,9 @@ mod shared {
             lanes
         };
 
-        let reflect = |x| _mm_shuffle_epi8(x, clmul::byte_reverse_mask());
         // What is hashed is the ciphertext: the output when encrypting,
         // the input when decrypting.
         let ciphertext = |(input, output)| if ENCRYPT { output } else { input };
-        let mut sum = clmul::KaratsubaSum::zero();
-        for (i, chunk) in aad.chunks(16).enumerate() {
-            sum = sum.add(reflect(ni::load_padded(chunk)), power(a + c - i));
-        }
         if c > 0 {
             // The c − 1 whole blocks, then the last (whole or partial;
             // the output past the message's end is masked off, so the
