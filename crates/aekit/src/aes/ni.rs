@@ -146,6 +146,58 @@ mod imp {
         _cpu: Cpu,
     }
 
+    /// One round of the named lanes (`$op` `aesenc` or `aesenclast`) with
+    /// the round key at byte offset `$off` of `{keys}`, loaded into `{k}`.
+    #[rustfmt::skip] // one instruction per line
+    macro_rules! held_round {
+        ($op:literal, $off:literal; $($r:ident),+) => {
+            concat!(
+                "movdqu {k}, xmmword ptr [{keys} + ", $off, "]\n",
+                $($op, " {", stringify!($r), "}, {k}\n",)+
+            )
+        };
+    }
+
+    /// [`Ni::encrypt_held`]'s `asm!` for the lanes named (`rN = N`: the
+    /// operand and the lane of `$p`): round 0, rounds 1 to 9, two more
+    /// unless `$rounds` is 10 and two more again unless it is 12, the
+    /// last round with the key at `$last`.
+    #[rustfmt::skip] // one instruction per line
+    macro_rules! held {
+        ($keys:expr, $last:expr, $rounds:expr, $p:expr; $($r:ident = $i:literal),+) => {
+            core::arch::asm!(
+                "movdqu {k}, xmmword ptr [{keys}]",
+                $(concat!("pxor {", stringify!($r), "}, {k}"),)+
+                held_round!("aesenc", "16"; $($r),+),
+                held_round!("aesenc", "32"; $($r),+),
+                held_round!("aesenc", "48"; $($r),+),
+                held_round!("aesenc", "64"; $($r),+),
+                held_round!("aesenc", "80"; $($r),+),
+                held_round!("aesenc", "96"; $($r),+),
+                held_round!("aesenc", "112"; $($r),+),
+                held_round!("aesenc", "128"; $($r),+),
+                held_round!("aesenc", "144"; $($r),+),
+                "cmp {rounds}, 10",
+                "je 2f",
+                held_round!("aesenc", "160"; $($r),+),
+                held_round!("aesenc", "176"; $($r),+),
+                "cmp {rounds}, 12",
+                "je 2f",
+                held_round!("aesenc", "192"; $($r),+),
+                held_round!("aesenc", "208"; $($r),+),
+                "2:",
+                "movdqu {k}, xmmword ptr [{last}]",
+                $(concat!("aesenclast {", stringify!($r), "}, {k}"),)+
+                keys = in(reg) $keys,
+                last = in(reg) $last,
+                rounds = in(reg) $rounds,
+                k = out(xmm_reg) _,
+                $($r = inout(xmm_reg) *$p.add($i),)+
+                options(nostack, readonly),
+            )
+        };
+    }
+
     impl Ni {
         /// The round keys in register byte order; `rk[0..=rounds()]` are used.
         pub(crate) fn round_keys(&self) -> &[Block; 15] {
@@ -218,6 +270,50 @@ mod imp {
             let k = key(self.rounds);
             for x in s.iter_mut() {
                 *x = _mm_aesenclast_si128(*x, k);
+            }
+        }
+
+        /// [`encrypt`](Self::encrypt) as one `asm!` block, the states held
+        /// in registers from the first round to the last (`L` at most
+        /// eight). From intrinsics, inlined into a function with more to
+        /// do after it, the compiler split the states' live ranges at the
+        /// key-size branches and spilled one state around each pair of
+        /// AES-256's extra rounds: a store and a load on a chain of
+        /// rounds whose latency is the whole call's at a few blocks.
+        ///
+        /// # Safety
+        ///
+        /// The CPU must support AES-NI and SSE2; `L` is 1 to 8.
+        #[inline]
+        #[target_feature(enable = "aes,sse2")]
+        pub(crate) unsafe fn encrypt_held<const L: usize>(&self, s: &mut [__m128i; L]) {
+            let keys = self.round_keys.0.as_ptr();
+            let last = self.round_keys.0[self.rounds].as_ptr();
+            let rounds = self.rounds;
+            let p = s.as_mut_ptr();
+            // SAFETY: `keys` holds 15 round keys, of which rounds 0 to
+            // `rounds` are read; `last` is round key `rounds`; the lanes
+            // named are `p`'s first `L` (each arm's count is `L`).
+            unsafe {
+                match L {
+                    1 => held!(keys, last, rounds, p; r0 = 0),
+                    2 => held!(keys, last, rounds, p; r0 = 0, r1 = 1),
+                    3 => held!(keys, last, rounds, p; r0 = 0, r1 = 1, r2 = 2),
+                    4 => held!(keys, last, rounds, p; r0 = 0, r1 = 1, r2 = 2, r3 = 3),
+                    5 => held!(keys, last, rounds, p; r0 = 0, r1 = 1, r2 = 2, r3 = 3, r4 = 4),
+                    6 => {
+                        held!(keys, last, rounds, p; r0 = 0, r1 = 1, r2 = 2, r3 = 3, r4 = 4, r5 = 5)
+                    }
+                    7 => held!(
+                        keys, last, rounds, p;
+                        r0 = 0, r1 = 1, r2 = 2, r3 = 3, r4 = 4, r5 = 5, r6 = 6
+                    ),
+                    8 => held!(
+                        keys, last, rounds, p;
+                        r0 = 0, r1 = 1, r2 = 2, r3 = 3, r4 = 4, r5 = 5, r6 = 6, r7 = 7
+                    ),
+                    _ => unreachable!("one to eight lanes"),
+                }
             }
         }
 

@@ -442,23 +442,18 @@ mod shared {
         let power = |k: usize| clmul::to_m128(powers[k]);
         let reflect = |x| _mm_shuffle_epi8(x, clmul::byte_reverse_mask());
 
-        // The associated data first, in program order: hashed after the
-        // AES lanes, its loop would keep them live, and the compiler
-        // spills E(K, Y_0) across it (a store and a load, twice, on the
-        // chain a decryption's tag waits for). The core overlaps the two
-        // either way.
+        // SAFETY: the features of `counter_blocks_from` and
+        // `encrypt_held` are enabled here, and `L` is 1 to 8.
+        let s = unsafe {
+            let mut lanes = ni::counter_blocks_from::<L>(ni::counter_block(iv, 1), 1);
+            aes.encrypt_held(&mut lanes);
+            lanes
+        };
+
         let mut sum = clmul::KaratsubaSum::zero();
         for (i, chunk) in aad.chunks(16).enumerate() {
             sum = sum.add(reflect(ni::load_padded(chunk)), power(a + c - i));
         }
-
-        // SAFETY: the features of `counter_blocks_from` and `encrypt`
-        // are enabled here.
-        let s = unsafe {
-            let mut lanes = ni::counter_blocks_from::<L>(ni::counter_block(iv, 1), 1);
-            aes.encrypt(&mut lanes);
-            lanes
-        };
 
         // What is hashed is the ciphertext: the output when encrypting,
         // the input when decrypting.
