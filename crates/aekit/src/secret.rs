@@ -51,9 +51,10 @@ pub(crate) fn tags_match(computed: &[u8], received: &[u8]) -> bool {
 /// compares unequal. The comparison is one masked difference of two
 /// `u64` halves behind one optimization barrier, no branch on the bytes
 /// ([`block_matches`]). Inlined into every decryption, with the mismatch's
-/// wiping out of line ([`refuse`]): as a call of its own, with `subtle`'s
-/// comparison (a barrier function called through the GOT), the check was
-/// a fifth of a 16-byte decryption's instructions.
+/// wiping out of line ([`refuse`]): the check is the end of the chain a
+/// decryption's latency is, and a call of its own (or `subtle`'s
+/// comparison, whose barrier is a function called through the GOT) would
+/// lengthen it.
 #[inline(always)]
 pub(crate) fn verify_or_wipe(
     computed: &mut [u8; 16],
@@ -78,12 +79,13 @@ fn refuse(buf: &mut [u8]) -> Result<(), Error> {
 /// `computed`, in constant time in the bytes: the difference as two masked
 /// `u64` halves ORed into one word, which passes an optimization barrier
 /// ([`opaque`]) before the one comparison with zero, so the compiler
-/// cannot test the halves one by one and branch between them. A 16-byte tag, the usual one, is copied
-/// at a fixed length (a copy of a length known only at run time is a call
-/// to `memcpy`) and needs no mask. Halves, not one `u128`: the computed tag
-/// usually arrives in two general registers, and a `u128` comparison
-/// stores it from them in two 8-byte halves and loads it back as one
-/// 16-byte vector, a load the store buffer does not forward.
+/// cannot test the halves one by one and branch between them. A 16-byte
+/// tag, the usual one, is copied at a fixed length (a copy of a length
+/// known only at run time is a call to `memcpy`) and needs no mask.
+/// Halves, not one `u128`: the computed tag usually arrives in two general
+/// registers, and a `u128` comparison stores it from them in two 8-byte
+/// halves and loads it back as one 16-byte vector, a load the store buffer
+/// does not forward.
 #[inline(always)]
 fn block_matches(computed: &[u8; 16], received: &[u8]) -> bool {
     let len = received.len();

@@ -276,8 +276,8 @@ mod imp {
         /// [`encrypt`](Self::encrypt) as one `asm!` block, the states held
         /// in registers from the first round to the last (`L` at most
         /// eight). From intrinsics, inlined into a function with more to
-        /// do after it, the compiler split the states' live ranges at the
-        /// key-size branches and spilled one state around each pair of
+        /// do after it, the compiler splits the states' live ranges at the
+        /// key-size branches and spills one state around each pair of
         /// AES-256's extra rounds: a store and a load on a chain of
         /// rounds whose latency is the whole call's at a few blocks.
         ///
