@@ -61,10 +61,12 @@
 //! where h0 ⊕ h1, the power's fold, is made at key setup ([`Folds`]) and
 //! x0 ⊕ x1 by one VPSHUFD and one VPXOR. The sums lo, hi and mid' are
 //! XORed over the eight registers, and `lo ⊕ hi` is added to the middle
-//! sum once, before the reduction, which the linearity allows. Batches go in pairs ([`Kind`], [`Pairing`]):
-//! the first is multiplied by H^32 … H^17 and left unreduced, the second's
-//! sums are added to it, and then the sums are reduced (an odd batch out
-//! goes first, alone, with H^16 … H^1):
+//! sum once, before the reduction, which the linearity allows.
+//!
+//! Batches go in pairs ([`Kind`], [`Pairing`]): the first is multiplied by
+//! H^32 … H^17 and left unreduced, the second's sums are added to it, and
+//! then the sums are reduced (an odd batch out goes first, alone, with
+//! H^16 … H^1):
 //!
 //! ```text
 //! Y'' = (Y ⊕ X1)·H^32 ⊕ … ⊕ X16·H^17 ⊕ X17·H^16 ⊕ … ⊕ X32·H
@@ -83,8 +85,9 @@
 //! setup (`LongPowers`, 2 240 bytes, zeroized on drop): the multi-buffer
 //! path's (`vaes_avx2_multi.rs`), and their last thirty-two are the
 //! loop's sixteen lane pairs as they lie, (H^32, H^31) … (H^2, H^1), each
-//! one 32-byte load ([`VaesAvx2::pairs`]). The round keys, `clmul`'s
-//! powers and FACE's table are those of the `ni-clmul` kernel it holds.
+//! one 32-byte load ([`VaesAvx2::pairs`]), beside their folds in the same
+//! order (512 bytes, zeroized on drop). The round keys, `clmul`'s powers
+//! and FACE's table are those of the `ni-clmul` kernel it holds.
 //!
 //! # The schedule
 //!
