@@ -49,9 +49,6 @@ IMB_MGR *aekit_imb_new(int arch)
         case 3:
                 init_mb_mgr_sse(mgr);
                 break;
-        default:
-                free_mb_mgr(mgr);
-                return NULL;
         }
         if (imb_get_errno(mgr) != 0) {
                 free_mb_mgr(mgr);

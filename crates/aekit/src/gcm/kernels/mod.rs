@@ -440,7 +440,6 @@ mod shared {
         debug_assert!(n.div_ceil(16) == c && a + c < 8);
         let powers = ghash.powers();
         let power = |k: usize| clmul::to_m128(powers[k]);
-        let reflect = |x| _mm_shuffle_epi8(x, clmul::byte_reverse_mask());
 
         // SAFETY: the features of `counter_blocks_from` and
         // `encrypt_held` are enabled here, and `L` is 1 to 8.
@@ -450,14 +449,14 @@ mod shared {
             lanes
         };
 
+        let reflect = |x| _mm_shuffle_epi8(x, clmul::byte_reverse_mask());
+        // What is hashed is the ciphertext: the output when encrypting,
+        // the input when decrypting.
+        let ciphertext = |(input, output)| if ENCRYPT { output } else { input };
         let mut sum = clmul::KaratsubaSum::zero();
         for (i, chunk) in aad.chunks(16).enumerate() {
             sum = sum.add(reflect(ni::load_padded(chunk)), power(a + c - i));
         }
-
-        // What is hashed is the ciphertext: the output when encrypting,
-        // the input when decrypting.
-        let ciphertext = |(input, output)| if ENCRYPT { output } else { input };
         if c > 0 {
             // The c − 1 whole blocks, then the last (whole or partial;
             // the output past the message's end is masked off, so the

@@ -86,7 +86,7 @@
 //! path's (`vaes_avx2_multi.rs`), and their last thirty-two are the
 //! loop's sixteen lane pairs as they lie, (H^32, H^31) … (H^2, H^1), each
 //! one 32-byte load ([`VaesAvx2::pairs`]), beside their folds in the same
-//! order (512 bytes, zeroized on drop). The round keys, `clmul`'s powers
+//! order ([`Folds`], zeroized on drop). The round keys, `clmul`'s powers
 //! and FACE's table are those of the `ni-clmul` kernel it holds.
 //!
 //! # The schedule
