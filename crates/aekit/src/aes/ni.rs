@@ -224,39 +224,20 @@ mod imp {
         #[inline]
         #[target_feature(enable = "aes,sse2")]
         pub(crate) unsafe fn encrypt<const L: usize>(&self, s: &mut [__m128i; L]) {
-            // SAFETY: the contract is the same.
-            unsafe { self.encrypt_from::<L, 0>(s) }
-        }
-
-        /// [`encrypt`](Self::encrypt) of states already through rounds 0
-        /// to `FIRST` − 1 (`FIRST` 0 or 2: FACE's first round,
-        /// `ctr/face/round1.rs`, does rounds 0 and 1).
-        ///
-        /// # Safety
-        ///
-        /// The CPU must support AES-NI and SSE2.
-        #[inline]
-        #[target_feature(enable = "aes,sse2")]
-        pub(crate) unsafe fn encrypt_from<const L: usize, const FIRST: usize>(
-            &self,
-            s: &mut [__m128i; L],
-        ) {
             let keys = &self.round_keys.0;
             // SAFETY: every round key is 16 readable bytes; SSE2 is enabled
             // on this function and present per its contract.
             let key = |i: usize| unsafe { _mm_loadu_si128(keys[i].as_ptr().cast()) };
-            if FIRST == 0 {
-                let k = key(0);
-                for x in s.iter_mut() {
-                    *x = _mm_xor_si128(*x, k);
-                }
+            let k = key(0);
+            for x in s.iter_mut() {
+                *x = _mm_xor_si128(*x, k);
             }
             let round = |s: &mut [__m128i; L], k: __m128i| {
                 for x in s.iter_mut() {
                     *x = _mm_aesenc_si128(*x, k);
                 }
             };
-            for i in FIRST.max(1)..10 {
+            for i in 1..10 {
                 round(s, key(i));
             }
             if self.rounds > 10 {

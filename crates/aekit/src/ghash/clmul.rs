@@ -250,27 +250,17 @@ mod imp {
     /// # Safety
     /// The CPU must support PCLMULQDQ, SSSE3 and SSE2.
     #[target_feature(enable = "pclmulqdq,ssse3,sse2")]
-    unsafe fn update(powers: &[u128; 8], y: &mut Block, blocks: &[u8]) {
-        let h = [
-            to_m128(powers[0]),
-            to_m128(powers[1]),
-            to_m128(powers[2]),
-            to_m128(powers[3]),
-            to_m128(powers[4]),
-            to_m128(powers[5]),
-            to_m128(powers[6]),
-            to_m128(powers[7]),
-        ];
+    unsafe fn update(h: &[u128; 8], y: &mut Block, blocks: &[u8]) {
         let mut acc = load(y);
 
         let mut eights = blocks.chunks_exact(8 * 16);
         for chunk in &mut eights {
-            acc = aggregate(&h, acc, chunk);
+            acc = aggregate(h, acc, chunk);
         }
         // The last r < 8 blocks the same way with H^r … H.
         let rest = eights.remainder();
         if !rest.is_empty() {
-            acc = aggregate(&h, acc, rest);
+            acc = aggregate(h, acc, rest);
         }
 
         store(y, acc);
@@ -280,12 +270,12 @@ mod imp {
     /// `chunk`, unreduced, then one fold.
     #[inline]
     #[target_feature(enable = "pclmulqdq,ssse3,sse2")]
-    fn aggregate(h: &[__m128i; 8], acc: __m128i, chunk: &[u8]) -> __m128i {
+    fn aggregate(h: &[u128; 8], acc: __m128i, chunk: &[u8]) -> __m128i {
         let r = chunk.len() / 16;
         let (x1, rest) = chunk.split_at(16);
-        let mut sum = mul_wide(_mm_xor_si128(acc, load(x1)), h[r - 1]);
+        let mut sum = mul_wide(_mm_xor_si128(acc, load(x1)), to_m128(h[r - 1]));
         for (x, hk) in rest.chunks_exact(16).zip(h[..r - 1].iter().rev()) {
-            sum = sum.xor(mul_wide(load(x), *hk));
+            sum = sum.xor(mul_wide(load(x), to_m128(*hk)));
         }
         reduce(sum)
     }
@@ -394,9 +384,17 @@ mod imp {
         #[inline]
         #[target_feature(enable = "pclmulqdq,sse2")]
         pub(crate) fn add(self, a: __m128i, b: __m128i) -> KaratsubaSum {
-            // (x1 ⊕ x0) in the low qword of each.
-            let a_fold = _mm_xor_si128(a, _mm_shuffle_epi32(a, 0b01_00_11_10));
+            // (x1 ⊕ x0) in the low qword.
             let b_fold = _mm_xor_si128(b, _mm_shuffle_epi32(b, 0b01_00_11_10));
+            self.add_folded(a, b, b_fold)
+        }
+
+        /// [`add`](Self::add) given b's fold b1 ⊕ b0 in the low qword of
+        /// `b_fold` (a key's power, folded once at key setup).
+        #[inline]
+        #[target_feature(enable = "pclmulqdq,sse2")]
+        pub(crate) fn add_folded(self, a: __m128i, b: __m128i, b_fold: __m128i) -> KaratsubaSum {
+            let a_fold = _mm_xor_si128(a, _mm_shuffle_epi32(a, 0b01_00_11_10));
             KaratsubaSum {
                 lo: _mm_xor_si128(self.lo, _mm_clmulepi64_si128(a, b, 0x00)),
                 raw_mid: _mm_xor_si128(self.raw_mid, _mm_clmulepi64_si128(a_fold, b_fold, 0x00)),

@@ -120,9 +120,12 @@
 //! - Longer: the stitched loop over the whole batches, then one last AES
 //!   batch for the fewer than eight blocks left with Y_0 in its spare
 //!   lane, stitched (when encrypting) with the products of the last whole
-//!   batch; the blocks left and the lengths block share one reduction. A
-//!   message of whole batches has no block left beside Y_0: it makes E(K,
-//!   Y_0) first, beside the loop, and runs no last batch.
+//!   batch; the blocks left and the lengths block share one reduction,
+//!   each product with its power's fold from [`Tables`]. A message of
+//!   whole batches has no block left beside Y_0: it makes E(K, Y_0)
+//!   first, beside the loop, and runs no last batch; encrypting, it
+//!   hashes its last batch with the lengths block, nine products and one
+//!   reduction.
 //!
 //! Out of place ([`Kernel::crypt_short_into`], [`Kernel::crypt_blocks_into`])
 //! the loop reads the input and writes the output in its one pass (a
@@ -181,7 +184,7 @@
 
 use core::arch::asm;
 use core::arch::x86_64::{
-    __m128i, _mm_aesenc_si128, _mm_loadu_si128, _mm_set_epi64x, _mm_setzero_si128,
+    __m128i, _mm_aesenc_si128, _mm_load_si128, _mm_loadu_si128, _mm_set_epi64x, _mm_setzero_si128,
     _mm_shuffle_epi8, _mm_storeu_si128, _mm_xor_si128,
 };
 use core::mem::MaybeUninit;
@@ -214,13 +217,13 @@ pub(crate) struct NiClmul {
     round1: Round1<1>,
 }
 
-/// For batch block i = 0..8: entry 2i is the twisted H^(8−i) and entry
-/// 2i + 1 its fold hi ⊕ lo in the low qword (the second operand of the
-/// Karatsuba middle product), each in register byte order (the
-/// little-endian bytes of the integer); then entries 16 + 2i and
-/// 17 + 2i the same for H^(16−i), for the first batch of a pair. Aligned
-/// for the memory operands of PCLMULQDQ's legacy SSE encoding. Zeroized
-/// on drop.
+/// The powers H^16 … H^1, descending: entry 2i is the twisted H^(16−i)
+/// and entry 2i + 1 its fold hi ⊕ lo in the low qword (the second
+/// operand of the Karatsuba middle product), each in register byte order
+/// (the little-endian bytes of the integer). A batch's block i takes
+/// H^(8−i) from entry 16 + 2i, or H^(16−i) from entry 2i as the first
+/// batch of a pair. Aligned for the memory operands of PCLMULQDQ's legacy
+/// SSE encoding. Zeroized on drop.
 #[derive(Zeroize, ZeroizeOnDrop)]
 #[repr(C, align(16))]
 struct Tables([[u8; 16]; 32]);
@@ -230,13 +233,28 @@ impl Tables {
         let mut all = ghash.powers_to::<16>();
         let mut t = Tables([[0; 16]; 32]);
         for (i, pair) in t.0.chunks_exact_mut(2).enumerate() {
-            // Entries 0..16: H^8..H^1; 16..32: H^16..H^9.
-            let p = if i < 8 { all[7 - i] } else { all[23 - i] };
+            let p = all[15 - i];
             pair[0] = p.to_le_bytes();
             pair[1] = ((p ^ (p >> 64)) as u64 as u128).to_le_bytes();
         }
         all.zeroize();
         t
+    }
+
+    /// The twisted H^k and its fold, `k` from 1 to 16.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn power(&self, k: usize) -> (__m128i, __m128i) {
+        let i = 2 * (16 - k);
+        // SAFETY: entries i and i + 1 are 16 readable bytes each (the
+        // index panics for a `k` out of range); MOVDQA's alignment is the
+        // type's.
+        unsafe {
+            (
+                _mm_load_si128(self.0[i].as_ptr().cast()),
+                _mm_load_si128(self.0[i + 1].as_ptr().cast()),
+            )
+        }
     }
 }
 
@@ -601,9 +619,9 @@ impl NiClmul {
                 // needs are enabled.
                 Some(x) => unsafe { self.stitch(&mut s, x, pairing.next(), &mut sums) },
                 // The first batch of an encryption: AES alone.
-                // SAFETY: the features `encrypt_from` needs are
-                // enabled here.
-                None => unsafe { self.aes.encrypt_from::<8, 2>(&mut s) },
+                // SAFETY: the features `rounds_alone` needs are enabled
+                // here.
+                None => unsafe { self.rounds_alone(&mut s) },
             }
             // SAFETY: 128 bytes each, per the contract.
             unsafe { xor_from(input, output, &s) };
@@ -726,47 +744,48 @@ impl NiClmul {
         // was given), lanes 1.. the blocks left; with eight left (a
         // partial eighth), Y_0 goes alone. With nothing left and E(K,
         // Y_0) given there is no batch: an encryption's last whole
-        // batch, which it would have hashed, is hashed on its own.
+        // batch, which it would have hashed, is hashed with the lengths
+        // block, nine blocks and one reduction.
         let left = rest.len().div_ceil(16);
         let next = next.wrapping_add(8 * batches as u32);
         let lane0_is_y0 = left < 8 && tag_mask.is_none();
         let no_batch = left == 0 && tag_mask.is_some();
-        // SAFETY: the features `counter_blocks` needs are enabled here.
-        let mut s = unsafe {
-            let mut s = ni::counter_blocks::<8>(&j0, next.wrapping_sub(u32::from(lane0_is_y0)));
-            if lane0_is_y0 {
-                s[0] = y0;
-            }
-            s
-        };
+        let lengths = lengths_block(aad_len, total);
+        let reflect = |x| _mm_shuffle_epi8(x, clmul::byte_reverse_mask());
         let previous = match direction {
             Direction::Encrypt if batches > 0 => {
                 Some(body[body.len() - BATCH..].as_ptr().cast::<u8>())
             }
             _ => None,
         };
-        let reflect = |x| _mm_shuffle_epi8(x, clmul::byte_reverse_mask());
-        match previous {
-            Some(x) if no_batch => {
-                let mut last = [_mm_setzero_si128(); 8];
-                for (j, block) in last.iter_mut().enumerate() {
-                    // SAFETY: `x` is the last whole batch's 128 bytes;
-                    // MOVDQU needs no alignment.
-                    *block = reflect(unsafe { _mm_loadu_si128(x.add(16 * j).cast()) });
+        if let (Some(x), Some(mask)) = (previous.filter(|_| no_batch), tag_mask) {
+            let mut last = [lengths; 9];
+            for (j, block) in last[..8].iter_mut().enumerate() {
+                // SAFETY: `x` is the last whole batch's 128 bytes; MOVDQU
+                // needs no alignment.
+                *block = reflect(unsafe { _mm_loadu_si128(x.add(16 * j).cast()) });
+            }
+            return tag(self.fold(acc, &last), mask);
+        }
+        let mut s = [_mm_setzero_si128(); 8];
+        if !no_batch {
+            // SAFETY: the features `counter_blocks` needs are enabled here.
+            s = unsafe { ni::counter_blocks::<8>(&j0, next.wrapping_sub(u32::from(lane0_is_y0))) };
+            if lane0_is_y0 {
+                s[0] = y0;
+            }
+            match previous {
+                Some(x) => {
+                    self.rounds01(&mut s);
+                    let mut sums = [acc, _mm_setzero_si128(), _mm_setzero_si128()];
+                    // SAFETY: `x` is the last whole batch's 128 bytes; the
+                    // features `stitch` needs are enabled here.
+                    unsafe { self.stitch(&mut s, x, Kind::Alone, &mut sums) };
+                    acc = sums[0];
                 }
-                acc = self.fold(acc, &last);
+                // SAFETY: the features `encrypt` needs are enabled here.
+                None => unsafe { self.aes.encrypt(&mut s) },
             }
-            Some(x) => {
-                self.rounds01(&mut s);
-                let mut sums = [acc, _mm_setzero_si128(), _mm_setzero_si128()];
-                // SAFETY: `x` is the last whole batch's 128 bytes; the
-                // features `stitch` needs are enabled here.
-                unsafe { self.stitch(&mut s, x, Kind::Alone, &mut sums) };
-                acc = sums[0];
-            }
-            None if no_batch => {}
-            // SAFETY: the features `encrypt` needs are enabled here.
-            None => unsafe { self.aes.encrypt(&mut s) },
         }
         let tag_mask = match tag_mask {
             Some(mask) => mask,
@@ -775,23 +794,27 @@ impl NiClmul {
             None => unsafe { self.tag_mask(iv) },
         };
 
-        // The blocks left, zero-padded, then the lengths block, in
-        // registers, with one reduction (two groups when a partial
-        // eighth block makes them nine).
-        let mut hashed = [_mm_setzero_si128(); 9];
+        // The blocks left, zero-padded, then the lengths block, each
+        // times its power of H (at most H^9), one reduction.
+        let mut sum = clmul::KaratsubaSum::zero();
+        let mut add = |j: usize, x: __m128i| {
+            let x = if j == 0 { _mm_xor_si128(x, acc) } else { x };
+            let (h, h_fold) = self.tables.power(left + 1 - j);
+            sum = sum.add_folded(x, h, h_fold);
+        };
         let first = usize::from(lane0_is_y0);
         for (j, chunk) in rest.chunks_mut(16).enumerate() {
             let (input, output) = ni::xor_block(chunk, s[first + j]);
-            hashed[j] = reflect(match direction {
-                Direction::Encrypt => output,
-                Direction::Decrypt => input,
-            });
+            add(
+                j,
+                reflect(match direction {
+                    Direction::Encrypt => output,
+                    Direction::Decrypt => input,
+                }),
+            );
         }
-        hashed[left] = lengths_block(aad_len, total);
-        for group in hashed[..=left].chunks(8) {
-            acc = self.fold(acc, group);
-        }
-        tag(acc, tag_mask)
+        add(left, lengths);
+        tag(clmul::reduce(sum.wide()), tag_mask)
     }
 
     /// The tag of a whole message whose blocks are all hashed into
@@ -847,19 +870,74 @@ impl NiClmul {
         }
     }
 
-    /// GHASH of the (reflected) `blocks`, at most eight, folded into
-    /// `acc`: (acc ⊕ X_1)·H^k ⊕ … ⊕ X_k·H in Karatsuba's form, one
-    /// reduction.
+    /// GHASH of the (reflected) `blocks`, one to sixteen, folded into
+    /// `acc`: (acc ⊕ X_1)·H^k ⊕ … ⊕ X_k·H in Karatsuba's form with the
+    /// powers' stored folds, one reduction.
     #[inline]
     #[target_feature(enable = "pclmulqdq,sse2")]
     fn fold(&self, acc: __m128i, blocks: &[__m128i]) -> __m128i {
-        let powers = self.ghash.powers();
         let mut sum = clmul::KaratsubaSum::zero();
         for (i, &x) in blocks.iter().enumerate() {
             let x = if i == 0 { _mm_xor_si128(x, acc) } else { x };
-            sum = sum.add(x, clmul::to_m128(powers[blocks.len() - 1 - i]));
+            let (h, h_fold) = self.tables.power(blocks.len() - i);
+            sum = sum.add_folded(x, h, h_fold);
         }
         clmul::reduce(sum.wide())
+    }
+
+    /// Runs the eight counter blocks `s`, rounds 0 and 1 already done,
+    /// through AES rounds 2 on, in place: [`stitch`](Self::stitch)
+    /// without products, for an encryption's first batch, which has no
+    /// ciphertext before it to hash. As instructions, the round keys
+    /// memory operands as there: from intrinsics the compiler copied
+    /// the round keys to the stack first, thirty instructions a call.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AES-NI and SSE2.
+    #[inline]
+    #[target_feature(enable = "aes,sse2")]
+    unsafe fn rounds_alone(&self, s: &mut [__m128i; 8]) {
+        let keys = self.aes.round_keys();
+        let rounds = self.aes.rounds();
+        // SAFETY: `keys` holds 15 aligned round keys, of which rounds 2
+        // to `rounds` (10, 12 or 14) are read; the features are enabled
+        // on this function.
+        unsafe {
+            asm!(
+                round!("aesenc", "{keys} + 16*2"),
+                round!("aesenc", "{keys} + 16*3"),
+                round!("aesenc", "{keys} + 16*4"),
+                round!("aesenc", "{keys} + 16*5"),
+                round!("aesenc", "{keys} + 16*6"),
+                round!("aesenc", "{keys} + 16*7"),
+                round!("aesenc", "{keys} + 16*8"),
+                round!("aesenc", "{keys} + 16*9"),
+                "cmp {rounds}, 10",
+                "je 2f",
+                round!("aesenc", "{keys} + 16*10"),
+                round!("aesenc", "{keys} + 16*11"),
+                "cmp {rounds}, 12",
+                "je 2f",
+                round!("aesenc", "{keys} + 16*12"),
+                round!("aesenc", "{keys} + 16*13"),
+                "2:",
+                round!("aesenclast", "{last}"),
+                keys = in(reg) keys.as_ptr(),
+                last = in(reg) keys[rounds].as_ptr(),
+                rounds = in(reg) rounds,
+                inout("xmm0") s[0],
+                inout("xmm1") s[1],
+                inout("xmm2") s[2],
+                inout("xmm3") s[3],
+                inout("xmm4") s[4],
+                inout("xmm5") s[5],
+                inout("xmm6") s[6],
+                inout("xmm7") s[7],
+                out("xmm8") _,
+                options(nostack, readonly),
+            )
+        }
     }
 
     /// Runs the eight counter blocks `s`, rounds 0 and 1 already done,
@@ -891,9 +969,9 @@ impl NiClmul {
         let rounds = self.aes.rounds();
         // H^16..H^9 for the first batch of a pair, H^8..H^1 otherwise.
         let tab = if kind == Kind::Open {
-            self.tables.0[16..].as_ptr()
-        } else {
             self.tables.0.as_ptr()
+        } else {
+            self.tables.0[16..].as_ptr()
         };
         // The operands every schedule below takes: the states in
         // xmm0–7, the sums in and out of xmm9–11, the rest of the
