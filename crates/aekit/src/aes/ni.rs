@@ -95,8 +95,8 @@ pub use imp::Ni;
 /// The counter blocks and the one-block XOR, for the fused kernels.
 #[cfg(target_arch = "x86_64")]
 pub(crate) use imp::{
-    counter_block, counter_blocks, counter_blocks_from, load_padded, xor_block, xor_block_into,
-    xor_partial,
+    counter_block, counter_blocks, counter_blocks_from, load_padded, xor_block, xor_partial,
+    xor_partial_into, xor_whole_into,
 };
 
 #[cfg(not(target_arch = "x86_64"))]
@@ -411,17 +411,34 @@ mod imp {
         keystream: __m128i,
     ) -> (__m128i, __m128i) {
         if len == 16 {
-            // SAFETY: 16 readable and writable bytes by the contract;
-            // MOVDQU needs no alignment.
-            unsafe {
-                let input = _mm_loadu_si128(src.cast());
-                let output = _mm_xor_si128(input, keystream);
-                _mm_storeu_si128(dst.cast(), output);
-                (input, output)
-            }
+            // SAFETY: 16 readable and writable bytes by the contract.
+            unsafe { xor_whole_into(src, dst, keystream) }
         } else {
             // SAFETY: passed on.
             unsafe { xor_partial_into(src, dst, len, keystream) }
+        }
+    }
+
+    /// [`xor_block_into`] of a whole block: one load, one XOR, one store.
+    ///
+    /// # Safety
+    ///
+    /// `src` is readable and `dst` writable for 16 bytes, the same address
+    /// or not overlapping.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    pub(crate) unsafe fn xor_whole_into(
+        src: *const u8,
+        dst: *mut u8,
+        keystream: __m128i,
+    ) -> (__m128i, __m128i) {
+        // SAFETY: 16 readable and writable bytes by the contract; MOVDQU
+        // needs no alignment.
+        unsafe {
+            let input = _mm_loadu_si128(src.cast());
+            let output = _mm_xor_si128(input, keystream);
+            _mm_storeu_si128(dst.cast(), output);
+            (input, output)
         }
     }
 
@@ -435,7 +452,7 @@ mod imp {
     ///
     /// As for [`xor_block_into`], with `len` < 16.
     #[target_feature(enable = "sse2")]
-    unsafe fn xor_partial_into(
+    pub(crate) unsafe fn xor_partial_into(
         src: *const u8,
         dst: *mut u8,
         len: usize,

@@ -463,13 +463,18 @@ mod shared {
             // ciphertext is hashed zero-padded).
             for j in 0..c - 1 {
                 // SAFETY: block j, whole, lies in the message (`short`).
-                let x =
-                    unsafe { ni::xor_block_into(src.add(16 * j), dst.add(16 * j), 16, s[j + 1]) };
+                let x = unsafe { ni::xor_whole_into(src.add(16 * j), dst.add(16 * j), s[j + 1]) };
                 sum = sum.add(reflect(ciphertext(x)), power(c - j));
             }
             let at = 16 * (c - 1);
             // SAFETY: the last n − 16(c − 1) bytes lie in the message.
-            let x = unsafe { ni::xor_block_into(src.add(at), dst.add(at), n - at, s[c]) };
+            let x = unsafe {
+                if n - at == 16 {
+                    ni::xor_whole_into(src.add(at), dst.add(at), s[c])
+                } else {
+                    ni::xor_partial_into(src.add(at), dst.add(at), n - at, s[c])
+                }
+            };
             sum = sum.add(reflect(ciphertext(x)), power(1));
         }
         // len(A) ‖ len(C) in bits as the reflected integer: len(A) is
