@@ -400,6 +400,29 @@ macro_rules! round {
     };
 }
 
+/// `asm!` over the eight AES states `$s` in xmm0–7, xmm8 (the round
+/// key) clobbered, the round keys at `{keys}` and the last at `{last}`
+/// (`$keys`, `$rounds`), with the further operands given.
+macro_rules! on_states {
+    ($s:expr, $keys:expr, $rounds:expr; $($template:expr),+ ; $($operand:tt)*) => {
+        asm!(
+            $($template),+,
+            $($operand)*
+            keys = in(reg) $keys.as_ptr(),
+            last = in(reg) $keys[$rounds].as_ptr(),
+            inout("xmm0") $s[0],
+            inout("xmm1") $s[1],
+            inout("xmm2") $s[2],
+            inout("xmm3") $s[3],
+            inout("xmm4") $s[4],
+            inout("xmm5") $s[5],
+            inout("xmm6") $s[6],
+            inout("xmm7") $s[7],
+            out("xmm8") _,
+        )
+    };
+}
+
 /// X1 ⊕ Y (X1 reflected) times H^8 (or H^16): the Karatsuba lo, hi
 /// and raw middle products start the sums xmm9, xmm10, xmm11.
 #[rustfmt::skip] // one instruction per line
@@ -904,7 +927,8 @@ impl NiClmul {
         // to `rounds` (10, 12 or 14) are read; the features are enabled
         // on this function.
         unsafe {
-            asm!(
+            on_states!(
+                s, keys, rounds;
                 round!("aesenc", "{keys} + 16*2"),
                 round!("aesenc", "{keys} + 16*3"),
                 round!("aesenc", "{keys} + 16*4"),
@@ -922,19 +946,8 @@ impl NiClmul {
                 round!("aesenc", "{keys} + 16*12"),
                 round!("aesenc", "{keys} + 16*13"),
                 "2:",
-                round!("aesenclast", "{last}"),
-                keys = in(reg) keys.as_ptr(),
-                last = in(reg) keys[rounds].as_ptr(),
+                round!("aesenclast", "{last}");
                 rounds = in(reg) rounds,
-                inout("xmm0") s[0],
-                inout("xmm1") s[1],
-                inout("xmm2") s[2],
-                inout("xmm3") s[3],
-                inout("xmm4") s[4],
-                inout("xmm5") s[5],
-                inout("xmm6") s[6],
-                inout("xmm7") s[7],
-                out("xmm8") _,
                 options(nostack, readonly),
             )
         }
@@ -978,23 +991,13 @@ impl NiClmul {
         // registers clobbered (the module header's layout).
         macro_rules! stitched {
             ($($template:expr),+ ; $($operand:tt)*) => {
-                asm!(
-                    $($template),+,
+                on_states!(
+                    s, keys, rounds;
+                    $($template),+;
                     $($operand)*
-                    keys = in(reg) keys.as_ptr(),
-                    last = in(reg) keys[rounds].as_ptr(),
                     tab = in(reg) tab,
                     consts = in(reg) CONSTS.0.as_ptr(),
                     x = in(reg) x,
-                    inout("xmm0") s[0],
-                    inout("xmm1") s[1],
-                    inout("xmm2") s[2],
-                    inout("xmm3") s[3],
-                    inout("xmm4") s[4],
-                    inout("xmm5") s[5],
-                    inout("xmm6") s[6],
-                    inout("xmm7") s[7],
-                    out("xmm8") _,
                     inout("xmm9") sums[0],
                     inout("xmm10") sums[1],
                     inout("xmm11") sums[2],
