@@ -36,15 +36,16 @@
 //! |---------|-------------------------------|-------------|--------------------------------|
 //! | `rd0`   | the packed counter ⊕ K0, byte 15 zero | — | 8 XOR of the low bytes' bits; `Sub`, `MC_1` |
 //! | `rd1`   | rounds 0–1 and round 2's `Ark_Sub`, diagonal 0 cleared | — | one parallel state per 4 groups; 8 × (rotate, mask, OR); `MC_2` |
-//! | `rd1+`  | as `rd1` | the 32 parallel states: 1 KiB | 8 × (rotate, mask, OR); `MC_2` |
+//! | `rd1+`  | as `rd1` | the 32 parallel states: 1 KiB, each made on first use | 8 × (rotate, mask, OR); `MC_2` |
 //! | `rd2`   | `MC_2` of the `rd1` cache | — | as `rd1`, `MC_2` on the varying part alone |
-//! | `rd2+`  | as `rd2` | `MC_2` of every group's varying part: 128 states, 4 KiB | 8 XOR |
+//! | `rd2+`  | as `rd2` | `MC_2` of every group's varying part: 128 states, 4 KiB, made four at a time on first use | 8 XOR |
 //!
 //! # Constant time
 //!
 //! Key and data meet only the bitsliced operations of `fixslice`. What
-//! selects a table entry, a diagonal, a reset or the plain path is the
-//! counter, which GCM hands to FACE only when it is public (96-bit IV).
+//! selects a table entry, a diagonal, a reset, the plain path or whether
+//! an entry is made yet is the counter, which GCM hands to FACE only when
+//! it is public (96-bit IV).
 
 use zeroize::Zeroize;
 
@@ -237,10 +238,15 @@ impl Engine for Rd1 {
     }
 }
 
-/// `rd1+`: the 32 parallel states of a message tabulated (1 KiB).
+/// `rd1+`: the 32 parallel states of a message tabulated (1 KiB), each
+/// made the first time the counter reaches its eight low bytes and kept
+/// for the rest of the message.
 #[derive(Zeroize)]
 pub struct Rd1Plus {
+    parallel: Parallel,
     table: [State; 32],
+    /// Bit `i`: entry `i` (low bytes `8i .. 8i + 8`) is made.
+    made: u32,
     c1: State,
 }
 
@@ -248,10 +254,12 @@ impl Engine for Rd1Plus {
     const NAME: &'static str = "rd1+";
 
     fn new(aes: &Fixslice, counter: &Block) -> Self {
-        let mut parallel = Parallel::new(aes, counter);
-        let table = core::array::from_fn(|i| parallel.state(8 * i as u8));
-        parallel.zeroize();
-        Rd1Plus { table, c1: [0; 8] }
+        Rd1Plus {
+            parallel: Parallel::new(aes, counter),
+            table: [[0; 8]; 32],
+            made: 0,
+            c1: [0; 8],
+        }
     }
 
     fn reset(&mut self, aes: &Fixslice, counter: &Block) {
@@ -260,7 +268,12 @@ impl Engine for Rd1Plus {
 
     #[inline(always)]
     fn keystream(&mut self, aes: &Fixslice, low: u8, out: &mut [Block]) {
-        let varying = diagonal(&self.table[low as usize >> 3], (low >> 1) & 3);
+        let i = low as usize >> 3;
+        if self.made & 1 << i == 0 {
+            self.table[i] = self.parallel.state(low & 0xf8);
+            self.made |= 1 << i;
+        }
+        let varying = diagonal(&self.table[i], (low >> 1) & 3);
         let mut s: State = core::array::from_fn(|b| self.c1[b] | varying[b]);
         mix_columns::<2>(&mut s);
         finish_from_round_2(aes, s, out);
@@ -299,10 +312,15 @@ impl Engine for Rd2 {
     }
 }
 
-/// `rd2+`: `MC_2` of every group's varying part tabulated (4 KiB).
+/// `rd2+`: `MC_2` of every group's varying part tabulated (4 KiB), the
+/// four groups of a parallel state made together the first time the
+/// counter reaches them and kept for the rest of the message.
 #[derive(Zeroize)]
 pub struct Rd2Plus {
+    parallel: Parallel,
     table: [State; 128],
+    /// Bit `i`: entries `4i .. 4i + 4` (low bytes `8i .. 8i + 8`) are made.
+    made: u32,
     c2: State,
 }
 
@@ -310,18 +328,12 @@ impl Engine for Rd2Plus {
     const NAME: &'static str = "rd2+";
 
     fn new(aes: &Fixslice, counter: &Block) -> Self {
-        let mut parallel = Parallel::new(aes, counter);
-        let mut table = [[0u32; 8]; 128];
-        for (i, groups) in table.chunks_exact_mut(4).enumerate() {
-            let mut q = parallel.state(8 * i as u8);
-            for (g, entry) in groups.iter_mut().enumerate() {
-                *entry = diagonal(&q, g as u8);
-                mix_columns::<2>(entry);
-            }
-            q.zeroize();
+        Rd2Plus {
+            parallel: Parallel::new(aes, counter),
+            table: [[0; 8]; 128],
+            made: 0,
+            c2: [0; 8],
         }
-        parallel.zeroize();
-        Rd2Plus { table, c2: [0; 8] }
     }
 
     fn reset(&mut self, aes: &Fixslice, counter: &Block) {
@@ -331,6 +343,16 @@ impl Engine for Rd2Plus {
 
     #[inline(always)]
     fn keystream(&mut self, aes: &Fixslice, low: u8, out: &mut [Block]) {
+        let i = low as usize >> 3;
+        if self.made & 1 << i == 0 {
+            let mut q = self.parallel.state(low & 0xf8);
+            for (g, entry) in self.table[4 * i..4 * i + 4].iter_mut().enumerate() {
+                *entry = diagonal(&q, g as u8);
+                mix_columns::<2>(entry);
+            }
+            q.zeroize();
+            self.made |= 1 << i;
+        }
         let varying = &self.table[low as usize >> 1];
         let s: State = core::array::from_fn(|b| self.c2[b] ^ varying[b]);
         finish_from_round_2(aes, s, out);
