@@ -912,8 +912,8 @@ impl NiClmul {
     /// through AES rounds 2 on, in place: [`stitch`](Self::stitch)
     /// without products, for an encryption's first batch, which has no
     /// ciphertext before it to hash. As instructions, the round keys
-    /// memory operands as there: from intrinsics the compiler copied
-    /// the round keys to the stack first, thirty instructions a call.
+    /// memory operands as there: from intrinsics the compiler copies the
+    /// round keys to the stack first.
     ///
     /// # Safety
     ///
