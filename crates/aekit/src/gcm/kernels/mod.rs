@@ -468,6 +468,9 @@ mod shared {
             }
             let at = 16 * (c - 1);
             // SAFETY: the last n − 16(c − 1) bytes lie in the message.
+            // The whole-or-partial choice is spelled out rather than made
+            // by `ni::xor_block_into`, which the compiler does not inline
+            // here.
             let x = unsafe {
                 if n - at == 16 {
                     ni::xor_whole_into(src.add(at), dst.add(at), s[c])
