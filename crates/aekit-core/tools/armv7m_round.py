@@ -3,9 +3,10 @@
 
 A round is `s <- MC_j(S(s ^ key) ^ 0x63)` on two blocks held in eight
 32-bit slices (`src/aes/fixslice.rs` specifies the representation and
-the formulas). This script takes the S-box circuit from that file's
-portable `ark_sub` (every `let v = a ^ b;` / `let v = a & b;` line, in
-order) and the MixColumns variants from `mix_columns` written out below
+the formulas). This script takes the S-box circuit from `ark_sub` in
+`src/aes/sbox.rs`, the circuit the portable rounds run (every
+`let v = a ^ b;` / `let v = a & b;` line, in order), and the MixColumns
+variants from `src/aes/fixslice.rs`'s `mix_columns` written out below
 as straight-line operations, and turns them into Thumb-2 code for the
 fourteen registers r0-r12, lr:
 
@@ -48,7 +49,7 @@ CLIMB_STEPS = 6000
 FIXED_SLOTS = 4
 SLOT_S, SLOT_K, SLOT_JP, SLOT_N = 0, 4, 8, 12
 HERE = os.path.dirname(os.path.abspath(__file__))
-REFERENCE = os.path.join(HERE, "..", "src", "aes", "fixslice.rs")
+REFERENCE = os.path.join(HERE, "..", "src", "aes", "sbox.rs")
 TARGET = os.path.join(HERE, "..", "src", "aes", "fixslice", "armv7m.rs")
 REGS = ["r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7",
         "r8", "r9", "r10", "r11", "r12", "lr"]
@@ -58,9 +59,9 @@ STATE = ["r%d" % (4 + b) for b in range(8)]
 
 
 def sbox_gates():
-    """The portable ark_sub's gates after its input XORs: (dest, op, a, b)."""
+    """The circuit's gates after its input XORs: (dest, op, a, b)."""
     src = open(REFERENCE).read()
-    body = src[src.index("fn ark_sub_portable"):]
+    body = src[src.index("pub fn ark_sub"):]
     body = body[:body.index("*s = [")]
     gates = []
     for m in re.finditer(r"let (\w+) = (\w+) ([\^&]) (\w+);", body):

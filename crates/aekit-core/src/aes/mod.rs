@@ -1,7 +1,9 @@
 //! The block cipher: AES by fixslicing on 32-bit words (`fixslice`), the
-//! one strategy of the core. Constant-time.
+//! one strategy of the core, on the S-box circuit of `sbox` (any word
+//! width; aekit runs it on 64-bit words). Constant-time.
 
 pub mod fixslice;
+pub mod sbox;
 
 pub use fixslice::Fixslice;
 
