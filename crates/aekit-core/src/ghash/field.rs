@@ -1,5 +1,5 @@
 //! GF(2^128) as GCM defines it: the one place that states the bit order,
-//! the same as aekit's.
+//! aekit's too (aekit's `ghash::field` re-exports these items).
 //!
 //! GCM spec §2.3: an element is a 128-bit string X_0 X_1 … X_127, X_0 is
 //! the leftmost bit (the most significant bit of byte 0), and X_i is the
@@ -31,9 +31,17 @@ pub const fn mul_p(v: u128) -> u128 {
 }
 
 /// Shoup's key-independent reduction table for a shift by w bits, N = 2^w
-/// entries (spec Algorithm 2's R): R\[a\] = a · P^w, of which only the top
-/// 16 bits can be set; use as `(R[a] as u128) << 112`.
+/// entries (spec §4.1, the table R of Algorithm 2).
+///
+/// In this order Z · P^w = (Z >> w) ⊕ (Z mod 2^w) · P^w: the high bits
+/// just move right, and the w bits shifted out (coefficients of
+/// α^(128−w)..α^127) come back as R\[Z mod 2^w\] = (Z mod 2^w) · P^w. That
+/// product has its low 112 bits zero (α^128 = R reaches bit 120, and at most
+/// 7 further shifts take it down to bit 113), so an entry is kept as its top
+/// 16 bits: use it as `(R[a] as u128) << 112`. Meant for compile time
+/// (a `const`): w multiply-by-P per entry.
 pub const fn reduction_table<const N: usize>() -> [u16; N] {
+    assert!(N.is_power_of_two() && N >= 2 && N <= 256);
     let w = N.trailing_zeros();
     let mut table = [0u16; N];
     let mut a = 0;
@@ -44,13 +52,36 @@ pub const fn reduction_table<const N: usize>() -> [u16; N] {
             v = mul_p(v);
             s += 1;
         }
+        assert!(v & ((1 << 112) - 1) == 0, "reduction reaches below bit 112");
         table[a] = (v >> 112) as u16;
         a += 1;
     }
     table
 }
 
-/// X · Y by Algorithm 1, the oracle the strategies are tested against.
+/// X · Y from the integer carry-less product of X and Y as read here,
+/// `hi`·t^128 ⊕ `lo` (255 bits): the product of the reflected polynomials,
+/// x^k at bit 254 − k. One left shift of the 256 bits puts x^0..x^127 in
+/// `hi` in this order and x^(128+j) at bit 127 − j of `lo`; then
+/// x^128 ≡ 1 + x + x^2 + x^7 (a right shift by s multiplies by x^s here)
+/// folds `lo` in, the bits the fold pushes out of the bottom included:
+///
+/// ```text
+/// T = lo ⊕ lo≪127 ⊕ lo≪126 ⊕ lo≪121,    X·Y = hi ⊕ T ⊕ T≫1 ⊕ T≫2 ⊕ T≫7
+/// ```
+///
+/// (Gueron & Kounavis' shift reduction, on one `u128`). Constant-time:
+/// shifts and XORs.
+#[inline(always)]
+pub const fn reduce_reflected(hi: u128, lo: u128) -> u128 {
+    let hi = (hi << 1) | (lo >> 127);
+    let lo = lo << 1;
+    let t = lo ^ (lo << 127) ^ (lo << 126) ^ (lo << 121);
+    hi ^ t ^ (t >> 1) ^ (t >> 2) ^ (t >> 7)
+}
+
+/// X · Y by Algorithm 1, the oracle the strategies are tested against
+/// (aekit's as well as the core's).
 /// Constant-time: every bit of X selects through a mask.
 pub fn mul(x: u128, y: u128) -> u128 {
     let mut z = 0u128;

@@ -48,7 +48,8 @@
 //! T = lo ⊕ lo≪127 ⊕ lo≪126 ⊕ lo≪121,    X·H = hi ⊕ T ⊕ T≫1 ⊕ T≫2 ⊕ T≫7
 //! ```
 //!
-//! (Gueron & Kounavis' shift reduction, as in aekit's `karatsuba`).
+//! (Gueron & Kounavis' shift reduction, `field::reduce_reflected`, which
+//! aekit's `karatsuba` runs too).
 //!
 //! # Storage, constant time
 //!
@@ -157,13 +158,8 @@ impl GhashKey for Karatsuba {
             [hr[0] ^ hr[2], hr[1] ^ hr[3]],
         ) ^ p0
             ^ p2;
-        // The 255-bit product, shifted left by one (header).
-        let hi = p2 ^ (pm >> 64);
-        let lo = p0 ^ (pm << 64);
-        let hi = (hi << 1) | (lo >> 127);
-        let lo = lo << 1;
-        let t = lo ^ (lo << 127) ^ (lo << 126) ^ (lo << 121);
-        hi ^ t ^ (t >> 1) ^ (t >> 2) ^ (t >> 7)
+        // The 255-bit product, reduced (header).
+        field::reduce_reflected(p2 ^ (pm >> 64), p0 ^ (pm << 64))
     }
 }
 

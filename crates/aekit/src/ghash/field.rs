@@ -17,29 +17,16 @@
 //!
 //! Strategies may use other layouts internally (the carry-less ones
 //! bit-reflect), but they take and return elements in this one.
+//!
+//! The order's primitives are aekit-core's (`aekit_core::ghash::field`),
+//! re-exported: R, `from_block`, `to_block`, `mul_p`, the oracle `mul`
+//! (Algorithm 1), `reduction_table` (Shoup's key-independent table R for
+//! a shift by w bits) and `reduce_reflected` (the carry-less strategies'
+//! reduction). This file adds what only aekit's strategies use:
+//! the GHASH loop over blocks and the table construction of Algorithm 3.
 
-/// R = 11100001 ‖ 0^120, the reduction constant of Algorithm 1.
-pub const R: u128 = 0xE1 << 120;
-
-/// Reads a 16-byte block as a field element.
-#[inline(always)]
-pub fn from_block(block: &[u8; 16]) -> u128 {
-    u128::from_be_bytes(*block)
-}
-
-/// Writes a field element as a 16-byte block.
-#[inline(always)]
-pub fn to_block(x: u128) -> [u8; 16] {
-    x.to_be_bytes()
-}
-
-/// X · P: one step of Algorithm 1's `V ← rightshift(V) ⊕ R if V_127`.
-/// Constant-time: the reduction is masked, not branched on.
-#[inline(always)]
-pub const fn mul_p(v: u128) -> u128 {
-    let carry = (v & 1).wrapping_neg(); // all ones when V_127 = 1
-    (v >> 1) ^ (R & carry)
-}
+pub use aekit_core::ghash::field::{R, from_block, mul, mul_p, to_block};
+pub(crate) use aekit_core::ghash::field::{reduce_reflected, reduction_table};
 
 /// The GHASH loop every portable strategy shares: for each 16-byte block X_i
 /// of `blocks`, Y ← (Y ⊕ X_i) · H, where `mul_h` is the strategy's product by
@@ -86,48 +73,6 @@ pub(crate) fn fill_table(t: &mut [u128], top: u128) -> u128 {
         i *= 2;
     }
     v
-}
-
-/// Shoup's key-independent reduction table for a shift by w bits, N = 2^w
-/// entries (spec §4.1, the table R of Algorithm 2).
-///
-/// In aekit's order Z · P^w = (Z >> w) ⊕ (Z mod 2^w) · P^w: the high bits
-/// just move right, and the w bits shifted out (coefficients of
-/// α^(128−w)..α^127) come back as R\[Z mod 2^w\] = (Z mod 2^w) · P^w. That
-/// product has its low 112 bits zero (α^128 = R reaches bit 120, and at most
-/// 7 further shifts take it down to bit 113), so an entry is kept as its top
-/// 16 bits: use it as `(R[a] as u128) << 112`. Computed at compile time by
-/// w multiply-by-P per entry.
-pub(crate) const fn reduction_table<const N: usize>() -> [u16; N] {
-    assert!(N.is_power_of_two() && N >= 2 && N <= 256);
-    let w = N.trailing_zeros();
-    let mut table = [0u16; N];
-    let mut a = 0;
-    while a < N {
-        let mut v = a as u128;
-        let mut s = 0;
-        while s < w {
-            v = mul_p(v);
-            s += 1;
-        }
-        assert!(v & ((1 << 112) - 1) == 0, "reduction reaches below bit 112");
-        table[a] = (v >> 112) as u16;
-        a += 1;
-    }
-    table
-}
-
-/// X · Y by Algorithm 1, the oracle every strategy is checked against.
-/// Constant-time: every bit of X selects through a mask.
-pub fn mul(x: u128, y: u128) -> u128 {
-    let mut z = 0u128;
-    let mut v = y;
-    for i in 0..128 {
-        let bit = (x >> (127 - i)) & 1; // X_i
-        z ^= v & bit.wrapping_neg();
-        v = mul_p(v);
-    }
-    z
 }
 
 #[cfg(test)]

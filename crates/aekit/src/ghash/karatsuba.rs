@@ -71,7 +71,9 @@
 //!
 //! the shift-based reduction of Gueron & Kounavis, *Intel Carry-Less
 //! Multiplication Instruction and its Usage for Computing the GCM Mode*
-//! (there on 64-bit lanes; here on one u128).
+//! (there on 64-bit lanes; here on one u128). The shift and the fold are
+//! aekit-core's `field::reduce_reflected`, which its 32-bit Karatsuba runs
+//! too.
 //!
 //! # Storage, cost, constant time
 //!
@@ -187,17 +189,9 @@ pub(crate) fn mul(x: u128, h: u128) -> u128 {
     let high = clmul64(x1, h1);
     let low = clmul64(x0, h0);
     let middle = clmul64(x1 ^ x0, h1 ^ h0) ^ high ^ low;
-    let hi = high ^ (middle >> 64);
-    let lo = low ^ (middle << 64);
 
-    // Reflected domain: x^k sits at bit 254 − k; one left shift puts x^0..x^127
-    // in `hi` in the native layout and x^128..x^255 in `lo`.
-    let hi = (hi << 1) | (lo >> 127);
-    let lo = lo << 1;
-
-    // Fold lo · x^128 ≡ lo · (1 + x + x^2 + x^7), the overflow included.
-    let t = lo ^ (lo << 127) ^ (lo << 126) ^ (lo << 121);
-    hi ^ t ^ (t >> 1) ^ (t >> 2) ^ (t >> 7)
+    // Reflected domain: the one-bit shift and the fold of the header.
+    field::reduce_reflected(high ^ (middle >> 64), low ^ (middle << 64))
 }
 
 #[cfg(test)]

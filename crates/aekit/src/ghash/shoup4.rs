@@ -15,68 +15,54 @@
 //! reduction of the nibble shifted out, R\[a\] = a · P^4.
 //!
 //! Table layout: `m[v]` = v · H (v = nibble value, placed at X_0..X_3) as a
-//! `u128` in aekit's order: 16 × 16 B = 256 B per key. R is a `const`
-//! computed at compile time by `field::reduction_table`, 16 entries of
-//! which only the top 16 bits can be nonzero, kept as `u16` (32 B; the spec
-//! counts 64 B, 32-bit words); it does not depend on the key and is not
-//! counted in `STORAGE_BYTES`.
+//! `u128` in aekit's order: 16 × 16 B = 256 B per key. R is a `const` of
+//! 16 entries of which only the top 16 bits can be nonzero, kept as `u16`
+//! (32 B; the spec counts 64 B, 32-bit words); it does not depend on the
+//! key and is not counted in `STORAGE_BYTES`.
 //!
-//! Construction (spec Algorithm 3 for w = 4, blog §5.2 for M_0), by
-//! `field::fill_table`: M_0\[8\] = H, M_0\[4\] = H · P, M_0\[2\] = H · P^2,
-//! M_0\[1\] = H · P^3 by 4 `mul_p` (the fourth, H · P^4, unused), and the
-//! other 11 entries by one XOR each.
+//! Construction (spec Algorithm 3 for w = 4, blog §5.2 for M_0):
+//! M_0\[8\] = H, M_0\[4\] = H · P, M_0\[2\] = H · P^2, M_0\[1\] = H · P^3
+//! by `mul_p`, and the other 11 entries by one XOR each.
 //!
 //! Per block: 32 loads from M_0, and 31 × (shift, load from R, two XORs) —
 //! twice the steps of `shoup8` for a sixteenth of its table.
+//!
+//! The table, its construction and the product are aekit-core's
+//! (`aekit_core::ghash::Shoup4`, the seed's strategy on Cortex-M); this
+//! file puts them behind aekit's [`GhashKey`].
 //!
 //! Not constant-time: M_0 is indexed by the nibbles of Y ⊕ X_i and R by
 //! nibbles of the running product, and M_0 depends on H. The tables are
 //! small (256 B + 32 B, a few cache lines), which narrows the cache channel
 //! but does not close it.
 
+use aekit_core::ghash::GhashKey as _;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::aes::Block;
 use crate::ghash::{GhashKey, field};
 
-/// R\[a\] = a · P^4 (a in the last nibble), top 16 bits.
-const R4: [u16; 16] = field::reduction_table::<16>();
+/// The core's strategy, under its own name there.
+type Core = aekit_core::ghash::Shoup4;
 
 /// GHASH key as Shoup's 4-bit table M_0.
-#[derive(Zeroize, ZeroizeOnDrop)]
-pub struct Shoup4 {
-    /// `m[v]` = (nibble v at position 0) · H.
-    m: [u128; 16],
-}
+#[derive(Zeroize)]
+pub struct Shoup4(Core);
+
+/// The table is wiped when the core's key it holds drops.
+impl ZeroizeOnDrop for Shoup4 {}
 
 impl GhashKey for Shoup4 {
     const NAME: &'static str = "shoup4";
     const CONSTANT_TIME: bool = false;
-    const STORAGE_BYTES: usize = 16 * 16;
+    const STORAGE_BYTES: usize = <Core as aekit_core::ghash::GhashKey>::STORAGE_BYTES;
 
     fn new(h: &Block) -> Option<Self> {
-        let mut m = [0u128; 16];
-        field::fill_table(&mut m, field::from_block(h));
-        Some(Shoup4 { m })
+        Some(Shoup4(Core::new(h)))
     }
 
     fn update_blocks(&self, y: &mut Block, blocks: &[u8]) {
-        field::ghash_with(y, blocks, |x| self.mul(x));
-    }
-}
-
-impl Shoup4 {
-    /// Horner from nibble 31 down to nibble 0.
-    #[inline(always)]
-    fn mul(&self, mut x: u128) -> u128 {
-        let mut z = 0u128;
-        for _ in 0..31 {
-            z ^= self.m[(x & 0xf) as usize]; // Z ⊕ M_0[x_j], j = 31 … 1
-            x >>= 4;
-            let a = (z & 0xf) as usize; // the nibble shifted out below
-            z = (z >> 4) ^ ((R4[a] as u128) << 112); // Z · P^4
-        }
-        z ^ self.m[(x & 0xf) as usize] // ⊕ M_0[x_0]
+        field::ghash_with(y, blocks, |x| self.0.mul(x));
     }
 }
 
@@ -85,13 +71,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn table_entries_and_one_product() {
+    fn products_match_algorithm_1() {
         let h = 0xb83b_5337_08bf_535d_0aa6_e529_80d5_3b78u128;
         let key = Shoup4::new(&field::to_block(h)).unwrap();
-        for (v, &entry) in key.m.iter().enumerate() {
-            assert_eq!(entry, field::mul((v as u128) << 124, h), "M_0[{v}]");
+        let xs = (0..16u128).map(|v| v << 124); // M_0[v], one entry each
+        for x in xs.chain([0x0388_dace_60b6_a392_f328_c2b9_71b2_fe78, u128::MAX]) {
+            let mut y = [0u8; 16];
+            key.update_blocks(&mut y, &field::to_block(x));
+            assert_eq!(field::from_block(&y), field::mul(x, h), "{x:#x}");
         }
-        let x = 0x0388_dace_60b6_a392_f328_c2b9_71b2_fe78u128;
-        assert_eq!(key.mul(x), field::mul(x, h));
     }
 }
