@@ -3,12 +3,12 @@
 
 A round is `s <- MC_j(S(s ^ key) ^ 0x63)` on two blocks held in eight
 32-bit slices (`src/aes/fixslice.rs` specifies the representation and
-the formulas). This script takes the S-box circuit from `ark_sub` in
-`src/aes/sbox.rs`, the circuit the portable rounds run (every
-`let v = a ^ b;` / `let v = a & b;` line, in order), and the MixColumns
-variants from `src/aes/fixslice.rs`'s `mix_columns` written out below
-as straight-line operations, and turns them into Thumb-2 code for the
-fourteen registers r0-r12, lr:
+the formulas). This script takes the S-box circuit from
+`ark_sub_circuit!` in `src/aes/sbox.rs`, which the portable rounds run
+(every `let v = a ^ b;` / `let v = a & b;` line, in order), and the
+MixColumns variants from `src/aes/fixslice.rs`'s `mix_columns` written
+out below as straight-line operations, and turns them into Thumb-2 code
+for the fourteen registers r0-r12, lr:
 
 - schedule: a list schedule of the S-box that picks, among the ready
   gates, the one that grows the set of live values least (ties broken
@@ -61,8 +61,8 @@ STATE = ["r%d" % (4 + b) for b in range(8)]
 def sbox_gates():
     """The circuit's gates after its input XORs: (dest, op, a, b)."""
     src = open(REFERENCE).read()
-    body = src[src.index("pub fn ark_sub"):]
-    body = body[:body.index("*s = [")]
+    body = src[src.index("macro_rules! ark_sub_circuit"):]
+    body = body[:body.index("*$s = [")]
     gates = []
     for m in re.finditer(r"let (\w+) = (\w+) ([\^&]) (\w+);", body):
         d, a, o, b = m.groups()

@@ -59,7 +59,7 @@
 //! # S-box and Ark_Sub
 //!
 //! SubBytes is the 115-gate circuit of J. Boyar and R. Peralta (SEA 2010)
-//! in `aes::sbox`, shared with aekit's 64-bit fixslice, with its four
+//! in `aes/sbox.rs`, shared with aekit's 64-bit fixslice, with its four
 //! XNORs written as XORs, so it computes `S(x) ⊕ 0x63`; every `MC_j` maps
 //! the all-0x63 state to itself, so the constant is cancelled by storing
 //! round keys 1..=Nr XORed with 0x63. AddRoundKey is fused into the
@@ -105,7 +105,8 @@
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::Error;
-use crate::aes::{Block, sbox};
+use crate::aes::Block;
+use crate::aes::schedule::key_expansion;
 
 #[cfg(aekit_armv7m)]
 mod armv7m;
@@ -148,24 +149,7 @@ impl Fixslice {
         };
         let rounds = nk + 6;
         let mut w = [[0u8; 4]; 4 * (MAX_ROUNDS + 1)];
-        for (i, word) in key.chunks_exact(4).enumerate() {
-            w[i].copy_from_slice(word);
-        }
-        let mut rcon = 1u8;
-        for i in nk..4 * (rounds + 1) {
-            let mut t = w[i - 1];
-            if i % nk == 0 {
-                // RotWord, SubWord, Rcon.
-                t = sub_word([t[1], t[2], t[3], t[0]]);
-                t[0] ^= rcon;
-                rcon = (rcon << 1) ^ (0x1b & (rcon >> 7).wrapping_neg());
-            } else if nk > 6 && i % nk == 4 {
-                t = sub_word(t);
-            }
-            for b in 0..4 {
-                w[i][b] = w[i - nk][b] ^ t[b];
-            }
-        }
+        key_expansion(key, &mut w, sub_word);
         let mut round_keys = [[0u32; 8]; MAX_ROUNDS + 1];
         for (i, packed) in round_keys.iter_mut().enumerate().take(rounds + 1) {
             let mut k = [0u8; 16];
@@ -360,10 +344,10 @@ pub fn rounds_match_portable(state: &State, keys: &[State; 3]) -> bool {
         })
 }
 
-/// Ark_Sub in portable Rust: the circuit of [`sbox::ark_sub`] on 32-bit
-/// slices.
+/// Ark_Sub in portable Rust: the circuit of `aes/sbox.rs`
+/// (`ark_sub_circuit!`) on 32-bit slices.
 pub(crate) fn ark_sub_portable(s: &mut State, key: &State) {
-    sbox::ark_sub(s, key);
+    crate::ark_sub_circuit!(s, key);
 }
 
 /// The 8×8 bit transposition across eight words: bit `8j + w` of word `b`

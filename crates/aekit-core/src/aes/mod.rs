@@ -1,9 +1,11 @@
 //! The block cipher: AES by fixslicing on 32-bit words (`fixslice`), the
 //! one strategy of the core, on the S-box circuit of `sbox` (any word
-//! width; aekit runs it on 64-bit words). Constant-time.
+//! width: the macro `ark_sub_circuit!`) and the key expansion of
+//! `schedule` (any SubWord); aekit runs both too. Constant-time.
 
 pub mod fixslice;
-pub mod sbox;
+mod sbox;
+pub mod schedule;
 
 pub use fixslice::Fixslice;
 

@@ -71,8 +71,8 @@
 //! combinational logic minimization technique with applications to
 //! cryptology* (SEA 2010): 23 XOR (top linear layer), 32 AND and 30 XOR
 //! (inversion in GF(2^4)² form), 26 XOR and 4 XNOR (bottom linear layer and
-//! the affine map). It is aekit-core's (`aekit_core::aes::sbox`), generic
-//! over the word, which its 32-bit fixslice runs too. The unit tests check
+//! the affine map). It is aekit-core's (`aekit_core::ark_sub_circuit!`,
+//! written for any word), which its 32-bit fixslice runs too. The unit tests check
 //! it on 64-bit slices on all 256 inputs against the arithmetic `sub_byte`
 //! of the parent module.
 //!
@@ -142,10 +142,6 @@
 //!   the rounds here through [`Fixslice::encrypt_from`], so this file stays
 //!   one block cipher.
 
-/// Ark_Sub: `s ← S(s ⊕ key) ⊕ 0x63` on every byte, with AddRoundKey done
-/// as the inputs enter the circuit: aekit-core's Boyar–Peralta circuit on
-/// 64-bit slices (header, "S-box and Ark_Sub").
-pub(crate) use aekit_core::aes::sbox::ark_sub;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::aes::{Block, BlockCipher, KeySchedule};
@@ -279,6 +275,14 @@ pub(crate) fn gather(x: u64, rows: u32, cols: u32) -> u64 {
     let no_wrap = ((1u64 << (16 - 4 * cols)) - 1) * 0x0001_0001_0001_0001;
     let shift = 16 * rows + 4 * cols;
     (x.rotate_right(shift) & no_wrap) | (x.rotate_right(shift + 48) & !no_wrap)
+}
+
+/// Ark_Sub: `s ← S(s ⊕ key) ⊕ 0x63` on every byte, with AddRoundKey done
+/// as the inputs enter the circuit: aekit-core's Boyar–Peralta circuit on
+/// 64-bit slices (header, "S-box and Ark_Sub").
+#[inline(always)]
+pub(crate) fn ark_sub(s: &mut State, key: &State) {
+    aekit_core::ark_sub_circuit!(s, key);
 }
 
 /// `MC_J = SR^-J ∘ MixColumns ∘ SR^J` on the bitsliced state (header).

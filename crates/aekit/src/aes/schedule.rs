@@ -1,10 +1,12 @@
 //! The AES key schedule (FIPS-197 §5.2 KeyExpansion), computed once per
 //! key in constant time for every strategy, which converts the round keys
-//! to its own layout; and the GF(2^8) arithmetic it rests on: `xtime`,
-//! products, the S-box computed (inverse and affine map, §5.1.1) rather
-//! than looked up, and the S-box table built from it at compile time for
-//! the strategies that index one.
+//! to its own layout: aekit-core's `key_expansion`, with SubWord from
+//! here. And the GF(2^8) arithmetic: `xtime`, products, the S-box
+//! computed (inverse and affine map, §5.1.1) rather than looked up, and
+//! the S-box table built from it at compile time for the strategies that
+//! index one.
 
+use aekit_core::aes::schedule::{MAX_WORDS, key_expansion};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::Error;
@@ -27,25 +29,8 @@ impl KeySchedule {
             n => return Err(Error::InvalidKeyLength(n)),
         };
         let rounds = nk + 6;
-        let mut w = [[0u8; 4]; 60];
-        for (i, word) in key.chunks_exact(4).enumerate() {
-            w[i].copy_from_slice(word);
-        }
-        let mut rcon = 1u8;
-        for i in nk..4 * (rounds + 1) {
-            let mut t = w[i - 1];
-            if i % nk == 0 {
-                // RotWord, SubWord, Rcon.
-                t = sub_word([t[1], t[2], t[3], t[0]]);
-                t[0] ^= rcon;
-                rcon = xtime(rcon);
-            } else if nk > 6 && i % nk == 4 {
-                t = sub_word(t);
-            }
-            for b in 0..4 {
-                w[i][b] = w[i - nk][b] ^ t[b];
-            }
-        }
+        let mut w = [[0u8; 4]; MAX_WORDS];
+        key_expansion(key, &mut w, sub_word);
         let mut round_keys = [[0u8; 16]; 15];
         for (r, rk) in round_keys.iter_mut().enumerate().take(rounds + 1) {
             for c in 0..4 {

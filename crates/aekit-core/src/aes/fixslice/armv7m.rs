@@ -16,10 +16,11 @@
 //! `Mix` pointer, rounds left) and the spilled values.
 //!
 //! The round body is written by `tools/armv7m_round.py` from the portable
-//! code: it reads the Boyar–Peralta gates of `sbox::ark_sub` (the
-//! circuit of `ark_sub_portable`) and writes out `mix_columns` as straight-line XORs, ANDs and rotations
-//! (each rotation folded into the barrel shifter of the XOR or AND that
-//! uses it; `gather`'s wrap correction as `(x ⊕ x⋙24)⋙shift & mask`). It
+//! code: it reads the Boyar–Peralta gates of `ark_sub_circuit!` in
+//! `aes/sbox.rs` (the circuit of `ark_sub_portable`) and writes out
+//! `mix_columns` as straight-line XORs, ANDs and rotations (each
+//! rotation folded into the barrel shifter of the XOR or AND that uses
+//! it; `gather`'s wrap correction as `(x ⊕ x⋙24)⋙shift & mask`). It
 //! list-schedules the S-box to keep few values live, allocates registers
 //! by furthest next use, spilling each value to the stack at most once
 //! and rematerialising masks, keeps the schedule whose cost under the
