@@ -672,6 +672,7 @@ impl Sa {
     /// around the payload that opens the body, and seals the body into the
     /// ICV; `packet` is header, body and ICV ([`Sa::place`]). The counters
     /// move only once the packet is sealed.
+    #[inline(always)]
     fn seal(
         &mut self,
         packet: &mut [u8],
@@ -714,12 +715,17 @@ impl Sa {
         let next = self.next_outbound(body.len())?;
         let seq = next.sequence;
         let pad = body.len() - payload_len - 2;
-        // Padding 1, 2, 3, … (RFC 4303 §2.4), pad length, next header.
-        let (padding, trailer) = body[payload_len..].split_at_mut(pad);
-        for (i, byte) in padding.iter_mut().enumerate() {
-            *byte = i as u8 + 1;
+        // Padding 1, 2, 3 (RFC 4303 §2.4; at most three bytes, the body
+        // being padded to four), pad length, next header: one write of a
+        // length known at compile time per padding length.
+        let tail = &mut body[payload_len..];
+        let n = next_header;
+        match pad {
+            0 => tail.copy_from_slice(&[0, n]),
+            1 => tail.copy_from_slice(&[1, 1, n]),
+            2 => tail.copy_from_slice(&[1, 2, 2, n]),
+            _ => tail.copy_from_slice(&[1, 2, 3, 3, n]),
         }
-        trailer.copy_from_slice(&[pad as u8, next_header]);
         head[..4].copy_from_slice(&self.config.spi.to_be_bytes());
         head[4..8].copy_from_slice(&(seq as u32).to_be_bytes());
         // Each format's IV length spelled out: a copy of a length known
@@ -939,20 +945,22 @@ impl Sa {
     }
 
     /// SPI ‖ sequence, or SPI ‖ high ‖ low with ESN, and its length, in
-    /// the first 8 or 12 bytes of one 16-byte value. Built as one integer
-    /// and stored whole ([`whole_bytes`]): written piece by piece, the
+    /// the first 8 or 12 bytes of one 16-byte value. Built as two 64-bit
+    /// halves (as one `u128`, the ESN choice became a 128-bit shift by a
+    /// run-time amount) and stored whole ([`whole_bytes`]): written piece
+    /// by piece, the
     /// AES-GCM call that reads it back at once would wait for the pieces
     /// to reach the cache, a load wider than the stores it reads not
     /// being forwarded from them.
     #[inline(always)]
     fn aad(&self, seq: u64) -> (Aad, usize) {
-        let spi = u128::from(self.config.spi) << 96;
-        let (value, len) = if self.config.extended_sequence_numbers {
-            (spi | u128::from(seq) << 32, 12)
+        let spi = u64::from(self.config.spi) << 32;
+        let (hi, lo, len) = if self.config.extended_sequence_numbers {
+            (spi | seq >> 32, seq << 32, 12)
         } else {
-            (spi | u128::from(seq as u32) << 64, 8)
+            (spi | (seq & 0xffff_ffff), 0, 8)
         };
-        (whole_bytes(value), len)
+        (whole_bytes(hi, lo), len)
     }
 
     /// The linear keystream index of a packet's Y_0 in its lane's counter
@@ -1076,16 +1084,15 @@ fn refused(refusal: Refusal, seq: u64) -> Error {
 /// An ESP packet's AAD ([`Sa::aad`]): its first 8 or 12 bytes.
 pub(crate) type Aad = [u8; 16];
 
-/// `value`'s big-endian bytes, written by one 16-byte store: as a
-/// `u128`, the compiler writes the two halves from general registers, and
-/// a 16-byte load of them waits for the cache.
+/// The big-endian bytes of the 128-bit value `hi ‖ lo`, written by one
+/// 16-byte store: as a `u128`, the compiler writes the two halves from
+/// general registers, and a 16-byte load of them waits for the cache.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 #[allow(unsafe_code)] // one SSE2 store, with its SAFETY line
-fn whole_bytes(value: u128) -> Aad {
+fn whole_bytes(hi: u64, lo: u64) -> Aad {
     use core::arch::x86_64::{_mm_set_epi64x, _mm_storeu_si128};
     let mut bytes = [0u8; 16];
-    let (hi, lo) = ((value >> 64) as u64, value as u64);
     // SAFETY: SSE2 is part of x86-64; `bytes` is 16 writable bytes.
     unsafe {
         let v = _mm_set_epi64x(lo.swap_bytes() as i64, hi.swap_bytes() as i64);
@@ -1094,11 +1101,11 @@ fn whole_bytes(value: u128) -> Aad {
     bytes
 }
 
-/// `value`'s big-endian bytes.
+/// The big-endian bytes of the 128-bit value `hi ‖ lo`.
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
-fn whole_bytes(value: u128) -> Aad {
-    value.to_be_bytes()
+fn whole_bytes(hi: u64, lo: u64) -> Aad {
+    (u128::from(hi) << 64 | u128::from(lo)).to_be_bytes()
 }
 
 /// An RFC 4106 nonce: salt ‖ the packet's 8-byte IV (§4).

@@ -39,7 +39,7 @@ impl Tag {
     /// 16-byte tag is one store: a copy whose length is known only at run
     /// time is a call to `memcpy`, which costs a short message a sixth of
     /// its time.
-    #[inline]
+    #[inline(always)]
     pub fn copy_to(&self, slot: &mut [u8]) {
         copy_tag(&self.bytes, self.len, slot);
     }
@@ -59,7 +59,7 @@ impl AsRef<[u8]> for Tag {
 /// exactly as long (as `slot.copy_from_slice(&bytes[..len])`, which panics
 /// otherwise): a 16-byte tag is one store, where a copy whose length is
 /// known only at run time is a call to `memcpy`.
-#[inline]
+#[inline(always)]
 pub(super) fn copy_tag(bytes: &Block, len: usize, slot: &mut [u8]) {
     /// Out of line: inlined, LLVM sees that both arms copy the same
     /// bytes and merges them back into one `memcpy` of the run-time
