@@ -40,9 +40,9 @@
 //! |---------|------------------------------------------|-------------|--------------------------------|
 //! | `rd0`   | the packed counters ⊕ K0, byte 15 zero (64 B) | — | 8 XOR of the low bytes' bits; `Sub`, `MC_1` |
 //! | `rd1`   | rounds 0–1 and round 2's `Ark_Sub`, diagonal 0 cleared (64 B) | — | one parallel state per 4 groups; 8 × (rotate, mask, OR); `MC_2` |
-//! | `rd1+`  | as `rd1`                                 | the 16 parallel states: 1 KiB | 8 × (rotate, mask, OR); `MC_2` |
+//! | `rd1+`  | as `rd1`                                 | the 16 parallel states: 1 KiB, each made on first use | 8 × (rotate, mask, OR); `MC_2` |
 //! | `rd2`   | `MC_2` of the `rd1` cache (64 B)        | — | as `rd1`, with `MC_2` on the varying part alone |
-//! | `rd2+`  | as `rd2`                                 | `MC_2` of every group's varying part: 64 states, 4 KiB | 8 XOR |
+//! | `rd2+`  | as `rd2`                                 | `MC_2` of every group's varying part: 64 states, 4 KiB, made four at a time on first use | 8 XOR |
 //!
 //! The memory matches the seed's for the `+` variants (1 KiB and 4 KiB);
 //! the small caches are 64-byte packed states rather than its 12 and 16
@@ -54,15 +54,18 @@
 //! operations, unpack — about 2 350 operations for AES-128), `rd0` saves
 //! the packing (≈ 150), `rd1` rounds 0–1 and an `Ark_Sub` for ≈ 120 per
 //! group of its own, `rd1+` a little more, and `rd2+` also `MC_2`:
-//! ≈ 540 operations, about 23% of AES-128 and 17% of AES-256. The `+`
-//! tables cost ≈ 16 parallel rounds (and for `rd2+` 64 `MC_2`) per message.
+//! ≈ 540 operations, about 23% of AES-128 and 17% of AES-256. A `+`
+//! table's entry costs about a parallel round (and for `rd2+` four
+//! `MC_2`), paid once per message the first time the counter reaches it:
+//! a message pays for the entries it uses (sixteen at most), never more
+//! than `rd1` and `rd2` pay by making them again every 256 counters.
 //!
 //! # Constant time
 //!
 //! Key and data only meet the bitsliced operations of `fixslice`. What
-//! selects a table entry, a diagonal, a reset or the plain path is the
-//! counter: the IV (public: it is sent with the message) and the block
-//! count. `aekit-ctgrind face` runs every variant with the key and the
+//! selects a table entry, a diagonal, a reset, the plain path or whether
+//! an entry is made yet is the counter: the IV (public: it is sent with
+//! the message) and the block count. `aekit-ctgrind face` runs every variant with the key and the
 //! data marked secret and the counter public.
 
 use zeroize::Zeroize;
@@ -270,10 +273,15 @@ impl Engine for Rd1 {
     }
 }
 
-/// `rd1+`: the sixteen parallel states of a message tabulated (1 KiB).
+/// `rd1+`: the sixteen parallel states of a message tabulated (1 KiB),
+/// each made the first time the counter reaches its sixteen low bytes
+/// and kept for the rest of the message.
 #[derive(Zeroize)]
 pub(crate) struct Rd1Plus {
+    parallel: Parallel,
     table: [State; 16],
+    /// Bit `i`: entry `i` (low bytes `16i .. 16i + 16`) is made.
+    made: u16,
     c1: State,
 }
 
@@ -282,10 +290,12 @@ impl Engine for Rd1Plus {
     const GROUP: usize = GROUP;
 
     fn new(aes: &Fixslice, counter: &Block) -> Self {
-        let mut parallel = Parallel::new(aes, counter);
-        let table = core::array::from_fn(|i| parallel.state(16 * i as u8));
-        parallel.zeroize();
-        Rd1Plus { table, c1: [0; 8] }
+        Rd1Plus {
+            parallel: Parallel::new(aes, counter),
+            table: [[0; 8]; 16],
+            made: 0,
+            c1: [0; 8],
+        }
     }
 
     fn reset(&mut self, aes: &Fixslice, counter: &Block) {
@@ -294,7 +304,12 @@ impl Engine for Rd1Plus {
 
     #[inline(always)]
     fn keystream(&mut self, aes: &Fixslice, low: u8, out: &mut [Block]) {
-        let varying = diagonal(&self.table[low as usize >> 4], (low >> 2) & 3);
+        let i = low as usize >> 4;
+        if self.made & 1 << i == 0 {
+            self.table[i] = self.parallel.state(low & 0xf0);
+            self.made |= 1 << i;
+        }
+        let varying = diagonal(&self.table[i], (low >> 2) & 3);
         let mut s: State = core::array::from_fn(|b| self.c1[b] | varying[b]);
         mix_columns::<2>(&mut s);
         finish_from_round_2(aes, s, out);
@@ -334,10 +349,16 @@ impl Engine for Rd2 {
     }
 }
 
-/// `rd2+`: `MC_2` of every group's varying part tabulated (4 KiB).
+/// `rd2+`: `MC_2` of every group's varying part tabulated (4 KiB), the
+/// four groups of a parallel state made together the first time the
+/// counter reaches them and kept for the rest of the message.
 #[derive(Zeroize)]
 pub(crate) struct Rd2Plus {
+    parallel: Parallel,
     table: [State; 64],
+    /// Bit `i`: entries `4i .. 4i + 4` (low bytes `16i .. 16i + 16`) are
+    /// made.
+    made: u16,
     c2: State,
 }
 
@@ -346,18 +367,12 @@ impl Engine for Rd2Plus {
     const GROUP: usize = GROUP;
 
     fn new(aes: &Fixslice, counter: &Block) -> Self {
-        let mut parallel = Parallel::new(aes, counter);
-        let mut table = [[0u64; 8]; 64];
-        for (i, groups) in table.chunks_exact_mut(4).enumerate() {
-            let mut q = parallel.state(16 * i as u8);
-            for (g, entry) in groups.iter_mut().enumerate() {
-                *entry = diagonal(&q, g as u8);
-                mix_columns::<2>(entry);
-            }
-            q.zeroize();
+        Rd2Plus {
+            parallel: Parallel::new(aes, counter),
+            table: [[0; 8]; 64],
+            made: 0,
+            c2: [0; 8],
         }
-        parallel.zeroize();
-        Rd2Plus { table, c2: [0; 8] }
     }
 
     fn reset(&mut self, aes: &Fixslice, counter: &Block) {
@@ -367,6 +382,16 @@ impl Engine for Rd2Plus {
 
     #[inline(always)]
     fn keystream(&mut self, aes: &Fixslice, low: u8, out: &mut [Block]) {
+        let i = low as usize >> 4;
+        if self.made & 1 << i == 0 {
+            let mut q = self.parallel.state(low & 0xf0);
+            for (g, entry) in self.table[4 * i..4 * i + 4].iter_mut().enumerate() {
+                *entry = diagonal(&q, g as u8);
+                mix_columns::<2>(entry);
+            }
+            q.zeroize();
+            self.made |= 1 << i;
+        }
         let varying = &self.table[low as usize >> 2];
         let s: State = core::array::from_fn(|b| self.c2[b] ^ varying[b]);
         finish_from_round_2(aes, s, out);
