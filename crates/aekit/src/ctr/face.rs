@@ -260,6 +260,8 @@ impl<'k, E: Engine> Face<'k, E> {
         };
         let (head, rest) = data.split_at_mut(head);
         crate::ctr::apply_keystream(self.aes, counter, head);
+        self.engine
+            .prepare(self.aes, counter[15], rest.len().div_ceil(16));
 
         let mut keystream = [[0u8; 16]; MAX_GROUP];
         for chunk in rest.chunks_mut(16 * E::GROUP) {

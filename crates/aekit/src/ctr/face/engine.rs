@@ -23,6 +23,13 @@ pub(crate) trait Engine: Zeroize {
     /// ignored).
     fn reset(&mut self, aes: &Self::Aes, counter: &Block);
 
+    /// Makes, if not yet made, what the keystream of the `blocks`
+    /// counters with low bytes `low`, `low + 1`, … (wrapping at 256)
+    /// reads besides the reset's caches: the table entries of `rd1+` and
+    /// `rd2+`. Called before their keystream is asked for; nothing by
+    /// default.
+    fn prepare(&mut self, _aes: &Self::Aes, _low: u8, _blocks: usize) {}
+
     /// The keystream of the `out.len() ≤ GROUP` counters whose bytes 12..14
     /// are those of the last reset and whose low bytes are `low`, `low +
     /// 1`, …; `low` is a multiple of `GROUP`.

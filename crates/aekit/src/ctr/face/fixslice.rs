@@ -56,7 +56,7 @@
 //! group of its own, `rd1+` a little more, and `rd2+` also `MC_2`:
 //! ≈ 540 operations, about 23% of AES-128 and 17% of AES-256. A `+`
 //! table's entry costs about a parallel round (and for `rd2+` four
-//! `MC_2`), paid once per message the first time the counter reaches it:
+//! `MC_2`), paid once per message, before the first group that reads it:
 //! a message pays for the entries it uses (sixteen at most), never more
 //! than `rd1` and `rd2` pay by making them again every 256 counters.
 //!
@@ -196,6 +196,18 @@ impl OnTheFly {
     }
 }
 
+/// The parallel states (bit `i`: low bytes `16i .. 16i + 16`) that the
+/// `blocks` counters from low byte `low` reach, wrapping at 256.
+fn entries(low: u8, blocks: usize) -> u16 {
+    if blocks == 0 {
+        return 0;
+    }
+    match (usize::from(low & 15) + blocks).div_ceil(16) {
+        n @ ..16 => ((1u16 << n) - 1).rotate_left(u32::from(low >> 4)),
+        _ => u16::MAX,
+    }
+}
+
 /// Runs the rest of the cipher on a state that has been through round 2's
 /// `MC_2`, and unpacks the keystream.
 #[inline(always)]
@@ -274,7 +286,7 @@ impl Engine for Rd1 {
 }
 
 /// `rd1+`: the sixteen parallel states of a message tabulated (1 KiB),
-/// each made the first time the counter reaches its sixteen low bytes
+/// each made before the first group that reads it ([`Engine::prepare`])
 /// and kept for the rest of the message.
 #[derive(Zeroize)]
 pub(crate) struct Rd1Plus {
@@ -302,13 +314,19 @@ impl Engine for Rd1Plus {
         self.c1 = round1_static(aes, counter);
     }
 
+    #[inline(never)]
+    fn prepare(&mut self, _: &Fixslice, low: u8, blocks: usize) {
+        let missing = entries(low, blocks) & !self.made;
+        for i in (0..16).filter(|i| missing & 1 << i != 0) {
+            self.table[i] = self.parallel.state(16 * i as u8);
+        }
+        self.made |= missing;
+    }
+
     #[inline(always)]
     fn keystream(&mut self, aes: &Fixslice, low: u8, out: &mut [Block]) {
         let i = low as usize >> 4;
-        if self.made & 1 << i == 0 {
-            self.table[i] = self.parallel.state(low & 0xf0);
-            self.made |= 1 << i;
-        }
+        debug_assert!(self.made & 1 << i != 0, "entry {i} not prepared");
         let varying = diagonal(&self.table[i], (low >> 2) & 3);
         let mut s: State = core::array::from_fn(|b| self.c1[b] | varying[b]);
         mix_columns::<2>(&mut s);
@@ -350,8 +368,9 @@ impl Engine for Rd2 {
 }
 
 /// `rd2+`: `MC_2` of every group's varying part tabulated (4 KiB), the
-/// four groups of a parallel state made together the first time the
-/// counter reaches them and kept for the rest of the message.
+/// four groups of a parallel state made together before the first of
+/// them is read ([`Engine::prepare`]) and kept for the rest of the
+/// message.
 #[derive(Zeroize)]
 pub(crate) struct Rd2Plus {
     parallel: Parallel,
@@ -380,20 +399,43 @@ impl Engine for Rd2Plus {
         mix_columns::<2>(&mut self.c2);
     }
 
-    #[inline(always)]
-    fn keystream(&mut self, aes: &Fixslice, low: u8, out: &mut [Block]) {
-        let i = low as usize >> 4;
-        if self.made & 1 << i == 0 {
-            let mut q = self.parallel.state(low & 0xf0);
+    #[inline(never)]
+    fn prepare(&mut self, _: &Fixslice, low: u8, blocks: usize) {
+        let missing = entries(low, blocks) & !self.made;
+        for i in (0..16).filter(|i| missing & 1 << i != 0) {
+            let mut q = self.parallel.state(16 * i as u8);
             for (g, entry) in self.table[4 * i..4 * i + 4].iter_mut().enumerate() {
                 *entry = diagonal(&q, g as u8);
                 mix_columns::<2>(entry);
             }
             q.zeroize();
-            self.made |= 1 << i;
         }
+        self.made |= missing;
+    }
+
+    #[inline(always)]
+    fn keystream(&mut self, aes: &Fixslice, low: u8, out: &mut [Block]) {
+        debug_assert!(self.made & 1 << (low >> 4) != 0, "entries not prepared");
         let varying = &self.table[low as usize >> 2];
         let s: State = core::array::from_fn(|b| self.c2[b] ^ varying[b]);
         finish_from_round_2(aes, s, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::entries;
+
+    /// `entries` names exactly the sixteen-counter spans that the counters
+    /// `low`, `low + 1`, … (wrapping at 256) fall in.
+    #[test]
+    fn entries_are_the_spans_the_counters_reach() {
+        for low in 0..=255u8 {
+            for blocks in 0..600 {
+                let reached =
+                    (0..blocks).fold(0u16, |m, j| m | 1 << (low.wrapping_add(j as u8) >> 4));
+                assert_eq!(entries(low, blocks), reached, "low {low}, {blocks} blocks");
+            }
+        }
     }
 }
