@@ -21,11 +21,10 @@
 //!
 //! The `+` tables depend on bytes 0..11 only, which incr32 never changes:
 //! they belong to one message (one [`Mode::apply`] call) and last all of
-//! it. The entries of the eight low bytes a message's counter reaches
-//! are made before its first group ([`Engine::prepare`]), so a message
-//! pays for the entries it uses once, however often its counter comes
-//! round again: no more than `rd1` and `rd2`, which make them again every
-//! 256 blocks. The 1 KiB and 4 KiB are the
+//! it. Each eight low bytes' entries are made the first time the counter
+//! reaches them, so a message pays for the entries it uses once, however
+//! often its counter comes round again: no more than `rd1` and `rd2`,
+//! which make them again every 256 blocks. The 1 KiB and 4 KiB are the
 //! seed's figures exactly: a 32-bit state holds two blocks, so `rd1+`
 //! keeps 32 parallel states of 32 bytes and `rd2+` 128 group states.
 //!
@@ -75,13 +74,6 @@ pub trait Engine: Zeroize {
     /// Rebuilds what depends on bytes 12..14 of `counter`.
     fn reset(&mut self, aes: &Fixslice, counter: &Block);
 
-    /// Makes, if not yet made, what the keystream of the `blocks`
-    /// counters with low bytes `low`, `low + 1`, … (wrapping at 256)
-    /// reads besides the reset's caches: the table entries of `rd1+` and
-    /// `rd2+`. Called before their keystream is asked for; nothing by
-    /// default.
-    fn prepare(&mut self, _aes: &Fixslice, _low: u8, _blocks: usize) {}
-
     /// The keystream of the `out.len() ≤ 2` counters whose bytes 12..14
     /// are those of the last reset and whose low bytes are `low`, `low +
     /// 1`; `low` is even.
@@ -106,8 +98,6 @@ impl<E: Engine> Face<E> {
         };
         let (head, rest) = data.split_at_mut(head);
         apply_keystream(aes, counter, head);
-        self.engine
-            .prepare(aes, counter[15], rest.len().div_ceil(16));
 
         let mut keystream = [[0u8; 16]; GROUP];
         for chunk in rest.chunks_mut(16 * GROUP) {

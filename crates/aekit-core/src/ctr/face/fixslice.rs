@@ -238,21 +238,9 @@ impl Engine for Rd1 {
     }
 }
 
-/// The parallel states (bit `i`: low bytes `8i .. 8i + 8`) that the
-/// `blocks` counters from low byte `low` reach, wrapping at 256.
-fn entries(low: u8, blocks: usize) -> u32 {
-    if blocks == 0 {
-        return 0;
-    }
-    match (usize::from(low & 7) + blocks).div_ceil(8) {
-        n @ ..32 => ((1u32 << n) - 1).rotate_left(u32::from(low >> 3)),
-        _ => u32::MAX,
-    }
-}
-
 /// `rd1+`: the 32 parallel states of a message tabulated (1 KiB), each
-/// made before the first group that reads it ([`Engine::prepare`]) and
-/// kept for the rest of the message.
+/// made the first time the counter reaches its eight low bytes and kept
+/// for the rest of the message.
 #[derive(Zeroize)]
 pub struct Rd1Plus {
     parallel: Parallel,
@@ -278,19 +266,13 @@ impl Engine for Rd1Plus {
         self.c1 = round1_static(aes, counter);
     }
 
-    #[inline(never)]
-    fn prepare(&mut self, _: &Fixslice, low: u8, blocks: usize) {
-        let missing = entries(low, blocks) & !self.made;
-        for i in (0..32).filter(|i| missing & 1 << i != 0) {
-            self.table[i] = self.parallel.state(8 * i as u8);
-        }
-        self.made |= missing;
-    }
-
     #[inline(always)]
     fn keystream(&mut self, aes: &Fixslice, low: u8, out: &mut [Block]) {
         let i = low as usize >> 3;
-        debug_assert!(self.made & 1 << i != 0, "entry {i} not prepared");
+        if self.made & 1 << i == 0 {
+            self.table[i] = self.parallel.state(low & 0xf8);
+            self.made |= 1 << i;
+        }
         let varying = diagonal(&self.table[i], (low >> 1) & 3);
         let mut s: State = core::array::from_fn(|b| self.c1[b] | varying[b]);
         mix_columns::<2>(&mut s);
@@ -331,9 +313,8 @@ impl Engine for Rd2 {
 }
 
 /// `rd2+`: `MC_2` of every group's varying part tabulated (4 KiB), the
-/// four groups of a parallel state made together before the first of
-/// them is read ([`Engine::prepare`]) and kept for the rest of the
-/// message.
+/// four groups of a parallel state made together the first time the
+/// counter reaches them and kept for the rest of the message.
 #[derive(Zeroize)]
 pub struct Rd2Plus {
     parallel: Parallel,
@@ -360,43 +341,20 @@ impl Engine for Rd2Plus {
         mix_columns::<2>(&mut self.c2);
     }
 
-    #[inline(never)]
-    fn prepare(&mut self, _: &Fixslice, low: u8, blocks: usize) {
-        let missing = entries(low, blocks) & !self.made;
-        for i in (0..32).filter(|i| missing & 1 << i != 0) {
-            let mut q = self.parallel.state(8 * i as u8);
+    #[inline(always)]
+    fn keystream(&mut self, aes: &Fixslice, low: u8, out: &mut [Block]) {
+        let i = low as usize >> 3;
+        if self.made & 1 << i == 0 {
+            let mut q = self.parallel.state(low & 0xf8);
             for (g, entry) in self.table[4 * i..4 * i + 4].iter_mut().enumerate() {
                 *entry = diagonal(&q, g as u8);
                 mix_columns::<2>(entry);
             }
             q.zeroize();
+            self.made |= 1 << i;
         }
-        self.made |= missing;
-    }
-
-    #[inline(always)]
-    fn keystream(&mut self, aes: &Fixslice, low: u8, out: &mut [Block]) {
-        debug_assert!(self.made & 1 << (low >> 3) != 0, "entries not prepared");
         let varying = &self.table[low as usize >> 1];
         let s: State = core::array::from_fn(|b| self.c2[b] ^ varying[b]);
         finish_from_round_2(aes, s, out);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::entries;
-
-    /// `entries` names exactly the eight-counter spans that the counters
-    /// `low`, `low + 1`, … (wrapping at 256) fall in.
-    #[test]
-    fn entries_are_the_spans_the_counters_reach() {
-        for low in 0..=255u8 {
-            for blocks in 0..600 {
-                let reached =
-                    (0..blocks).fold(0u32, |m, j| m | 1 << (low.wrapping_add(j as u8) >> 3));
-                assert_eq!(entries(low, blocks), reached, "low {low}, {blocks} blocks");
-            }
-        }
     }
 }
