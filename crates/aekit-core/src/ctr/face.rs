@@ -51,6 +51,9 @@
 //! - *The `+` tables made whole before the first block*: 32 parallel
 //!   states for `rd1+` whatever the message's length, which made a 1 KiB
 //!   message slower than with `rd1` or no FACE at all.
+//! - *The entries a message reaches made before its first group, with no
+//!   check per group (aekit's 64-bit FACE does so)*: slower on the
+//!   Cortex-M4 model, at every length (`docs/CORTEX-M.md`).
 
 pub mod fixslice;
 
