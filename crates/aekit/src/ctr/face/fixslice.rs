@@ -109,12 +109,19 @@ fn diagonal(q: &State, g: u8) -> State {
     q.map(|x| gather(x, 0, g as u32) & DIAG0)
 }
 
-/// What the parallel states need: diagonal 0's static inputs and round key
-/// 1's diagonal-0 bytes copied to every diagonal.
+/// Row 3 of every block: bits 48..64 of every slice, where counter byte
+/// 15 of each of the sixteen slots sits.
+const ROW3: u64 = 0xffff_0000_0000_0000;
+
+/// What the parallel states need: their packed inputs and round key 1's
+/// diagonal-0 bytes copied to every diagonal.
 #[derive(Zeroize)]
 struct Parallel {
-    /// Bytes 0, 5, 10 of the counter ⊕ K0, then K0's byte 15.
-    inputs: [u8; 4],
+    /// Diagonal 0's inputs for the counters with low bytes `0 .. 16`,
+    /// packed: bytes 0, 5 and 10 of the counter ⊕ K0 in rows 0–2 of every
+    /// diagonal, and `(4d + k) ⊕` K0's byte 15 in row 3 of diagonal `d`
+    /// of block `k`.
+    inputs: State,
     /// Fixsliced round key 1, diagonal 0 copied to all four diagonals.
     key1: State,
 }
@@ -124,20 +131,24 @@ impl Parallel {
         let mut k = [[0u8; 16]; 2];
         unpack(aes.round_key(0), &mut k[..1]);
         unpack(aes.round_key(1), &mut k[1..]);
-        let inputs = [
-            counter[0] ^ k[0][0],
-            counter[5] ^ k[0][5],
-            counter[10] ^ k[0][10],
-            k[0][15],
-        ];
+        let mut blocks = [[0u8; 16]; GROUP];
         let mut copied = [0u8; 16];
         for d in 0..4 {
             for r in 0..4 {
-                copied[4 * ((r + d) % 4) + r] = k[1][5 * r];
+                let at = 4 * ((r + d) % 4) + r;
+                for (j, block) in blocks.iter_mut().enumerate() {
+                    block[at] = match r {
+                        3 => (4 * d + j) as u8 ^ k[0][15],
+                        _ => counter[5 * r] ^ k[0][5 * r],
+                    };
+                }
+                copied[at] = k[1][5 * r];
             }
         }
+        let inputs = pack(&blocks);
         let key1 = pack(&[copied; GROUP]);
         k.zeroize();
+        blocks.zeroize();
         copied.zeroize();
         Parallel { inputs, key1 }
     }
@@ -146,19 +157,12 @@ impl Parallel {
     /// counters with low bytes `base .. base + 16` (`base` a multiple of
     /// 16): counter `base + 4d + k` in diagonal `d` of block `k`.
     fn state(&self, base: u8) -> State {
-        let mut blocks = [[0u8; 16]; GROUP];
-        for (k, block) in blocks.iter_mut().enumerate() {
-            for d in 0..4 {
-                for r in 0..4 {
-                    block[4 * ((r + d) % 4) + r] = match r {
-                        3 => (base + 4 * d as u8 + k as u8) ^ self.inputs[3],
-                        _ => self.inputs[r],
-                    };
-                }
-            }
+        // Counter `base + j` (j < 16) is `base ⊕ j`: the inputs of low
+        // bytes 0 .. 16 with `base`'s bits XORed into row 3 of every slot.
+        let mut s = self.inputs;
+        for (b, slice) in s.iter_mut().enumerate() {
+            *slice ^= ROW3 & (u64::from(base >> b) & 1).wrapping_neg();
         }
-        let mut s = pack(&blocks);
-        blocks.zeroize();
         ark_sub(&mut s, &NO_KEY);
         mix_columns::<1>(&mut s);
         ark_sub(&mut s, &self.key1);
