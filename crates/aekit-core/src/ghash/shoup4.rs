@@ -42,22 +42,10 @@ impl GhashKey for Shoup4 {
     const STORAGE_BYTES: usize = 16 * 16;
 
     fn new(h: &Block) -> Self {
-        // Spec Algorithm 3: the single-bit entries by multiply-by-P
-        // (m[8] = H, m[4] = H·P, …), every other one by one XOR.
         let mut m = [0u128; 16];
-        let mut v = field::from_block(h);
-        let mut i = 8;
-        while i > 0 {
-            m[i] = v;
-            v = field::mul_p(v);
-            i /= 2;
-        }
-        for i in [2usize, 4, 8] {
-            for j in 1..i {
-                m[i + j] = m[i] ^ m[j];
-            }
-        }
-        v.zeroize();
+        // H · P^4, the top of a next table that this one has no use for.
+        let mut next = field::fill_table(&mut m, field::from_block(h));
+        next.zeroize();
         Shoup4 { m }
     }
 

@@ -948,10 +948,9 @@ impl Sa {
     /// the first 8 or 12 bytes of one 16-byte value. Built as two 64-bit
     /// halves (as one `u128`, the ESN choice became a 128-bit shift by a
     /// run-time amount) and stored whole ([`whole_bytes`]): written piece
-    /// by piece, the
-    /// AES-GCM call that reads it back at once would wait for the pieces
-    /// to reach the cache, a load wider than the stores it reads not
-    /// being forwarded from them.
+    /// by piece, the AES-GCM call that reads it back at once would wait
+    /// for the pieces to reach the cache, a load wider than the stores it
+    /// reads not being forwarded from them.
     #[inline(always)]
     fn aad(&self, seq: u64) -> (Aad, usize) {
         let spi = u64::from(self.config.spi) << 32;

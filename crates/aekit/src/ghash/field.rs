@@ -21,12 +21,12 @@
 //! The order's primitives are aekit-core's (`aekit_core::ghash::field`),
 //! re-exported: R, `from_block`, `to_block`, `mul_p`, the oracle `mul`
 //! (Algorithm 1), `reduction_table` (Shoup's key-independent table R for
-//! a shift by w bits) and `reduce_reflected` (the carry-less strategies'
-//! reduction). This file adds what only aekit's strategies use:
-//! the GHASH loop over blocks and the table construction of Algorithm 3.
+//! a shift by w bits), `fill_table` (the table construction of Algorithm
+//! 3) and `reduce_reflected` (the carry-less strategies' reduction). This
+//! file adds what only aekit's strategies use: the GHASH loop over blocks.
 
 pub use aekit_core::ghash::field::{R, from_block, mul, mul_p, to_block};
-pub(crate) use aekit_core::ghash::field::{reduce_reflected, reduction_table};
+pub(crate) use aekit_core::ghash::field::{fill_table, reduce_reflected, reduction_table};
 
 /// The GHASH loop every portable strategy shares: for each 16-byte block X_i
 /// of `blocks`, Y ← (Y ⊕ X_i) · H, where `mul_h` is the strategy's product by
@@ -42,37 +42,6 @@ pub(crate) fn ghash_with(y: &mut [u8; 16], blocks: &[u8], mul_h: impl Fn(u128) -
         acc = mul_h(acc ^ from_block(&x));
     }
     *y = to_block(acc);
-}
-
-/// Fills a table of `t.len()` = 2^w entries with t\[v\] = (v as the w-bit
-/// group that starts at bit X_0) · `top`, for the table methods of spec
-/// §4.1, and returns `top` · P^w: the top entry of the next table in a chain
-/// M_0, M_1, … (M_{j+1}\[2^(w-1)\] = M_j\[1\] · P).
-///
-/// Spec Algorithm 3, for any w: the single-bit entries (index a power of two)
-/// by successive multiply-by-P, t\[2^(w-1)\] = `top`, t\[2^(w-2)\] = `top`·P, …;
-/// then every other entry t\[i + j\] = t\[i\] ⊕ t\[j\] (i a power of two,
-/// 0 < j < i) from entries already computed; t\[0\] = 0. Cost: w `mul_p`
-/// and 2^w − w − 1 XORs (11 for w = 4, 247 for w = 8), no full multiply.
-pub(crate) fn fill_table(t: &mut [u128], top: u128) -> u128 {
-    let n = t.len();
-    debug_assert!(n.is_power_of_two() && n >= 2);
-    let mut v = top;
-    let mut i = n / 2;
-    while i > 0 {
-        t[i] = v; // (the bit at index i) · top = top · P^(w-1-log2 i)
-        v = mul_p(v);
-        i /= 2;
-    }
-    t[0] = 0;
-    let mut i = 2;
-    while i < n {
-        for j in 1..i {
-            t[i + j] = t[i] ^ t[j];
-        }
-        i *= 2;
-    }
-    v
 }
 
 #[cfg(test)]

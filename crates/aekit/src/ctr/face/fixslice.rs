@@ -65,8 +65,9 @@
 //! Key and data only meet the bitsliced operations of `fixslice`. What
 //! selects a table entry, a diagonal, a reset, the plain path or whether
 //! an entry is made yet is the counter: the IV (public: it is sent with
-//! the message) and the block count. `aekit-ctgrind face` runs every variant with the key and the
-//! data marked secret and the counter public.
+//! the message) and the block count. `aekit-ctgrind face` runs every
+//! variant with the key and the data marked secret and the counter
+//! public.
 
 use zeroize::Zeroize;
 
