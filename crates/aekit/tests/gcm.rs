@@ -1077,6 +1077,57 @@ fn a_key_bound_to_its_tag_length_refuses_every_other() {
     }
 }
 
+/// Every call's tag-length check, against its definition (the bound
+/// length first, then the rules for the IV's length), for keys given the
+/// two settings in either order, every IV length class and every tag
+/// length up to past the largest the check's bit sets hold.
+#[test]
+fn the_tag_check_is_the_bound_then_the_rules() {
+    let key = [3u8; 16];
+    for relaxed in [false, true] {
+        for bound in [None, Some(4), Some(8), Some(12), Some(16)] {
+            for relax_first in [false, true] {
+                let mut gcm = AesGcm::new(&key).unwrap();
+                if relaxed && relax_first {
+                    gcm = gcm.with_relaxed_tag_rules();
+                }
+                if let Some(b) = bound {
+                    match gcm.with_tag_length(b) {
+                        Ok(bound_gcm) => gcm = bound_gcm,
+                        // Binding follows the rules in force
+                        // (`binding_a_tag_length_follows_the_rules`).
+                        Err(_) => continue,
+                    }
+                }
+                if relaxed && !relax_first {
+                    gcm = gcm.with_relaxed_tag_rules();
+                }
+                for iv_len in [1, 12, 16] {
+                    for n in 0..=40 {
+                        let expected = match bound {
+                            Some(b) if b != n => {
+                                Err(Error::TagLengthMismatch { bound: b, given: n })
+                            }
+                            _ if relaxed && TAG_LENGTHS.contains(&n) => Ok(()),
+                            _ if relaxed => Err(Error::InvalidTagLength(n)),
+                            _ => spec_rule(n, iv_len),
+                        };
+                        let mut buf = *b"m";
+                        let got = gcm
+                            .encrypt_in_place_detached(&vec![9u8; iv_len], b"", &mut buf, n)
+                            .map(drop);
+                        let id = format!(
+                            "relaxed {relaxed}, bound {bound:?} (relaxed first {relax_first}), IV {iv_len}, tag {n}"
+                        );
+                        assert_eq!(got, expected, "{id}");
+                        assert_eq!(buf == *b"m", got.is_err(), "{id}");
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Binding checks the length against the key's rules (with a 12-byte IV),
 /// and a bound key still applies the rules for other IVs.
 #[test]

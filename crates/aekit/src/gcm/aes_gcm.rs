@@ -118,21 +118,33 @@ const RELAXED_LENGTHS: u32 = lengths_mask(&TAG_LENGTHS);
 const SPEC_LENGTHS_96: u32 = lengths_mask(&[8, 9, 10, 11, 12, 13, 14, 15, 16]);
 const SPEC_LENGTHS_OTHER: u32 = 1 << 16;
 
+/// Whether the bit set `allowed` has `tag_len`.
+#[inline(always)]
+fn allows(allowed: u32, tag_len: usize) -> bool {
+    tag_len < 32 && (allowed >> tag_len) & 1 == 1
+}
+
 impl TagRules {
     /// Whether a tag of `tag_len` bytes may go with an IV of `iv_len`
     /// bytes: `Ok`, or the precise reason ([`Error::InvalidTagLength`],
     /// [`Error::TagShorterThan64Bits`], [`Error::TagMustBe128Bits`]).
     #[inline(always)]
     pub fn check(self, tag_len: usize, iv_len: usize) -> Result<(), Error> {
-        let allowed = match (self, iv_len == 12) {
-            (TagRules::Relaxed, _) => RELAXED_LENGTHS,
-            (TagRules::Spec, true) => SPEC_LENGTHS_96,
-            (TagRules::Spec, false) => SPEC_LENGTHS_OTHER,
-        };
-        if tag_len < 32 && (allowed >> tag_len) & 1 == 1 {
+        if allows(self.lengths(iv_len == 12), tag_len) {
             Ok(())
         } else {
             Err(TagRules::refusal(tag_len, iv_len))
+        }
+    }
+
+    /// The lengths these rules allow, as a bit set, with a 12-byte IV or
+    /// with any other.
+    #[inline(always)]
+    const fn lengths(self, iv_96: bool) -> u32 {
+        match (self, iv_96) {
+            (TagRules::Relaxed, _) => RELAXED_LENGTHS,
+            (TagRules::Spec, true) => SPEC_LENGTHS_96,
+            (TagRules::Spec, false) => SPEC_LENGTHS_OTHER,
         }
     }
 
@@ -175,6 +187,10 @@ pub struct AesGcm {
     tag_rules: TagRules,
     /// The one tag length this key takes, once bound.
     tag_length: Option<usize>,
+    /// The tag lengths a call may use, with a 12-byte IV and with any
+    /// other: the rules and the bound length in one bit set each, so that
+    /// a call checks its length by one shift and one test.
+    allowed_tags: [u32; 2],
     /// The threads long messages are split across, once set.
     pool: Option<Arc<Pool>>,
 }
@@ -275,8 +291,16 @@ impl AesGcm {
             inner,
             tag_rules: TagRules::Spec,
             tag_length: None,
+            allowed_tags: [SPEC_LENGTHS_96, SPEC_LENGTHS_OTHER],
             pool: None,
         }
+    }
+
+    /// `allowed_tags` again after the rules or the bound changed.
+    fn settle_tags(mut self) -> AesGcm {
+        let bound = self.tag_length.map_or(u32::MAX, |len| 1 << len);
+        self.allowed_tags = [true, false].map(|iv_96| self.tag_rules.lengths(iv_96) & bound);
+        self
     }
 
     /// This key with NIST SP 800-38D's tag lengths beside the GCM spec's
@@ -300,7 +324,7 @@ impl AesGcm {
     /// ```
     pub fn with_relaxed_tag_rules(mut self) -> AesGcm {
         self.tag_rules = TagRules::Relaxed;
-        self
+        self.settle_tags()
     }
 
     /// The tag rules this key applies.
@@ -334,7 +358,7 @@ impl AesGcm {
     pub fn with_tag_length(mut self, tag_len: usize) -> Result<AesGcm, Error> {
         self.tag_rules.check(tag_len, 12)?;
         self.tag_length = Some(tag_len);
-        Ok(self)
+        Ok(self.settle_tags())
     }
 
     /// The tag length this key is bound to, if it is
@@ -376,12 +400,23 @@ impl AesGcm {
     /// an IV of `iv_len` bytes: the one place every entry point asks.
     #[inline(always)]
     pub(super) fn check_tag(&self, tag_len: usize, iv_len: usize) -> Result<(), Error> {
+        if allows(self.allowed_tags[(iv_len != 12) as usize], tag_len) {
+            Ok(())
+        } else {
+            Err(self.tag_refusal(tag_len, iv_len))
+        }
+    }
+
+    /// Why [`check_tag`](Self::check_tag) refused a length: the bound
+    /// length first, then the rules.
+    #[cold]
+    fn tag_refusal(&self, tag_len: usize, iv_len: usize) -> Error {
         match self.tag_length {
-            Some(bound) if bound != tag_len => Err(Error::TagLengthMismatch {
+            Some(bound) if bound != tag_len => Error::TagLengthMismatch {
                 bound,
                 given: tag_len,
-            }),
-            _ => self.tag_rules.check(tag_len, iv_len),
+            },
+            _ => TagRules::refusal(tag_len, iv_len),
         }
     }
 

@@ -68,14 +68,16 @@ pub(crate) struct State {
     public_counter: bool,
 }
 
-/// Rejects an IV GCM cannot take.
+/// Rejects an IV GCM cannot take: one comparison, an empty IV's length
+/// less one wrapping past every bound.
+#[inline(always)]
 pub(crate) fn check_iv(iv: &[u8]) -> Result<(), Error> {
-    if iv.is_empty() {
-        Err(Error::EmptyIv)
-    } else if iv.len() as u64 > MAX_AAD_LEN {
-        Err(Error::IvTooLong)
-    } else {
+    if (iv.len() as u64).wrapping_sub(1) < MAX_AAD_LEN {
         Ok(())
+    } else if iv.is_empty() {
+        Err(Error::EmptyIv)
+    } else {
+        Err(Error::IvTooLong)
     }
 }
 
