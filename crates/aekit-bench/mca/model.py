@@ -31,7 +31,9 @@ compared: qemu's log does not show them.)
 source: the instructions from `LABEL:` to the branch back to it, which
 handle BLOCKS 16-byte blocks an iteration (for a loop no input reaches
 under qemu, such as aws-lc's eight-block kernel, which it runs only on the
-cores it recognizes by ID). Prints cycles per iteration and per block.
+cores it recognizes by ID), over 100 iterations. An instruction the source
+spells as its encoding (`.inst`, perlasm's EOR3) is disassembled back into
+its mnemonic. Prints cycles per iteration and per block.
 
 Environment: AEKIT_TRACE (the binary; default: the release build under
 CARGO_TARGET_DIR or trace/target), QEMU_CPU (qemu's -cpu, e.g. cortex-a72
@@ -49,6 +51,10 @@ CPUS = ["neoverse-n1", "neoverse-v1", "neoverse-v2", "apple-m1"]
 # Back-to-back runs of a stream given to llvm-mca: up to 20, fewer for
 # long streams, at least one; about this many instructions in all.
 REPEAT_INSTRUCTIONS = 40_000
+# Iterations of a loop (`--loop`): its steady state, the first
+# iteration's start-up spread over as many as `loop.py`'s users give
+# llvm-mca (`aether.sh`).
+LOOP_ITERATIONS = 100
 # The secret bytes whose calls `--flow` compares.
 SECRETS = [0, 66, 255]
 
@@ -143,13 +149,20 @@ def assembly(words):
 
 
 def loop(path, label, blocks):
-    """The loop at `label` in an assembly source, as `assembly` returns it."""
+    """The loop at `label` in an assembly source, as `assembly` returns it.
+    An instruction the source spells as its encoding (`.inst 0x…`, as
+    perlasm writes EOR3 for assemblers without SHA3) is disassembled back
+    into its mnemonic: llvm-mca reads a directive as data, and would leave
+    the instruction out of the loop."""
     lines, inside = ["L:"], False
     with open(path) as f:
         for line in f:
             line = line.split("//")[0].strip()
             if line.startswith(label + ":"):
                 inside = True
+                continue
+            if inside and line.startswith(".inst"):
+                lines.append(encoded(int(line.split()[1], 0)))
                 continue
             if not inside or not line or line.endswith(":") or line.startswith("."):
                 continue
@@ -160,8 +173,17 @@ def loop(path, label, blocks):
     sys.exit(f"model.py: no loop at {label} in {path}")
 
 
-def cycles(asm, cpu):
-    repeat = max(1, min(20, REPEAT_INSTRUCTIONS // asm.count("\n")))
+def encoded(word):
+    """The instruction whose encoding is `word`, as `assembly` spells it."""
+    body = assembly([word])[0].splitlines()[1:]
+    if len(body) != 1:
+        sys.exit(f"model.py: .inst {word:#x} is not one instruction")
+    return body[0]
+
+
+def cycles(asm, cpu, repeat=None):
+    if repeat is None:
+        repeat = max(1, min(20, REPEAT_INSTRUCTIONS // asm.count("\n")))
     out = subprocess.run(
         ["llvm-mca-19", "-mtriple=aarch64", f"-mcpu={cpu}", f"-iterations={repeat}",
          "-mattr=+aes,+sha3", "-summary-view", "-resource-pressure=0", "-instruction-info=0"],
@@ -180,7 +202,7 @@ def main():
         asm, count = loop(path, label, blocks)
         print(f"{label} ({count} instructions, {blocks} blocks an iteration)")
         for cpu in cpus:
-            c = cycles(asm, cpu)
+            c = cycles(asm, cpu, LOOP_ITERATIONS)
             print(f"  {cpu:12} {c:10.1f} cycles  {c / blocks:.2f} a block")
         return
     if argv[:1] == ["--flow"]:
