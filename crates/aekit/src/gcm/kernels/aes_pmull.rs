@@ -98,9 +98,8 @@
 //!   lengths block: Y_0 … Y_c in one AES batch of c + 1 lanes (`L` a
 //!   constant per shape), every hashed block times its own power of H,
 //!   one reduction, no `State`.
-//! - Up to 254 blocks (`MID_MAX`: the counts 2 … 255 fit the last
-//!   byte), `mid`: the message's state (GHASH value, next counter block,
-//!   last round key) in registers from the AAD to the tag, no call to
+//! - Longer, `mid`: the message's state (GHASH value, counter, last
+//!   round key) in registers from the AAD to the tag, no call to
 //!   the strategies and no `State`. The AAD in groups of eight blocks,
 //!   (Y ⊕ A_1)·H^r ⊕ … ⊕ A_r·H, one reduction a group; the whole batches
 //!   through the loop's body (`stitch`: decryption hashes the batch it
@@ -113,11 +112,9 @@
 //!   ninth lane of decryption's first batch, so that no AES chain of its
 //!   own ends the call, and lane 0 of the end batch otherwise
 //!   (encryption, whose end hashes its last batch meanwhile, and messages
-//!   shorter than a batch).
-//! - Longer: the AAD hashed by `pmull`, the one-pass loop from IV ‖ 2 over
-//!   the whole blocks (reading the input and writing the output, no copy
-//!   first), the partial block and the lengths block by the strategies,
-//!   E(K, Y_0) last.
+//!   shorter than a batch). The counter blocks are the loop's
+//!   (`Counters::next_public`): byte adds where the count's low byte does
+//!   not wrap within the batch, the general adds where it does.
 //!
 //! # Storage
 //!
@@ -185,8 +182,7 @@
 
 use core::arch::aarch64::{
     uint8x16_t, uint32x4_t, vaddq_u8, vaddq_u32, vdupq_n_u8, vdupq_n_u32, veorq_u8, vld1q_u8,
-    vreinterpretq_u8_u32, vreinterpretq_u32_u8, vrev32q_u8, vsetq_lane_u32, vshlq_n_u8,
-    vshlq_n_u32, vst1q_u8,
+    vreinterpretq_u8_u32, vreinterpretq_u32_u8, vrev32q_u8, vsetq_lane_u32, vshlq_n_u32, vst1q_u8,
 };
 use core::mem::MaybeUninit;
 
@@ -194,9 +190,7 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::aes::armv8::{self, Armv8};
 use crate::aes::{Block, BlockCipher, KeySchedule};
-use crate::gcm::kernel::{
-    Direction, FusedKernel, Kernel, as_uninit, finish_two_pass, in_output, io_of,
-};
+use crate::gcm::kernel::{Direction, FusedKernel, Kernel, finish_two_pass, in_output, io_of};
 use crate::ghash::GhashKey;
 use crate::ghash::pmull::{self, Pmull, Sum};
 
@@ -206,12 +200,6 @@ const BATCH: usize = 8 * 16;
 /// The powers of H the kernel stores: H … H^9, for `mid`'s last group
 /// (up to eight blocks and the lengths block).
 const POWERS: usize = 9;
-
-/// The longest message `mid` takes: its counter blocks are IV ‖ 0 plus
-/// the count in the last byte, which holds counts up to 255, so 254
-/// blocks (counts 2 … 255).
-const MID_MAX: usize = 254 * 16;
-const _: () = assert!(MID_MAX / 16 < 255 && MID_MAX.is_multiple_of(16));
 
 /// AES and PMULL in one pass. Holding one proves the CPU has FEAT_AES and
 /// FEAT_PMULL (each key is its own capability token), and, where `eor3`
@@ -362,13 +350,8 @@ impl Kernel for AesPmull {
             // message's shape is `short`'s; in place, `p` is `data`.
             return Some(unsafe { self.short(iv, aad, (p, p, n), direction) });
         }
-        if n <= MID_MAX {
-            // SAFETY: as above; `n` ≤ `MID_MAX`.
-            return Some(unsafe { self.mid(iv, aad, (p, p, n), direction) });
-        }
-        // SAFETY: as above; `whole` writes the message's bytes with
-        // initialized ones only.
-        Some(unsafe { self.whole(iv, aad, None, as_uninit(data), direction) })
+        // SAFETY: as above.
+        Some(unsafe { self.mid(iv, aad, (p, p, n), direction) })
     }
 
     fn crypt_short_into<'o>(
@@ -389,14 +372,10 @@ impl Kernel for AesPmull {
             // writable for `n` bytes, not overlapping.
             return Ok(unsafe { self.short(iv, aad, (src, dst, n), direction) });
         }
-        if n <= MID_MAX {
-            let (src, dst) = (input.as_ptr(), out.as_mut_ptr().cast::<u8>());
-            // SAFETY: as in `crypt_short`; `input` is readable and `out`
-            // writable for `n` ≤ `MID_MAX` bytes, not overlapping.
-            return Ok(unsafe { self.mid(iv, aad, (src, dst, n), direction) });
-        }
-        // SAFETY: as in `crypt_short`.
-        Ok(unsafe { self.whole(iv, aad, Some(input), out, direction) })
+        let (src, dst) = (input.as_ptr(), out.as_mut_ptr().cast::<u8>());
+        // SAFETY: as in `crypt_short`; `input` is readable and `out`
+        // writable for `n` bytes, not overlapping.
+        Ok(unsafe { self.mid(iv, aad, (src, dst, n), direction) })
     }
 }
 
@@ -557,14 +536,14 @@ impl Counters {
 
 /// What [`AesPmull::mid_end`] takes besides the GHASH value: the
 /// blocks left (source, destination, bytes), the counter block Y_0 and
-/// E(K, Y_0) where it is made already, the next counter block, the last
-/// round key, the lengths block, the direction.
+/// E(K, Y_0) where it is made already, the next eight counter blocks,
+/// the last round key, the lengths block, the direction.
 #[derive(Clone, Copy)]
 struct End {
     io: (*const u8, *mut u8, usize),
     y0: uint8x16_t,
     tag_mask: uint8x16_t,
-    next: uint8x16_t,
+    counters: [uint8x16_t; 8],
     last_key: uint8x16_t,
     lengths: uint8x16_t,
     encrypt: bool,
@@ -917,13 +896,14 @@ impl AesPmull {
         tag(acc, s[0])
     }
 
-    /// A whole message of at most [`MID_MAX`] bytes with a 96-bit IV
-    /// past the short path's shape, its state in registers from the AAD
-    /// to the tag: [`mid`](Self::mid) with the loop's form for this key.
+    /// A whole message with a 96-bit IV past the short path's shape, its
+    /// state in registers from the AAD to the tag: [`mid`](Self::mid)
+    /// with the loop's form for this key.
     ///
     /// # Safety
     ///
-    /// The CPU must support AES and PMULL; `n` ≤ [`MID_MAX`]; `src`
+    /// The CPU must support AES and PMULL; `n` at most GCM's longest
+    /// message (the 32-bit count does not wrap); `src`
     /// readable and `dst` writable (initialized or not) for `n` bytes, the
     /// same address or not overlapping.
     #[target_feature(enable = "aes")]
@@ -980,8 +960,8 @@ impl AesPmull {
     }
 
     /// The AAD hashed in groups of eight blocks; the whole batches
-    /// through the loop's body (`stitch`), counters 2, 3, … made as
-    /// IV ‖ 0 plus the count in the last byte, E(K, Y_0) a ninth lane of
+    /// through the loop's body (`stitch`), counters 2, 3, … made as the
+    /// loop makes them ([`Counters::next_public`]), E(K, Y_0) a ninth lane of
     /// decryption's first batch; then the last fewer than nine blocks
     /// (and E(K, Y_0) where not made yet) in one AES batch of their own
     /// ([`mid_end`](Self::mid_end)). Inlined into the two callers above.
@@ -997,21 +977,20 @@ impl AesPmull {
         (src, dst, n): (*const u8, *mut u8, usize),
         encrypt: bool,
     ) -> Block {
-        debug_assert!(n <= MID_MAX);
         // SAFETY: the features are the caller's; every pointer below is
         // batch i (or i − 1 of the output) or the blocks after the last
-        // batch, inside the buffers (the contract); `STEPS` rows are 16
-        // readable bytes.
+        // batch, inside the buffers (the contract).
         unsafe {
             let mut acc = vdupq_n_u8(0);
             for group in aad.chunks(BATCH) {
                 acc = self.hash_group::<EOR3>(acc, group);
             }
-            // The count lives in the last byte: no carry below 256
-            // (`MID_MAX`).
-            let step = |x: uint8x16_t, i: usize| vaddq_u8(x, vld1q_u8(STEPS[i].as_ptr()));
-            let mut next = step(counter_block(iv, 0), 2);
-            let eight = vshlq_n_u8::<3>(vld1q_u8(STEPS[1].as_ptr()));
+            // A 96-bit IV's counter is public: a batch whose count's
+            // low byte does not wrap is made by byte adds.
+            let mut start = [0u8; 16];
+            start[..12].copy_from_slice(iv);
+            start[12..].copy_from_slice(&2u32.to_be_bytes());
+            let mut counters = Counters::new(&start);
             let last_key = self.aes.key(self.aes.rounds());
             let batches = n / BATCH;
             let first = usize::from(batches > 0);
@@ -1023,18 +1002,17 @@ impl AesPmull {
             let mut tag_mask = vdupq_n_u8(0);
             if first == 1 && encrypt {
                 // No ciphertext before it to hash: AES alone.
-                let mut s: [uint8x16_t; 8] = core::array::from_fn(|j| step(next, j));
+                let mut s = counters.next_public(true);
                 rounds_but_last_key(&self.aes, &mut s);
                 xor_last::<EOR3>(src, dst, &s, last_key);
-                next = vaddq_u8(next, eight);
             } else if first == 1 {
+                let c = counters.next_public(true);
                 let mut s: [uint8x16_t; 9] =
-                    core::array::from_fn(|j| if j < 8 { step(next, j) } else { y0 });
+                    core::array::from_fn(|j| if j < 8 { c[j] } else { y0 });
                 acc = self.stitch::<EOR3, 9>(&mut s, src, acc);
                 tag_mask = veorq_u8(s[8], last_key);
                 let keystream: [uint8x16_t; 8] = core::array::from_fn(|j| s[j]);
                 xor_last::<EOR3>(src, dst, &keystream, last_key);
-                next = vaddq_u8(next, eight);
             }
             for i in first..batches {
                 let (input, output) = (src.add(i * BATCH), dst.add(i * BATCH));
@@ -1043,8 +1021,7 @@ impl AesPmull {
                 } else {
                     input
                 };
-                let mut s: [uint8x16_t; 8] = core::array::from_fn(|j| step(next, j));
-                next = vaddq_u8(next, eight);
+                let mut s = counters.next_public(true);
                 acc = self.stitch::<EOR3, 8>(&mut s, hashed, acc);
                 xor_last::<EOR3>(input, output, &s, last_key);
             }
@@ -1055,7 +1032,7 @@ impl AesPmull {
                 io: (src.add(done), dst.add(done), n - done),
                 y0,
                 tag_mask,
-                next,
+                counters: counters.next_public(true),
                 last_key,
                 lengths: lengths_block(aad.len(), n),
                 encrypt,
@@ -1134,16 +1111,10 @@ impl AesPmull {
         let c = L - Y;
         let (src, dst, len) = end.io;
         debug_assert!(len.div_ceil(16) == c);
-        // SAFETY: the caller's features and buffers; `STEPS` rows are 16
-        // readable bytes.
+        // SAFETY: the caller's features and buffers.
         unsafe {
-            let mut s: [uint8x16_t; L] = core::array::from_fn(|j| {
-                if j < Y {
-                    end.y0
-                } else {
-                    vaddq_u8(end.next, vld1q_u8(STEPS[j - Y].as_ptr()))
-                }
-            });
+            let mut s: [uint8x16_t; L] =
+                core::array::from_fn(|j| if j < Y { end.y0 } else { end.counters[j - Y] });
             let acc = match pending {
                 Some(x) => self.stitch::<EOR3, L>(&mut s, x, acc),
                 None => {
@@ -1176,61 +1147,6 @@ impl AesPmull {
             };
             tag(pmull::reduce::<EOR3>(sum), tag_mask)
         }
-    }
-
-    /// A whole message with a 96-bit IV longer than [`MID_MAX`]: the
-    /// AAD hashed, the one-pass loop from IV ‖ 2 over the whole blocks
-    /// (from `input` into `out`, or in place in `out`), the partial block
-    /// and the lengths block by the strategies, E(K, Y_0) added. Returns
-    /// the full tag, every byte of `out` written.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support AES and PMULL; without `input`, `out` must be
-    /// initialized (the message, in place).
-    #[target_feature(enable = "aes")]
-    unsafe fn whole(
-        &self,
-        iv: &[u8; 12],
-        aad: &[u8],
-        input: Option<&[u8]>,
-        out: &mut [MaybeUninit<u8>],
-        direction: Direction,
-    ) -> Block {
-        let n = out.len();
-        let full = n / 16 * 16;
-        let mut y = [0u8; 16];
-        self.ghash.update_padded(&mut y, aad);
-        let mut counter = [0u8; 16];
-        counter[..12].copy_from_slice(iv);
-        counter[12..].copy_from_slice(&2u32.to_be_bytes());
-        let dst = out.as_mut_ptr().cast::<u8>();
-        let src = input.map_or(dst.cast_const(), <[u8]>::as_ptr);
-        // SAFETY: `src` and `dst` are `n` ≥ `full` bytes, the same buffer
-        // or two that do not overlap (a shared and a mutable borrow).
-        unsafe { self.crypt(&mut counter, &mut y, (src, dst, full), direction, true) };
-        if full < n {
-            // SAFETY: the last `n − full` bytes of both, as above; the
-            // slice is the only access to them while it lives.
-            let rest = unsafe { in_output(src.add(full), dst.add(full), n - full) };
-            if direction == Direction::Decrypt {
-                self.ghash.update_padded(&mut y, rest);
-            }
-            self.aes.ctr32(&mut counter, rest);
-            if direction == Direction::Encrypt {
-                self.ghash.update_padded(&mut y, rest);
-            }
-        }
-        let mut lengths = [0u8; 16];
-        lengths[..8].copy_from_slice(&(aad.len() as u64 * 8).to_be_bytes());
-        lengths[8..].copy_from_slice(&(n as u64 * 8).to_be_bytes());
-        self.ghash.update_blocks(&mut y, &lengths);
-        let mut y0 = [counter_block(iv, 1)];
-        self.aes.encrypt(&mut y0);
-        let mut t = [0u8; 16];
-        // SAFETY: `t` is 16 writable bytes.
-        unsafe { vst1q_u8(t.as_mut_ptr(), veorq_u8(vld1q_u8(y.as_ptr()), y0[0])) };
-        t
     }
 }
 
@@ -1405,10 +1321,11 @@ mod tests {
     }
 
     /// The whole-message paths with a 96-bit IV (short up to seven
-    /// blocks, `mid` up to `MID_MAX` bytes, then the general one) at
-    /// every length 0 to 2048 and every thirteenth to 4100, each with two
-    /// AAD lengths of 0 to 64 (and every AAD length 0 to 64 at lengths
-    /// around a batch's edges and `MID_MAX`),
+    /// blocks, then `mid`) at every length 0 to 2048 and every thirteenth
+    /// to 4100, each with two AAD lengths of 0 to 64 (and every AAD length
+    /// 0 to 64 at lengths around a batch's edges and around the counts
+    /// whose low byte wraps: in the end batch, in a whole batch, at the
+    /// second wrap), a 40 KiB message (ten wraps),
     /// AES-128 and AES-256, both directions, in place and out of place
     /// into uninitialized memory, both forms: the ciphertext and tag
     /// against the portable class (`fixslice` + `karatsuba` through
@@ -1423,12 +1340,14 @@ mod tests {
         let forms: Vec<_> = keys.iter().map(both_forms).collect();
         let portable = portable_keys(&keys);
         let edges = [
-            112, 113, 127, 128, 129, 255, 256, 257, 1500, 2047, 2048, 4063, 4064, 4065, 4080,
+            112, 113, 127, 128, 129, 255, 256, 257, 1500, 2047, 2048, 4063, 4064, 4065, 4080, 4081,
+            4095, 4096, 4097, 4112, 4113, 8175, 8176, 8192, 8209,
         ];
         let cases = (0..=2048usize)
             .chain((2049..=4100).step_by(13))
             .flat_map(|n| [(n, n % 65), (n, (7 * n + 13) % 65)])
-            .chain(edges.iter().flat_map(|&n| (0..=64).map(move |a| (n, a))));
+            .chain(edges.iter().flat_map(|&n| (0..=64).map(move |a| (n, a))))
+            .chain([(40 * 1024 + 5, 13), (40 * 1024, 0)]);
         let mut checked = 0;
         for (n, aad_len) in cases {
             let iv: [u8; 12] = rng.bytes(12).try_into().unwrap();
