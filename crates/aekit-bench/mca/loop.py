@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Cuts one function's steady-state loop out of a disassembly, for llvm-mca.
 
-Usage: loop.py DISASSEMBLY FUNCTION > loop.s
+Usage: loop.py DISASSEMBLY FUNCTION [--taken K,...] > loop.s
 
 DISASSEMBLY is the output of `llvm-objdump -d -r --no-show-raw-insn
 --demangle` over an object or rlib built with v0 symbol mangling (so
@@ -18,6 +18,13 @@ with the helper's work. The branch and every address operand become the
 label `.Lloop`; llvm-mca reads the body as straight-line code (a forward
 branch inside the loop is modelled as not taken: every instruction counts).
 The output is bracketed by `# LLVM-MCA-BEGIN` / `# LLVM-MCA-END`.
+
+`--taken K,...` models the loop's K-th forward branches (counted from 1
+in address order, each listed in the output's header) as taken: the
+instructions between one and its target are left out. So one path
+through a loop with branches inside it is modelled, for example
+`aes-pmull`'s batch loop for an AES-128 key and a public counter whose
+low byte does not wrap (docs/ARM.md).
 """
 
 import re
@@ -90,8 +97,48 @@ def body(funcs, by_section, insns):
     return out
 
 
+def forward_target(addr, text):
+    """The target of a forward branch at `addr`, or None."""
+    if not BRANCH.match(text):
+        return None
+    m = re.search(r"0x([0-9a-f]+) <", text)
+    if m and int(m.group(1), 16) > addr:
+        return int(m.group(1), 16)
+    return None
+
+
+def one_path(insns, taken):
+    """`insns` less what the forward branches numbered in `taken` jump
+    over; the header lines naming every forward branch."""
+    kept, header, number, skip_to = [], [], 0, None
+    for insn in insns:
+        addr, text, _ = insn
+        if skip_to is not None and addr < skip_to:
+            continue
+        skip_to = None
+        kept.append(insn)
+        target = forward_target(addr, text)
+        if target is None:
+            continue
+        number += 1
+        mark = "taken" if number in taken else "not taken"
+        header.append(f"# forward branch {number} at {addr:#x}: {text.split()[0]} to {target:#x}, {mark}")
+        if number in taken:
+            skip_to = target
+    unknown = taken - set(range(1, number + 1))
+    if unknown:
+        sys.exit(f"loop.py: no forward branch numbered {sorted(unknown)}")
+    return kept, header
+
+
 def main():
-    path, name = sys.argv[1], sys.argv[2]
+    args = sys.argv[1:]
+    taken = set()
+    if "--taken" in args:
+        at = args.index("--taken")
+        taken = {int(k) for k in args[at + 1].split(",")}
+        del args[at : at + 2]
+    path, name = args
     funcs, by_section = parse(path)
     insns = find(funcs, name)
     loops = []
@@ -105,8 +152,11 @@ def main():
         sys.exit(f"loop.py: no loop in {name}")
     _, start, end = max(loops)
     first = next(i for i, x in enumerate(insns) if x[0] == start)
-    lines = body(funcs, by_section, insns[first : end + 1])
+    window, header = one_path(insns[first : end + 1], taken)
+    lines = body(funcs, by_section, window)
     print(f"# {name}: the loop at {start:#x}, {len(lines)} lines")
+    for line in header:
+        print(line)
     print("# LLVM-MCA-BEGIN loop")
     print(".Lloop:")
     for line in lines:
