@@ -599,15 +599,20 @@ static STEPS: [[u8; 16]; 8] = {
     t
 };
 
+/// IV ‖ `count` (big-endian).
+fn counter_bytes(iv: &[u8; 12], count: u32) -> Block {
+    let mut block = [0u8; 16];
+    block[..12].copy_from_slice(iv);
+    block[12..].copy_from_slice(&count.to_be_bytes());
+    block
+}
+
 /// IV ‖ `count` (big-endian) in a register.
 #[inline]
 #[target_feature(enable = "aes")]
 fn counter_block(iv: &[u8; 12], count: u32) -> uint8x16_t {
-    let mut block = [0u8; 16];
-    block[..12].copy_from_slice(iv);
-    block[12..].copy_from_slice(&count.to_be_bytes());
-    // SAFETY: `block` is 16 readable bytes.
-    unsafe { vld1q_u8(block.as_ptr()) }
+    // SAFETY: the block is 16 readable bytes.
+    unsafe { vld1q_u8(counter_bytes(iv, count).as_ptr()) }
 }
 
 impl AesPmull {
@@ -987,10 +992,7 @@ impl AesPmull {
             }
             // A 96-bit IV's counter is public: a batch whose count's
             // low byte does not wrap is made by byte adds.
-            let mut start = [0u8; 16];
-            start[..12].copy_from_slice(iv);
-            start[12..].copy_from_slice(&2u32.to_be_bytes());
-            let mut counters = Counters::new(&start);
+            let mut counters = Counters::new(&counter_bytes(iv, 2));
             let last_key = self.aes.key(self.aes.rounds());
             let batches = n / BATCH;
             let first = usize::from(batches > 0);
