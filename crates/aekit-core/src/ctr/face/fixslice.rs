@@ -78,6 +78,35 @@ fn diagonal(q: &State, g: u8) -> State {
 /// 15 of each of the eight slots sits.
 const ROW3: u32 = 0xff00_0000;
 
+/// The bytes of the parallel states' inputs before they are packed, for
+/// `G` blocks of four diagonals (two blocks on 32-bit words here, four in
+/// `aekit`'s 64-bit FACE): block `k` holds diagonal 0 of the counter with
+/// low byte `G·d + k` in its diagonal `d` (bytes 0, 5 and 10 of the
+/// `counter` ⊕ `k0`, and that low byte ⊕ `k0`'s byte 15); and round key 1
+/// (`k1`)'s diagonal-0 bytes copied to every diagonal. The caller wipes
+/// both.
+pub fn parallel_layout<const G: usize>(
+    counter: &Block,
+    k0: &Block,
+    k1: &Block,
+) -> ([[u8; 16]; G], [u8; 16]) {
+    let mut blocks = [[0u8; 16]; G];
+    let mut copied = [0u8; 16];
+    for d in 0..4 {
+        for r in 0..4 {
+            let at = 4 * ((r + d) % 4) + r;
+            for (j, block) in blocks.iter_mut().enumerate() {
+                block[at] = match r {
+                    3 => (G * d + j) as u8 ^ k0[15],
+                    _ => counter[5 * r] ^ k0[5 * r],
+                };
+            }
+            copied[at] = k1[5 * r];
+        }
+    }
+    (blocks, copied)
+}
+
 /// What the parallel states need: their packed inputs and round key 1's
 /// diagonal-0 bytes copied to every diagonal.
 #[derive(Zeroize)]
@@ -96,20 +125,7 @@ impl Parallel {
         let mut k = [[0u8; 16]; 2];
         unpack(aes.round_key(0), &mut k[..1]);
         unpack(aes.round_key(1), &mut k[1..]);
-        let mut blocks = [[0u8; 16]; GROUP];
-        let mut copied = [0u8; 16];
-        for d in 0..4 {
-            for r in 0..4 {
-                let at = 4 * ((r + d) % 4) + r;
-                for (j, block) in blocks.iter_mut().enumerate() {
-                    block[at] = match r {
-                        3 => (2 * d + j) as u8 ^ k[0][15],
-                        _ => counter[5 * r] ^ k[0][5 * r],
-                    };
-                }
-                copied[at] = k[1][5 * r];
-            }
-        }
+        let (mut blocks, mut copied) = parallel_layout::<GROUP>(counter, &k[0], &k[1]);
         let inputs = pack(&blocks);
         let key1 = pack(&[copied; GROUP]);
         k.zeroize();

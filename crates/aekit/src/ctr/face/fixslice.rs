@@ -72,6 +72,8 @@
 use zeroize::Zeroize;
 
 use super::engine::Engine;
+use aekit_core::ctr::face::fixslice::parallel_layout;
+
 use crate::aes::Block;
 use crate::aes::fixslice::{Fixslice, GROUP, State, ark_sub, gather, mix_columns, pack, unpack};
 
@@ -132,20 +134,7 @@ impl Parallel {
         let mut k = [[0u8; 16]; 2];
         unpack(aes.round_key(0), &mut k[..1]);
         unpack(aes.round_key(1), &mut k[1..]);
-        let mut blocks = [[0u8; 16]; GROUP];
-        let mut copied = [0u8; 16];
-        for d in 0..4 {
-            for r in 0..4 {
-                let at = 4 * ((r + d) % 4) + r;
-                for (j, block) in blocks.iter_mut().enumerate() {
-                    block[at] = match r {
-                        3 => (4 * d + j) as u8 ^ k[0][15],
-                        _ => counter[5 * r] ^ k[0][5 * r],
-                    };
-                }
-                copied[at] = k[1][5 * r];
-            }
-        }
+        let (mut blocks, mut copied) = parallel_layout::<GROUP>(counter, &k[0], &k[1]);
         let inputs = pack(&blocks);
         let key1 = pack(&[copied; GROUP]);
         k.zeroize();
