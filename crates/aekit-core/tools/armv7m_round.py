@@ -29,7 +29,10 @@ the S-box the code branches on j (0-3: MC_j; 4: no MixColumns) with one
 register state and moves its output slices into r4-r11 (an output is
 computed there when the register is free). A loop around the round
 takes the next round key and j until the rounds run out; its pointers
-and count live in the stack frame's first four words.
+and count live in the stack frame's first four words. Then the finish
+(the fifth argument, on the caller's stack): 0 nothing, 1 the next round
+key XORed into r4-r11, 2 that and SR^2 (rows 1 and 3 swap the nibbles
+of their lanes), before the state is stored.
 
 Usage: armv7m_round.py [FILE]  rewrites the lines between the
 `BEGIN GENERATED` and `END GENERATED` markers of FILE (default
@@ -417,6 +420,32 @@ def build():
         ("raw", "str r3, [sp, #%d]" % SLOT_JP, "this round's j", 1),
         ("raw", "b 1b", "the next round", 3),
         ("label", "8:", None, 0),
+        ("raw", "ldr r2, [sp, #FINISH]", "the finish: 0, 1 or 2", 2),
+        ("raw", "adds r1, #32", "the key after the rounds'", 1),
+        ("raw", "subs r2, #1", "-1, 0 or 1; the flags kept to the SR² test", 1),
+        ("raw", "bmi 7f", "was 0: nothing", 1),
+        ("raw", "ldm r1!, {r0, r3, r12, lr}", "its slices 0-3", 5),
+    ]
+    for b, r in enumerate(["r0", "r3", "r12", "lr"]):
+        body.append(("raw", "eor %s, %s, %s" % (STATE[b], STATE[b], r), "s%d ^= key[%d]" % (b, b), 1))
+    body.append(("raw", "ldm r1, {r0, r3, r12, lr}", "its slices 4-7", 5))
+    for b, r in enumerate(["r0", "r3", "r12", "lr"], 4):
+        body.append(("raw", "eor %s, %s, %s" % (STATE[b], STATE[b], r), "s%d ^= key[%d]" % (b, b), 1))
+    body += [
+        ("raw", "beq 7f", "was 1: the key only", 1),
+        ("raw", "mov r12, #0x0f000f00", "rows 1 and 3, low nibbles", 1),
+    ]
+    # SR^2 on each slice: rows 1 and 3 swap the two nibbles of their lanes.
+    for b in range(8):
+        x = STATE[b]
+        body += [
+            ("raw", "eor r0, %s, %s, lsr #4" % (x, x), "s%d ^ s%d >> 4" % (b, b), 1),
+            ("raw", "and r0, r0, r12", "t: the nibbles that differ", 1),
+            ("raw", "eors %s, r0" % x, "s%d ^= t" % b, 1),
+            ("raw", "eor %s, %s, r0, lsl #4" % (x, x), "s%d ^= t << 4" % b, 1),
+        ]
+    body += [
+        ("label", "7:", None, 0),
         ("raw", "ldr r0, [sp, #%d]" % SLOT_S, "the state", 2),
         ("raw", "stm r0, {r4-r11}", "its eight slices", 9),
     ]
@@ -436,8 +465,12 @@ def main():
              ("\"str r3, [sp, #%d]\"," % SLOT_N) + "  // the number of rounds",
              ("\"ldrb r2, [r2]\",") + "  // the first round's j",
              ("\"ldm r0, {{r4-r11}}\",") + "  // the state's eight slices"]
+    # The fifth argument, above the frame and the nine saved registers.
+    finish = frame + 4 * 9
     for o in body:
         text, what = render(o)
+        if text is not None:
+            text = text.replace("#FINISH", "#%d" % finish)
         if text is None:
             lines.append("\"%s\"," % what)
             continue

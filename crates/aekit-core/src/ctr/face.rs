@@ -35,7 +35,8 @@
 //! 0..14 (256 is even, so a group never straddles a carry). Before each
 //! group it compares bytes 12..14 with those the caches were built for
 //! and resets them on a change. The engines (`face/fixslice.rs`) hold the
-//! caches of each variant.
+//! caches of each variant and XOR a group's keystream into the data as
+//! they unpack it (`unpack_xor`).
 //!
 //! # Constant time
 //!
@@ -62,10 +63,11 @@ use zeroize::Zeroize;
 pub use fixslice::{Rd0, Rd1, Rd1Plus, Rd2, Rd2Plus};
 
 use crate::aes::{Block, Fixslice, fixslice::GROUP};
-use crate::ctr::{Mode, apply_keystream, xor_keystream};
+use crate::ctr::{Mode, apply_keystream};
 
 /// The caches of one FACE variant: built per message, reset when bytes
-/// 12..14 of the counter change, asked for the keystream of one group.
+/// 12..14 of the counter change, asked to apply the keystream of one
+/// group.
 pub trait Engine: Zeroize {
     /// The variant's token.
     const NAME: &'static str;
@@ -77,10 +79,10 @@ pub trait Engine: Zeroize {
     /// Rebuilds what depends on bytes 12..14 of `counter`.
     fn reset(&mut self, aes: &Fixslice, counter: &Block);
 
-    /// The keystream of the `out.len() ≤ 2` counters whose bytes 12..14
-    /// are those of the last reset and whose low bytes are `low`, `low +
-    /// 1`; `low` is even.
-    fn keystream(&mut self, aes: &Fixslice, low: u8, out: &mut [Block]);
+    /// XORs into `chunk` (one or two blocks, the last possibly partial)
+    /// the keystream of the counters whose bytes 12..14 are those of the
+    /// last reset and whose low bytes are `low`, `low + 1`; `low` is even.
+    fn apply(&mut self, aes: &Fixslice, low: u8, chunk: &mut [u8]);
 }
 
 /// FACE counter mode for one message: an engine and the bytes 12..14 its
@@ -102,7 +104,6 @@ impl<E: Engine> Face<E> {
         let (head, rest) = data.split_at_mut(head);
         apply_keystream(aes, counter, head);
 
-        let mut keystream = [[0u8; 16]; GROUP];
         for chunk in rest.chunks_mut(16 * GROUP) {
             let prefix = [counter[12], counter[13], counter[14]];
             if self.prefix != Some(prefix) {
@@ -110,13 +111,10 @@ impl<E: Engine> Face<E> {
                 self.prefix = Some(prefix);
             }
             let blocks = chunk.len().div_ceil(16);
-            self.engine
-                .keystream(aes, counter[15], &mut keystream[..blocks]);
-            xor_keystream(chunk, &keystream);
+            self.engine.apply(aes, counter[15], chunk);
             let low = u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]);
             counter[12..].copy_from_slice(&low.wrapping_add(blocks as u32).to_be_bytes());
         }
-        keystream.zeroize();
     }
 }
 

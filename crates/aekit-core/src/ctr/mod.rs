@@ -12,7 +12,8 @@ pub mod face;
 
 use zeroize::Zeroize;
 
-use crate::aes::{Block, Fixslice, fixslice::GROUP};
+use crate::aes::fixslice::{GROUP, pack, unpack_xor};
+use crate::aes::{Block, Fixslice};
 
 /// incr32: the last four bytes as a big-endian integer, plus one mod 2^32.
 #[inline(always)]
@@ -25,36 +26,19 @@ pub fn incr32(counter: &mut Block) {
 /// incr32(counter)), … and leaves `counter` at the first unused value. A
 /// partial last block consumes a whole counter.
 pub fn apply_keystream(aes: &Fixslice, counter: &mut Block, data: &mut [u8]) {
-    let mut keystream = [[0u8; 16]; GROUP];
+    let mut counters = [[0u8; 16]; GROUP];
     for chunk in data.chunks_mut(16 * GROUP) {
         let blocks = chunk.len().div_ceil(16);
-        for k in keystream.iter_mut().take(blocks) {
+        for k in counters.iter_mut().take(blocks) {
             *k = *counter;
             incr32(counter);
         }
-        aes.encrypt_blocks(&mut keystream[..blocks]);
-        xor_keystream(chunk, &keystream);
+        let mut s = pack(&counters[..blocks]);
+        aes.encrypt_from(&mut s, 0);
+        unpack_xor(&s, chunk);
+        s.zeroize();
     }
-    keystream.zeroize();
-}
-
-/// XORs `chunk` (at most `16 · GROUP` bytes) with the keystream blocks,
-/// a 32-bit word at a time and the last one to three bytes alone. One
-/// copy in the binary: its callers are several and the saving is in the
-/// loop, not the call.
-#[inline(never)]
-pub(crate) fn xor_keystream(chunk: &mut [u8], keystream: &[Block; GROUP]) {
-    let keystream = keystream.as_flattened();
-    let whole = chunk.len() / 4 * 4;
-    let (words, tail) = chunk.split_at_mut(whole);
-    for (w, k) in words.chunks_exact_mut(4).zip(keystream.chunks_exact(4)) {
-        let x = u32::from_ne_bytes([w[0], w[1], w[2], w[3]])
-            ^ u32::from_ne_bytes([k[0], k[1], k[2], k[3]]);
-        w.copy_from_slice(&x.to_ne_bytes());
-    }
-    for (byte, k) in tail.iter_mut().zip(&keystream[whole..]) {
-        *byte ^= k;
-    }
+    counters.zeroize();
 }
 
 /// A way of computing GCM's counter-mode keystream: exactly

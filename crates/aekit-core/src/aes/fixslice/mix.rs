@@ -30,6 +30,19 @@ const fn mixes<const R: usize>() -> [Mix; R] {
     out
 }
 
+/// What follows the rounds: nothing (the first rounds of a cipher, which
+/// FACE runs on their own), or the cipher's end: the last round key XORed
+/// in (`Key`), and then `SR²` (`KeySr2`, AES-128 and AES-256: the rounds
+/// leave `SR^-Nr` of the state, and `SR^Nr` is `SR²` for them, the
+/// identity for AES-192). `repr(u32)`: the ARMv7-M assembly reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub(crate) enum Finish {
+    Nothing = 0,
+    Key = 1,
+    KeySr2 = 2,
+}
+
 pub(super) static MIXES_10: [Mix; 10] = mixes();
 pub(super) static MIXES_12: [Mix; 12] = mixes();
 pub(super) static MIXES_14: [Mix; 14] = mixes();

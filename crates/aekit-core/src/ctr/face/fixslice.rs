@@ -50,7 +50,10 @@
 use zeroize::Zeroize;
 
 use super::Engine;
-use crate::aes::fixslice::{GROUP, Mix, State, ark_sub, gather, mix_columns, pack, round, unpack};
+use crate::aes::fixslice::{
+    Finish, GROUP, Mix, State, ark_sub, gather, mix_columns, pack, round, run_rounds, unpack,
+    unpack_xor,
+};
 use crate::aes::{Block, Fixslice};
 
 /// Diagonal 0 of both blocks: bits `8r + 2r + k`.
@@ -116,8 +119,11 @@ struct Parallel {
     /// diagonal, and `(2d + k) ⊕` K0's byte 15 in row 3 of diagonal `d`
     /// of block `k`.
     inputs: State,
-    /// Fixsliced round key 1, diagonal 0 copied to all four diagonals.
-    key1: State,
+    /// The keys of the two steps of a state: none (its round 1 starts
+    /// with SubBytes), then fixsliced round key 1 with diagonal 0 copied
+    /// to all four diagonals. One array, so that both steps are one call
+    /// of the rounds.
+    keys: [State; 2],
 }
 
 impl Parallel {
@@ -127,11 +133,11 @@ impl Parallel {
         unpack(aes.round_key(1), &mut k[1..]);
         let (mut blocks, mut copied) = parallel_layout::<GROUP>(counter, &k[0], &k[1]);
         let inputs = pack(&blocks);
-        let key1 = pack(&[copied; GROUP]);
+        let keys = [NO_KEY, pack(&[copied; GROUP])];
         k.zeroize();
         blocks.zeroize();
         copied.zeroize();
-        Parallel { inputs, key1 }
+        Parallel { inputs, keys }
     }
 
     /// Round 1 and round 2's `Ark_Sub` on diagonal 0 of the eight counters
@@ -144,8 +150,7 @@ impl Parallel {
         for (b, slice) in s.iter_mut().enumerate() {
             *slice ^= ROW3 & (u32::from(base >> b) & 1).wrapping_neg();
         }
-        round(&mut s, &NO_KEY, Mix::Mc1);
-        ark_sub(&mut s, &self.key1);
+        run_rounds(&mut s, &self.keys, &[Mix::Mc1, Mix::Skip], Finish::Nothing);
         s
     }
 }
@@ -181,10 +186,10 @@ impl OnTheFly {
 }
 
 /// Runs the rest of the cipher on a state that has been through round 2's
-/// `MC_2`, and unpacks the keystream.
-fn finish_from_round_2(aes: &Fixslice, mut s: State, out: &mut [Block]) {
+/// `MC_2`, and XORs the keystream into `chunk`.
+fn finish_from_round_2(aes: &Fixslice, mut s: State, chunk: &mut [u8]) {
     aes.encrypt_from(&mut s, 2);
-    unpack(&s, out);
+    unpack_xor(&s, chunk);
     s.zeroize();
 }
 
@@ -212,7 +217,7 @@ impl Engine for Rd0 {
     }
 
     #[inline(always)]
-    fn keystream(&mut self, aes: &Fixslice, low: u8, out: &mut [Block]) {
+    fn apply(&mut self, aes: &Fixslice, low: u8, chunk: &mut [u8]) {
         let mut s = self.c0;
         // Byte 15 of block k is low + k: bit b of it goes to bit 30 + k of
         // slice b (row 3, column 3).
@@ -222,7 +227,7 @@ impl Engine for Rd0 {
         }
         round(&mut s, &NO_KEY, Mix::Mc1);
         aes.encrypt_from(&mut s, 1);
-        unpack(&s, out);
+        unpack_xor(&s, chunk);
         s.zeroize();
     }
 }
@@ -250,11 +255,11 @@ impl Engine for Rd1 {
     }
 
     #[inline(always)]
-    fn keystream(&mut self, aes: &Fixslice, low: u8, out: &mut [Block]) {
+    fn apply(&mut self, aes: &Fixslice, low: u8, chunk: &mut [u8]) {
         let varying = self.on_the_fly.varying(low);
         let mut s: State = core::array::from_fn(|b| self.c1[b] | varying[b]);
         mix_columns::<2>(&mut s);
-        finish_from_round_2(aes, s, out);
+        finish_from_round_2(aes, s, chunk);
     }
 }
 
@@ -287,7 +292,7 @@ impl Engine for Rd1Plus {
     }
 
     #[inline(always)]
-    fn keystream(&mut self, aes: &Fixslice, low: u8, out: &mut [Block]) {
+    fn apply(&mut self, aes: &Fixslice, low: u8, chunk: &mut [u8]) {
         let i = low as usize >> 3;
         if self.made & 1 << i == 0 {
             self.table[i] = self.parallel.state(low & 0xf8);
@@ -296,7 +301,7 @@ impl Engine for Rd1Plus {
         let varying = diagonal(&self.table[i], (low >> 1) & 3);
         let mut s: State = core::array::from_fn(|b| self.c1[b] | varying[b]);
         mix_columns::<2>(&mut s);
-        finish_from_round_2(aes, s, out);
+        finish_from_round_2(aes, s, chunk);
     }
 }
 
@@ -324,11 +329,11 @@ impl Engine for Rd2 {
     }
 
     #[inline(always)]
-    fn keystream(&mut self, aes: &Fixslice, low: u8, out: &mut [Block]) {
+    fn apply(&mut self, aes: &Fixslice, low: u8, chunk: &mut [u8]) {
         let mut varying = self.on_the_fly.varying(low);
         mix_columns::<2>(&mut varying);
         let s: State = core::array::from_fn(|b| self.c2[b] ^ varying[b]);
-        finish_from_round_2(aes, s, out);
+        finish_from_round_2(aes, s, chunk);
     }
 }
 
@@ -362,7 +367,7 @@ impl Engine for Rd2Plus {
     }
 
     #[inline(always)]
-    fn keystream(&mut self, aes: &Fixslice, low: u8, out: &mut [Block]) {
+    fn apply(&mut self, aes: &Fixslice, low: u8, chunk: &mut [u8]) {
         let i = low as usize >> 3;
         if self.made & 1 << i == 0 {
             let mut q = self.parallel.state(low & 0xf8);
@@ -375,6 +380,6 @@ impl Engine for Rd2Plus {
         }
         let varying = &self.table[low as usize >> 1];
         let s: State = core::array::from_fn(|b| self.c2[b] ^ varying[b]);
-        finish_from_round_2(aes, s, out);
+        finish_from_round_2(aes, s, chunk);
     }
 }
