@@ -438,18 +438,16 @@ pub(crate) fn pack(blocks: &[Block]) -> State {
 }
 
 /// Writes the packed state back to up to two blocks; the inverse of
-/// [`pack`]: [`unpack_xor`] into zeros. Off the per-block paths (a key's
-/// `H`, a tag's `E(K, Y0)`, the key schedule, FACE's inputs), so it
-/// shares that function's code rather than having its own; out of line
-/// for the same reason.
-#[inline(never)]
+/// [`pack`].
 pub(crate) fn unpack(state: &State, blocks: &mut [Block]) {
-    let mut both = [[0u8; 16]; GROUP];
-    unpack_xor(state, both.as_flattened_mut());
-    for (block, unpacked) in blocks.iter_mut().zip(&both) {
-        *block = *unpacked;
+    let mut w = *state;
+    transpose(&mut w);
+    for (k, block) in blocks.iter_mut().enumerate().take(GROUP) {
+        for c in 0..4 {
+            block[4 * c..4 * c + 4].copy_from_slice(&w[2 * c + k].to_le_bytes());
+        }
     }
-    both.zeroize();
+    w.zeroize();
 }
 
 /// XORs the packed state's blocks, as [`unpack`] writes them, into
@@ -472,8 +470,8 @@ pub(crate) fn unpack_xor(state: &State, chunk: &mut [u8]) {
 }
 
 /// [`unpack_xor`] for a chunk shorter than two blocks (a message's end):
-/// unpacked (by [`unpack_xor`] into zeros), then XORed byte by byte. Out
-/// of line, so that the whole-chunk path keeps its words in registers.
+/// unpacked, then XORed byte by byte. Out of line, so that the
+/// whole-chunk path keeps its words in registers.
 #[cold]
 #[inline(never)]
 fn xor_unpacked_bytes(state: &State, chunk: &mut [u8]) {
