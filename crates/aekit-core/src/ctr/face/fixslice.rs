@@ -71,10 +71,15 @@ fn round1_static(aes: &Fixslice, counter: &Block) -> State {
     s.map(|x| x & !DIAG0)
 }
 
-/// Diagonal `g` of both blocks moved to diagonal 0, the rest cleared.
+/// Diagonal `g` of both blocks moved to diagonal 0, the rest cleared. A
+/// loop rather than `State::map`, which the compiler leaves out of line.
 #[inline(always)]
 fn diagonal(q: &State, g: u8) -> State {
-    q.map(|x| gather(x, 0, g as u32) & DIAG0)
+    let mut d = [0; 8];
+    for (d, x) in d.iter_mut().zip(q) {
+        *d = gather(*x, 0, u32::from(g)) & DIAG0;
+    }
+    d
 }
 
 /// Row 3 of both blocks: bits 24..32 of every slice, where counter byte
