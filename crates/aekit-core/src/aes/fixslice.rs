@@ -104,7 +104,7 @@
 //! - *Counter mode unpacking its keystream to bytes and XORing them into
 //!   the data after* (`unpack`, then a loop): 32 bytes stored and loaded
 //!   again per group; [`unpack_xor`] XORs the unpacked words in as they
-//!   come, about 50 Cortex-M4 cycles fewer a group.
+//!   come (`docs/CORTEX-M.md`).
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
@@ -319,18 +319,10 @@ pub(crate) fn run_rounds_portable(s: &mut State, keys: &[State], mixes: &[Mix], 
             Mix::Skip => {}
         }
     }
-    finish_portable(s, keys.get(mixes.len()), finish);
-}
-
-/// The [`Finish`] of [`run_rounds_portable`], with the key after the
-/// rounds' (`None` only where `finish` is `Nothing`).
-#[cold]
-pub(crate) fn finish_portable(s: &mut State, key: Option<&State>, finish: Finish) {
-    if finish == Finish::Nothing {
-        return;
-    }
-    for (x, k) in s.iter_mut().zip(key.expect("a finish has its key")) {
-        *x ^= k;
+    if finish != Finish::Nothing {
+        for (x, k) in s.iter_mut().zip(&keys[mixes.len()]) {
+            *x ^= k;
+        }
     }
     if finish == Finish::KeySr2 {
         s.iter_mut().for_each(|x| *x = shift_rows_twice(*x));

@@ -51,8 +51,8 @@
 //! - *One call per round*: the register saves and the call are paid every
 //!   round; the loop in assembly pays them once per block pair.
 //! - *The last AddRoundKey and `SR²` in Rust after the call*: the state
-//!   is stored, loaded, XORed, shifted and stored again, about 90 cycles
-//!   of a block pair's 3,200 more than on the slices in r4–r11.
+//!   is stored, loaded, XORed, shifted and stored again, where the slices
+//!   in r4–r11 need neither load nor store (`docs/CORTEX-M.md`).
 //! - *One copy of the S-box per MixColumns variant*: five S-boxes do not
 //!   fit the core's code-size budget; the dispatch costs one branch.
 //! - *Inline `asm!` inside the Rust rounds*: the compiler reserves r6 and
