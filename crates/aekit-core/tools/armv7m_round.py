@@ -27,8 +27,12 @@ the next: loaded with `ldm` on entry, stored with `stm` on exit. After
 the S-box the code branches on j (0-3: MC_j; 4: no MixColumns) with one
 `tbh`; each MixColumns variant is allocated from the S-box's final
 register state and moves its output slices into r4-r11 (an output is
-computed there when the register is free). A loop around the round
-takes the next round key and j until the rounds run out; its pointers
+computed there when the register is free). A call whose count
+carries 65536 (the first round starts at its MixColumns: the state has
+been through that round's S-box) loads the slices where the S-box
+leaves its outputs and enters the variants by a `tbh` of its own. A
+loop around the round takes the next round key and j until the rounds
+run out; its pointers
 and count live in the stack frame's first four words. Then the finish
 (the fifth argument, on the caller's stack): 0 nothing, 1 the next round
 key XORed into r4-r11, 2 that and SR^2 (rows 1 and 3 swap the nibbles
@@ -346,6 +350,35 @@ def render(o):
     return "%s %s, %s, %s" % (kind, rd, rn, rm), o[4]
 
 
+def mix_entry(head):
+    """Moves a call's state (r0, its address) and j (r2) to where the
+    S-box leaves its outputs and j: the allocation state `head` the
+    MixColumns tails start from."""
+    out = [("raw", "sub r3, r3, #65536", "less the flag", 1),
+           ("raw", "str r3, [sp, #%d]" % SLOT_N, "the number of rounds", 1)]
+    rj = head.reg_of["j"]
+    if rj != "r2":
+        out.append(("mov", rj, "r2", None, "j"))
+    live = {v: r for v, r in head.reg_of.items() if v.startswith("s")}
+    for i in range(8):
+        v = "s%d" % i
+        if v not in live:
+            # Only in its spill slot: through a register the S-box's end
+            # leaves free.
+            tmp = next(r for r in REGS if r not in head.val_in and r not in ("r0", rj))
+            out.append(("ldr", tmp, "r0", 4 * (7 - i), "slice %d: %s" % (7 - i, v)))
+            out.append(("str", tmp, "sp", 4 * head.slot[v], "spill " + v))
+    # The state's address last if r0 is a target.
+    order = sorted(live, key=lambda v: (live[v] == "r0", 7 - int(v[1:])))
+    for v in order:
+        i = int(v[1:])
+        out.append(("ldr", live[v], "r0", 4 * (7 - i), "slice %d: %s" % (7 - i, v)))
+    for v, r in head.reg_of.items():
+        if v in head.consts:
+            out.append(("mov", r, "#%#010x" % head.consts[v], None, v))
+    return out
+
+
 def build():
     best = None
     mixes = {j: mix_program(j) for j in range(4)}
@@ -392,6 +425,16 @@ def build():
     labels = {4: 10, 0: 11, 1: 12, 2: 13, 3: 14}
     for j in range(5):
         body.append(("raw", ".hword (%df - 2b) / 2" % labels[j], "j = %d" % j, 0))
+    # The entry of a call whose first round starts at its MixColumns (the
+    # state already through its S-box): the slices go where the S-box
+    # leaves its outputs, j where the dispatch reads it, and a table of
+    # its own sends it to the same tails.
+    body.append(("label", "5:", None, 0))
+    body += mix_entry(head)
+    body.append(("raw", "tbh [pc, %s, lsl #1]" % rj, "on j: MC_j, or 4: nothing", 3))
+    body.append(("label", "3:", None, 0))
+    for j in range(5):
+        body.append(("raw", ".hword (%df - 3b) / 2" % labels[j], "j = %d" % j, 0))
     nslots = head.nslots
     tail_cost = {}
     tails = [(4, store_program())] + [(j, mixes[j]) for j in (0, 2, 1, 3)]
@@ -462,8 +505,10 @@ def main():
              ("\"str r0, [sp, #%d]\"," % SLOT_S) + "  // the state",
              ("\"str r1, [sp, #%d]\"," % SLOT_K) + "  // the first round's key",
              ("\"str r2, [sp, #%d]\"," % SLOT_JP) + "  // the rounds' j",
-             ("\"str r3, [sp, #%d]\"," % SLOT_N) + "  // the number of rounds",
              ("\"ldrb r2, [r2]\",") + "  // the first round's j",
+             "\"cmp r3, #65536\",  // the first round from its MixColumns?",
+             "\"bhs 5f\",",
+             ("\"str r3, [sp, #%d]\"," % SLOT_N) + "  // the number of rounds",
              ("\"ldm r0, {{r4-r11}}\",") + "  // the state's eight slices"]
     # The fifth argument, above the frame and the nine saved registers.
     finish = frame + 4 * 9

@@ -116,7 +116,7 @@ use crate::aes::schedule::key_expansion;
 mod armv7m;
 mod mix;
 
-pub(crate) use mix::{Finish, Mix};
+pub(crate) use mix::{Finish, Mix, Start};
 use mix::{MIXES_10, MIXES_12, MIXES_14};
 
 /// Two blocks, bitsliced: `State[b]` holds bit `b` of all 32 bytes.
@@ -181,7 +181,7 @@ impl Fixslice {
     pub fn encrypt_blocks(&self, blocks: &mut [Block]) {
         for group in blocks.chunks_mut(GROUP) {
             let mut state = pack(group);
-            self.encrypt_from(&mut state, 0);
+            self.encrypt_from(&mut state, 0, Start::Round);
             unpack(&state, group);
             state.zeroize();
         }
@@ -193,9 +193,10 @@ impl Fixslice {
     }
 
     /// Runs rounds `first..rounds` and the final key addition on a state
-    /// that has been through rounds `0..first`: for `first = 0` the whole
+    /// that has been through rounds `0..first` (and, for `Start::Mix`,
+    /// through round `first`'s `Ark_Sub` too): for `first = 0` the whole
     /// cipher. FACE (`ctr::face`) enters here after its own first rounds.
-    pub(crate) fn encrypt_from(&self, state: &mut State, first: usize) {
+    pub(crate) fn encrypt_from(&self, state: &mut State, first: usize, start: Start) {
         let rounds = self.rounds;
         let mixes: &[Mix] = match rounds {
             10 => &MIXES_10,
@@ -211,6 +212,7 @@ impl Fixslice {
             state,
             &self.round_keys[first..=rounds],
             &mixes[first..],
+            start,
             finish,
         );
     }
@@ -295,22 +297,37 @@ pub(crate) fn mix_columns<const J: u32>(s: &mut State) {
 
 /// Rounds `s ← MC_j(S(s ⊕ key) ⊕ 0x63)`, one per `mixes` entry with the
 /// `keys` entry of the same index (`S(s ⊕ key) ⊕ 0x63` where the mix is
-/// `Skip`), then `finish`, whose key is the one after the rounds'. On
+/// `Skip`; `s ← MC_j(s)` for the first with `Start::Mix`), then `finish`,
+/// whose key is the one after the rounds'. On
 /// ARMv7-M the assembly of `armv7m`; elsewhere [`run_rounds_portable`],
 /// its reference.
 #[inline(always)]
-pub(crate) fn run_rounds(s: &mut State, keys: &[State], mixes: &[Mix], finish: Finish) {
+pub(crate) fn run_rounds(
+    s: &mut State,
+    keys: &[State],
+    mixes: &[Mix],
+    start: Start,
+    finish: Finish,
+) {
     #[cfg(aekit_armv7m)]
-    armv7m::run_rounds(s, keys, mixes, finish);
+    armv7m::run_rounds(s, keys, mixes, start, finish);
     #[cfg(not(aekit_armv7m))]
-    run_rounds_portable(s, keys, mixes, finish);
+    run_rounds_portable(s, keys, mixes, start, finish);
 }
 
 /// [`run_rounds`] in portable Rust.
 #[inline(always)]
-pub(crate) fn run_rounds_portable(s: &mut State, keys: &[State], mixes: &[Mix], finish: Finish) {
-    for (key, mix) in keys.iter().zip(mixes) {
-        ark_sub_portable(s, key);
+pub(crate) fn run_rounds_portable(
+    s: &mut State,
+    keys: &[State],
+    mixes: &[Mix],
+    start: Start,
+    finish: Finish,
+) {
+    for (i, (key, mix)) in keys.iter().zip(mixes).enumerate() {
+        if i > 0 || start == Start::Round {
+            ark_sub_portable(s, key);
+        }
         match mix {
             Mix::Mc0 => mix_columns::<0>(s),
             Mix::Mc1 => mix_columns::<1>(s),
@@ -332,7 +349,13 @@ pub(crate) fn run_rounds_portable(s: &mut State, keys: &[State], mixes: &[Mix], 
 /// One round of [`run_rounds`].
 #[inline(always)]
 pub(crate) fn round(s: &mut State, key: &State, mix: Mix) {
-    run_rounds(s, core::slice::from_ref(key), &[mix], Finish::Nothing);
+    run_rounds(
+        s,
+        core::slice::from_ref(key),
+        &[mix],
+        Start::Round,
+        Finish::Nothing,
+    );
 }
 
 /// Ark_Sub: `s ← S(s ⊕ key) ⊕ 0x63` on every byte.
@@ -344,9 +367,9 @@ pub(crate) fn ark_sub(s: &mut State, key: &State) {
 /// Whether this target's [`run_rounds`] equals [`run_rounds_portable`]
 /// on `state` and `keys`: one round with each mix on `keys[0]`, every
 /// three consecutive rounds of AES-256's schedule, and every two followed
-/// by each [`Finish`] with `keys[2]`. The test firmware's check of the
-/// ARMv7-M assembly on random inputs (on other targets the two are one
-/// function).
+/// by each [`Finish`] with `keys[2]`; each from either [`Start`]. The test
+/// firmware's check of the ARMv7-M assembly on random inputs (on other
+/// targets the two are one function).
 #[doc(hidden)]
 pub fn rounds_match_portable(state: &State, keys: &[State; 3]) -> bool {
     let single = [Mix::Mc0, Mix::Mc1, Mix::Mc2, Mix::Mc3, Mix::Skip].map(|m| [m]);
@@ -359,10 +382,13 @@ pub fn rounds_match_portable(state: &State, keys: &[State; 3]) -> bool {
     single
         .chain(runs)
         .chain(finished)
-        .all(|(keys, mixes, finish)| {
+        .flat_map(|(keys, mixes, finish)| {
+            [Start::Round, Start::Mix].map(|start| (keys, mixes, start, finish))
+        })
+        .all(|(keys, mixes, start, finish)| {
             let (mut a, mut b) = (*state, *state);
-            run_rounds(&mut a, keys, mixes, finish);
-            run_rounds_portable(&mut b, keys, mixes, finish);
+            run_rounds(&mut a, keys, mixes, start, finish);
+            run_rounds_portable(&mut b, keys, mixes, start, finish);
             a == b
         })
 }

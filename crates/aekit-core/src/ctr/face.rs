@@ -85,36 +85,31 @@ pub trait Engine: Zeroize {
     fn apply(&mut self, aes: &Fixslice, low: u8, chunk: &mut [u8]);
 }
 
-/// FACE counter mode for one message: an engine and the bytes 12..14 its
-/// caches were built for.
-struct Face<E: Engine> {
-    engine: E,
-    prefix: Option<[u8; 3]>,
-}
+/// FACE counter mode over one message with `engine`'s caches: the bytes
+/// 12..14 they were built for are tracked here, and the caches reset when
+/// the counter changes them.
+fn walk<E: Engine>(engine: &mut E, aes: &Fixslice, counter: &mut Block, data: &mut [u8]) {
+    // One block through the plain cipher if the low byte is odd, so that
+    // every group starts even and never straddles a carry.
+    let head = if counter[15] % 2 == 1 {
+        data.len().min(16)
+    } else {
+        0
+    };
+    let (head, rest) = data.split_at_mut(head);
+    apply_keystream(aes, counter, head);
 
-impl<E: Engine> Face<E> {
-    fn apply(&mut self, aes: &Fixslice, counter: &mut Block, data: &mut [u8]) {
-        // One block through the plain cipher if the low byte is odd, so
-        // that every group starts even and never straddles a carry.
-        let head = if counter[15] % 2 == 1 {
-            data.len().min(16)
-        } else {
-            0
-        };
-        let (head, rest) = data.split_at_mut(head);
-        apply_keystream(aes, counter, head);
-
-        for chunk in rest.chunks_mut(16 * GROUP) {
-            let prefix = [counter[12], counter[13], counter[14]];
-            if self.prefix != Some(prefix) {
-                self.engine.reset(aes, counter);
-                self.prefix = Some(prefix);
-            }
-            let blocks = chunk.len().div_ceil(16);
-            self.engine.apply(aes, counter[15], chunk);
-            let low = u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]);
-            counter[12..].copy_from_slice(&low.wrapping_add(blocks as u32).to_be_bytes());
+    let mut prefix = None;
+    for chunk in rest.chunks_mut(16 * GROUP) {
+        let now = [counter[12], counter[13], counter[14]];
+        if prefix != Some(now) {
+            engine.reset(aes, counter);
+            prefix = Some(now);
         }
+        let blocks = chunk.len().div_ceil(16);
+        engine.apply(aes, counter[15], chunk);
+        let low = u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]);
+        counter[12..].copy_from_slice(&low.wrapping_add(blocks as u32).to_be_bytes());
     }
 }
 
@@ -126,11 +121,10 @@ impl<E: Engine> Mode for E {
         if data.is_empty() {
             return;
         }
-        let mut face = Face {
-            engine: E::new(aes, counter),
-            prefix: None,
-        };
-        face.apply(aes, counter, data);
-        face.engine.zeroize();
+        // A local of its own rather than a field: the tables are built
+        // where they stay, not moved after.
+        let mut engine = E::new(aes, counter);
+        walk(&mut engine, aes, counter, data);
+        engine.zeroize();
     }
 }

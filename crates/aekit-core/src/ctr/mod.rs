@@ -12,7 +12,7 @@ pub mod face;
 
 use zeroize::Zeroize;
 
-use crate::aes::fixslice::{GROUP, pack, unpack_xor};
+use crate::aes::fixslice::{GROUP, Start, pack, unpack_xor};
 use crate::aes::{Block, Fixslice};
 
 /// incr32: the last four bytes as a big-endian integer, plus one mod 2^32.
@@ -34,7 +34,7 @@ pub fn apply_keystream(aes: &Fixslice, counter: &mut Block, data: &mut [u8]) {
             incr32(counter);
         }
         let mut s = pack(&counters[..blocks]);
-        aes.encrypt_from(&mut s, 0);
+        aes.encrypt_from(&mut s, 0, Start::Round);
         unpack_xor(&s, chunk);
         s.zeroize();
     }

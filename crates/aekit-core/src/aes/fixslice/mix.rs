@@ -43,6 +43,15 @@ pub(crate) enum Finish {
     KeySr2 = 2,
 }
 
+/// Where the first round starts: at its AddRoundKey (`Round`), or, the
+/// state already through that round's `Ark_Sub` (FACE's `rd1` and `rd1+`
+/// make it so), at its MixColumns (`Mix`), the round's key unread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Start {
+    Round,
+    Mix,
+}
+
 pub(super) static MIXES_10: [Mix; 10] = mixes();
 pub(super) static MIXES_12: [Mix; 12] = mixes();
 pub(super) static MIXES_14: [Mix; 14] = mixes();

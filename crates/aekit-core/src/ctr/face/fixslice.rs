@@ -35,8 +35,8 @@
 //! | variant | cache (reset on bytes 12..14) | per message | per group, before round 2 or 3 |
 //! |---------|-------------------------------|-------------|--------------------------------|
 //! | `rd0`   | the packed counter ⊕ K0, byte 15 zero | — | 8 XOR of the low bytes' bits; `Sub`, `MC_1` |
-//! | `rd1`   | rounds 0–1 and round 2's `Ark_Sub`, diagonal 0 cleared | — | one parallel state per 4 groups; 8 × (rotate, mask, OR); `MC_2` |
-//! | `rd1+`  | as `rd1` | the 32 parallel states: 1 KiB, each made on first use | 8 × (rotate, mask, OR); `MC_2` |
+//! | `rd1`   | rounds 0–1 and round 2's `Ark_Sub`, diagonal 0 cleared | — | one parallel state per 4 groups; 8 × (rotate, mask, OR); `MC_2`, as the rounds' first step |
+//! | `rd1+`  | as `rd1` | the 32 parallel states: 1 KiB, each made on first use | 8 × (rotate, mask, OR); `MC_2`, as the rounds' first step |
 //! | `rd2`   | `MC_2` of the `rd1` cache | — | as `rd1`, `MC_2` on the varying part alone |
 //! | `rd2+`  | as `rd2` | `MC_2` of every group's varying part: 128 states, 4 KiB, made four at a time on first use | 8 XOR |
 //!
@@ -51,8 +51,8 @@ use zeroize::Zeroize;
 
 use super::Engine;
 use crate::aes::fixslice::{
-    Finish, GROUP, Mix, State, ark_sub, gather, mix_columns, pack, round, run_rounds, unpack,
-    unpack_xor,
+    Finish, GROUP, Mix, Start, State, ark_sub, gather, mix_columns, pack, round, run_rounds,
+    unpack, unpack_xor,
 };
 use crate::aes::{Block, Fixslice};
 
@@ -155,7 +155,13 @@ impl Parallel {
         for (b, slice) in s.iter_mut().enumerate() {
             *slice ^= ROW3 & (u32::from(base >> b) & 1).wrapping_neg();
         }
-        run_rounds(&mut s, &self.keys, &[Mix::Mc1, Mix::Skip], Finish::Nothing);
+        run_rounds(
+            &mut s,
+            &self.keys,
+            &[Mix::Mc1, Mix::Skip],
+            Start::Round,
+            Finish::Nothing,
+        );
         s
     }
 }
@@ -190,10 +196,18 @@ impl OnTheFly {
     }
 }
 
-/// Runs the rest of the cipher on a state that has been through round 2's
-/// `MC_2`, and XORs the keystream into `chunk`.
-fn finish_from_round_2(aes: &Fixslice, mut s: State, chunk: &mut [u8]) {
-    aes.encrypt_from(&mut s, 2);
+/// Runs the rest of the cipher on a state that has been through rounds
+/// `0..FIRST` (and through round `FIRST`'s `Ark_Sub` too if `MIX`, the
+/// rounds then starting at its MixColumns), and XORs the keystream into
+/// `chunk`. Constants, so that the rounds' slices are fixed at compile
+/// time.
+fn finish_from<const FIRST: usize, const MIX: bool>(
+    aes: &Fixslice,
+    mut s: State,
+    chunk: &mut [u8],
+) {
+    let start = if MIX { Start::Mix } else { Start::Round };
+    aes.encrypt_from(&mut s, FIRST, start);
     unpack_xor(&s, chunk);
     s.zeroize();
 }
@@ -231,9 +245,7 @@ impl Engine for Rd0 {
             *slice ^= pair << 30;
         }
         round(&mut s, &NO_KEY, Mix::Mc1);
-        aes.encrypt_from(&mut s, 1);
-        unpack_xor(&s, chunk);
-        s.zeroize();
+        finish_from::<1, false>(aes, s, chunk);
     }
 }
 
@@ -262,9 +274,9 @@ impl Engine for Rd1 {
     #[inline(always)]
     fn apply(&mut self, aes: &Fixslice, low: u8, chunk: &mut [u8]) {
         let varying = self.on_the_fly.varying(low);
-        let mut s: State = core::array::from_fn(|b| self.c1[b] | varying[b]);
-        mix_columns::<2>(&mut s);
-        finish_from_round_2(aes, s, chunk);
+        // Round 2's `MC_2` is the first step of the rounds' call.
+        let s: State = core::array::from_fn(|b| self.c1[b] | varying[b]);
+        finish_from::<1, true>(aes, s, chunk);
     }
 }
 
@@ -284,9 +296,10 @@ impl Engine for Rd1Plus {
     const NAME: &'static str = "rd1+";
 
     fn new(aes: &Fixslice, counter: &Block) -> Self {
+        const EMPTY: [State; 32] = [[0; 8]; 32];
         Rd1Plus {
             parallel: Parallel::new(aes, counter),
-            table: [[0; 8]; 32],
+            table: EMPTY,
             made: 0,
             c1: [0; 8],
         }
@@ -304,9 +317,9 @@ impl Engine for Rd1Plus {
             self.made |= 1 << i;
         }
         let varying = diagonal(&self.table[i], (low >> 1) & 3);
-        let mut s: State = core::array::from_fn(|b| self.c1[b] | varying[b]);
-        mix_columns::<2>(&mut s);
-        finish_from_round_2(aes, s, chunk);
+        // Round 2's `MC_2` is the first step of the rounds' call.
+        let s: State = core::array::from_fn(|b| self.c1[b] | varying[b]);
+        finish_from::<1, true>(aes, s, chunk);
     }
 }
 
@@ -338,7 +351,7 @@ impl Engine for Rd2 {
         let mut varying = self.on_the_fly.varying(low);
         mix_columns::<2>(&mut varying);
         let s: State = core::array::from_fn(|b| self.c2[b] ^ varying[b]);
-        finish_from_round_2(aes, s, chunk);
+        finish_from::<2, false>(aes, s, chunk);
     }
 }
 
@@ -358,9 +371,12 @@ impl Engine for Rd2Plus {
     const NAME: &'static str = "rd2+";
 
     fn new(aes: &Fixslice, counter: &Block) -> Self {
+        // A constant: zeroed in place (a repeat expression was zeroed on
+        // the stack and copied).
+        const EMPTY: [State; 128] = [[0; 8]; 128];
         Rd2Plus {
             parallel: Parallel::new(aes, counter),
-            table: [[0; 8]; 128],
+            table: EMPTY,
             made: 0,
             c2: [0; 8],
         }
@@ -385,6 +401,6 @@ impl Engine for Rd2Plus {
         }
         let varying = &self.table[low as usize >> 1];
         let s: State = core::array::from_fn(|b| self.c2[b] ^ varying[b]);
-        finish_from_round_2(aes, s, chunk);
+        finish_from::<2, false>(aes, s, chunk);
     }
 }
