@@ -71,15 +71,26 @@ fn round1_static(aes: &Fixslice, counter: &Block) -> State {
     s.map(|x| x & !DIAG0)
 }
 
-/// Diagonal `g` of both blocks moved to diagonal 0, the rest cleared. A
-/// loop rather than `State::map`, which the compiler leaves out of line.
+/// Diagonal `g` of both blocks moved to diagonal 0, the rest cleared.
+/// One copy per `g`, so that the rotations are constants (folded into the
+/// operations that use them); a loop rather than `State::map`, which the
+/// compiler leaves out of line.
 #[inline(always)]
 fn diagonal(q: &State, g: u8) -> State {
-    let mut d = [0; 8];
-    for (d, x) in d.iter_mut().zip(q) {
-        *d = gather(*x, 0, u32::from(g)) & DIAG0;
+    #[inline(always)]
+    fn moved<const G: u32>(q: &State) -> State {
+        let mut d = [0; 8];
+        for (d, x) in d.iter_mut().zip(q) {
+            *d = gather(*x, 0, G) & DIAG0;
+        }
+        d
     }
-    d
+    match g & 3 {
+        0 => moved::<0>(q),
+        1 => moved::<1>(q),
+        2 => moved::<2>(q),
+        _ => moved::<3>(q),
+    }
 }
 
 /// Row 3 of both blocks: bits 24..32 of every slice, where counter byte
@@ -292,6 +303,16 @@ pub struct Rd1Plus {
     c1: State,
 }
 
+impl Rd1Plus {
+    /// Makes entry `i` (low bytes `8i .. 8i + 8`). Out of line: 32 calls a
+    /// message at most, and the per-group path keeps its registers.
+    #[inline(never)]
+    fn make(&mut self, i: usize) {
+        self.table[i] = self.parallel.state(8 * i as u8);
+        self.made |= 1 << i;
+    }
+}
+
 impl Engine for Rd1Plus {
     const NAME: &'static str = "rd1+";
 
@@ -313,8 +334,7 @@ impl Engine for Rd1Plus {
     fn apply(&mut self, aes: &Fixslice, low: u8, chunk: &mut [u8]) {
         let i = low as usize >> 3;
         if self.made & 1 << i == 0 {
-            self.table[i] = self.parallel.state(low & 0xf8);
-            self.made |= 1 << i;
+            self.make(i);
         }
         let varying = diagonal(&self.table[i], (low >> 1) & 3);
         // Round 2's `MC_2` is the first step of the rounds' call.
@@ -367,6 +387,22 @@ pub struct Rd2Plus {
     c2: State,
 }
 
+impl Rd2Plus {
+    /// Makes entries `4i .. 4i + 4` (low bytes `8i .. 8i + 8`). Out of
+    /// line: 32 calls a message at most, and the per-group path keeps its
+    /// registers.
+    #[inline(never)]
+    fn make(&mut self, i: usize) {
+        let mut q = self.parallel.state(8 * i as u8);
+        for (g, entry) in self.table[4 * i..4 * i + 4].iter_mut().enumerate() {
+            *entry = diagonal(&q, g as u8);
+            mix_columns::<2>(entry);
+        }
+        q.zeroize();
+        self.made |= 1 << i;
+    }
+}
+
 impl Engine for Rd2Plus {
     const NAME: &'static str = "rd2+";
 
@@ -391,13 +427,7 @@ impl Engine for Rd2Plus {
     fn apply(&mut self, aes: &Fixslice, low: u8, chunk: &mut [u8]) {
         let i = low as usize >> 3;
         if self.made & 1 << i == 0 {
-            let mut q = self.parallel.state(low & 0xf8);
-            for (g, entry) in self.table[4 * i..4 * i + 4].iter_mut().enumerate() {
-                *entry = diagonal(&q, g as u8);
-                mix_columns::<2>(entry);
-            }
-            q.zeroize();
-            self.made |= 1 << i;
+            self.make(i);
         }
         let varying = &self.table[low as usize >> 1];
         let s: State = core::array::from_fn(|b| self.c2[b] ^ varying[b]);
