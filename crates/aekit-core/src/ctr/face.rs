@@ -121,8 +121,8 @@ impl<E: Engine> Mode for E {
         if data.is_empty() {
             return;
         }
-        // A local of its own rather than a field: the tables are built
-        // where they stay, not moved after.
+        // The engine is a local of its own, not a field beside the
+        // driver's state (measured a little faster on the Cortex-M4 model).
         let mut engine = E::new(aes, counter);
         walk(&mut engine, aes, counter, data);
         engine.zeroize();
