@@ -580,13 +580,34 @@ impl AesGcm {
         direction: Direction,
     ) -> Result<Block, Error> {
         match pool.filter(|pool| pool.splits(buf.len())) {
-            None => self.run(OneShot {
-                iv,
-                aad,
-                buf,
-                direction,
-            }),
+            None => {
+                if let Ok(iv) = <&[u8; 12]>::try_from(iv)
+                    && let Some(short) = self.short(buf.len())
+                    && let Some(tag) = short.crypt(iv, aad, buf, direction)
+                {
+                    return Ok(tag);
+                }
+                self.run(OneShot {
+                    iv,
+                    aad,
+                    buf,
+                    direction,
+                })
+            }
             Some(pool) => self.split(pool, iv, aad, Text::InPlace(buf), direction),
+        }
+    }
+
+    /// This key's kernel's short whole-message path for a message of
+    /// `len` bytes, where it has one ([`kernels::Short`]): the one-message
+    /// calls take it before any kernel op is built.
+    #[inline(always)]
+    pub(super) fn short(&self, len: usize) -> Option<kernels::Short<'_>> {
+        match &self.inner {
+            Inner::NiClmul(k) => k.short(len),
+            Inner::VaesAvx2(k) => k.short(len),
+            Inner::VaesAvx512(k) => k.short(len),
+            _ => None,
         }
     }
 

@@ -221,13 +221,21 @@ impl AesGcm {
                 let text = Text::Into { input, out };
                 self.split(pool, iv, aad, text, direction)
             }
-            None => self.run(OutOfPlace {
-                iv,
-                aad,
-                input,
-                out,
-                direction,
-            }),
+            None => {
+                if let Ok(iv) = <&[u8; 12]>::try_from(iv)
+                    && let Some(short) = self.short(input.len())
+                    && let Some(tag) = short.crypt_into(iv, aad, input, out, direction)
+                {
+                    return Ok(tag);
+                }
+                self.run(OutOfPlace {
+                    iv,
+                    aad,
+                    input,
+                    out,
+                    direction,
+                })
+            }
         }
     }
 }

@@ -25,7 +25,9 @@
 //! `ni` key and a `clmul` key (`ni-clmul`'s, and `vaes-avx512`'s on
 //! Intel), the pairing of stitched batches and their constants (`ni-clmul`,
 //! `vaes-avx2`), `end_keystream` (`vaes-avx2`, `vaes-avx512`), and the
-//! consumers' `Folder`. No kernel file takes a helper from another;
+//! consumers' `Folder`. [`Short`] is how `AesGcm`'s one-message calls
+//! reach the short whole-message path without a kernel op: each kernel
+//! that takes it names its keys for a message's length. No kernel file takes a helper from another;
 //! `vaes-avx2` is built on `ni-clmul` (it holds one, whose keys, FACE table
 //! and whole-message paths for messages of at most seven blocks it uses,
 //! and its supplied-keystream consumer), the one kernel that names another.
@@ -36,6 +38,13 @@
 //! Off x86-64 the x86-64 kernel files are compiled out, and off aarch64
 //! `aes_pmull.rs`; uninhabited stand-ins (`absent`, `absent_aarch64`)
 //! keep the selection code's types the same everywhere.
+
+use core::mem::MaybeUninit;
+
+use crate::aes::Block;
+use crate::aes::ni::Ni;
+use crate::gcm::kernel::Direction;
+use crate::ghash::clmul::Clmul;
 
 #[cfg(target_arch = "aarch64")]
 mod aes_pmull;
@@ -65,8 +74,63 @@ pub(crate) use vaes_avx512::VaesAvx512;
 
 #[cfg(not(target_arch = "x86_64"))]
 pub(crate) use absent::{NiClmul, VaesAvx2, VaesAvx512};
+
 #[cfg(not(target_arch = "aarch64"))]
 pub(crate) use absent_aarch64::AesPmull;
+
+/// A fused kernel's short whole-message path for one message: the `ni`
+/// and `clmul` keys with which the kernel's own `crypt_short` would run
+/// it through `shared::short` (at most seven message blocks and eight
+/// hashed; `ni-clmul` always, `vaes-avx2` up to seven blocks, `vaes-avx512`
+/// on Intel up to three). `AesGcm`'s one-message calls take it before
+/// they build a kernel op, so that a packet-sized message goes from the
+/// call's checks to the kernel with no op in memory and no generic layer
+/// between (`AesGcm::short`).
+#[derive(Clone, Copy)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(crate) struct Short<'a> {
+    aes: &'a Ni,
+    ghash: &'a Clmul,
+}
+
+// Off x86-64 `Ni` has no values, so neither has `Short`: its methods only
+// match on that, and its other field is never read.
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+impl Short<'_> {
+    /// `data` encrypted or decrypted in place, and its full tag; `None`,
+    /// nothing touched, where the message is too long for the path.
+    #[inline(always)]
+    pub(crate) fn crypt(
+        self,
+        iv: &[u8; 12],
+        aad: &[u8],
+        data: &mut [u8],
+        direction: Direction,
+    ) -> Option<Block> {
+        #[cfg(target_arch = "x86_64")]
+        return shared::crypt_short(self.aes, self.ghash, iv, aad, data, direction);
+        #[cfg(not(target_arch = "x86_64"))]
+        match *self.aes {}
+    }
+
+    /// [`crypt`](Self::crypt) from `input` into `out` (of the same
+    /// length), in one pass; `None`, nothing written, where the message
+    /// is too long for the path.
+    #[inline(always)]
+    pub(crate) fn crypt_into(
+        self,
+        iv: &[u8; 12],
+        aad: &[u8],
+        input: &[u8],
+        out: &mut [MaybeUninit<u8>],
+        direction: Direction,
+    ) -> Option<Block> {
+        #[cfg(target_arch = "x86_64")]
+        return shared::crypt_short_into(self.aes, self.ghash, iv, aad, input, out, direction);
+        #[cfg(not(target_arch = "x86_64"))]
+        match *self.aes {}
+    }
+}
 
 /// Off aarch64 `aes-pmull` is compiled out; this stands in for it, with
 /// no values.
@@ -106,6 +170,7 @@ mod absent_aarch64 {
 /// no values, so that the selection code has the same types everywhere.
 #[cfg(not(target_arch = "x86_64"))]
 mod absent {
+    use super::Short;
     use crate::aes::KeySchedule;
     use crate::aes::ni::Ni;
     use crate::aes::vaes::Vaes;
@@ -149,6 +214,24 @@ mod absent {
             match *self {}
         }
         fn ghash(&self) -> &Vclmul {
+            match *self {}
+        }
+    }
+
+    impl NiClmul {
+        pub(crate) fn short(&self, _: usize) -> Option<Short<'_>> {
+            match *self {}
+        }
+    }
+
+    impl VaesAvx2 {
+        pub(crate) fn short(&self, _: usize) -> Option<Short<'_>> {
+            match *self {}
+        }
+    }
+
+    impl VaesAvx512 {
+        pub(crate) fn short(&self, _: usize) -> Option<Short<'_>> {
             match *self {}
         }
     }
@@ -298,6 +381,7 @@ mod shared {
     /// (`Kernel::crypt_short` of `ni-clmul`, of `vaes-avx2`, which holds an
     /// `ni-clmul` kernel, and of `vaes-avx512` on Intel). At most seven message
     /// blocks and eight hashed blocks; otherwise `None`, nothing touched.
+    #[inline(always)]
     pub(crate) fn crypt_short(
         aes: &Ni,
         ghash: &Clmul,
@@ -319,25 +403,26 @@ mod shared {
 
     /// [`crypt_short`] from `input` into `out` (of the same length), in
     /// the same one pass: `out` is written as `input` is read, never
-    /// copied first. `Err(out)`, nothing written, where the message does
-    /// not take the short path.
-    pub(crate) fn crypt_short_into<'o>(
+    /// copied first. `None`, nothing written, where the message does not
+    /// take the short path.
+    #[inline(always)]
+    pub(crate) fn crypt_short_into(
         aes: &Ni,
         ghash: &Clmul,
         iv: &[u8; 12],
         aad: &[u8],
         input: &[u8],
-        out: &'o mut [MaybeUninit<u8>],
+        out: &mut [MaybeUninit<u8>],
         direction: Direction,
-    ) -> Result<Block, &'o mut [MaybeUninit<u8>]> {
+    ) -> Option<Block> {
         if !takes_short(aad, input) || input.len() != out.len() {
-            return Err(out);
+            return None;
         }
         let (src, dst) = (input.as_ptr(), out.as_mut_ptr().cast::<u8>());
         // SAFETY: as in `crypt_short`; `input` is readable and `out`
         // writable for its length, and a shared and a mutable borrow do
         // not overlap.
-        Ok(unsafe { short(aes, ghash, iv, aad, src, dst, input.len(), direction) })
+        Some(unsafe { short(aes, ghash, iv, aad, src, dst, input.len(), direction) })
     }
 
     /// A whole message with a 96-bit IV and no `State`: Y_0 … Y_c (c the

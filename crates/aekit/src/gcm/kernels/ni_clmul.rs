@@ -191,6 +191,7 @@ use core::mem::MaybeUninit;
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
+use super::Short;
 use super::ni_clmul_supplied;
 use super::shared::{CONSTS, Kind, Pairing, crypt_short, crypt_short_into, ni_clmul_keys, tag};
 use crate::aes::ni::{self, Ni};
@@ -326,10 +327,10 @@ impl Kernel for NiClmul {
         direction: Direction,
     ) -> Result<Block, &'o mut [MaybeUninit<u8>]> {
         debug_assert_eq!(input.len(), out.len());
-        let out = match crypt_short_into(&self.aes, &self.ghash, iv, aad, input, out, direction) {
-            Ok(tag) => return Ok(tag),
-            Err(out) => out,
-        };
+        if let Some(tag) = crypt_short_into(&self.aes, &self.ghash, iv, aad, input, out, direction)
+        {
+            return Ok(tag);
+        }
         // SAFETY: as in `crypt_blocks`.
         Ok(unsafe { self.whole(iv, aad, Some(input), out, direction) })
     }
@@ -371,6 +372,16 @@ impl FusedKernel for NiClmul {
 }
 
 impl NiClmul {
+    /// This kernel's short whole-message path ([`Short`]), which takes
+    /// every message short enough for it.
+    #[inline(always)]
+    pub(crate) fn short(&self, _len: usize) -> Option<Short<'_>> {
+        Some(Short {
+            aes: &self.aes,
+            ghash: &self.ghash,
+        })
+    }
+
     /// FACE's first-round table of this key.
     pub(crate) fn round1(&self) -> &Round1<1> {
         &self.round1

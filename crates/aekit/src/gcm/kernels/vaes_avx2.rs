@@ -198,6 +198,7 @@ use core::mem::MaybeUninit;
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
+use super::Short;
 use super::ni_clmul::NiClmul;
 use super::ni_clmul_supplied;
 use super::shared::{CONSTS, Kind, Pairing, end_keystream, round_key};
@@ -446,6 +447,17 @@ impl FusedKernel for VaesAvx2 {
 }
 
 impl VaesAvx2 {
+    /// The short whole-message path ([`Short`]) of the `ni-clmul` kernel
+    /// this one holds, for a message of at most seven blocks ([`takes_ni`]).
+    #[inline(always)]
+    pub(crate) fn short(&self, len: usize) -> Option<Short<'_>> {
+        if takes_ni(len) {
+            self.ni.short(len)
+        } else {
+            None
+        }
+    }
+
     /// H^16 … H^1, then the table's eight zero entries: what the loop
     /// multiplies a batch by that is hashed alone or second of a pair
     /// (pair j, a 32-byte load at entry 2j, is (H^{16−2j},

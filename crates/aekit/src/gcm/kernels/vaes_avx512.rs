@@ -212,7 +212,8 @@ use core::mem::MaybeUninit;
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-use super::shared::{crypt_short, crypt_short_into, end_keystream, ni_clmul_keys, tag};
+use super::Short;
+use super::shared::{end_keystream, ni_clmul_keys, tag};
 use super::vaes_avx512_multi::{crypt_groups, long_powers};
 use super::vaes_avx512_supplied;
 use crate::aes::ni::{self, Ni};
@@ -396,9 +397,8 @@ impl Kernel for VaesAvx512 {
         data: &mut [u8],
         direction: Direction,
     ) -> Option<Block> {
-        if let Some((ni, clmul)) = &self.short
-            && data.len() <= NI_SHORT
-            && let Some(tag) = crypt_short(ni, clmul, iv, aad, data, direction)
+        if let Some(short) = self.short(data.len())
+            && let Some(tag) = short.crypt(iv, aad, data, direction)
         {
             return Some(tag);
         }
@@ -416,15 +416,11 @@ impl Kernel for VaesAvx512 {
         direction: Direction,
     ) -> Result<Block, &'o mut [MaybeUninit<u8>]> {
         debug_assert_eq!(input.len(), out.len());
-        let out = match &self.short {
-            Some((ni, clmul)) if input.len() <= NI_SHORT => {
-                match crypt_short_into(ni, clmul, iv, aad, input, out, direction) {
-                    Ok(tag) => return Ok(tag),
-                    Err(out) => out,
-                }
-            }
-            _ => out,
-        };
+        if let Some(short) = self.short(input.len())
+            && let Some(tag) = short.crypt_into(iv, aad, input, out, direction)
+        {
+            return Ok(tag);
+        }
         let n = input.len().min(out.len());
         let dst = out.as_mut_ptr().cast::<u8>();
         // SAFETY: `input` is readable and `out` writable for `n` bytes
@@ -484,6 +480,16 @@ impl Kernel for VaesAvx512 {
 }
 
 impl VaesAvx512 {
+    /// The short whole-message path ([`Short`]), on Intel and for a
+    /// message of at most [`NI_SHORT`] bytes.
+    #[inline(always)]
+    pub(crate) fn short(&self, len: usize) -> Option<Short<'_>> {
+        match &self.short {
+            Some((aes, ghash)) if len <= NI_SHORT => Some(Short { aes, ghash }),
+            _ => None,
+        }
+    }
+
     /// [`Kernel::crypt_blocks`] from `src` to `dst`, `n` bytes (whole
     /// blocks): a long run's blocks before the input's next 64-byte
     /// boundary first, alone ([`aligning_head`]), then the rest.
