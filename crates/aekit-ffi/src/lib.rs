@@ -154,6 +154,10 @@ impl Status {
 }
 
 impl From<aekit::Error> for Status {
+    // Out of line: a call's `?` then tests its result for success alone
+    // (inlined, the success was one more case of this match's jump table).
+    #[cold]
+    #[inline(never)]
     fn from(e: aekit::Error) -> Status {
         use aekit::Error as E;
         match e {
