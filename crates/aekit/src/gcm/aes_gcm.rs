@@ -604,7 +604,7 @@ impl AesGcm {
     #[inline(always)]
     pub(super) fn short(&self, len: usize) -> Option<kernels::Short<'_>> {
         match &self.inner {
-            Inner::NiClmul(k) => k.short(len),
+            Inner::NiClmul(k) => Some(k.short()),
             Inner::VaesAvx2(k) => k.short(len),
             Inner::VaesAvx512(k) => k.short(len),
             _ => None,

@@ -78,14 +78,14 @@ pub(crate) use absent::{NiClmul, VaesAvx2, VaesAvx512};
 #[cfg(not(target_arch = "aarch64"))]
 pub(crate) use absent_aarch64::AesPmull;
 
-/// A fused kernel's short whole-message path for one message: the `ni`
-/// and `clmul` keys with which the kernel's own `crypt_short` would run
-/// it through `shared::short` (at most seven message blocks and eight
-/// hashed; `ni-clmul` always, `vaes-avx2` up to seven blocks, `vaes-avx512`
-/// on Intel up to three). `AesGcm`'s one-message calls take it before
-/// they build a kernel op, so that a packet-sized message goes from the
-/// call's checks to the kernel with no op in memory and no generic layer
-/// between (`AesGcm::short`).
+/// The short whole-message path (`shared::short`: at most seven message
+/// blocks and eight hashed) on a fused kernel's `ni` and `clmul` keys,
+/// where the kernel takes a message that long there: `ni-clmul` always,
+/// `vaes-avx2` up to seven blocks, `vaes-avx512` on Intel up to three.
+/// The kernels' own `crypt_short` go through it, and `AesGcm`'s
+/// one-message calls take it before they build a kernel op
+/// (`AesGcm::short`), so that a packet-sized message goes from the call's
+/// checks to the kernel with no op in memory and no generic layer between.
 #[derive(Clone, Copy)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) struct Short<'a> {
@@ -98,7 +98,9 @@ pub(crate) struct Short<'a> {
 #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
 impl Short<'_> {
     /// `data` encrypted or decrypted in place, and its full tag; `None`,
-    /// nothing touched, where the message is too long for the path.
+    /// nothing touched, where the message is too long for the path (more
+    /// than seven blocks, or more than eight hashed with the associated
+    /// data and the lengths block).
     #[inline(always)]
     pub(crate) fn crypt(
         self,
@@ -107,10 +109,22 @@ impl Short<'_> {
         data: &mut [u8],
         direction: Direction,
     ) -> Option<Block> {
-        #[cfg(target_arch = "x86_64")]
-        return shared::crypt_short(self.aes, self.ghash, iv, aad, data, direction);
         #[cfg(not(target_arch = "x86_64"))]
         match *self.aes {}
+        #[cfg(target_arch = "x86_64")]
+        {
+            if !shared::takes_short(aad, data) {
+                return None;
+            }
+            let p = data.as_mut_ptr();
+            // SAFETY: `self.aes` and `self.ghash` exist, so detection found
+            // AES-NI, SSE4.1, PCLMULQDQ and SSSE3; the message has at most
+            // seven blocks and at most eight blocks are hashed, as `short`
+            // requires; in place, `data` is readable and writable.
+            Some(unsafe {
+                shared::short(self.aes, self.ghash, iv, aad, p, p, data.len(), direction)
+            })
+        }
     }
 
     /// [`crypt`](Self::crypt) from `input` into `out` (of the same
@@ -125,10 +139,30 @@ impl Short<'_> {
         out: &mut [MaybeUninit<u8>],
         direction: Direction,
     ) -> Option<Block> {
-        #[cfg(target_arch = "x86_64")]
-        return shared::crypt_short_into(self.aes, self.ghash, iv, aad, input, out, direction);
         #[cfg(not(target_arch = "x86_64"))]
         match *self.aes {}
+        #[cfg(target_arch = "x86_64")]
+        {
+            if !shared::takes_short(aad, input) || input.len() != out.len() {
+                return None;
+            }
+            let (src, dst) = (input.as_ptr(), out.as_mut_ptr().cast::<u8>());
+            // SAFETY: as in `crypt`; `input` is readable and `out` writable
+            // for its length, and a shared and a mutable borrow do not
+            // overlap.
+            Some(unsafe {
+                shared::short(
+                    self.aes,
+                    self.ghash,
+                    iv,
+                    aad,
+                    src,
+                    dst,
+                    input.len(),
+                    direction,
+                )
+            })
+        }
     }
 }
 
@@ -219,7 +253,7 @@ mod absent {
     }
 
     impl NiClmul {
-        pub(crate) fn short(&self, _: usize) -> Option<Short<'_>> {
+        pub(crate) fn short(&self) -> Short<'_> {
             match *self {}
         }
     }
@@ -275,7 +309,6 @@ mod shared {
         _mm_storeu_si128, _mm_xor_si128, _mm256_aesenc_epi128, _mm256_aesenclast_epi128,
         _mm256_broadcastsi128_si256, _mm256_set_m128i, _mm256_xor_si256,
     };
-    use core::mem::MaybeUninit;
 
     use zeroize::Zeroize;
 
@@ -369,60 +402,12 @@ mod shared {
         Some((aes, ghash?))
     }
 
-    /// Whether a message goes through [`crypt_short`]: at most seven blocks,
+    /// Whether a message goes through [`short`]: at most seven blocks,
     /// and at most eight hashed with the associated data and the lengths.
-    fn takes_short(aad: &[u8], data: &[u8]) -> bool {
+    pub(super) fn takes_short(aad: &[u8], data: &[u8]) -> bool {
         let blocks = data.len().div_ceil(16);
         let hashed = aad.len().div_ceil(16) + blocks + 1; // the lengths block too
         blocks <= 7 && hashed <= 8
-    }
-
-    /// The short whole-message path over an `ni` key and a `clmul` key
-    /// (`Kernel::crypt_short` of `ni-clmul`, of `vaes-avx2`, which holds an
-    /// `ni-clmul` kernel, and of `vaes-avx512` on Intel). At most seven message
-    /// blocks and eight hashed blocks; otherwise `None`, nothing touched.
-    #[inline(always)]
-    pub(crate) fn crypt_short(
-        aes: &Ni,
-        ghash: &Clmul,
-        iv: &[u8; 12],
-        aad: &[u8],
-        data: &mut [u8],
-        direction: Direction,
-    ) -> Option<Block> {
-        if !takes_short(aad, data) {
-            return None;
-        }
-        let p = data.as_mut_ptr();
-        // SAFETY: `aes` and `ghash` exist, so detection found AES-NI, SSE4.1,
-        // PCLMULQDQ and SSSE3; the message has at most seven blocks and at
-        // most eight blocks are hashed, as `short` requires; in place,
-        // `data` is readable and writable.
-        Some(unsafe { short(aes, ghash, iv, aad, p, p, data.len(), direction) })
-    }
-
-    /// [`crypt_short`] from `input` into `out` (of the same length), in
-    /// the same one pass: `out` is written as `input` is read, never
-    /// copied first. `None`, nothing written, where the message does not
-    /// take the short path.
-    #[inline(always)]
-    pub(crate) fn crypt_short_into(
-        aes: &Ni,
-        ghash: &Clmul,
-        iv: &[u8; 12],
-        aad: &[u8],
-        input: &[u8],
-        out: &mut [MaybeUninit<u8>],
-        direction: Direction,
-    ) -> Option<Block> {
-        if !takes_short(aad, input) || input.len() != out.len() {
-            return None;
-        }
-        let (src, dst) = (input.as_ptr(), out.as_mut_ptr().cast::<u8>());
-        // SAFETY: as in `crypt_short`; `input` is readable and `out`
-        // writable for its length, and a shared and a mutable borrow do
-        // not overlap.
-        Some(unsafe { short(aes, ghash, iv, aad, src, dst, input.len(), direction) })
     }
 
     /// A whole message with a 96-bit IV and no `State`: Y_0 … Y_c (c the

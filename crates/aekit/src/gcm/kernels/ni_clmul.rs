@@ -109,12 +109,12 @@
 //!
 //! # Whole messages with a 96-bit IV
 //!
-//! The one-shot API hands a message with a 12-byte IV to
+//! The one-shot API hands a message with a 12-byte IV to [`Short`] or
 //! [`Kernel::crypt_short`], and this kernel takes all of them, with no
 //! `State`:
 //!
 //! - At most seven blocks, and at most eight hashed with the AAD and the
-//!   lengths block: the short path of `kernels/mod.rs` (`crypt_short`),
+//!   lengths block: the short path of `kernels/mod.rs` (`Short`),
 //!   Y_0 … Y_c in one AES batch of c + 1 lanes, every hashed block times
 //!   its own power of H, one reduction.
 //! - Longer: the stitched loop over the whole batches, then one last AES
@@ -193,7 +193,7 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use super::Short;
 use super::ni_clmul_supplied;
-use super::shared::{CONSTS, Kind, Pairing, crypt_short, crypt_short_into, ni_clmul_keys, tag};
+use super::shared::{CONSTS, Kind, Pairing, ni_clmul_keys, tag};
 use crate::aes::ni::{self, Ni};
 use crate::aes::{Block, BlockCipher, KeySchedule};
 use crate::ctr::face::round1::Round1;
@@ -307,7 +307,7 @@ impl Kernel for NiClmul {
         data: &mut [u8],
         direction: Direction,
     ) -> Option<Block> {
-        crypt_short(&self.aes, &self.ghash, iv, aad, data, direction).or_else(|| {
+        self.short().crypt(iv, aad, data, direction).or_else(|| {
             // SAFETY: as in `crypt_blocks`; `whole` writes the message's
             // bytes with initialized ones only.
             Some(unsafe { self.whole(iv, aad, None, as_uninit(data), direction) })
@@ -315,7 +315,7 @@ impl Kernel for NiClmul {
     }
 
     /// The short path reading `input` and writing `out` as it goes
-    /// (`crypt_short_into` of `kernels/mod.rs`); longer messages the
+    /// ([`Short::crypt_into`]); longer messages the
     /// stitched loop, likewise: one pass over memory either way, no copy
     /// first. The module header's "Whole messages with a 96-bit IV".
     fn crypt_short_into<'o>(
@@ -327,8 +327,7 @@ impl Kernel for NiClmul {
         direction: Direction,
     ) -> Result<Block, &'o mut [MaybeUninit<u8>]> {
         debug_assert_eq!(input.len(), out.len());
-        if let Some(tag) = crypt_short_into(&self.aes, &self.ghash, iv, aad, input, out, direction)
-        {
+        if let Some(tag) = self.short().crypt_into(iv, aad, input, out, direction) {
             return Ok(tag);
         }
         // SAFETY: as in `crypt_blocks`.
@@ -375,11 +374,11 @@ impl NiClmul {
     /// This kernel's short whole-message path ([`Short`]), which takes
     /// every message short enough for it.
     #[inline(always)]
-    pub(crate) fn short(&self, _len: usize) -> Option<Short<'_>> {
-        Some(Short {
+    pub(crate) fn short(&self) -> Short<'_> {
+        Short {
             aes: &self.aes,
             ghash: &self.ghash,
-        })
+        }
     }
 
     /// FACE's first-round table of this key.

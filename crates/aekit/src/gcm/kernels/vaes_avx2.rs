@@ -451,11 +451,7 @@ impl VaesAvx2 {
     /// this one holds, for a message of at most seven blocks ([`takes_ni`]).
     #[inline(always)]
     pub(crate) fn short(&self, len: usize) -> Option<Short<'_>> {
-        if takes_ni(len) {
-            self.ni.short(len)
-        } else {
-            None
-        }
+        takes_ni(len).then(|| self.ni.short())
     }
 
     /// H^16 … H^1, then the table's eight zero entries: what the loop
