@@ -683,8 +683,8 @@ impl NiClmul {
         out: &mut [MaybeUninit<u8>],
         direction: Direction,
     ) -> Block {
-        let mut y = [0u8; 16];
-        self.ghash.update_padded(&mut y, aad);
+        // SAFETY: the features `hash_aad` needs are enabled here.
+        let acc = unsafe { self.hash_aad(aad) };
         let lengths = (aad.len(), out.len());
         // A message of whole batches has no block left to run beside
         // Y_0 at the end: E(K, Y_0) is made first, beside the loop.
@@ -694,18 +694,58 @@ impl NiClmul {
             .is_multiple_of(BATCH)
             .then(|| unsafe { self.tag_mask(iv) });
         // SAFETY: passed on from the caller; Y_1 = IV ‖ 2.
-        unsafe {
-            self.whole_from(
-                iv,
-                2,
-                clmul::load(&y),
-                lengths,
-                input,
-                out,
-                direction,
-                tag_mask,
-            )
+        unsafe { self.whole_from(iv, 2, acc, lengths, input, out, direction, tag_mask) }
+    }
+
+    /// GHASH of the associated data alone, in the accumulator's register
+    /// order (`clmul::load`'s): up to sixteen blocks (a partial last one
+    /// zero-padded, read a few bytes at a time) each times its own power of H,
+    /// H^a … H^1, and one reduction, inline; longer, `Clmul`'s
+    /// block-by-block update. (The update for one block is a call with a
+    /// reduction of its own, and a partial block went through a byte
+    /// loop: 6 ns of a 256-byte message with 16 bytes of AAD.)
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support PCLMULQDQ, SSSE3 and SSE4.1.
+    #[inline]
+    #[target_feature(enable = "pclmulqdq,ssse3,sse4.1")]
+    pub(crate) unsafe fn hash_aad(&self, aad: &[u8]) -> __m128i {
+        let blocks = aad.len().div_ceil(16);
+        if blocks > 16 {
+            return self.hash_long_aad(aad);
         }
+        if blocks == 0 {
+            return _mm_setzero_si128();
+        }
+        let mut sum = clmul::KaratsubaSum::zero();
+        let mut power = blocks;
+        let mut add = |x| {
+            let (h, h_fold) = self.tables.power(power);
+            sum = sum.add_folded(_mm_shuffle_epi8(x, clmul::byte_reverse_mask()), h, h_fold);
+            power -= 1;
+        };
+        let mut whole = aad.chunks_exact(16);
+        for block in &mut whole {
+            // SAFETY: `block` is 16 readable bytes; MOVDQU needs no
+            // alignment.
+            add(unsafe { _mm_loadu_si128(block.as_ptr().cast()) });
+        }
+        if !whole.remainder().is_empty() {
+            add(ni::load_padded(whole.remainder()));
+        }
+        clmul::reduce(sum.wide())
+    }
+
+    /// [`hash_aad`](Self::hash_aad) of more than sixteen blocks, out of
+    /// line, so that the usual call sets up no frame for it.
+    #[cold]
+    #[inline(never)]
+    fn hash_long_aad(&self, aad: &[u8]) -> __m128i {
+        let mut y = [0u8; 16];
+        self.ghash.update_padded(&mut y, aad);
+        // SAFETY: holding `self` proves PCLMULQDQ and SSSE3 (`load`'s).
+        unsafe { clmul::load(&y) }
     }
 
     /// E(K, Y_0) for a 96-bit IV, Y_0 = IV ‖ 0^31 ‖ 1: the tag's mask.

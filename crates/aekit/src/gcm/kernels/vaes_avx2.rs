@@ -528,15 +528,14 @@ impl VaesAvx2 {
         } else {
             self.ends(iv, 2 + (done / 16) as u32, 1)
         };
-        let mut y = [0u8; 16];
-        self.ghash().update_padded(&mut y, aad);
+        // SAFETY: the features `hash_aad` needs are enabled here.
+        let acc = unsafe { self.ni.hash_aad(aad) };
         // Y_1 = IV ‖ 2, byte-reversed as `clmul::load` reads blocks.
         let counter = _mm_shuffle_epi8(ni::counter_block(iv, 2), clmul::byte_reverse_mask());
         // SAFETY: the features are enabled here; `src` and `dst` are
         // good for `n` ≥ `done` bytes, the same buffer or a shared and
         // a mutable borrow, which do not overlap.
-        let (_, acc) =
-            unsafe { self.batches(counter, clmul::load(&y), (src, dst, done), direction, true) };
+        let (_, acc) = unsafe { self.batches(counter, acc, (src, dst, done), direction, true) };
         if done == n {
             let ek_y0 = _mm256_castsi256_si128(ends[0]);
             return self.ni.lengths_tag(acc, &[], (aad.len(), n), ek_y0);
@@ -576,9 +575,8 @@ impl VaesAvx2 {
             // shared and a mutable borrow, which do not overlap.
             unsafe { self.start(iv, aad, (src, dst), head, direction) }
         } else {
-            let mut y = [0u8; 16];
-            self.ghash().update_padded(&mut y, aad);
-            clmul::load(&y)
+            // SAFETY: the features `hash_aad` needs are enabled here.
+            unsafe { self.ni.hash_aad(aad) }
         };
         // Y_{1 + head} = IV ‖ 2 + head, byte-reversed.
         let counter = _mm_shuffle_epi8(
