@@ -653,9 +653,9 @@ impl VaesAvx2 {
         q: usize,
         direction: Direction,
     ) -> __m128i {
-        let mut y = [0u8; 16];
-        self.ghash().update_padded(&mut y, aad);
-        let acc = clmul::load(&y);
+        // SAFETY: the features `hash_aad` needs are enabled here (AVX2
+        // implies SSE4.1).
+        let acc = unsafe { self.ni.hash_aad(aad) };
         let aes = (self.aes().round_keys(), self.aes().rounds());
         let powers = self.low_powers();
         let encrypt = direction == Direction::Encrypt;
