@@ -154,8 +154,9 @@ impl Status {
 }
 
 impl From<aekit::Error> for Status {
-    // Out of line: a call's `?` then tests its result for success alone
-    // (inlined, the success was one more case of this match's jump table).
+    // Out of line, so that a call's `?` tests its result for success
+    // alone (rejected: inline, where the success is one more case of
+    // this match's jump table).
     #[cold]
     #[inline(never)]
     fn from(e: aekit::Error) -> Status {

@@ -701,9 +701,9 @@ impl NiClmul {
     /// order (`clmul::load`'s): up to sixteen blocks (a partial last one
     /// zero-padded, read a few bytes at a time) each times its own power of H,
     /// H^a … H^1, and one reduction, inline; longer, `Clmul`'s
-    /// block-by-block update. (The update for one block is a call with a
-    /// reduction of its own, and a partial block went through a byte
-    /// loop: 6 ns of a 256-byte message with 16 bytes of AAD.)
+    /// block-by-block update. (Rejected for short AAD too: that update is
+    /// a call with a reduction of its own and reads a partial block byte
+    /// by byte; docs/BENCHMARKS.md has the measurement.)
     ///
     /// # Safety
     ///
