@@ -581,11 +581,15 @@ impl AesGcm {
     ) -> Result<Block, Error> {
         match pool.filter(|pool| pool.splits(buf.len())) {
             None => {
-                if let Ok(iv) = <&[u8; 12]>::try_from(iv)
-                    && let Some(short) = self.short(buf.len())
-                    && let Some(tag) = short.crypt(iv, aad, buf, direction)
-                {
-                    return Ok(tag);
+                if let Ok(iv) = <&[u8; 12]>::try_from(iv) {
+                    if let Some(short) = self.short(buf.len())
+                        && let Some(tag) = short.crypt(iv, aad, buf, direction)
+                    {
+                        return Ok(tag);
+                    }
+                    if let Some(tag) = self.whole(iv, aad, Text::InPlace(&mut *buf), direction) {
+                        return Ok(tag);
+                    }
                 }
                 self.run(OneShot {
                     iv,
@@ -608,6 +612,27 @@ impl AesGcm {
             Inner::VaesAvx2(k) => k.short(len),
             Inner::VaesAvx512(k) => k.short(len),
             _ => None,
+        }
+    }
+
+    /// This key's fused kernel's whole-message path for a 96-bit IV, for a
+    /// message its short path does not take (all of them for `aes-pmull`,
+    /// which has no [`kernels::Short`]), called without building a kernel
+    /// op; `None` for the pairs, which go through the op.
+    #[inline(always)]
+    pub(super) fn whole(
+        &self,
+        iv: &[u8; 12],
+        aad: &[u8],
+        text: Text<'_>,
+        direction: Direction,
+    ) -> Option<Block> {
+        match &self.inner {
+            Inner::NiClmul(k) => Some(k.whole_text(iv, aad, text, direction)),
+            Inner::VaesAvx2(k) => Some(k.whole_text(iv, aad, text, direction)),
+            Inner::VaesAvx512(k) => Some(k.whole_text(iv, aad, text, direction)),
+            Inner::AesPmull(k) => Some(k.whole_text(iv, aad, text, direction)),
+            Inner::Pair { .. } | Inner::Face { .. } => None,
         }
     }
 

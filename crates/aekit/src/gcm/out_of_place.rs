@@ -222,11 +222,19 @@ impl AesGcm {
                 self.split(pool, iv, aad, text, direction)
             }
             None => {
-                if let Ok(iv) = <&[u8; 12]>::try_from(iv)
-                    && let Some(short) = self.short(input.len())
-                    && let Some(tag) = short.crypt_into(iv, aad, input, out, direction)
-                {
-                    return Ok(tag);
+                if let Ok(iv) = <&[u8; 12]>::try_from(iv) {
+                    if let Some(short) = self.short(input.len())
+                        && let Some(tag) = short.crypt_into(iv, aad, input, out, direction)
+                    {
+                        return Ok(tag);
+                    }
+                    let text = Text::Into {
+                        input,
+                        out: &mut *out,
+                    };
+                    if let Some(tag) = self.whole(iv, aad, text, direction) {
+                        return Ok(tag);
+                    }
                 }
                 self.run(OutOfPlace {
                     iv,

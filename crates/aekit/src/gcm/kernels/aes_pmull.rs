@@ -191,6 +191,7 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 use crate::aes::armv8::{self, Armv8};
 use crate::aes::{Block, BlockCipher, KeySchedule};
 use crate::gcm::kernel::{Direction, FusedKernel, Kernel, finish_two_pass, in_output, io_of};
+use crate::gcm::parallel::Text;
 use crate::ghash::GhashKey;
 use crate::ghash::pmull::{self, Pmull, Sum};
 
@@ -242,6 +243,39 @@ impl Tables {
 }
 
 impl AesPmull {
+    /// [`Kernel::crypt_short`] (or `crypt_short_into`, for an output as
+    /// long as the input): the short path up to seven blocks, `mid`
+    /// beyond. The one-message calls reach it without a kernel op.
+    #[inline(always)]
+    pub(crate) fn whole_text(
+        &self,
+        iv: &[u8; 12],
+        aad: &[u8],
+        text: Text<'_>,
+        direction: Direction,
+    ) -> Block {
+        let (src, dst, n) = match text {
+            Text::InPlace(data) => (data.as_ptr(), data.as_mut_ptr(), data.len()),
+            Text::Into { input, out } => (
+                input.as_ptr(),
+                out.as_mut_ptr().cast::<u8>(),
+                input.len().min(out.len()),
+            ),
+        };
+        // SAFETY: the CPU has AES and PMULL (`self.aes` exists); `src` is
+        // readable and `dst` writable (initialized or not) for `n` bytes,
+        // the same buffer in place and otherwise a shared and a mutable
+        // borrow, which do not overlap; `short` takes the shapes
+        // `takes_short` accepts.
+        unsafe {
+            if takes_short(aad, n) {
+                self.short(iv, aad, (src, dst, n), direction)
+            } else {
+                self.mid(iv, aad, (src, dst, n), direction)
+            }
+        }
+    }
+
     /// The kernel for `keys` with the EOR3 form of its loop or without;
     /// `None` where the CPU lacks AES/PMULL, or SHA3 when `eor3` asks
     /// for it.
@@ -343,15 +377,7 @@ impl Kernel for AesPmull {
         data: &mut [u8],
         direction: Direction,
     ) -> Option<Block> {
-        let p = data.as_mut_ptr();
-        let n = data.len();
-        if takes_short(aad, n) {
-            // SAFETY: the CPU has AES and PMULL (`self.aes` exists); the
-            // message's shape is `short`'s; in place, `p` is `data`.
-            return Some(unsafe { self.short(iv, aad, (p, p, n), direction) });
-        }
-        // SAFETY: as above.
-        Some(unsafe { self.mid(iv, aad, (p, p, n), direction) })
+        Some(self.whole_text(iv, aad, Text::InPlace(data), direction))
     }
 
     fn crypt_short_into<'o>(
@@ -365,17 +391,7 @@ impl Kernel for AesPmull {
         if input.len() != out.len() {
             return Err(out);
         }
-        let n = input.len();
-        if takes_short(aad, n) {
-            let (src, dst) = (input.as_ptr(), out.as_mut_ptr().cast::<u8>());
-            // SAFETY: as in `crypt_short`; `input` is readable and `out`
-            // writable for `n` bytes, not overlapping.
-            return Ok(unsafe { self.short(iv, aad, (src, dst, n), direction) });
-        }
-        let (src, dst) = (input.as_ptr(), out.as_mut_ptr().cast::<u8>());
-        // SAFETY: as in `crypt_short`; `input` is readable and `out`
-        // writable for `n` bytes, not overlapping.
-        Ok(unsafe { self.mid(iv, aad, (src, dst, n), direction) })
+        Ok(self.whole_text(iv, aad, Text::Into { input, out }, direction))
     }
 }
 

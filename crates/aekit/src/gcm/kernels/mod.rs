@@ -27,7 +27,10 @@
 //! `vaes-avx2`), `end_keystream` (`vaes-avx2`, `vaes-avx512`), and the
 //! consumers' `Folder`. [`Short`] is how `AesGcm`'s one-message calls
 //! reach the short whole-message path without a kernel op: each kernel
-//! that takes it names its keys for a message's length. No kernel file takes a helper from another;
+//! that takes it names its keys for a message's length; each kernel's
+//! `whole_text` is how they reach its longer whole-message path (and
+//! `aes-pmull`'s short one) likewise. No kernel file takes a helper from
+//! another;
 //! `vaes-avx2` is built on `ni-clmul` (it holds one, whose keys, FACE table
 //! and whole-message paths for messages of at most seven blocks it uses,
 //! and its supplied-keystream consumer), the one kernel that names another.
@@ -170,13 +173,26 @@ impl Short<'_> {
 /// no values.
 #[cfg(not(target_arch = "aarch64"))]
 mod absent_aarch64 {
-    use crate::aes::KeySchedule;
     use crate::aes::armv8::Armv8;
-    use crate::gcm::kernel::{FusedKernel, Kernel};
+    use crate::aes::{Block, KeySchedule};
+    use crate::gcm::kernel::{Direction, FusedKernel, Kernel};
+    use crate::gcm::parallel::Text;
     use crate::ghash::pmull::Pmull;
 
     /// `aes-pmull`: AESE/AESMC and PMULL, aarch64 only.
     pub(crate) enum AesPmull {}
+
+    impl AesPmull {
+        pub(crate) fn whole_text(
+            &self,
+            _: &[u8; 12],
+            _: &[u8],
+            _: Text<'_>,
+            _: Direction,
+        ) -> Block {
+            match *self {}
+        }
+    }
 
     impl Kernel for AesPmull {
         type Aes = Armv8;
@@ -205,10 +221,11 @@ mod absent_aarch64 {
 #[cfg(not(target_arch = "x86_64"))]
 mod absent {
     use super::Short;
-    use crate::aes::KeySchedule;
     use crate::aes::ni::Ni;
     use crate::aes::vaes::Vaes;
-    use crate::gcm::kernel::{FusedKernel, Kernel};
+    use crate::aes::{Block, KeySchedule};
+    use crate::gcm::kernel::{Direction, FusedKernel, Kernel};
+    use crate::gcm::parallel::Text;
     use crate::ghash::clmul::Clmul;
     use crate::ghash::vclmul::Vclmul;
 
@@ -256,16 +273,43 @@ mod absent {
         pub(crate) fn short(&self) -> Short<'_> {
             match *self {}
         }
+        pub(crate) fn whole_text(
+            &self,
+            _: &[u8; 12],
+            _: &[u8],
+            _: Text<'_>,
+            _: Direction,
+        ) -> Block {
+            match *self {}
+        }
     }
 
     impl VaesAvx2 {
         pub(crate) fn short(&self, _: usize) -> Option<Short<'_>> {
             match *self {}
         }
+        pub(crate) fn whole_text(
+            &self,
+            _: &[u8; 12],
+            _: &[u8],
+            _: Text<'_>,
+            _: Direction,
+        ) -> Block {
+            match *self {}
+        }
     }
 
     impl VaesAvx512 {
         pub(crate) fn short(&self, _: usize) -> Option<Short<'_>> {
+            match *self {}
+        }
+        pub(crate) fn whole_text(
+            &self,
+            _: &[u8; 12],
+            _: &[u8],
+            _: Text<'_>,
+            _: Direction,
+        ) -> Block {
             match *self {}
         }
     }

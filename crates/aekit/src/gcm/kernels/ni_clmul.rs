@@ -109,8 +109,9 @@
 //!
 //! # Whole messages with a 96-bit IV
 //!
-//! The one-shot API hands a message with a 12-byte IV to [`Short`] or
-//! [`Kernel::crypt_short`], and this kernel takes all of them, with no
+//! The one-shot API hands a message with a 12-byte IV to [`Short`], then
+//! to [`NiClmul::whole_text`] (and a kernel op to [`Kernel::crypt_short`],
+//! which does the same), and this kernel takes all of them, with no
 //! `State`:
 //!
 //! - At most seven blocks, and at most eight hashed with the AAD and the
@@ -201,6 +202,7 @@ use crate::gcm::kernel::{
     Direction, FusedKernel, Kernel, as_uninit, assume_init, copy_into, finish_two_pass, in_output,
     io_of,
 };
+use crate::gcm::parallel::Text;
 use crate::ghash::GhashKey;
 use crate::ghash::clmul::{self, Clmul};
 
@@ -307,11 +309,8 @@ impl Kernel for NiClmul {
         data: &mut [u8],
         direction: Direction,
     ) -> Option<Block> {
-        self.short().crypt(iv, aad, data, direction).or_else(|| {
-            // SAFETY: as in `crypt_blocks`; `whole` writes the message's
-            // bytes with initialized ones only.
-            Some(unsafe { self.whole(iv, aad, None, as_uninit(data), direction) })
-        })
+        (self.short().crypt(iv, aad, data, direction))
+            .or_else(|| Some(self.whole_text(iv, aad, Text::InPlace(data), direction)))
     }
 
     /// The short path reading `input` and writing `out` as it goes
@@ -330,8 +329,7 @@ impl Kernel for NiClmul {
         if let Some(tag) = self.short().crypt_into(iv, aad, input, out, direction) {
             return Ok(tag);
         }
-        // SAFETY: as in `crypt_blocks`.
-        Ok(unsafe { self.whole(iv, aad, Some(input), out, direction) })
+        Ok(self.whole_text(iv, aad, Text::Into { input, out }, direction))
     }
     fn crypt_supplied(
         &self,
@@ -378,6 +376,28 @@ impl NiClmul {
         Short {
             aes: &self.aes,
             ghash: &self.ghash,
+        }
+    }
+
+    /// [`whole`](Self::whole) of `text`: [`Kernel::crypt_short`] (or
+    /// `crypt_short_into`) for a message the short path does not take,
+    /// which the one-message calls reach without a kernel op.
+    #[inline(always)]
+    pub(crate) fn whole_text(
+        &self,
+        iv: &[u8; 12],
+        aad: &[u8],
+        text: Text<'_>,
+        direction: Direction,
+    ) -> Block {
+        // SAFETY: holding `self` proves AES-NI, PCLMULQDQ, SSSE3 and
+        // SSE4.1; in place, the message is initialized, and `whole`
+        // writes it with initialized bytes only.
+        unsafe {
+            match text {
+                Text::InPlace(data) => self.whole(iv, aad, None, as_uninit(data), direction),
+                Text::Into { input, out } => self.whole(iv, aad, Some(input), out, direction),
+            }
         }
     }
 

@@ -209,6 +209,7 @@ use crate::gcm::kernel::{
     BatchMessage, Direction, FusedKernel, Kernel, LONG, LongPowers, TOP, as_uninit, assume_init,
     copy_into, finish_two_pass, in_output, io_of, taken,
 };
+use crate::gcm::parallel::Text;
 use crate::ghash::GhashKey;
 use crate::ghash::clmul::{self, Clmul};
 use crate::ghash::vclmul::ymm::{Wide, mul_wide, reduce};
@@ -344,10 +345,7 @@ impl Kernel for VaesAvx2 {
         if takes_ni(data.len()) {
             return self.ni.crypt_short(iv, aad, data, direction);
         }
-        // SAFETY: `self._cpu` proves AVX2, VAES and VPCLMULQDQ;
-        // `self.ni` proves AES-NI and PCLMULQDQ; in place, `data` is
-        // initialized and only written with initialized bytes.
-        Some(unsafe { self.whole(iv, aad, None, as_uninit(data), direction) })
+        Some(self.whole_text(iv, aad, Text::InPlace(data), direction))
     }
 
     const LONGEST: usize = LONG;
@@ -397,9 +395,7 @@ impl Kernel for VaesAvx2 {
         if takes_ni(input.len()) {
             return self.ni.crypt_short_into(iv, aad, input, out, direction);
         }
-        // SAFETY: `self._cpu` proves AVX2, VAES and VPCLMULQDQ;
-        // `self.ni` proves AES-NI and PCLMULQDQ.
-        Ok(unsafe { self.whole(iv, aad, Some(input), out, direction) })
+        Ok(self.whole_text(iv, aad, Text::Into { input, out }, direction))
     }
 
     /// The 128-bit consumer kernel on the `clmul` key.
@@ -452,6 +448,36 @@ impl VaesAvx2 {
     #[inline(always)]
     pub(crate) fn short(&self, len: usize) -> Option<Short<'_>> {
         takes_ni(len).then(|| self.ni.short())
+    }
+
+    /// [`Kernel::crypt_short`] (or `crypt_short_into`) for a message
+    /// its short path did not take: the one-message calls reach it
+    /// without a kernel op.
+    #[inline(always)]
+    pub(crate) fn whole_text(
+        &self,
+        iv: &[u8; 12],
+        aad: &[u8],
+        text: Text<'_>,
+        direction: Direction,
+    ) -> Block {
+        let (input, out) = match text {
+            Text::InPlace(data) if takes_ni(data.len()) => {
+                return self.ni.whole_text(iv, aad, Text::InPlace(data), direction);
+            }
+            Text::Into { input, out } if takes_ni(input.len()) => {
+                return self
+                    .ni
+                    .whole_text(iv, aad, Text::Into { input, out }, direction);
+            }
+            // SAFETY: in place, `data` is initialized, and `whole` writes
+            // it with initialized bytes only.
+            Text::InPlace(data) => (None, unsafe { as_uninit(data) }),
+            Text::Into { input, out } => (Some(input), out),
+        };
+        // SAFETY: `self._cpu` proves AVX2, VAES and VPCLMULQDQ;
+        // `self.ni` proves AES-NI and PCLMULQDQ.
+        unsafe { self.whole(iv, aad, input, out, direction) }
     }
 
     /// H^16 … H^1, then the table's eight zero entries: what the loop

@@ -225,6 +225,7 @@ use crate::ctr::face::round1::Round1;
 use crate::gcm::kernel::{
     BatchMessage, Direction, FusedKernel, Kernel, LONG, LongPowers, TOP, in_output, io_of, taken,
 };
+use crate::gcm::parallel::Text;
 use crate::ghash::GhashKey;
 use crate::ghash::clmul::Clmul;
 use crate::ghash::vclmul::{
@@ -402,9 +403,7 @@ impl Kernel for VaesAvx512 {
         {
             return Some(tag);
         }
-        let p = data.as_mut_ptr();
-        // SAFETY: in place: `p` is `data`, readable and writable.
-        Some(unsafe { self.whole(iv, aad, p, p, data.len(), direction) })
+        Some(self.whole_text(iv, aad, Text::InPlace(data), direction))
     }
 
     fn crypt_short_into<'o>(
@@ -421,12 +420,7 @@ impl Kernel for VaesAvx512 {
         {
             return Ok(tag);
         }
-        let n = input.len().min(out.len());
-        let dst = out.as_mut_ptr().cast::<u8>();
-        // SAFETY: `input` is readable and `out` writable for `n` bytes
-        // (`whole` writes every one of them and reads only what it
-        // wrote); a shared and a mutable borrow do not overlap.
-        Ok(unsafe { self.whole(iv, aad, input.as_ptr(), dst, n, direction) })
+        Ok(self.whole_text(iv, aad, Text::Into { input, out }, direction))
     }
 
     fn crypt_supplied(
@@ -488,6 +482,33 @@ impl VaesAvx512 {
             Some((aes, ghash)) if len <= NI_SHORT => Some(Short { aes, ghash }),
             _ => None,
         }
+    }
+
+    /// [`Kernel::crypt_short`] (or `crypt_short_into`) for a message
+    /// its short path did not take: the one-message calls reach it
+    /// without a kernel op.
+    #[inline(always)]
+    pub(crate) fn whole_text(
+        &self,
+        iv: &[u8; 12],
+        aad: &[u8],
+        text: Text<'_>,
+        direction: Direction,
+    ) -> Block {
+        let (src, dst, n) = match text {
+            Text::InPlace(data) => (data.as_ptr(), data.as_mut_ptr(), data.len()),
+            Text::Into { input, out } => (
+                input.as_ptr(),
+                out.as_mut_ptr().cast::<u8>(),
+                input.len().min(out.len()),
+            ),
+        };
+        // SAFETY: holding `self` proves the CPU features; `src` is
+        // readable and `dst` writable for `n` bytes (`whole` writes every
+        // one of them and reads only what it wrote), the same buffer in
+        // place and otherwise a shared and a mutable borrow, which do not
+        // overlap.
+        unsafe { self.whole(iv, aad, src, dst, n, direction) }
     }
 
     /// [`Kernel::crypt_blocks`] from `src` to `dst`, `n` bytes (whole
