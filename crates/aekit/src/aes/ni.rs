@@ -451,7 +451,7 @@ mod imp {
     /// # Safety
     ///
     /// As for [`xor_block_into`], with `len` < 16.
-    #[target_feature(enable = "sse2")]
+    #[inline(always)]
     pub(crate) unsafe fn xor_partial_into(
         src: *const u8,
         dst: *mut u8,
@@ -466,15 +466,18 @@ mod imp {
         ];
 
         debug_assert!(len < 16);
-        // SAFETY: `len` readable bytes; the slice is gone before `dst` is
-        // written (in place they are the same bytes).
-        let input = load_padded(unsafe { core::slice::from_raw_parts(src, len) });
-        // SAFETY: the mask load reads RUN[16 − len .. 32 − len], inside `RUN`.
-        let mask = unsafe { _mm_loadu_si128(RUN[16 - len..].as_ptr().cast()) };
-        let output = _mm_and_si128(_mm_xor_si128(input, keystream), mask);
-        // SAFETY: `len` writable bytes by the contract.
-        unsafe { store_partial(dst, len, output) };
-        (input, output)
+        // SAFETY: SSE2 is part of x86-64, so every intrinsic here runs;
+        // `src` has `len` readable bytes, and the slice is gone before
+        // `dst` is written (in place they are the same bytes); the mask
+        // load reads RUN[16 − len .. 32 − len], inside `RUN`; `dst` has
+        // `len` writable bytes (the contract).
+        unsafe {
+            let input = load_padded(core::slice::from_raw_parts(src, len));
+            let mask = _mm_loadu_si128(RUN[16 - len..].as_ptr().cast());
+            let output = _mm_and_si128(_mm_xor_si128(input, keystream), mask);
+            store_partial(dst, len, output);
+            (input, output)
+        }
     }
 
     /// Up to 16 bytes as a block, zero-padded on the right. Fewer than 16
