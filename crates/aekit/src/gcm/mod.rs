@@ -2,9 +2,10 @@
 //! fused kernel that computes both in one pass ([`Fused`]).
 //!
 //! The implementation is chosen once, when the key is set up, and held as
-//! enums; each call matches on them once (in `AesGcm::run`) and then runs
-//! code monomorphized for the choice, so no inner loop ever branches on
-//! the strategy.
+//! enums; each call matches on them before its work (in `AesGcm::run`;
+//! a one-message call with a 12-byte IV in `AesGcm::short`, then
+//! `AesGcm::whole`) and then runs code monomorphized for the choice, so
+//! no inner loop ever branches on the strategy.
 //!
 //! The files, read top to bottom, each building only on those above it:
 //!
