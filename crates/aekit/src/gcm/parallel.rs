@@ -343,6 +343,22 @@ impl KernelOp for Split<'_> {
 }
 
 impl<'a> Text<'a> {
+    /// Where the message is read (`src`) and written (`dst`), and its
+    /// length: the same address in place; out of place the input and the
+    /// output, which do not overlap (a shared and a mutable borrow), `n`
+    /// the shorter length. For a kernel's whole-message path, which takes
+    /// raw pointers.
+    pub(super) fn io(self) -> (*const u8, *mut u8, usize) {
+        match self {
+            Text::InPlace(data) => (data.as_ptr(), data.as_mut_ptr(), data.len()),
+            Text::Into { input, out } => (
+                input.as_ptr(),
+                out.as_mut_ptr().cast::<u8>(),
+                input.len().min(out.len()),
+            ),
+        }
+    }
+
     /// The length in bytes.
     fn len(&self) -> usize {
         match self {

@@ -254,14 +254,7 @@ impl AesPmull {
         text: Text<'_>,
         direction: Direction,
     ) -> Block {
-        let (src, dst, n) = match text {
-            Text::InPlace(data) => (data.as_ptr(), data.as_mut_ptr(), data.len()),
-            Text::Into { input, out } => (
-                input.as_ptr(),
-                out.as_mut_ptr().cast::<u8>(),
-                input.len().min(out.len()),
-            ),
-        };
+        let (src, dst, n) = text.io();
         // SAFETY: the CPU has AES and PMULL (`self.aes` exists); `src` is
         // readable and `dst` writable (initialized or not) for `n` bytes,
         // the same buffer in place and otherwise a shared and a mutable

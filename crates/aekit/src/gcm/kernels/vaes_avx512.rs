@@ -495,14 +495,7 @@ impl VaesAvx512 {
         text: Text<'_>,
         direction: Direction,
     ) -> Block {
-        let (src, dst, n) = match text {
-            Text::InPlace(data) => (data.as_ptr(), data.as_mut_ptr(), data.len()),
-            Text::Into { input, out } => (
-                input.as_ptr(),
-                out.as_mut_ptr().cast::<u8>(),
-                input.len().min(out.len()),
-            ),
-        };
+        let (src, dst, n) = text.io();
         // SAFETY: holding `self` proves the CPU features; `src` is
         // readable and `dst` writable for `n` bytes (`whole` writes every
         // one of them and reads only what it wrote), the same buffer in
