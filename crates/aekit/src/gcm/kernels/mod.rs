@@ -82,7 +82,8 @@ pub(crate) use absent::{NiClmul, VaesAvx2, VaesAvx512};
 pub(crate) use absent_aarch64::AesPmull;
 
 /// The short whole-message path (`shared::short`: at most seven message
-/// blocks and eight hashed) on a fused kernel's `ni` and `clmul` keys,
+/// blocks and eight of associated data) on a fused kernel's `ni` and
+/// `clmul` keys,
 /// where the kernel takes a message that long there: `ni-clmul` always,
 /// `vaes-avx2` up to seven blocks, `vaes-avx512` on Intel up to three.
 /// The kernels' own `crypt_short` go through it, and `AesGcm`'s
@@ -102,8 +103,7 @@ pub(crate) struct Short<'a> {
 impl Short<'_> {
     /// `data` encrypted or decrypted in place, and its full tag; `None`,
     /// nothing touched, where the message is too long for the path (more
-    /// than seven blocks, or more than eight hashed with the associated
-    /// data and the lengths block).
+    /// than seven blocks, or more than eight of associated data).
     #[inline(always)]
     pub(crate) fn crypt(
         self,
@@ -447,11 +447,9 @@ mod shared {
     }
 
     /// Whether a message goes through [`short`]: at most seven blocks,
-    /// and at most eight hashed with the associated data and the lengths.
+    /// and at most eight of associated data.
     pub(super) fn takes_short(aad: &[u8], data: &[u8]) -> bool {
-        let blocks = data.len().div_ceil(16);
-        let hashed = aad.len().div_ceil(16) + blocks + 1; // the lengths block too
-        blocks <= 7 && hashed <= 8
+        data.len().div_ceil(16) <= 7 && aad.len().div_ceil(16) <= 8
     }
 
     /// A whole message with a 96-bit IV and no `State`: Y_0 … Y_c (c the
@@ -461,6 +459,10 @@ mod shared {
     /// blocks and the lengths block are each multiplied by their power of
     /// H (H^(a+c+1) for the first, …, H for the lengths block) in
     /// Karatsuba's three products, summed unreduced and reduced once.
+    /// Where they are more than the eight powers the `clmul` key holds,
+    /// the associated data (at most eight blocks) is hashed and reduced
+    /// first, H^a … H^1, and its value added to the first block hashed
+    /// after it.
     /// Partial blocks are read and written a few bytes at a time
     /// (`ni::load_padded`, `ni::xor_block_into`), zero-padded for GHASH.
     /// The message is read from `src` and written to `dst`, `n` bytes: the
@@ -475,7 +477,7 @@ mod shared {
     /// # Safety
     ///
     /// The CPU must support AES-NI, PCLMULQDQ, SSSE3 and SSE4.1; the
-    /// message must have at most seven blocks and a + c + 1 ≤ 8; `src`
+    /// message must have at most seven blocks and a ≤ 8; `src`
     /// must be readable and `dst` writable (initialized or not) for `n`
     /// bytes, the same address or not overlapping.
     #[allow(clippy::too_many_arguments)] // see above: no tuple
@@ -551,7 +553,7 @@ mod shared {
     ) -> Block {
         let c = L - 1;
         let a = aad.len().div_ceil(16);
-        debug_assert!(n.div_ceil(16) == c && a + c < 8);
+        debug_assert!(n.div_ceil(16) == c && a <= 8);
         let powers = ghash.powers();
         let power = |k: usize| clmul::to_m128(powers[k]);
 
@@ -568,8 +570,18 @@ mod shared {
         // the input when decrypting.
         let ciphertext = |(input, output)| if ENCRYPT { output } else { input };
         let mut sum = clmul::KaratsubaSum::zero();
-        for (i, chunk) in aad.chunks(16).enumerate() {
-            sum = sum.add(reflect(ni::load_padded(chunk)), power(a + c - i));
+        // The associated data in the message's sum where every hashed
+        // block has a power of its own; otherwise hashed alone (H^a …
+        // H^1, one reduction), its value `prior` added to the first
+        // block hashed after it.
+        let mut prior = _mm_setzero_si128();
+        if a + c < 8 {
+            for (i, chunk) in aad.chunks(16).enumerate() {
+                sum = sum.add(reflect(ni::load_padded(chunk)), power(a + c - i));
+            }
+        } else {
+            // SAFETY: the features `aad_alone` needs are enabled here.
+            prior = unsafe { aad_alone(ghash, aad) };
         }
         if c > 0 {
             // The c − 1 whole blocks, then the last (whole or partial;
@@ -578,7 +590,9 @@ mod shared {
             for j in 0..c - 1 {
                 // SAFETY: block j, whole, lies in the message (`short`).
                 let x = unsafe { ni::xor_whole_into(src.add(16 * j), dst.add(16 * j), s[j + 1]) };
-                sum = sum.add(reflect(ciphertext(x)), power(c - j));
+                let x = reflect(ciphertext(x));
+                let x = if j == 0 { _mm_xor_si128(x, prior) } else { x };
+                sum = sum.add(x, power(c - j));
             }
             let at = 16 * (c - 1);
             // SAFETY: the last n − 16(c − 1) bytes lie in the message.
@@ -592,17 +606,47 @@ mod shared {
                     ni::xor_partial_into(src.add(at), dst.add(at), n - at, s[c])
                 }
             };
-            sum = sum.add(reflect(ciphertext(x)), power(1));
+            let x = reflect(ciphertext(x));
+            let x = if c == 1 { _mm_xor_si128(x, prior) } else { x };
+            sum = sum.add(x, power(1));
         }
         // len(A) ‖ len(C) in bits as the reflected integer: len(A) is
         // the high qword. Times H.
         let lengths = _mm_set_epi64x((aad.len() as i64) << 3, (n as i64) << 3);
+        let lengths = if c == 0 {
+            _mm_xor_si128(lengths, prior)
+        } else {
+            lengths
+        };
         sum = sum.add(lengths, power(0));
         let y = reflect(clmul::reduce(sum.wide()));
         let mut tag = [0u8; 16];
         // SAFETY: `tag` is 16 writable bytes; MOVDQU needs no alignment.
         unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(y, s[0])) };
         tag
+    }
+
+    /// GHASH of at most eight blocks of associated data alone, each
+    /// times its power of H (H^a … H^1), one reduction: [`short_lanes`]
+    /// where the associated data does not fit beside the message. Out of
+    /// line, so that the usual shapes stay small enough to be inlined.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support PCLMULQDQ, SSSE3 and SSE4.1.
+    #[cold]
+    #[inline(never)]
+    #[target_feature(enable = "pclmulqdq,ssse3,sse4.1")]
+    unsafe fn aad_alone(ghash: &Clmul, aad: &[u8]) -> __m128i {
+        let a = aad.len().div_ceil(16);
+        debug_assert!(a <= 8);
+        let powers = ghash.powers();
+        let mut sum = clmul::KaratsubaSum::zero();
+        for (i, chunk) in aad.chunks(16).enumerate() {
+            let x = _mm_shuffle_epi8(ni::load_padded(chunk), clmul::byte_reverse_mask());
+            sum = sum.add(x, clmul::to_m128(powers[a - 1 - i]));
+        }
+        clmul::reduce(sum.wide())
     }
 
     /// A round key in both lanes.
