@@ -256,7 +256,7 @@ mod imp {
 
         /// [`encrypt`](Self::encrypt) as one `asm!` block, the states held
         /// in registers from the first round to the last (`L` at most
-        /// eight). From intrinsics, inlined into a function with more to
+        /// nine). From intrinsics, inlined into a function with more to
         /// do after it, the compiler splits the states' live ranges at the
         /// key-size branches and spills one state around each pair of
         /// AES-256's extra rounds: a store and a load on a chain of
@@ -264,7 +264,7 @@ mod imp {
         ///
         /// # Safety
         ///
-        /// The CPU must support AES-NI and SSE2; `L` is 1 to 8.
+        /// The CPU must support AES-NI and SSE2; `L` is 1 to 9.
         #[inline]
         #[target_feature(enable = "aes,sse2")]
         pub(crate) unsafe fn encrypt_held<const L: usize>(&self, s: &mut [__m128i; L]) {
@@ -293,7 +293,11 @@ mod imp {
                         keys, last, rounds, p;
                         r0 = 0, r1 = 1, r2 = 2, r3 = 3, r4 = 4, r5 = 5, r6 = 6, r7 = 7
                     ),
-                    _ => unreachable!("one to eight lanes"),
+                    9 => held!(
+                        keys, last, rounds, p;
+                        r0 = 0, r1 = 1, r2 = 2, r3 = 3, r4 = 4, r5 = 5, r6 = 6, r7 = 7, r8 = 8
+                    ),
+                    _ => unreachable!("one to nine lanes"),
                 }
             }
         }

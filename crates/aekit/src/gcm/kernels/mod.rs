@@ -32,7 +32,7 @@
 //! `aes-pmull`'s short one) likewise. No kernel file takes a helper from
 //! another;
 //! `vaes-avx2` is built on `ni-clmul` (it holds one, whose keys, FACE table
-//! and whole-message paths for messages of at most seven blocks it uses,
+//! and whole-message paths for messages of at most eight blocks it uses,
 //! and its supplied-keystream consumer), the one kernel that names another.
 //!
 //! `aes-pmull` is the AArch64 kernel; it takes nothing from `shared` (its
@@ -81,11 +81,11 @@ pub(crate) use absent::{NiClmul, VaesAvx2, VaesAvx512};
 #[cfg(not(target_arch = "aarch64"))]
 pub(crate) use absent_aarch64::AesPmull;
 
-/// The short whole-message path (`shared::short`: at most seven message
+/// The short whole-message path (`shared::short`: at most eight message
 /// blocks and eight of associated data) on a fused kernel's `ni` and
-/// `clmul` keys,
-/// where the kernel takes a message that long there: `ni-clmul` always,
-/// `vaes-avx2` up to seven blocks, `vaes-avx512` on Intel up to three.
+/// `clmul` keys, where the kernel takes a message that long there:
+/// `ni-clmul` always, `vaes-avx2` up to eight blocks, `vaes-avx512` on
+/// Intel up to three.
 /// The kernels' own `crypt_short` go through it, and `AesGcm`'s
 /// one-message calls take it before they build a kernel op
 /// (`AesGcm::short`), so that a packet-sized message goes from the call's
@@ -103,7 +103,7 @@ pub(crate) struct Short<'a> {
 impl Short<'_> {
     /// `data` encrypted or decrypted in place, and its full tag; `None`,
     /// nothing touched, where the message is too long for the path (more
-    /// than seven blocks, or more than eight of associated data).
+    /// than eight blocks, or more than eight of associated data).
     #[inline(always)]
     pub(crate) fn crypt(
         self,
@@ -122,7 +122,7 @@ impl Short<'_> {
             let p = data.as_mut_ptr();
             // SAFETY: `self.aes` and `self.ghash` exist, so detection found
             // AES-NI, SSE4.1, PCLMULQDQ and SSSE3; the message has at most
-            // seven blocks and at most eight blocks are hashed, as `short`
+            // eight blocks and at most eight of associated data, as `short`
             // requires; in place, `data` is readable and writable.
             Some(unsafe {
                 shared::short(self.aes, self.ghash, iv, aad, p, p, data.len(), direction)
@@ -446,10 +446,10 @@ mod shared {
         Some((aes, ghash?))
     }
 
-    /// Whether a message goes through [`short`]: at most seven blocks,
+    /// Whether a message goes through [`short`]: at most eight blocks,
     /// and at most eight of associated data.
     pub(super) fn takes_short(aad: &[u8], data: &[u8]) -> bool {
-        data.len().div_ceil(16) <= 7 && aad.len().div_ceil(16) <= 8
+        data.len().div_ceil(16) <= 8 && aad.len().div_ceil(16) <= 8
     }
 
     /// A whole message with a 96-bit IV and no `State`: Y_0 … Y_c (c the
@@ -477,7 +477,7 @@ mod shared {
     /// # Safety
     ///
     /// The CPU must support AES-NI, PCLMULQDQ, SSSE3 and SSE4.1; the
-    /// message must have at most seven blocks and a ≤ 8; `src`
+    /// message must have at most eight blocks and a ≤ 8; `src`
     /// must be readable and `dst` writable (initialized or not) for `n`
     /// bytes, the same address or not overlapping.
     #[allow(clippy::too_many_arguments)] // see above: no tuple
@@ -527,7 +527,8 @@ mod shared {
                 4 => short_lanes::<5, ENCRYPT>(aes, ghash, iv, aad, io),
                 5 => short_lanes::<6, ENCRYPT>(aes, ghash, iv, aad, io),
                 6 => short_lanes::<7, ENCRYPT>(aes, ghash, iv, aad, io),
-                _ => short_lanes::<8, ENCRYPT>(aes, ghash, iv, aad, io),
+                7 => short_lanes::<8, ENCRYPT>(aes, ghash, iv, aad, io),
+                _ => short_lanes::<9, ENCRYPT>(aes, ghash, iv, aad, io),
             }
         }
     }
@@ -558,7 +559,7 @@ mod shared {
         let power = |k: usize| clmul::to_m128(powers[k]);
 
         // SAFETY: the features of `counter_blocks_from` and
-        // `encrypt_held` are enabled here, and `L` is 1 to 8.
+        // `encrypt_held` are enabled here, and `L` is 1 to 9.
         let s = unsafe {
             let mut lanes = ni::counter_blocks_from::<L>(ni::counter_block(iv, 1), 1);
             aes.encrypt_held(&mut lanes);
@@ -575,11 +576,15 @@ mod shared {
         // H^1, one reduction), its value `prior` added to the first
         // block hashed after it.
         let mut prior = _mm_setzero_si128();
+        // Eight message blocks take H^8 … H^1, and the lengths block is
+        // hashed after their reduction, times H again: the key holds no
+        // H^9.
+        let after = usize::from(c == 8);
         if a + c < 8 {
             for (i, chunk) in aad.chunks(16).enumerate() {
                 sum = sum.add(reflect(ni::load_padded(chunk)), power(a + c - i));
             }
-        } else {
+        } else if a > 0 {
             // SAFETY: the features `aad_alone` needs are enabled here.
             prior = unsafe { aad_alone(ghash, aad) };
         }
@@ -592,7 +597,7 @@ mod shared {
                 let x = unsafe { ni::xor_whole_into(src.add(16 * j), dst.add(16 * j), s[j + 1]) };
                 let x = reflect(ciphertext(x));
                 let x = if j == 0 { _mm_xor_si128(x, prior) } else { x };
-                sum = sum.add(x, power(c - j));
+                sum = sum.add(x, power(c - j - after));
             }
             let at = 16 * (c - 1);
             // SAFETY: the last n − 16(c − 1) bytes lie in the message.
@@ -608,7 +613,7 @@ mod shared {
             };
             let x = reflect(ciphertext(x));
             let x = if c == 1 { _mm_xor_si128(x, prior) } else { x };
-            sum = sum.add(x, power(1));
+            sum = sum.add(x, power(1 - after));
         }
         // len(A) ‖ len(C) in bits as the reflected integer: len(A) is
         // the high qword. Times H.
@@ -618,7 +623,12 @@ mod shared {
         } else {
             lengths
         };
-        sum = sum.add(lengths, power(0));
+        if after == 1 {
+            let y = clmul::reduce(sum.wide());
+            sum = clmul::KaratsubaSum::zero().add(_mm_xor_si128(lengths, y), power(0));
+        } else {
+            sum = sum.add(lengths, power(0));
+        }
         let y = reflect(clmul::reduce(sum.wide()));
         let mut tag = [0u8; 16];
         // SAFETY: `tag` is 16 writable bytes; MOVDQU needs no alignment.

@@ -114,11 +114,12 @@
 //! which does the same), and this kernel takes all of them, with no
 //! `State`:
 //!
-//! - At most seven blocks, and at most eight of AAD: the short path of
+//! - At most eight blocks, and at most eight of AAD: the short path of
 //!   `kernels/mod.rs` (`Short`), Y_0 … Y_c in one AES batch of c + 1
 //!   lanes, every hashed block times its own power of H, one reduction
-//!   (two where the AAD, the message and the lengths block are more
-//!   than eight blocks: the AAD is hashed first).
+//!   where the AAD, the message and the lengths block are at most eight
+//!   blocks (otherwise the AAD is hashed first, and after eight message
+//!   blocks the lengths block).
 //! - Longer: the stitched loop over the whole batches, then one last AES
 //!   batch for the fewer than eight blocks left with Y_0 in its spare
 //!   lane, stitched (when encrypting) with the products of the last whole

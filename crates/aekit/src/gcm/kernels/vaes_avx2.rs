@@ -114,7 +114,7 @@
 //! A whole message with a 96-bit IV goes through no `State`
 //! ([`Kernel::crypt_short`]):
 //!
-//! - At most seven blocks (`takes_ni`): the `ni-clmul` kernel's
+//! - At most eight blocks (`takes_ni`): the `ni-clmul` kernel's
 //!   whole-message path, on the keys this kernel holds.
 //! - Longer: the AAD hashed, then the whole blocks past the last whole
 //!   batch (up to fifteen) run before the loop, alone in up to eight
@@ -218,13 +218,12 @@ use crate::ghash::vclmul::ymm::{Wide, mul_wide, reduce};
 const BATCH: usize = 16 * 16;
 
 /// Whether a whole message of `len` bytes takes `ni-clmul`'s
-/// whole-message paths: at most seven blocks, one AES batch there with
-/// E(K, Y_0) and one reduction (the module header's "The tail, and
-/// whole messages"). Longer ones, below one of the loop's batches too,
-/// run as blocks before an empty loop, which is faster from eight blocks
-/// on.
+/// whole-message paths: at most eight blocks, one AES batch there with
+/// E(K, Y_0) (the module header's "The tail, and whole messages").
+/// Longer ones, below one of the loop's batches too, run as blocks before
+/// an empty loop, which is faster from nine blocks on.
 fn takes_ni(len: usize) -> bool {
-    len <= 7 * 16
+    len <= 8 * 16
 }
 
 /// Proof that this CPU has AVX2, VAES and VPCLMULQDQ: zero-sized, and
@@ -444,7 +443,7 @@ impl FusedKernel for VaesAvx2 {
 
 impl VaesAvx2 {
     /// The short whole-message path ([`Short`]) of the `ni-clmul` kernel
-    /// this one holds, for a message of at most seven blocks ([`takes_ni`]).
+    /// this one holds, for a message of at most eight blocks ([`takes_ni`]).
     #[inline(always)]
     pub(crate) fn short(&self, len: usize) -> Option<Short<'_>> {
         takes_ni(len).then(|| self.ni.short())
