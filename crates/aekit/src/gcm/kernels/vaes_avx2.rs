@@ -341,8 +341,10 @@ impl Kernel for VaesAvx2 {
         data: &mut [u8],
         direction: Direction,
     ) -> Option<Block> {
-        if takes_ni(data.len()) {
-            return self.ni.crypt_short(iv, aad, data, direction);
+        if let Some(short) = self.short(data.len())
+            && let Some(tag) = short.crypt(iv, aad, data, direction)
+        {
+            return Some(tag);
         }
         Some(self.whole_text(iv, aad, Text::InPlace(data), direction))
     }
@@ -391,8 +393,10 @@ impl Kernel for VaesAvx2 {
         out: &'o mut [MaybeUninit<u8>],
         direction: Direction,
     ) -> Result<Block, &'o mut [MaybeUninit<u8>]> {
-        if takes_ni(input.len()) {
-            return self.ni.crypt_short_into(iv, aad, input, out, direction);
+        if let Some(short) = self.short(input.len())
+            && let Some(tag) = short.crypt_into(iv, aad, input, out, direction)
+        {
+            return Ok(tag);
         }
         Ok(self.whole_text(iv, aad, Text::Into { input, out }, direction))
     }

@@ -119,7 +119,7 @@
 //! written just before the call (ESP's, one 16-byte store).
 //!
 //! On Intel the whole messages take two other paths. Up to three blocks
-//! (`NI_SHORT`), `ni-clmul`'s short path (`crypt_short` of
+//! (`NI_SHORT`), `ni-clmul`'s short path (`Short` in
 //! `kernels/mod.rs`, on the `ni` and `clmul` keys the kernel holds
 //! there): one batch of 128-bit AES chains, the lowest fixed latency.
 //! From four blocks up to 132 hashed blocks (about 2 KiB), `own_powers`:
@@ -244,9 +244,9 @@ pub(crate) struct VaesAvx512 {
     /// Karatsuba products in the main loop (AMD), or schoolbook
     /// (Intel): see the module header.
     karatsuba: bool,
-    /// On Intel, `ni` and `clmul` keys for `ni-clmul`'s short path
-    /// (at most seven message blocks): see the module header's "Short
-    /// messages on Intel".
+    /// On Intel, `ni` and `clmul` keys for the short path (`Short`,
+    /// given messages up to [`NI_SHORT`]): see the module header's
+    /// "Whole messages with a 96-bit IV".
     short: Option<(Ni, Clmul)>,
     /// [`whole`] for this key's size and product form, encrypting and
     /// decrypting: chosen once here, so that a call does not choose.
