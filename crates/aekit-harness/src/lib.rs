@@ -21,10 +21,10 @@
 //! where the allocator put a buffer, against the stack or a key, can slow
 //! every call of one case and none of another. Each
 //! round of [`measure`] places its buffer at the next of [`PLACEMENTS`]
-//! (from a 64-byte boundary), and cases with buffers of their own can
-//! place them the same way ([`placed`], and [`Aligned`] for inputs), as
-//! the `api` suite's do; the best over rounds is then the best over
-//! placements too.
+//! (from a 64-byte boundary); a case writes its output there (the buffer
+//! can be longer than the message, as the `api` suite's is) and reads a
+//! separate input from a 64-byte boundary ([`Aligned`]). The best over
+//! rounds is then the best over placements too.
 //!
 //! Cycles are the time-stamp counter's (`rdtsc`): a constant-rate clock on
 //! current x86-64, not the core clock when turbo or power saving changes it.
@@ -116,26 +116,14 @@ pub fn tsc_fenced() -> u64 {
 /// Offsets, in bytes, from a 64-byte boundary at which successive rounds
 /// of [`measure`] place their buffers: 17 cache lines apart, so that four
 /// of them cover a page (module header).
-pub const PLACEMENTS: [usize; 4] = [0, 1088, 2176, 3264];
+const PLACEMENTS: [usize; 4] = [0, 1088, 2176, 3264];
 
 /// Room a buffer needs beyond its length to be [`placed`] at any of
 /// [`PLACEMENTS`].
-pub const PLACEMENT_ROOM: usize = PLACEMENTS[PLACEMENTS.len() - 1] + 63;
+const PLACEMENT_ROOM: usize = PLACEMENTS[PLACEMENTS.len() - 1] + 63;
 
-/// How many rounds [`measure`] has started, over all its calls.
-static ROUNDS: AtomicUsize = AtomicUsize::new(0);
-
-/// `len` bytes of `storage` (allocated [`PLACEMENT_ROOM`] bytes longer)
-/// at the placement of the round of [`measure`] in progress: the buffer
-/// a case with buffers of its own uses in this round.
-pub fn placed(storage: &mut [u8], len: usize) -> &mut [u8] {
-    let round = ROUNDS.load(Ordering::Relaxed).wrapping_sub(1);
-    let at = storage.as_ptr().align_offset(64) + PLACEMENTS[round % PLACEMENTS.len()];
-    &mut storage[at..at + len]
-}
-
-/// A copy of some bytes from a 64-byte boundary: a case's input, placed
-/// as its buffers are (its outputs move between rounds: [`placed`]).
+/// A copy of some bytes from a 64-byte boundary: a case's input, which
+/// stays where it is while the output moves between rounds.
 pub struct Aligned {
     storage: Vec<u8>,
     at: usize,
@@ -163,10 +151,15 @@ impl std::ops::Deref for Aligned {
     }
 }
 
-/// Starts a round: the next placement, and the buffer placed there.
-fn next_round(storage: &mut [u8], size: usize) -> &mut [u8] {
-    ROUNDS.fetch_add(1, Ordering::Relaxed);
-    placed(storage, size)
+/// How many rounds [`measure`] has started, over all its calls: the
+/// placements go on turning from one call to the next.
+static ROUNDS: AtomicUsize = AtomicUsize::new(0);
+
+/// `size` bytes of `storage` (allocated [`PLACEMENT_ROOM`] bytes longer)
+/// at round `round`'s placement.
+fn placed(storage: &mut [u8], size: usize, round: usize) -> &mut [u8] {
+    let at = storage.as_ptr().align_offset(64) + PLACEMENTS[round % PLACEMENTS.len()];
+    &mut storage[at..at + size]
 }
 
 /// Times `iters` operations; returns (nanoseconds, TSC cycles) in total.
@@ -186,7 +179,7 @@ fn batch(run: &mut dyn FnMut(&mut [u8]), buf: &mut [u8], iters: u64) -> (f64, f6
 /// interleaved; returns each case's best, `None` for the unavailable.
 pub fn measure(cases: &mut [Case<'_>], size: usize, rounds: usize) -> Vec<Option<Sample>> {
     let mut storage = vec![0x5au8; size + PLACEMENT_ROOM];
-    let buf = next_round(&mut storage, size);
+    let buf = placed(&mut storage, size, 0);
     // Warm up (doubling the batch until it takes a quarter of BATCH) and
     // size the batches from the last warm-up.
     let iters: Vec<u64> = cases
@@ -208,7 +201,7 @@ pub fn measure(cases: &mut [Case<'_>], size: usize, rounds: usize) -> Vec<Option
         .collect();
     let mut best: Vec<Option<Sample>> = vec![None; cases.len()];
     for _ in 0..rounds {
-        let buf = next_round(&mut storage, size);
+        let buf = placed(&mut storage, size, ROUNDS.fetch_add(1, Ordering::Relaxed));
         for (i, c) in cases.iter_mut().enumerate() {
             let Ok(run) = &mut c.run else { continue };
             let (ns, tsc) = batch(run.as_mut(), buf, iters[i]);
@@ -409,8 +402,8 @@ mod tests {
         let mut storage = vec![0u8; size + PLACEMENT_ROOM];
         let base = storage.as_ptr() as usize;
         let mut seen = Vec::new();
-        for _ in 0..PLACEMENTS.len() {
-            let buf = next_round(&mut storage, size);
+        for round in 0..PLACEMENTS.len() {
+            let buf = placed(&mut storage, size, round);
             assert_eq!(buf.len(), size);
             assert_eq!(buf.as_ptr() as usize % 64, 0);
             seen.push(buf.as_ptr() as usize - base);
