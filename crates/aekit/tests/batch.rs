@@ -259,6 +259,32 @@ fn gcm_batch_of_shaped_messages_equals_one_message_calls() {
     });
 }
 
+/// Twelve shapes in turn, more than a batch gathers at once: buckets fill,
+/// go to the kernel and are taken by other shapes, and messages of a
+/// shape that finds every bucket taken run one by one; each message
+/// equals its one-message call, in batches of many sizes.
+#[test]
+fn gcm_batch_of_more_shapes_than_buckets_equals_one_message_calls() {
+    each_relaxed_key(&mut Rng(0xba7c_0009), |gcm, what, rng| {
+        for n in [8, 12, 47, 200] {
+            let plain: Vec<Msg> = (0..n)
+                .map(|i| {
+                    let k = i % 12;
+                    let len = 16 * (2 + 5 * k) + 1 + rng.below(16);
+                    let aad_len = (k % 2) * (1 + rng.below(16));
+                    random_msg(rng, 12, aad_len, len)
+                })
+                .collect();
+            let mut msgs = plain.clone();
+            let results = gcm.encrypt_batch(&mut gcm_batch(&mut msgs));
+            let what = format!("{what} batch {n}");
+            assert_equals_one_message_calls(gcm, &plain, &msgs, &results, &what);
+            let forged: Vec<bool> = (0..n).map(|_| rng.below(5) == 0).collect();
+            assert_forged_fail_alone(gcm, rng, &plain, &mut msgs, &forged, &what);
+        }
+    });
+}
+
 /// Every block count the multi-buffer paths take (3 to 128, the long path
 /// from 9: each block count meets its own row of the key's table of
 /// powers) and 129 (one past them: one by one), with and without a block

@@ -535,7 +535,7 @@ impl AesGcm {
     /// returning the full tag: one 16-byte value, which a caller reads
     /// back whole.
     #[inline(never)]
-    fn seal_block(
+    pub(super) fn seal_block(
         &self,
         pool: Option<&Pool>,
         iv: &[u8],

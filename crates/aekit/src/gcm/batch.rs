@@ -32,17 +32,15 @@
 //! kernel's safety) and returns how many messages it took; the tags come
 //! back through one buffer for the whole batch, zeroed at the first group.
 //!
-//! Every other key runs each message on its own kernel (for short
-//! messages the fused kernels' whole-message paths). What the batch saves
-//! there is the dispatch: the key's implementation is matched once per
-//! batch, and each message goes straight to the concrete kernel, with the
-//! one-message API's checks.
+//! Every other message, and every message of a key without such a path,
+//! runs on its own through the one-message API's path (`one`: its checks,
+//! its short and whole-message paths), so it costs what its own call
+//! does plus the batch's bookkeeping.
 //!
-//! Small batches pay what the one-message calls do plus the batch's
-//! bookkeeping, which is kept out of their way: results written into the
-//! caller's slice ([`AesGcm::encrypt_batch_into`]), no group machinery
-//! below four messages, no gathering below eight, and the tag of a
-//! message run on its own read where the kernel stored it (`one`).
+//! That bookkeeping is kept small: results written into the caller's
+//! slice ([`AesGcm::encrypt_batch_into`]), no group machinery below four
+//! messages, no gathering below eight, each message's shape worked out
+//! once, and its bucket found with one load ([`Buckets`]).
 //! Figures: `docs/kernels/vaes_avx512_multi.md`,
 //! `docs/kernels/vaes_avx2_multi.md`.
 //!
@@ -55,12 +53,15 @@
 //! - Tags returned by value: store-forwarding stalls (see
 //!   `Kernel::crypt_groups`, [`deliver`]).
 //! - A multi-buffer path over `ni-clmul`'s keys: see `kernels/ni_clmul.rs`.
+//! - A bucket found by comparing the shapes of all eight, each message's
+//!   shape worked out twice: on IMIX batches that bookkeeping cost more
+//!   than the multi-buffer path saved (`docs/BENCHMARKS.md`).
 //!
 //! [`TAG_LENGTHS`]: super::TAG_LENGTHS
 
 use core::borrow::BorrowMut;
 
-use super::aes_gcm::{AesGcm, OneShot, copy_tag};
+use super::aes_gcm::{AesGcm, copy_tag};
 use super::kernel::{BatchMessage, Direction, Kernel, KernelOp, shape};
 use super::state::verify_or_wipe;
 use crate::Error;
@@ -189,7 +190,7 @@ impl KernelOp for Batch<'_, '_, '_> {
         // zeroed among it).
         if K::LONGEST == 0 || self.messages.len() < 4 {
             for (m, r) in self.messages.iter_mut().zip(results) {
-                *r = one(gcm, kernel, m, direction);
+                *r = one(gcm, m, direction);
             }
             return;
         }
@@ -217,21 +218,28 @@ impl KernelOp for Batch<'_, '_, '_> {
             kernel,
             direction,
         };
+        let shape_of = |m: Option<&BatchMessage<'_>>| m.and_then(|m| bucket(gcm, K::LONGEST, m));
+        // Each message's bucket is worked out once: the next one's is
+        // carried over to its turn.
+        let mut next = shape_of(rest.first());
         let mut i = 0;
         while !rest.is_empty() {
-            let b = bucket(gcm, K::LONGEST, &rest[0]);
-            // A run starts only where four messages are left and the next
-            // one has the same shape (checked here: the kernel takes whole
-            // groups of four, and its scan is not made for a mix).
+            let b = next;
+            next = shape_of(rest.get(1));
+            // A run starts only where the next three messages have its
+            // shape (checked here: the kernel takes whole groups of four,
+            // and its scan is not made for a mix).
             if let Some(b) = b
+                && next == Some(b)
                 && !buckets.as_ref().is_some_and(|w| w.holds(b))
-                && rest.len() >= 4
-                && bucket(gcm, K::LONGEST, &rest[1]) == Some(b)
+                && shape_of(rest.get(2)) == Some(b)
+                && shape_of(rest.get(3)) == Some(b)
             {
                 let tags = tags.get_or_insert_with(new_tags);
                 let took = groups(gcm, kernel, rest, tags, |k| i + k, results, direction);
                 if took > 0 {
                     rest = &mut core::mem::take(&mut rest)[took..];
+                    next = shape_of(rest.first());
                     i += took;
                     continue;
                 }
@@ -248,10 +256,10 @@ impl KernelOp for Batch<'_, '_, '_> {
                         Added::Full(s) => {
                             go.run(waiting.take(s), tags.get_or_insert_with(new_tags), results)
                         }
-                        Added::NoRoom(m) => results[i] = one(gcm, kernel, m, direction),
+                        Added::NoRoom(m) => results[i] = one(gcm, m, direction),
                     }
                 }
-                _ => results[i] = one(gcm, kernel, m, direction),
+                _ => results[i] = one(gcm, m, direction),
             }
             i += 1;
         }
@@ -265,7 +273,7 @@ impl KernelOp for Batch<'_, '_, '_> {
                 go.run(four, tags.get_or_insert_with(new_tags), results);
             }
             for (i, m) in fours.into_remainder().iter_mut().filter_map(Option::take) {
-                results[i] = one(gcm, kernel, m, direction);
+                results[i] = one(gcm, m, direction);
             }
         }
     }
@@ -306,7 +314,7 @@ impl<K: Kernel + Sync> Gathered<'_, '_, K> {
         // What the kernel did not take (none: the messages are of one
         // shape, in whole groups).
         let rest = &mut run[took..];
-        one_by_one(gcm, kernel, rest, |k| index[took + k], results, direction);
+        one_by_one(gcm, rest, |k| index[took + k], results, direction);
     }
 }
 
@@ -319,16 +327,26 @@ impl<K: Kernel + Sync> Gathered<'_, '_, K> {
 /// which at sixteen messages a run made interleaved IMIX batches slower
 /// than at four.)
 struct Buckets<'m, 'a> {
-    /// The shape of each bucket (see [`bucket`]), where it holds any.
+    /// For each shape (see [`bucket`]), 1 + the bucket holding its
+    /// messages, or 0: one load finds a message's bucket.
+    slot_of: [u8; SHAPES],
+    /// The shape of each bucket, where it holds any.
     shape: [usize; BUCKETS],
     /// Each bucket's messages, the first `count` of them.
     held: [[Option<Waiting<'m, 'a>>; GATHER]; BUCKETS],
     count: [usize; BUCKETS],
 }
 
+/// How many shapes [`bucket`] numbers: 2 (c − 3) + a for c ≤ [`LONG`]
+/// message blocks and a ≤ 1.
+///
+/// [`LONG`]: super::kernel::LONG
+const SHAPES: usize = 256;
+
 impl Default for Buckets<'_, '_> {
     fn default() -> Self {
         Buckets {
+            slot_of: [0; SHAPES],
             shape: [0; BUCKETS],
             held: core::array::from_fn(|_| core::array::from_fn(|_| None)),
             count: [0; BUCKETS],
@@ -348,26 +366,29 @@ enum Added<'m, 'a> {
 
 impl<'m, 'a> Buckets<'m, 'a> {
     /// Whether a bucket holds messages of shape `b`.
+    #[inline(always)]
     fn holds(&self, b: usize) -> bool {
-        self.slot(b).is_some()
-    }
-
-    fn slot(&self, b: usize) -> Option<usize> {
-        (0..BUCKETS).find(|&s| self.count[s] > 0 && self.shape[s] == b)
+        self.slot_of[b] != 0
     }
 
     /// Adds message `i`, `m`, of shape `b`.
+    #[inline(always)]
     fn add(&mut self, b: usize, i: usize, m: &'m mut BatchMessage<'a>) -> Added<'m, 'a> {
-        let Some(s) = self
-            .slot(b)
-            .or_else(|| (0..BUCKETS).find(|&s| self.count[s] == 0))
-        else {
-            return Added::NoRoom(m);
+        let s = match self.slot_of[b] {
+            0 => {
+                let Some(s) = (0..BUCKETS).find(|&s| self.count[s] == 0) else {
+                    return Added::NoRoom(m);
+                };
+                self.slot_of[b] = s as u8 + 1;
+                self.shape[s] = b;
+                s
+            }
+            slot => usize::from(slot) - 1,
         };
-        self.shape[s] = b;
-        self.held[s][self.count[s]] = Some((i, m));
-        self.count[s] += 1;
-        if self.count[s] < GATHER {
+        let count = self.count[s];
+        self.held[s][count] = Some((i, m));
+        self.count[s] = count + 1;
+        if count + 1 < GATHER {
             return Added::Waiting;
         }
         Added::Full(s)
@@ -377,6 +398,7 @@ impl<'m, 'a> Buckets<'m, 'a> {
     fn take(&mut self, s: usize) -> [Waiting<'m, 'a>; GATHER] {
         debug_assert_eq!(self.count[s], GATHER);
         self.count[s] = 0;
+        self.slot_of[self.shape[s]] = 0;
         core::array::from_fn(|k| self.held[s][k].take().expect("a full bucket"))
     }
 
@@ -422,35 +444,26 @@ const BUCKETS: usize = 8;
 /// start once per run).
 const GATHER: usize = 16;
 
-/// One message on its own, with the one-message API's checks.
-fn one<K: Kernel + Sync>(
-    gcm: &AesGcm,
-    kernel: &K,
-    m: &mut BatchMessage<'_>,
-    direction: Direction,
-) -> Result<(), Error> {
-    gcm.check_call(m.iv, m.aad, m.buf, m.tag.len())?;
-    let mut full = OneShot {
-        iv: m.iv,
-        aad: m.aad,
-        buf: &mut *m.buf,
-        direction,
-    }
-    .run(kernel);
-    // The tag read where the kernel's result holds it: moved out first,
-    // it was stored in 4-, 8- and 4-byte pieces (the block sits at offset
-    // 4 of the `Result`) and read back by one 16-byte load, which the
-    // store buffer cannot forward (the hottest instruction of a batch of
-    // eight IMIX messages).
-    match &mut full {
-        Ok(tag) => deliver(tag, m, direction),
-        Err(e) => Err(*e),
+/// One message on its own: the one-message API's checks and path, so a
+/// message a batch does not group costs what its own call does. (Run as
+/// a kernel op on the batch's kernel, it took more instructions: the
+/// op's frame and the tag's way out of it.)
+#[inline(always)]
+fn one(gcm: &AesGcm, m: &mut BatchMessage<'_>, direction: Direction) -> Result<(), Error> {
+    match direction {
+        Direction::Encrypt => {
+            let full = gcm.seal_block(None, m.iv, m.aad, m.buf, m.tag.len())?;
+            copy_tag(&full, m.tag.len(), m.tag);
+            Ok(())
+        }
+        Direction::Decrypt => gcm.open_in_place(None, m.iv, m.aad, m.buf, m.tag),
     }
 }
 
 /// What a message's full tag means for it: encrypting, its tag slot
 /// gets the tag; decrypting, it is checked, and the buffer wiped if it
 /// does not verify.
+#[inline(always)]
 fn deliver(full: &mut Block, m: &mut BatchMessage<'_>, direction: Direction) -> Result<(), Error> {
     match direction {
         Direction::Encrypt => {
@@ -490,15 +503,14 @@ fn groups<'a, K: Kernel + Sync, M: BorrowMut<BatchMessage<'a>>>(
 
 /// The messages of a run one by one, should the kernel refuse it.
 #[cold]
-fn one_by_one<'a, K: Kernel + Sync, M: BorrowMut<BatchMessage<'a>>>(
+fn one_by_one<'a, M: BorrowMut<BatchMessage<'a>>>(
     gcm: &AesGcm,
-    kernel: &K,
     run: &mut [M],
     place: impl Fn(usize) -> usize,
     results: &mut [Result<(), Error>],
     direction: Direction,
 ) {
     for (k, m) in run.iter_mut().enumerate() {
-        results[place(k)] = one(gcm, kernel, m.borrow_mut(), direction);
+        results[place(k)] = one(gcm, m.borrow_mut(), direction);
     }
 }
