@@ -276,7 +276,7 @@ impl Default for Config {
 ///
 /// Packets are short, so the per-call cost of the implementation matters
 /// as much as its bulk speed: the fused kernels' whole-message path
-/// (`gcm::Kernel::crypt_short`) takes a packet in one pass, where a pair
+/// (`gcm::Kernel::crypt_whole`) takes a packet in one pass, where a pair
 /// of strategies runs counter mode and GHASH as two passes with their own
 /// setup each. The default is therefore [`AesGcm::new`]'s choice; the
 /// pairs stay selectable for comparisons such as the seed's.

@@ -11,9 +11,9 @@ use std::sync::Arc;
 use zeroize::Zeroize;
 
 use super::class::{Class, Fused};
-use super::kernel::{Direction, FacePair, FusedKernel, Kernel, KernelOp, Pair};
+use super::kernel::{Direction, FacePair, FusedKernel, Kernel, KernelOp, Pair, Text};
 use super::kernels;
-use super::parallel::{Pool, Split, Text};
+use super::parallel::{Pool, Split};
 use super::state::{MAX_AAD_LEN, MAX_MESSAGE_LEN, State, TAG_LENGTHS, check_iv, verify_or_wipe};
 use crate::Error;
 use crate::aes::{self, Block, BlockCipher, Cipher, KeySchedule};
@@ -783,9 +783,10 @@ pub(super) struct OneShot<'a> {
 impl KernelOp for OneShot<'_> {
     type Output = Result<Block, Error>;
     fn run<K: Kernel>(self, kernel: &K) -> Self::Output {
-        // A kernel's whole-message path first (see `Kernel::crypt_short`).
+        // A kernel's whole-message path first (see `Kernel::crypt_whole`).
         if let Ok(iv) = <&[u8; 12]>::try_from(self.iv)
-            && let Some(tag) = kernel.crypt_short(iv, self.aad, self.buf, self.direction)
+            && let Some(tag) =
+                kernel.crypt_whole(iv, self.aad, Text::InPlace(&mut *self.buf), self.direction)
         {
             return Ok(tag);
         }

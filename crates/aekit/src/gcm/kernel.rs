@@ -96,37 +96,20 @@ pub(crate) trait Kernel {
         }
     }
 
-    /// A whole short message with a 96-bit IV in one pass, for kernels
-    /// that have such a path: encrypts or decrypts `data` in place and
-    /// returns the full tag, or returns `None` having touched nothing,
-    /// and the caller takes the general path. The lengths have been
-    /// checked. The default has no fast path.
-    fn crypt_short(
+    /// A whole message with a 96-bit IV in one pass, for kernels that
+    /// have such a path: encrypts or decrypts `text`, in place or from
+    /// its input into its output, and returns the full tag having written
+    /// every byte of the output; or returns `None` having touched
+    /// nothing, and the caller takes the general path (out of place, it
+    /// copies first). The lengths have been checked. The default has none.
+    fn crypt_whole(
         &self,
         _iv: &[u8; 12],
         _aad: &[u8],
-        _data: &mut [u8],
+        _text: Text<'_>,
         _direction: Direction,
     ) -> Option<Block> {
         None
-    }
-
-    /// [`crypt_short`](Self::crypt_short) from `input` into `out` (of the
-    /// same length, possibly uninitialized), for kernels whose
-    /// whole-message path reads one buffer and writes the other in its
-    /// one pass: no copy of the message first. Returns the tag having
-    /// written every byte of `out`, or gives `out` back untouched where
-    /// the kernel has no such path for this message; the caller then
-    /// copies and runs in place. The default has none.
-    fn crypt_short_into<'o>(
-        &self,
-        _iv: &[u8; 12],
-        _aad: &[u8],
-        _input: &[u8],
-        out: &'o mut [MaybeUninit<u8>],
-        _direction: Direction,
-    ) -> Result<Block, &'o mut [MaybeUninit<u8>]> {
-        Err(out)
     }
 
     /// A whole message whose keystream is supplied (E(K, Y_0), then at
@@ -174,6 +157,43 @@ pub(crate) trait Kernel {
         _tag_ok: impl Fn(usize) -> bool,
     ) -> usize {
         0
+    }
+}
+
+/// A message in place, or from `input` into `out` (possibly
+/// uninitialized; every byte is written): what a whole-message path
+/// ([`Kernel::crypt_whole`]) and a split across threads take.
+pub(super) enum Text<'a> {
+    InPlace(&'a mut [u8]),
+    Into {
+        input: &'a [u8],
+        out: &'a mut [MaybeUninit<u8>],
+    },
+}
+
+impl Text<'_> {
+    /// The length in bytes.
+    pub(super) fn len(&self) -> usize {
+        match self {
+            Text::InPlace(buf) => buf.len(),
+            Text::Into { input, .. } => input.len(),
+        }
+    }
+
+    /// Where the message is read (`src`) and written (`dst`), and its
+    /// length: the same address in place; out of place the input and the
+    /// output, which do not overlap (a shared and a mutable borrow), `n`
+    /// the shorter length. For a kernel's whole-message path, which takes
+    /// raw pointers.
+    pub(super) fn io(self) -> (*const u8, *mut u8, usize) {
+        match self {
+            Text::InPlace(data) => (data.as_ptr(), data.as_mut_ptr(), data.len()),
+            Text::Into { input, out } => (
+                input.as_ptr(),
+                out.as_mut_ptr().cast::<u8>(),
+                input.len().min(out.len()),
+            ),
+        }
     }
 }
 
@@ -599,7 +619,7 @@ pub(crate) mod tests {
         (out, counter, y)
     }
 
-    /// `crypt_short` against the general path (`State` over the same
+    /// `crypt_whole` against the general path (`State` over the same
     /// kernel) for every (AAD length, message length) up to 256 bytes,
     /// both directions, three key sizes; where a kernel declines, the data
     /// must be untouched.
@@ -621,7 +641,9 @@ pub(crate) mod tests {
                             format!("{} AES-{} aad {aad_len} len {len}", F::NAME, key_len * 8);
                         let aad = &aad[..aad_len];
                         let mut d1 = text[..len].to_vec();
-                        let Some(tag) = fused.crypt_short(&iv, aad, &mut d1, direction) else {
+                        let Some(tag) =
+                            fused.crypt_whole(&iv, aad, Text::InPlace(&mut d1), direction)
+                        else {
                             assert!(d1 == text[..len], "{what}: data touched");
                             continue;
                         };
@@ -683,15 +705,19 @@ pub(crate) mod tests {
                         format!("{what} AES-{} {n} bytes at +{from}", ks.rounds() * 32 - 192);
                     let buf = &mut src[s0 + from..s0 + from + n];
                     buf.copy_from_slice(&text);
-                    let got = fused.crypt_short(&iv, aad, buf, direction);
+                    let got = fused.crypt_whole(&iv, aad, Text::InPlace(&mut *buf), direction);
                     assert_eq!(got, Some(tag), "{what}: tag in place");
                     assert!(*buf == expected[..], "{what}: data in place");
                     buf.copy_from_slice(&text);
                     for to in [0, 7, 16, 48] {
                         let out = &mut dst[d0 + to..d0 + to + n];
-                        let got = fused.crypt_short_into(&iv, aad, buf, out, direction);
-                        assert_eq!(got.ok(), Some(tag), "{what} into +{to}: tag");
-                        // SAFETY: `crypt_short_into` returned the tag, so it
+                        let text = Text::Into {
+                            input: buf,
+                            out: &mut *out,
+                        };
+                        let got = fused.crypt_whole(&iv, aad, text, direction);
+                        assert_eq!(got, Some(tag), "{what} into +{to}: tag");
+                        // SAFETY: `crypt_whole` returned the tag, so it
                         // wrote every byte of `out`.
                         let written: Vec<u8> =
                             out.iter().map(|b| unsafe { b.assume_init() }).collect();
@@ -702,8 +728,8 @@ pub(crate) mod tests {
         }
     }
 
-    /// A fused kernel's whole-message paths (`crypt_short` in place and
-    /// `crypt_short_into`, where it takes the message) against the
+    /// A fused kernel's whole-message path (`crypt_whole`, in place and,
+    /// where it takes the message, out of place) against the
     /// general path (`State` over a (table, bitserial) pair of the same
     /// key) for every message length up to 2100 bytes that is not far
     /// from a 256-byte boundary — so 0 to 8 batches of the wide loops, in
@@ -753,19 +779,23 @@ pub(crate) mod tests {
                     let tag = state.finish(&pair);
 
                     let mut d = text[..n].to_vec();
-                    let t1 = fused.crypt_short(&iv, aad, &mut d, direction);
+                    let t1 = fused.crypt_whole(&iv, aad, Text::InPlace(&mut d), direction);
                     assert_eq!(t1, Some(tag), "{what}: tag in place");
                     assert!(d == expected, "{what}: data in place");
 
                     // Uninitialized memory, as a binding's new object is.
                     let mut out = Vec::<u8>::with_capacity(n);
                     let spare = &mut out.spare_capacity_mut()[..n];
-                    if let Ok(t2) = fused.crypt_short_into(&iv, aad, &text[..n], spare, direction) {
+                    let into = Text::Into {
+                        input: &text[..n],
+                        out: &mut *spare,
+                    };
+                    if let Some(t2) = fused.crypt_whole(&iv, aad, into, direction) {
                         taken_into += 1;
                         assert_eq!(t2, tag, "{what}: tag out of place");
                         let written: Vec<u8> = spare
                             .iter()
-                            // SAFETY: `crypt_short_into` returned its tag,
+                            // SAFETY: `crypt_whole` returned its tag,
                             // so it wrote every byte.
                             .map(|b| unsafe { b.assume_init() })
                             .collect();

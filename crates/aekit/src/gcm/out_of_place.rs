@@ -25,9 +25,9 @@ use core::mem::MaybeUninit;
 
 use super::aes_gcm::{AesGcm, OneShot, Tag};
 use super::kernel::{
-    Direction, Kernel, KernelOp, OUT_OF_PLACE_PASS, as_uninit, assume_init, copy_into,
+    Direction, Kernel, KernelOp, OUT_OF_PLACE_PASS, Text, as_uninit, assume_init, copy_into,
 };
-use super::parallel::{Pool, Text};
+use super::parallel::Pool;
 use super::state::{State, verify_or_wipe};
 use super::stream::Online;
 use super::stream::{Decryptor, Encryptor};
@@ -388,16 +388,16 @@ struct OutOfPlace<'a> {
 impl KernelOp for OutOfPlace<'_> {
     type Output = Result<Block, Error>;
     fn run<K: Kernel + Sync>(self, kernel: &K) -> Self::Output {
-        let out = match <&[u8; 12]>::try_from(self.iv) {
-            Ok(iv) => {
-                match kernel.crypt_short_into(iv, self.aad, self.input, self.out, self.direction) {
-                    Ok(tag) => return Ok(tag),
-                    Err(out) => out,
-                }
+        if let Ok(iv) = <&[u8; 12]>::try_from(self.iv) {
+            let text = Text::Into {
+                input: self.input,
+                out: &mut *self.out,
+            };
+            if let Some(tag) = kernel.crypt_whole(iv, self.aad, text, self.direction) {
+                return Ok(tag);
             }
-            Err(_) => self.out,
-        };
-        OutOfPlace { out, ..self }.copying(kernel)
+        }
+        self.copying(kernel)
     }
 }
 

@@ -115,7 +115,6 @@
 //!   split would only add synchronisation. This is an opt-in of its own.
 
 use core::fmt;
-use core::mem::MaybeUninit;
 use core::ops::Range;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -125,7 +124,7 @@ use std::time::{Duration, Instant};
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use zeroize::Zeroize;
 
-use super::kernel::{Direction, Kernel, KernelOp};
+use super::kernel::{Direction, Kernel, KernelOp, Text};
 use super::state::State;
 use crate::Error;
 use crate::aes::Block;
@@ -307,16 +306,6 @@ pub(super) struct Split<'a> {
     pub(super) direction: Direction,
 }
 
-/// The message of a [`Split`]: in place, or from `input` into `out`
-/// (possibly uninitialized; every byte is written).
-pub(super) enum Text<'a> {
-    InPlace(&'a mut [u8]),
-    Into {
-        input: &'a [u8],
-        out: &'a mut [MaybeUninit<u8>],
-    },
-}
-
 impl KernelOp for Split<'_> {
     type Output = Result<Block, Error>;
     fn run<K: Kernel + Sync>(self, kernel: &K) -> Self::Output {
@@ -342,31 +331,8 @@ impl KernelOp for Split<'_> {
     }
 }
 
+/// What a [`Split`] does with its [`Text`].
 impl<'a> Text<'a> {
-    /// Where the message is read (`src`) and written (`dst`), and its
-    /// length: the same address in place; out of place the input and the
-    /// output, which do not overlap (a shared and a mutable borrow), `n`
-    /// the shorter length. For a kernel's whole-message path, which takes
-    /// raw pointers.
-    pub(super) fn io(self) -> (*const u8, *mut u8, usize) {
-        match self {
-            Text::InPlace(data) => (data.as_ptr(), data.as_mut_ptr(), data.len()),
-            Text::Into { input, out } => (
-                input.as_ptr(),
-                out.as_mut_ptr().cast::<u8>(),
-                input.len().min(out.len()),
-            ),
-        }
-    }
-
-    /// The length in bytes.
-    fn len(&self) -> usize {
-        match self {
-            Text::InPlace(buf) => buf.len(),
-            Text::Into { input, .. } => input.len(),
-        }
-    }
-
     /// The first `at` bytes and the rest.
     fn split_at(self, at: usize) -> (Text<'a>, Text<'a>) {
         match self {

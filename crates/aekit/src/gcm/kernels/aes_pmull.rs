@@ -18,9 +18,8 @@
 //! [`Kernel::crypt_blocks`]: for whole 16-byte blocks, C_i = P_i ⊕ E(K,
 //! incr32^i(counter)) and Y ← (Y ⊕ C_i)·H over the ciphertext, in one pass
 //! instead of the default's two. The IV, the AAD, partial blocks and the
-//! tag go through the two strategies unchanged. [`Kernel::crypt_short`]
-//! and [`Kernel::crypt_short_into`]: a whole message with a 96-bit IV,
-//! its tag included (below).
+//! tag go through the two strategies unchanged. [`Kernel::crypt_whole`]:
+//! a whole message with a 96-bit IV, its tag included (below).
 //!
 //! # Registers
 //!
@@ -91,8 +90,7 @@
 //!
 //! # Whole messages with a 96-bit IV
 //!
-//! [`Kernel::crypt_short`] and [`Kernel::crypt_short_into`] take every
-//! message with a 12-byte IV:
+//! [`Kernel::crypt_whole`] takes every message with a 12-byte IV:
 //!
 //! - At most seven blocks, and at most eight hashed with the AAD and the
 //!   lengths block: Y_0 … Y_c in one AES batch of c + 1 lanes (`L` a
@@ -190,8 +188,7 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::aes::armv8::{self, Armv8};
 use crate::aes::{Block, BlockCipher, KeySchedule};
-use crate::gcm::kernel::{Direction, FusedKernel, Kernel, finish_two_pass, in_output, io_of};
-use crate::gcm::parallel::Text;
+use crate::gcm::kernel::{Direction, FusedKernel, Kernel, Text, finish_two_pass, in_output, io_of};
 use crate::ghash::GhashKey;
 use crate::ghash::pmull::{self, Pmull, Sum};
 
@@ -243,8 +240,8 @@ impl Tables {
 }
 
 impl AesPmull {
-    /// [`Kernel::crypt_short`] (or `crypt_short_into`, for an output as
-    /// long as the input): the short path up to seven blocks, `mid`
+    /// [`Kernel::crypt_whole`] (out of place, an output as long as the
+    /// input): the short path up to seven blocks, `mid`
     /// beyond. The one-message calls reach it without a kernel op.
     #[inline(always)]
     pub(crate) fn whole_text(
@@ -363,28 +360,14 @@ impl Kernel for AesPmull {
         unsafe { self.crypt(counter, y, io, direction, public) }
     }
 
-    fn crypt_short(
+    fn crypt_whole(
         &self,
         iv: &[u8; 12],
         aad: &[u8],
-        data: &mut [u8],
+        text: Text<'_>,
         direction: Direction,
     ) -> Option<Block> {
-        Some(self.whole_text(iv, aad, Text::InPlace(data), direction))
-    }
-
-    fn crypt_short_into<'o>(
-        &self,
-        iv: &[u8; 12],
-        aad: &[u8],
-        input: &[u8],
-        out: &'o mut [MaybeUninit<u8>],
-        direction: Direction,
-    ) -> Result<Block, &'o mut [MaybeUninit<u8>]> {
-        if input.len() != out.len() {
-            return Err(out);
-        }
-        Ok(self.whole_text(iv, aad, Text::Into { input, out }, direction))
+        Some(self.whole_text(iv, aad, text, direction))
     }
 }
 
@@ -1169,7 +1152,7 @@ mod tests {
     use crate::aes::fixslice::Fixslice;
     use crate::aes::{Block, BlockCipher, KeySchedule};
     use crate::gcm::kernel::tests::{blocks_into, reference_pair, whole_messages_match};
-    use crate::gcm::kernel::{Direction, FusedKernel, Kernel, Pair};
+    use crate::gcm::kernel::{Direction, FusedKernel, Kernel, Pair, Text};
     use crate::gcm::state::State;
     use crate::ghash::GhashKey;
     use crate::ghash::karatsuba::Karatsuba;
@@ -1384,14 +1367,15 @@ mod tests {
                             Direction::Decrypt => "decrypt",
                         };
                         let mut data = input.clone();
-                        let got = fused.crypt_short(&iv, &aad, &mut data, direction);
+                        let got = fused.crypt_whole(&iv, &aad, Text::InPlace(&mut data), direction);
                         assert_eq!(got, Some(tag), "{id} {way}: tag in place");
                         assert!(data == *output, "{id} {way}: data in place");
                         let to = 1 + rng.below(15);
                         let mut out = vec![MaybeUninit::<u8>::uninit(); n + 16];
                         let dst = &mut out[to..to + n];
-                        let got = fused.crypt_short_into(&iv, &aad, input, dst, direction);
-                        assert_eq!(got.ok(), Some(tag), "{id} {way}: tag out of place");
+                        let into = Text::Into { input, out: dst };
+                        let got = fused.crypt_whole(&iv, &aad, into, direction);
+                        assert_eq!(got, Some(tag), "{id} {way}: tag out of place");
                         let written: Vec<u8> = out[to..to + n]
                             .iter()
                             // SAFETY: the whole-message paths write every
@@ -1458,7 +1442,9 @@ mod tests {
                     buf[at..at + n].copy_from_slice(input);
                     let data = &mut buf[at..at + n];
                     let got = match <&[u8; 12]>::try_from(iv.as_slice()) {
-                        Ok(iv12) => fused.crypt_short(iv12, &aad, data, direction).unwrap(),
+                        Ok(iv12) => fused
+                            .crypt_whole(iv12, &aad, Text::InPlace(&mut *data), direction)
+                            .unwrap(),
                         Err(_) => {
                             let mut state = State::start(fused, &iv);
                             state.aad(fused, &aad).unwrap();
@@ -1473,10 +1459,13 @@ mod tests {
                     let mut out = vec![MaybeUninit::<u8>::uninit(); n + 16];
                     let dst = &mut out[to..to + n];
                     let got = match <&[u8; 12]>::try_from(iv.as_slice()) {
-                        Ok(iv12) => fused
-                            .crypt_short_into(iv12, &aad, input, dst, direction)
-                            .ok()
-                            .unwrap(),
+                        Ok(iv12) => {
+                            let into = Text::Into {
+                                input,
+                                out: &mut *dst,
+                            };
+                            fused.crypt_whole(iv12, &aad, into, direction).unwrap()
+                        }
                         Err(_) => {
                             let mut state = State::start(fused, &iv);
                             state.aad(fused, &aad).unwrap();

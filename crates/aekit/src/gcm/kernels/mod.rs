@@ -86,7 +86,7 @@ pub(crate) use absent_aarch64::AesPmull;
 /// `clmul` keys, where the kernel takes a message that long there:
 /// `ni-clmul` always, `vaes-avx2` up to eight blocks, `vaes-avx512` on
 /// Intel up to three.
-/// The kernels' own `crypt_short` go through it, and `AesGcm`'s
+/// The kernels' own `crypt_whole` go through it, and `AesGcm`'s
 /// one-message calls take it before they build a kernel op
 /// (`AesGcm::short`), so that a packet-sized message goes from the call's
 /// checks to the kernel with no op in memory and no generic layer between.
@@ -167,6 +167,25 @@ impl Short<'_> {
             })
         }
     }
+
+    /// [`crypt`](Self::crypt) or [`crypt_into`](Self::crypt_into) of
+    /// `text`, which is left to the caller's next path where this one
+    /// returns `None`.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(crate) fn crypt_text(
+        self,
+        iv: &[u8; 12],
+        aad: &[u8],
+        text: &mut crate::gcm::kernel::Text<'_>,
+        direction: Direction,
+    ) -> Option<Block> {
+        use crate::gcm::kernel::Text;
+        match text {
+            Text::InPlace(data) => self.crypt(iv, aad, data, direction),
+            Text::Into { input, out } => self.crypt_into(iv, aad, input, out, direction),
+        }
+    }
 }
 
 /// Off aarch64 `aes-pmull` is compiled out; this stands in for it, with
@@ -175,8 +194,7 @@ impl Short<'_> {
 mod absent_aarch64 {
     use crate::aes::armv8::Armv8;
     use crate::aes::{Block, KeySchedule};
-    use crate::gcm::kernel::{Direction, FusedKernel, Kernel};
-    use crate::gcm::parallel::Text;
+    use crate::gcm::kernel::{Direction, FusedKernel, Kernel, Text};
     use crate::ghash::pmull::Pmull;
 
     /// `aes-pmull`: AESE/AESMC and PMULL, aarch64 only.
@@ -224,8 +242,7 @@ mod absent {
     use crate::aes::ni::Ni;
     use crate::aes::vaes::Vaes;
     use crate::aes::{Block, KeySchedule};
-    use crate::gcm::kernel::{Direction, FusedKernel, Kernel};
-    use crate::gcm::parallel::Text;
+    use crate::gcm::kernel::{Direction, FusedKernel, Kernel, Text};
     use crate::ghash::clmul::Clmul;
     use crate::ghash::vclmul::Vclmul;
 

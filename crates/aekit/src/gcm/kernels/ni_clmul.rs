@@ -110,7 +110,7 @@
 //! # Whole messages with a 96-bit IV
 //!
 //! The one-shot API hands a message with a 12-byte IV to [`Short`], then
-//! to [`NiClmul::whole_text`] (and a kernel op to [`Kernel::crypt_short`],
+//! to [`NiClmul::whole_text`] (and a kernel op to [`Kernel::crypt_whole`],
 //! which does the same), and this kernel takes all of them, with no
 //! `State`:
 //!
@@ -130,7 +130,7 @@
 //!   hashes its last batch with the lengths block, nine products and one
 //!   reduction.
 //!
-//! Out of place ([`Kernel::crypt_short_into`], [`Kernel::crypt_blocks_into`])
+//! Out of place ([`Kernel::crypt_whole`], [`Kernel::crypt_blocks_into`])
 //! the loop reads the input and writes the output in its one pass (a
 //! source and a destination pointer, the same one in place); the fewer
 //! than eight blocks left are copied and finished in place.
@@ -201,10 +201,9 @@ use crate::aes::ni::{self, Ni};
 use crate::aes::{Block, BlockCipher, KeySchedule};
 use crate::ctr::face::round1::Round1;
 use crate::gcm::kernel::{
-    Direction, FusedKernel, Kernel, as_uninit, assume_init, copy_into, finish_two_pass, in_output,
-    io_of,
+    Direction, FusedKernel, Kernel, Text, as_uninit, assume_init, copy_into, finish_two_pass,
+    in_output, io_of,
 };
-use crate::gcm::parallel::Text;
 use crate::ghash::GhashKey;
 use crate::ghash::clmul::{self, Clmul};
 
@@ -304,35 +303,19 @@ impl Kernel for NiClmul {
         // written is read back), not overlapping.
         unsafe { self.crypt(counter, y, io, direction, public) }
     }
-    fn crypt_short(
+    fn crypt_whole(
         &self,
         iv: &[u8; 12],
         aad: &[u8],
-        data: &mut [u8],
+        mut text: Text<'_>,
         direction: Direction,
     ) -> Option<Block> {
-        (self.short().crypt(iv, aad, data, direction))
-            .or_else(|| Some(self.whole_text(iv, aad, Text::InPlace(data), direction)))
+        if let Some(tag) = self.short().crypt_text(iv, aad, &mut text, direction) {
+            return Some(tag);
+        }
+        Some(self.whole_text(iv, aad, text, direction))
     }
 
-    /// The short path reading `input` and writing `out` as it goes
-    /// ([`Short::crypt_into`]); longer messages the
-    /// stitched loop, likewise: one pass over memory either way, no copy
-    /// first. The module header's "Whole messages with a 96-bit IV".
-    fn crypt_short_into<'o>(
-        &self,
-        iv: &[u8; 12],
-        aad: &[u8],
-        input: &[u8],
-        out: &'o mut [MaybeUninit<u8>],
-        direction: Direction,
-    ) -> Result<Block, &'o mut [MaybeUninit<u8>]> {
-        debug_assert_eq!(input.len(), out.len());
-        if let Some(tag) = self.short().crypt_into(iv, aad, input, out, direction) {
-            return Ok(tag);
-        }
-        Ok(self.whole_text(iv, aad, Text::Into { input, out }, direction))
-    }
     fn crypt_supplied(
         &self,
         keystream: &[u8],
@@ -381,8 +364,8 @@ impl NiClmul {
         }
     }
 
-    /// [`whole`](Self::whole) of `text`: [`Kernel::crypt_short`] (or
-    /// `crypt_short_into`) for a message the short path does not take,
+    /// [`whole`](Self::whole) of `text`: [`Kernel::crypt_whole`] for a
+    /// message the short path does not take,
     /// which the one-message calls reach without a kernel op.
     #[inline(always)]
     pub(crate) fn whole_text(

@@ -112,7 +112,7 @@
 //! blocks go through `ni`'s `ctr32` and `clmul`'s `update_blocks`.
 //!
 //! A whole message with a 96-bit IV goes through no `State`
-//! ([`Kernel::crypt_short`]):
+//! ([`Kernel::crypt_whole`]):
 //!
 //! - At most eight blocks (`takes_ni`): the `ni-clmul` kernel's
 //!   whole-message path, on the keys this kernel holds.
@@ -130,7 +130,7 @@
 //!   32-byte loads splits a cache line. Below one batch the loop is empty
 //!   and every whole block goes before it.
 //!
-//! Out of place ([`Kernel::crypt_short_into`], [`Kernel::crypt_blocks_into`])
+//! Out of place ([`Kernel::crypt_whole`], [`Kernel::crypt_blocks_into`])
 //! the loop reads one buffer and writes the other, and the blocks around
 //! it the same.
 //!
@@ -206,10 +206,9 @@ use super::vaes_avx2_multi::{crypt_groups, long_powers};
 use crate::aes::ni::{self, Ni};
 use crate::aes::{Block, BlockCipher, KeySchedule};
 use crate::gcm::kernel::{
-    BatchMessage, Direction, FusedKernel, Kernel, LONG, LongPowers, TOP, as_uninit, assume_init,
-    copy_into, finish_two_pass, in_output, io_of, taken,
+    BatchMessage, Direction, FusedKernel, Kernel, LONG, LongPowers, TOP, Text, as_uninit,
+    assume_init, copy_into, finish_two_pass, in_output, io_of, taken,
 };
-use crate::gcm::parallel::Text;
 use crate::ghash::GhashKey;
 use crate::ghash::clmul::{self, Clmul};
 use crate::ghash::vclmul::ymm::{Wide, mul_wide, reduce};
@@ -334,19 +333,19 @@ impl Kernel for VaesAvx2 {
     /// [`whole`](VaesAvx2::whole): the blocks past the whole batches,
     /// this kernel's loop over those, the partial block (see the
     /// module header's "The tail, and short messages").
-    fn crypt_short(
+    fn crypt_whole(
         &self,
         iv: &[u8; 12],
         aad: &[u8],
-        data: &mut [u8],
+        mut text: Text<'_>,
         direction: Direction,
     ) -> Option<Block> {
-        if let Some(short) = self.short(data.len())
-            && let Some(tag) = short.crypt(iv, aad, data, direction)
+        if let Some(short) = self.short(text.len())
+            && let Some(tag) = short.crypt_text(iv, aad, &mut text, direction)
         {
             return Some(tag);
         }
-        Some(self.whole_text(iv, aad, Text::InPlace(data), direction))
+        Some(self.whole_text(iv, aad, text, direction))
     }
 
     const LONGEST: usize = LONG;
@@ -382,23 +381,6 @@ impl Kernel for VaesAvx2 {
             )
         };
         run.len()
-    }
-
-    /// As [`crypt_short`](Self::crypt_short), from `input` into `out`.
-    fn crypt_short_into<'o>(
-        &self,
-        iv: &[u8; 12],
-        aad: &[u8],
-        input: &[u8],
-        out: &'o mut [MaybeUninit<u8>],
-        direction: Direction,
-    ) -> Result<Block, &'o mut [MaybeUninit<u8>]> {
-        if let Some(short) = self.short(input.len())
-            && let Some(tag) = short.crypt_into(iv, aad, input, out, direction)
-        {
-            return Ok(tag);
-        }
-        Ok(self.whole_text(iv, aad, Text::Into { input, out }, direction))
     }
 
     /// The 128-bit consumer kernel on the `clmul` key.
@@ -453,8 +435,8 @@ impl VaesAvx2 {
         takes_ni(len).then(|| self.ni.short())
     }
 
-    /// [`Kernel::crypt_short`] (or `crypt_short_into`) for a message
-    /// its short path did not take: the one-message calls reach it
+    /// [`Kernel::crypt_whole`] for a message its short path did not
+    /// take: the one-message calls reach it
     /// without a kernel op.
     #[inline(always)]
     pub(crate) fn whole_text(

@@ -96,8 +96,8 @@
 //! # Whole messages with a 96-bit IV
 //!
 //! A one-shot call with a 96-bit IV skips the state machine
-//! ([`Kernel::crypt_short`], and [`Kernel::crypt_short_into`], which reads
-//! one buffer and writes the other in the same pass). A message whose AAD,
+//! ([`Kernel::crypt_whole`], which out of place reads one buffer and
+//! writes the other in the same pass). A message whose AAD,
 //! blocks and lengths block come to at most sixteen hashed blocks goes
 //! through `finish` alone: Y_0 and the message's counter blocks through
 //! AES together, in one to five registers, the message read and written at
@@ -223,9 +223,9 @@ use crate::aes::vaes::{
 use crate::aes::{Block, BlockCipher, KeySchedule};
 use crate::ctr::face::round1::Round1;
 use crate::gcm::kernel::{
-    BatchMessage, Direction, FusedKernel, Kernel, LONG, LongPowers, TOP, in_output, io_of, taken,
+    BatchMessage, Direction, FusedKernel, Kernel, LONG, LongPowers, TOP, Text, in_output, io_of,
+    taken,
 };
-use crate::gcm::parallel::Text;
 use crate::ghash::GhashKey;
 use crate::ghash::clmul::Clmul;
 use crate::ghash::vclmul::{
@@ -391,36 +391,19 @@ impl Kernel for VaesAvx512 {
         unsafe { self.blocks(counter, y, io_of(input, out), direction, public) }
     }
 
-    fn crypt_short(
+    fn crypt_whole(
         &self,
         iv: &[u8; 12],
         aad: &[u8],
-        data: &mut [u8],
+        mut text: Text<'_>,
         direction: Direction,
     ) -> Option<Block> {
-        if let Some(short) = self.short(data.len())
-            && let Some(tag) = short.crypt(iv, aad, data, direction)
+        if let Some(short) = self.short(text.len())
+            && let Some(tag) = short.crypt_text(iv, aad, &mut text, direction)
         {
             return Some(tag);
         }
-        Some(self.whole_text(iv, aad, Text::InPlace(data), direction))
-    }
-
-    fn crypt_short_into<'o>(
-        &self,
-        iv: &[u8; 12],
-        aad: &[u8],
-        input: &[u8],
-        out: &'o mut [MaybeUninit<u8>],
-        direction: Direction,
-    ) -> Result<Block, &'o mut [MaybeUninit<u8>]> {
-        debug_assert_eq!(input.len(), out.len());
-        if let Some(short) = self.short(input.len())
-            && let Some(tag) = short.crypt_into(iv, aad, input, out, direction)
-        {
-            return Ok(tag);
-        }
-        Ok(self.whole_text(iv, aad, Text::Into { input, out }, direction))
+        Some(self.whole_text(iv, aad, text, direction))
     }
 
     fn crypt_supplied(
@@ -484,8 +467,8 @@ impl VaesAvx512 {
         }
     }
 
-    /// [`Kernel::crypt_short`] (or `crypt_short_into`) for a message
-    /// its short path did not take: the one-message calls reach it
+    /// [`Kernel::crypt_whole`] for a message its short path did not
+    /// take: the one-message calls reach it
     /// without a kernel op.
     #[inline(always)]
     pub(crate) fn whole_text(
