@@ -126,6 +126,14 @@ impl AesGcm {
         results: &mut [Result<(), Error>],
     ) {
         crate::error::reset_results(results, batch.len());
+        // A group is four messages: fewer go one by one, without the
+        // kernel op and its frame.
+        if batch.len() < 4 {
+            for (m, r) in batch.iter_mut().zip(results) {
+                *r = one(self, m, direction);
+            }
+            return;
+        }
         self.run(Batch {
             gcm: self,
             messages: batch,
@@ -184,11 +192,11 @@ impl KernelOp for Batch<'_, '_, '_> {
 
     fn run<K: Kernel + Sync>(self, kernel: &K) {
         let (gcm, direction, results) = (self.gcm, self.direction, self.results);
-        // A group is four messages: fewer go one by one without the
-        // groups' bookkeeping (with it, a batch of one short message cost
-        // about twice the one-message call, the tag buffer's 1 KiB
-        // zeroed among it).
-        if K::LONGEST == 0 || self.messages.len() < 4 {
+        // Without a multi-buffer path, one by one (a batch of fewer than
+        // four messages never gets here: with the groups' bookkeeping, a
+        // batch of one short message cost about twice the one-message
+        // call, the tag buffer's 1 KiB zeroed among it).
+        if K::LONGEST == 0 {
             for (m, r) in self.messages.iter_mut().zip(results) {
                 *r = one(gcm, m, direction);
             }
