@@ -98,10 +98,11 @@ pub(crate) trait Kernel {
 
     /// A whole message with a 96-bit IV in one pass, for kernels that
     /// have such a path: encrypts or decrypts `text`, in place or from
-    /// its input into its output, and returns the full tag having written
-    /// every byte of the output; or returns `None` having touched
-    /// nothing, and the caller takes the general path (out of place, it
-    /// copies first). The lengths have been checked. The default has none.
+    /// its input into its output (as long as the input), and returns the
+    /// full tag having written every byte of the output; or returns
+    /// `None` having touched nothing, and the caller takes the general
+    /// path (out of place, it copies first). The lengths have been
+    /// checked. The default has none.
     fn crypt_whole(
         &self,
         _iv: &[u8; 12],
