@@ -16,8 +16,8 @@
 //! moves between the harness's placements from one round to the next, so
 //! that no case keeps an unlucky address; the inputs of the out-of-place
 //! cases stay put. Rejected: an output buffer of each case's own, placed
-//! by the case inside the timed call (1–2 ns a call that the in-place
-//! cases and ipsec-mb's encryption did not pay).
+//! by the case inside the timed call, a cost the in-place cases and
+//! ipsec-mb's encryption did not pay (`docs/BENCHMARKS.md`).
 
 use std::rc::Rc;
 

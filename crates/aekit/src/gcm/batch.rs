@@ -126,9 +126,9 @@ impl AesGcm {
         results: &mut [Result<(), Error>],
     ) {
         crate::error::reset_results(results, batch.len());
-        // A group is four messages: fewer go one by one, without the
-        // kernel op and its frame.
-        if batch.len() < 4 {
+        // A group is four messages: fewer, or a key without a multi-buffer
+        // path, go one by one, without the kernel op and its frame.
+        if batch.len() < 4 || !self.has_multi_buffer() {
             for (m, r) in batch.iter_mut().zip(results) {
                 *r = one(self, m, direction);
             }
@@ -192,16 +192,9 @@ impl KernelOp for Batch<'_, '_, '_> {
 
     fn run<K: Kernel + Sync>(self, kernel: &K) {
         let (gcm, direction, results) = (self.gcm, self.direction, self.results);
-        // Without a multi-buffer path, one by one (a batch of fewer than
-        // four messages never gets here: with the groups' bookkeeping, a
-        // batch of one short message cost about twice the one-message
-        // call, the tag buffer's 1 KiB zeroed among it).
-        if K::LONGEST == 0 {
-            for (m, r) in self.messages.iter_mut().zip(results) {
-                *r = one(gcm, m, direction);
-            }
-            return;
-        }
+        // Four messages or more, on a kernel with a multi-buffer path
+        // (`crypt_batch_into` runs the others one by one).
+        debug_assert!(K::LONGEST > 0 && self.messages.len() >= 4);
         // Runs of consecutive messages of one multi-buffer shape go
         // straight to the kernel, whole groups of four, up to `RUN` at a
         // time; other messages of such a shape wait in their shape's
@@ -453,9 +446,9 @@ const BUCKETS: usize = 8;
 const GATHER: usize = 16;
 
 /// One message on its own: the one-message API's checks and path, so a
-/// message a batch does not group costs what its own call does. (Run as
-/// a kernel op on the batch's kernel, it took more instructions: the
-/// op's frame and the tag's way out of it.)
+/// message a batch does not group costs what its own call does (rather
+/// than a kernel op on the batch's kernel, with a frame of its own and
+/// the tag's way out of it).
 #[inline(always)]
 fn one(gcm: &AesGcm, m: &mut BatchMessage<'_>, direction: Direction) -> Result<(), Error> {
     match direction {

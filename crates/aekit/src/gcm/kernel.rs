@@ -189,11 +189,14 @@ impl Text<'_> {
     pub(super) fn io(self) -> (*const u8, *mut u8, usize) {
         match self {
             Text::InPlace(data) => (data.as_ptr(), data.as_mut_ptr(), data.len()),
-            Text::Into { input, out } => (
-                input.as_ptr(),
-                out.as_mut_ptr().cast::<u8>(),
-                input.len().min(out.len()),
-            ),
+            Text::Into { input, out } => {
+                debug_assert_eq!(input.len(), out.len());
+                (
+                    input.as_ptr(),
+                    out.as_mut_ptr().cast::<u8>(),
+                    input.len().min(out.len()),
+                )
+            }
         }
     }
 }
