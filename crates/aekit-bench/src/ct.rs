@@ -9,7 +9,11 @@
 //! process, the cache) falls on both alike. Each measurement is one call,
 //! timed with the time-stamp counter read between two `LFENCE`s
 //! (`harness::tsc_fenced`), so that the window holds the call and nothing
-//! around it. Read unfenced, the counter let the window overlap the copy
+//! around it; whatever the harness does to put an input in place (copy
+//! it, repeat it to a long target's length, copy it into each message of
+//! a batch) is done before the window opens (`Cipher::load`), because
+//! copying zero bytes and random ones takes different times on some
+//! CPUs. Read unfenced, the counter let the window overlap the copy
 //! of the input made just before the call, and on an Intel Xeon with
 //! AVX-512 (Sapphire Rapids class) a zero plaintext and a random one then
 //! differed by a cycle or two whatever the implementation: plaintext |t|
@@ -280,12 +284,6 @@ enum Cipher {
     /// at J_0 = GHASH(IV), a function of the key, which no counter fast
     /// path may look at.
     GcmLongIv(AesGcm),
-    /// AES-GCM on a long message (each of [`LONG_MESSAGES`]), the test's
-    /// message repeated: the fused kernels' paths past those of short
-    /// messages. Kept between calls: the message worked
-    /// on, and the last sealed one (decryption puts the test's bytes
-    /// before its other bytes).
-    GcmLong(AesGcm, RefCell<(Vec<u8>, Vec<u8>)>),
     /// The batch API on four copies of the message's first
     /// [`BATCH_MESSAGE`] bytes (the multi-buffer path on a `vaes-avx512`
     /// key): the buffers of the four, kept between calls.
@@ -318,6 +316,34 @@ const LONG_MESSAGES: [(usize, &str); 2] = [
 ];
 
 impl Cipher {
+    /// Puts `input`, repeated to `buf`'s length, where the next
+    /// [`Cipher::seal`] or [`Cipher::open`] reads it: in `buf`, and for a
+    /// batch target in each of its messages. Called outside the timed
+    /// window: on an Intel Xeon with AVX-512 (Emerald Rapids) copying a
+    /// zero message and a random one take different times, so a copy inside
+    /// the window is a difference of this harness, not of the cipher.
+    fn load(&self, input: &[u8], buf: &mut [u8]) {
+        for chunk in buf.chunks_mut(input.len()) {
+            chunk.copy_from_slice(&input[..chunk.len()]);
+        }
+        let message = &buf[..BATCH_MESSAGE];
+        match self {
+            Cipher::GcmBatch(_, messages) => {
+                for m in messages.borrow_mut().iter_mut() {
+                    m.copy_from_slice(message);
+                }
+            }
+            Cipher::AetherBatch(_, messages) => {
+                for m in messages.borrow_mut().iter_mut() {
+                    m.copy_from_slice(message);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Encrypts what [`Cipher::load`] put in place (a new batch target's
+    /// messages are zero bytes) and returns the tag: the call alone.
     fn seal(&self, buf: &mut [u8]) -> Result<[u8; 16], aekit::Error> {
         let mut out = [0u8; 16];
         match self {
@@ -330,62 +356,55 @@ impl Cipher {
                 let tag = g.encrypt_in_place_detached(iv, &[], buf, 16)?;
                 out.copy_from_slice(tag.as_bytes());
             }
-            Cipher::GcmLong(g, scratch) => {
-                let (work, sealed) = &mut *scratch.borrow_mut();
-                for (w, b) in work.iter_mut().zip(buf.iter().cycle()) {
-                    *w = *b;
-                }
-                let tag = g.encrypt_in_place_detached(&IV[..12], &[], work, 16)?;
-                out.copy_from_slice(tag.as_bytes());
-                sealed.copy_from_slice(work);
-                buf.copy_from_slice(&work[..buf.len()]);
-            }
             Cipher::GcmBatch(g, messages) => {
                 let mut messages = messages.borrow_mut();
                 let mut tags = [[0u8; 16]; 4];
                 // One IV for the four: a timing test, and one ciphertext
                 // and tag for the four to check against.
-                let results =
-                    g.encrypt_batch(&mut batch(&mut messages, &mut tags, &buf[..BATCH_MESSAGE]));
+                let results = g.encrypt_batch(&mut batch(&mut messages, &mut tags));
                 results.into_iter().try_for_each(|r| r)?;
-                buf[..BATCH_MESSAGE].copy_from_slice(&messages[0]);
                 out = tags[0];
             }
             Cipher::Aether(a) => out = a.encrypt_in_place_detached(&IV, &[], buf)?,
             Cipher::AetherBatch(a, messages) => {
                 let mut messages = messages.borrow_mut();
                 let mut tags = vec![[0u8; 16]; AETHER_BATCH];
-                let results = a.encrypt_batch(&mut aether_batch(
-                    &mut messages,
-                    &mut tags,
-                    &buf[..BATCH_MESSAGE],
-                ));
+                let results = a.encrypt_batch(&mut aether_batch(&mut messages, &mut tags));
                 results.into_iter().try_for_each(|r| r)?;
-                buf[..BATCH_MESSAGE].copy_from_slice(&messages[0]);
                 out = tags[0];
             }
         }
         Ok(out)
     }
 
+    /// Copies the ciphertext [`Cipher::seal`] made into `buf`: for a batch
+    /// target, its first message (the others are the same); the other
+    /// targets sealed `buf` itself.
+    fn ciphertext(&self, buf: &mut [u8]) {
+        match self {
+            Cipher::GcmBatch(_, messages) => {
+                buf[..BATCH_MESSAGE].copy_from_slice(&messages.borrow()[0]);
+            }
+            Cipher::AetherBatch(_, messages) => {
+                buf[..BATCH_MESSAGE].copy_from_slice(&messages.borrow()[0]);
+            }
+            _ => {}
+        }
+    }
+
+    /// Decrypts what [`Cipher::load`] put in place under `tag` (every
+    /// message of a batch target under the same tag): the call alone.
     fn open(&self, buf: &mut [u8], tag: &[u8]) -> bool {
         match self {
             Cipher::Gcm(g) => g.decrypt_in_place_detached(&IV[..12], &[], buf, tag),
             Cipher::GcmLongIv(g) => g.decrypt_in_place_detached(&IV, &[], buf, tag),
-            Cipher::GcmLong(g, scratch) => {
-                let (work, sealed) = &mut *scratch.borrow_mut();
-                work.copy_from_slice(sealed);
-                work[..buf.len()].copy_from_slice(buf);
-                g.decrypt_in_place_detached(&IV[..12], &[], work, tag)
-            }
             Cipher::GcmBatch(g, messages) => {
                 let mut messages = messages.borrow_mut();
                 let mut tags = [[0u8; 16]; 4];
                 for t in &mut tags {
                     t.copy_from_slice(tag);
                 }
-                let results =
-                    g.decrypt_batch(&mut batch(&mut messages, &mut tags, &buf[..BATCH_MESSAGE]));
+                let results = g.decrypt_batch(&mut batch(&mut messages, &mut tags));
                 results.into_iter().try_for_each(|r| r)
             }
             Cipher::Aether(a) => a.decrypt_in_place_detached(&IV, &[], buf, tag),
@@ -395,11 +414,7 @@ impl Cipher {
                 for t in &mut tags {
                     t.copy_from_slice(tag);
                 }
-                let results = a.decrypt_batch(&mut aether_batch(
-                    &mut messages,
-                    &mut tags,
-                    &buf[..BATCH_MESSAGE],
-                ));
+                let results = a.decrypt_batch(&mut aether_batch(&mut messages, &mut tags));
                 results.into_iter().try_for_each(|r| r)
             }
         }
@@ -407,43 +422,38 @@ impl Cipher {
     }
 }
 
-/// A batch of four copies of `message`, each with `IV`'s first 12 bytes
-/// and its tag slot in `tags`.
+/// A batch of the four `messages`, each with `IV`'s first 12 bytes and
+/// its tag slot in `tags`.
 fn batch<'a>(
     messages: &'a mut [[u8; BATCH_MESSAGE]; 4],
     tags: &'a mut [[u8; 16]; 4],
-    message: &[u8],
 ) -> [BatchMessage<'a>; 4] {
-    let mut slots = messages.iter_mut().zip(tags.iter_mut()).map(|(m, tag)| {
-        m.copy_from_slice(message);
-        BatchMessage {
+    let mut slots = messages
+        .iter_mut()
+        .zip(tags.iter_mut())
+        .map(|(m, tag)| BatchMessage {
             iv: &IV[..12],
             aad: &[],
             buf: m,
             tag,
-        }
-    });
+        });
     core::array::from_fn(|_| slots.next().expect("four slots"))
 }
 
-/// AETHER's batch of copies of `message`, each with the nonce `IV` and
-/// its tag slot in `tags`.
+/// AETHER's batch of `messages`, each with the nonce `IV` and its tag
+/// slot in `tags`.
 fn aether_batch<'a>(
     messages: &'a mut [[u8; BATCH_MESSAGE]],
     tags: &'a mut [[u8; 16]],
-    message: &[u8],
 ) -> Vec<aether::AetherMessage<'a>> {
     messages
         .iter_mut()
         .zip(tags.iter_mut())
-        .map(|(m, tag)| {
-            m.copy_from_slice(message);
-            aether::AetherMessage {
-                nonce: &IV,
-                ad: &[],
-                buf: m,
-                tag,
-            }
+        .map(|(m, tag)| aether::AetherMessage {
+            nonce: &IV,
+            ad: &[],
+            buf: m,
+            tag,
         })
         .collect()
 }
@@ -457,11 +467,19 @@ struct Target {
     what: String,
     constant_time: bool,
     key_len: usize,
+    /// The message's length: [`MESSAGE`], or one of [`LONG_MESSAGES`].
+    message: usize,
     /// How to key it, or why this CPU cannot run it.
     build: Result<Build, String>,
 }
 
-fn gcm_target(name: String, what: String, constant_time: bool, make: Build) -> Target {
+fn gcm_target(
+    name: String,
+    what: String,
+    constant_time: bool,
+    message: usize,
+    make: Build,
+) -> Target {
     // Built once here, so that an implementation this CPU lacks is reported
     // as not run rather than failing mid-measurement.
     let build = match make(&[0u8; 16]) {
@@ -473,6 +491,7 @@ fn gcm_target(name: String, what: String, constant_time: bool, make: Build) -> T
         what,
         constant_time,
         key_len: 16,
+        message,
         build,
     }
 }
@@ -489,19 +508,17 @@ fn targets() -> Vec<Target> {
             f.name().into(),
             "class, fused kernel".into(),
             true,
+            MESSAGE,
             make,
         ));
         for (len, what) in LONG_MESSAGES {
-            let make: Build = Box::new(move |k| {
-                AesGcm::with_class(k, Class::Fused(f)).map(|g| {
-                    let scratch = (vec![0; len], vec![0; len]);
-                    Cipher::GcmLong(g, RefCell::new(scratch))
-                })
-            });
+            let make: Build =
+                Box::new(move |k| AesGcm::with_class(k, Class::Fused(f)).map(Cipher::Gcm));
             out.push(gcm_target(
                 format!("{} {len}-byte message", f.name()),
                 what.into(),
                 true,
+                len,
                 make,
             ));
         }
@@ -511,6 +528,7 @@ fn targets() -> Vec<Target> {
             format!("{} 128-bit IV", f.name()),
             "class, fused kernel, J0 = GHASH(IV)".into(),
             true,
+            MESSAGE,
             make,
         ));
     }
@@ -521,6 +539,7 @@ fn targets() -> Vec<Target> {
         "batch".into(),
         "batch API, four messages (multi-buffer on vaes-avx512 and vaes-avx2)".into(),
         true,
+        MESSAGE,
         make,
     ));
     for a in aes::Strategy::ALL
@@ -544,6 +563,7 @@ fn targets() -> Vec<Target> {
                 format!("{}+{}", a.name(), g.name()),
                 what,
                 true,
+                MESSAGE,
                 make,
             ));
         }
@@ -560,6 +580,7 @@ fn targets() -> Vec<Target> {
                 format!("{}/{}+karatsuba", a.name(), v.name()),
                 "FACE".into(),
                 true,
+                MESSAGE,
                 make,
             ));
         }
@@ -573,6 +594,7 @@ fn targets() -> Vec<Target> {
             what: "AETHER".into(),
             constant_time: true,
             key_len: 32,
+            message: MESSAGE,
             build: match Aether::with(&[0u8; 32], s) {
                 Ok(_) => Ok(Box::new(move |k| Aether::with(k, s).map(Cipher::Aether))),
                 Err(e) => Err(e.to_string()),
@@ -586,6 +608,7 @@ fn targets() -> Vec<Target> {
         ),
         constant_time: true,
         key_len: 32,
+        message: MESSAGE,
         build: match Aether::new(&[0u8; 32]) {
             Ok(_) => Ok(Box::new(|k| {
                 Aether::new(k).map(|a| {
@@ -601,6 +624,7 @@ fn targets() -> Vec<Target> {
         format!("{}+{}", a.name(), g.name()),
         "control: not constant time".into(),
         a.is_constant_time() && g.is_constant_time(),
+        MESSAGE,
         make,
     ));
     out
@@ -624,15 +648,18 @@ fn measure_target(
 ) -> Result<[(&'static str, Outcome); 3], String> {
     let err = |e: aekit::Error| format!("{}: {e}", target.name);
     let fixed_key = vec![0u8; target.key_len];
+    // The plaintext test's inputs are `MESSAGE` bytes, repeated to the
+    // target's length by `Cipher::load`.
     let zero = [0u8; MESSAGE];
-    let mut buf = [0u8; MESSAGE];
+    let mut buf = vec![0u8; target.message];
     let seed = harness::tsc();
     let deadline = || max_seconds.map(|s| Instant::now() + Duration::from_secs_f64(s));
     let keep = |_: &mut [u8]| {};
 
-    // Key: setup and one encryption.
+    // Key: setup and one encryption of zero bytes (a batch target's new
+    // messages are zero bytes too).
     let key = dudect(n, deadline(), &fixed_key, seed, &keep, &mut |k| {
-        buf = zero;
+        buf.fill(0);
         let t0 = harness::tsc_fenced();
         let cipher = build(k);
         let sealed = match &cipher {
@@ -649,7 +676,7 @@ fn measure_target(
     // Plaintext: one encryption under the fixed key.
     let cipher = build(&fixed_key).map_err(err)?;
     let plaintext = dudect(n, deadline(), &zero, seed ^ 1, &keep, &mut |p| {
-        buf.copy_from_slice(p);
+        cipher.load(p, &mut buf);
         let t0 = harness::tsc_fenced();
         let tag = cipher.seal(&mut buf);
         let t1 = harness::tsc_fenced();
@@ -659,8 +686,10 @@ fn measure_target(
     })?;
 
     // Tag: decryption of a valid ciphertext with a tag wrong from byte p on.
-    let mut ciphertext = zero;
+    let mut ciphertext = vec![0u8; target.message];
+    cipher.load(&zero, &mut ciphertext);
     let tag = cipher.seal(&mut ciphertext).map_err(err)?;
+    cipher.ciphertext(&mut ciphertext);
     // The wrong tags are made when a batch is drawn, not just before the
     // call: a tag written byte by byte from position p on, right before a
     // 16-byte load of it, stalls store forwarding by an amount that
@@ -679,7 +708,7 @@ fn measure_target(
         seed ^ 2,
         &make_wrong,
         &mut |wrong| {
-            buf = ciphertext;
+            cipher.load(&ciphertext, &mut buf);
             let t0 = harness::tsc_fenced();
             let ok = cipher.open(&mut buf, wrong);
             let t1 = harness::tsc_fenced();
