@@ -192,6 +192,10 @@
 //!   the waiting chains; four registers round by round instead.
 //! - E(K, Y_0) pinned at `own_powers`' start by an empty `asm!` (the
 //!   compiler sinks it to the tag): no faster.
+//! - E(K, Y_0) in `own_powers`' free lane after the last block, where
+//!   there is one, instead of its 128-bit chain: no faster (the chain
+//!   issues while the AES units wait for the first registers), slower
+//!   at the sizes without a free lane.
 
 use core::arch::x86_64::{
     __m128i, __m256i, __m512i, __mmask8, __mmask16, __mmask32, _MM_PERM_BADC, _mm_aesenc_si128,
