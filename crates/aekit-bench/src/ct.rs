@@ -1016,6 +1016,69 @@ mod tests {
         }
     }
 
+    /// What each target seals is what it was loaded with (repeated to
+    /// its length; a batch target's first `BATCH_MESSAGE` bytes), sealed
+    /// as the one-message call seals it, and it opens that ciphertext
+    /// under that tag and no other.
+    #[test]
+    fn every_target_seals_and_opens_what_it_loads() {
+        let input: Vec<u8> = (0..MESSAGE).map(|i| (i * 7 + 1) as u8).collect();
+        for target in targets() {
+            let Ok(build) = &target.build else {
+                eprintln!("SKIP {}: not run on this CPU", target.name);
+                continue;
+            };
+            let key: Vec<u8> = (0..target.key_len).map(|i| (i * 13 + 5) as u8).collect();
+            let cipher = build(&key).unwrap();
+            let mut buf = vec![0u8; target.message];
+            cipher.load(&input, &mut buf);
+            let mut expected: Vec<u8> =
+                input.iter().copied().cycle().take(target.message).collect();
+            assert_eq!(buf, expected, "{}: loaded", target.name);
+            let tag = cipher.seal(&mut buf).unwrap();
+            cipher.ciphertext(&mut buf);
+            let batch = matches!(cipher, Cipher::GcmBatch(..) | Cipher::AetherBatch(..));
+            if batch {
+                expected.truncate(BATCH_MESSAGE);
+            }
+            let want = match &cipher {
+                Cipher::Aether(_) | Cipher::AetherBatch(..) => Aether::new(&key)
+                    .unwrap()
+                    .encrypt_in_place_detached(&IV, &[], &mut expected),
+                _ => {
+                    let iv = if matches!(cipher, Cipher::GcmLongIv(_)) {
+                        &IV[..]
+                    } else {
+                        &IV[..12]
+                    };
+                    AesGcm::new(&key)
+                        .unwrap()
+                        .encrypt_in_place_detached(iv, &[], &mut expected, 16)
+                        .map(|t| t.as_bytes().try_into().unwrap())
+                }
+            }
+            .unwrap();
+            let sealed = &buf[..expected.len()];
+            assert_eq!(
+                (sealed, tag),
+                (&expected[..], want),
+                "{}: sealed",
+                target.name
+            );
+            let ciphertext = buf.clone();
+            cipher.load(&ciphertext, &mut buf);
+            assert!(cipher.open(&mut buf, &tag), "{}: opens", target.name);
+            let mut wrong = tag;
+            wrong[15] ^= 1;
+            cipher.load(&ciphertext, &mut buf);
+            assert!(
+                !cipher.open(&mut buf, &wrong),
+                "{}: a wrong tag",
+                target.name
+            );
+        }
+    }
+
     #[test]
     fn the_control_is_not_constant_time_and_the_rest_are() {
         let targets = targets();
