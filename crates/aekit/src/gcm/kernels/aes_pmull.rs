@@ -177,6 +177,9 @@
 //! - `mid` with every hashed block times its own power and one
 //!   reduction (`vaes-avx512`'s `own_powers`): a batch's reduction is 2
 //!   PMULL of 26 here, for up to 254 powers of storage.
+//! - Two blocks' Karatsuba middles made together (TRN1, TRN2 and one EOR
+//!   for both folds, as aws-lc does): the compiler added EXTs elsewhere
+//!   and the pipeline model showed a slower loop (`docs/ARM.md`).
 
 use core::arch::aarch64::{
     uint8x16_t, uint32x4_t, vaddq_u8, vaddq_u32, vdupq_n_u8, vdupq_n_u32, veorq_u8, vld1q_u8,
