@@ -80,7 +80,7 @@
 //! seconds (at a whole batch) if N is not reached first, and the table says
 //! how many were made.
 
-use std::cell::RefCell;
+use std::cell::{RefCell, RefMut};
 use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -326,19 +326,23 @@ impl Cipher {
         for chunk in buf.chunks_mut(input.len()) {
             chunk.copy_from_slice(&input[..chunk.len()]);
         }
-        let message = &buf[..BATCH_MESSAGE];
+        if let Some(mut messages) = self.batch_messages() {
+            for m in messages.iter_mut() {
+                m.copy_from_slice(&buf[..BATCH_MESSAGE]);
+            }
+        }
+    }
+
+    /// A batch target's messages, kept between calls.
+    fn batch_messages(&self) -> Option<RefMut<'_, [[u8; BATCH_MESSAGE]]>> {
         match self {
             Cipher::GcmBatch(_, messages) => {
-                for m in messages.borrow_mut().iter_mut() {
-                    m.copy_from_slice(message);
-                }
+                Some(RefMut::map(messages.borrow_mut(), |m| &mut m[..]))
             }
             Cipher::AetherBatch(_, messages) => {
-                for m in messages.borrow_mut().iter_mut() {
-                    m.copy_from_slice(message);
-                }
+                Some(RefMut::map(messages.borrow_mut(), |m| &mut m[..]))
             }
-            _ => {}
+            _ => None,
         }
     }
 
@@ -381,14 +385,8 @@ impl Cipher {
     /// target, its first message (the others are the same); the other
     /// targets sealed `buf` itself.
     fn ciphertext(&self, buf: &mut [u8]) {
-        match self {
-            Cipher::GcmBatch(_, messages) => {
-                buf[..BATCH_MESSAGE].copy_from_slice(&messages.borrow()[0]);
-            }
-            Cipher::AetherBatch(_, messages) => {
-                buf[..BATCH_MESSAGE].copy_from_slice(&messages.borrow()[0]);
-            }
-            _ => {}
+        if let Some(messages) = self.batch_messages() {
+            buf[..BATCH_MESSAGE].copy_from_slice(&messages[0]);
         }
     }
 
