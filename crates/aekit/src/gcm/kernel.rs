@@ -1,10 +1,10 @@
 //! The kernel contract: what the GCM mode asks of an implementation (an
 //! AES, a GHASH, and a way to run counter mode and GHASH over whole
-//! blocks), and every type that contract names: [`Direction`],
+//! blocks), and every type that contract names: [`Direction`], [`Text`],
 //! [`BatchMessage`], [`KernelOp`] (a computation run on the concrete
 //! kernel), [`FusedKernel`], and the views of output memory that may not
-//! be initialized yet ([`copy_into`], [`io_of`], [`in_output`],
-//! [`assume_init`], [`as_uninit`]). Everything else in `gcm` builds on
+//! be initialized yet ([`copy_into`], [`in_output`], [`assume_init`],
+//! [`as_uninit`]). Everything else in `gcm` builds on
 //! this file; it builds on nothing in `gcm`.
 //!
 //! A plain (AES strategy, GHASH strategy) pair runs the two in passes: a
@@ -52,48 +52,32 @@ pub(crate) trait Kernel {
     fn aes(&self) -> &Self::Aes;
     fn ghash(&self) -> &Self::Ghash;
 
-    /// Encrypts or decrypts `data` (whole blocks: `data.len() % 16 == 0`)
-    /// in counter mode from `counter`, leaving it at the first unused
-    /// value, and folds the ciphertext into the GHASH value `y`. `public`:
-    /// the counter is a 96-bit IV's, IV ‖ count, which a kernel may branch
-    /// on to pick a faster way to make its counter blocks; otherwise it
-    /// may be J0 = GHASH(IV) under H, a function of the key, and the
-    /// kernel never branches on it.
+    /// Encrypts or decrypts `text` (whole blocks), in place or from its
+    /// input into its output (the same length, possibly uninitialized;
+    /// every byte is written), in counter mode from `counter`, leaving it
+    /// at the first unused value, and folds the ciphertext into the GHASH
+    /// value `y`. `public`: the counter is a 96-bit IV's, IV ‖ count,
+    /// which a kernel may branch on to pick a faster way to make its
+    /// counter blocks; otherwise it may be J0 = GHASH(IV) under H, a
+    /// function of the key, and the kernel never branches on it.
+    ///
+    /// The default runs counter mode, then GHASH, over a few KiB at a
+    /// time, in place ([`in_place_pieces`]: out of place, each piece
+    /// copied into the output first); a fused kernel reads one buffer and
+    /// writes the other in one pass.
     fn crypt_blocks(
         &self,
         counter: &mut Block,
         y: &mut Block,
-        data: &mut [u8],
+        text: Text<'_>,
         direction: Direction,
         _public: bool,
     ) {
-        debug_assert_eq!(data.len() % 16, 0);
-        two_pass(self.ghash(), y, data, direction, |pass| {
-            self.aes().ctr32(counter, pass);
+        in_place_pieces(text, |data| {
+            two_pass(self.ghash(), y, data, direction, |pass| {
+                self.aes().ctr32(counter, pass);
+            });
         });
-    }
-
-    /// [`crypt_blocks`](Self::crypt_blocks) from `input` into `out` (of
-    /// the same length, whole blocks, possibly uninitialized), writing
-    /// every byte of `out`. The default copies
-    /// [`OUT_OF_PLACE_PASS`](OUT_OF_PLACE_PASS) bytes at a time and
-    /// runs each piece in place while it is in L1; a kernel whose loop
-    /// reads one buffer and writes another does it in one pass.
-    fn crypt_blocks_into(
-        &self,
-        counter: &mut Block,
-        y: &mut Block,
-        input: &[u8],
-        out: &mut [MaybeUninit<u8>],
-        direction: Direction,
-        public: bool,
-    ) {
-        debug_assert_eq!(input.len(), out.len());
-        let passes = input.chunks(OUT_OF_PLACE_PASS);
-        for (input, out) in passes.zip(out.chunks_mut(OUT_OF_PLACE_PASS)) {
-            let piece = copy_into(out, input);
-            self.crypt_blocks(counter, y, piece, direction, public);
-        }
     }
 
     /// A whole message with a 96-bit IV in one pass, for kernels that
@@ -162,7 +146,8 @@ pub(crate) trait Kernel {
 }
 
 /// A message in place, or from `input` into `out` (possibly
-/// uninitialized; every byte is written): what a whole-message path
+/// uninitialized; every byte is written): what a kernel's loop
+/// ([`Kernel::crypt_blocks`]), a whole-message path
 /// ([`Kernel::crypt_whole`]) and a split across threads take.
 pub(super) enum Text<'a> {
     InPlace(&'a mut [u8]),
@@ -334,6 +319,22 @@ pub(crate) fn taken<'r, 'a, M: Borrow<BatchMessage<'a>>>(
     (n > 0).then(|| (&mut run[..n], &mut tags[..n], uniform))
 }
 
+/// `text`'s bytes run in place by `run`: as they are, or out of place
+/// copied into the output [`OUT_OF_PLACE_PASS`] bytes at a time, each
+/// piece run while it is still in L1.
+fn in_place_pieces(text: Text<'_>, mut run: impl FnMut(&mut [u8])) {
+    match text {
+        Text::InPlace(data) => run(data),
+        Text::Into { input, out } => {
+            debug_assert_eq!(input.len(), out.len());
+            let passes = input.chunks(OUT_OF_PLACE_PASS);
+            for (input, out) in passes.zip(out.chunks_mut(OUT_OF_PLACE_PASS)) {
+                run(copy_into(out, input));
+            }
+        }
+    }
+}
+
 /// The two-pass loop: counter mode (`ctr`) and GHASH over each [`PASS`]
 /// bytes in turn, GHASH reading the ciphertext.
 fn two_pass<G: GhashKey>(
@@ -397,20 +398,22 @@ impl<A: FaceCipher, G: GhashKey> Kernel for FacePair<'_, A, G> {
         &self,
         counter: &mut Block,
         y: &mut Block,
-        data: &mut [u8],
+        text: Text<'_>,
         direction: Direction,
         _public: bool,
     ) {
-        debug_assert_eq!(data.len() % 16, 0);
-        let start = *counter;
-        let passes = FacePasses {
-            ghash: self.ghash,
-            counter,
-            y,
-            data,
-            direction,
-        };
-        self.aes.with_face(self.variant, &start, passes);
+        in_place_pieces(text, |data| {
+            debug_assert_eq!(data.len() % 16, 0);
+            let start = *counter;
+            let passes = FacePasses {
+                ghash: self.ghash,
+                counter: &mut *counter,
+                y: &mut *y,
+                data,
+                direction,
+            };
+            self.aes.with_face(self.variant, &start, passes);
+        });
     }
 }
 
@@ -478,19 +481,6 @@ pub(crate) fn copy_into<'a>(out: &'a mut [MaybeUninit<u8>], input: &[u8]) -> &'a
         core::ptr::copy_nonoverlapping(input.as_ptr(), out.as_mut_ptr().cast(), out.len());
         assume_init(out)
     }
-}
-
-/// `input` and `out` (of the same length, whole blocks) as a kernel's
-/// one-pass loop takes them: where it reads, where it writes, how many
-/// bytes. The two do not overlap (a shared and a mutable borrow).
-#[cfg_attr(
-    not(any(target_arch = "x86_64", target_arch = "aarch64")),
-    allow(dead_code)
-)] // the kernels are x86-64's and aarch64's
-pub(crate) fn io_of(input: &[u8], out: &mut [MaybeUninit<u8>]) -> (*const u8, *mut u8, usize) {
-    debug_assert!(input.len() == out.len() && input.len().is_multiple_of(16));
-    let n = input.len().min(out.len());
-    (input.as_ptr(), out.as_mut_ptr().cast(), n)
 }
 
 /// The `len` bytes at `to`, holding what the `len` bytes at `from` hold:
@@ -586,12 +576,12 @@ pub(crate) mod tests {
                         counter[12..].copy_from_slice(&low.to_be_bytes());
                         let y = [0x3a; 16];
                         let into = blocks_into(&fused, (counter, y), &data, direction, public);
-                        let (mut c1, mut y1, mut d1) = (counter, y, data.clone());
-                        let (mut c2, mut y2, mut d2) = (counter, y, data);
                         // The branch-free counters and the public ones'
                         // fast paths.
-                        fused.crypt_blocks(&mut c1, &mut y1, &mut d1, direction, public);
-                        pair.crypt_blocks(&mut c2, &mut y2, &mut d2, direction, false);
+                        let (d1, c1, y1) =
+                            blocks_in_place(&fused, (counter, y), data.clone(), direction, public);
+                        let (d2, c2, y2) =
+                            blocks_in_place(&pair, (counter, y), data, direction, false);
                         let id =
                             format!("{} {blocks} blocks from {low:#x} public {public}", F::NAME);
                         assert_eq!(d1, d2, "{id}: data");
@@ -604,7 +594,21 @@ pub(crate) mod tests {
         }
     }
 
-    /// `kernel.crypt_blocks_into` from `data` into uninitialized memory,
+    /// `kernel.crypt_blocks` over `data` in place from (`counter`, `y`):
+    /// the data, and the counter and GHASH value it leaves.
+    pub(crate) fn blocks_in_place<K: Kernel>(
+        kernel: &K,
+        (mut counter, mut y): (Block, Block),
+        mut data: Vec<u8>,
+        direction: Direction,
+        public: bool,
+    ) -> (Vec<u8>, Block, Block) {
+        let text = Text::InPlace(&mut data);
+        kernel.crypt_blocks(&mut counter, &mut y, text, direction, public);
+        (data, counter, y)
+    }
+
+    /// `kernel.crypt_blocks` from `data` into uninitialized memory,
     /// from (`counter`, `y`): the output, and the counter and GHASH value
     /// it leaves.
     #[allow(unsafe_code)]
@@ -617,8 +621,12 @@ pub(crate) mod tests {
     ) -> (Vec<u8>, Block, Block) {
         let mut out = Vec::<u8>::with_capacity(data.len());
         let spare = &mut out.spare_capacity_mut()[..data.len()];
-        kernel.crypt_blocks_into(&mut counter, &mut y, data, spare, direction, public);
-        // SAFETY: `crypt_blocks_into` writes every byte of its output.
+        let text = Text::Into {
+            input: data,
+            out: spare,
+        };
+        kernel.crypt_blocks(&mut counter, &mut y, text, direction, public);
+        // SAFETY: `crypt_blocks` writes every byte of its output.
         unsafe { out.set_len(data.len()) };
         (out, counter, y)
     }

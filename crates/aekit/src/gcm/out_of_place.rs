@@ -5,7 +5,7 @@
 //!
 //! The output is seen as `[MaybeUninit<u8>]` from the public call down to
 //! the kernels: the whole-message paths of the three fused kernels and
-//! their loops over whole blocks (`Kernel::crypt_blocks_into`, which a
+//! their loops over whole blocks (`Kernel::crypt_blocks` out of place, which a
 //! pool's slices take) write it through raw pointers
 //! in their one pass, and every other path copies the input into it
 //! ([`copy_into`]) and then runs in place. Only

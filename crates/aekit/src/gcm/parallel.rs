@@ -505,18 +505,11 @@ struct Slice<'a> {
 
 impl Slice<'_> {
     /// Out of place, the kernel reads the input and writes `out` in one
-    /// pass where it can ([`Kernel::crypt_blocks_into`]).
+    /// pass where it can ([`Kernel::crypt_blocks`]).
     fn run<K: Kernel>(self, kernel: &K, start: &Block, direction: Direction, public: bool) {
         let mut counter = *start;
         add_to_counter(&mut counter, self.first_block);
-        match self.data {
-            Text::InPlace(data) => {
-                kernel.crypt_blocks(&mut counter, self.y, data, direction, public)
-            }
-            Text::Into { input, out } => {
-                kernel.crypt_blocks_into(&mut counter, self.y, input, out, direction, public)
-            }
-        }
+        kernel.crypt_blocks(&mut counter, self.y, self.data, direction, public);
     }
 }
 
@@ -710,7 +703,13 @@ mod tests {
                         crypt_blocks_par(kernel, &pool, &mut c3, &mut y3, text, direction, public);
                         // SAFETY: `crypt_blocks_par` wrote every byte.
                         unsafe { d3.set_len(data.len()) };
-                        kernel.crypt_blocks(&mut c2, &mut y2, &mut d2, direction, false);
+                        kernel.crypt_blocks(
+                            &mut c2,
+                            &mut y2,
+                            Text::InPlace(&mut d2),
+                            direction,
+                            false,
+                        );
                         let id = format!(
                             "{threads} threads lingering {linger:?}, {blocks} blocks from {low:#x}"
                         );

@@ -10,7 +10,7 @@ use core::mem::MaybeUninit;
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-use super::kernel::{Direction, Kernel, copy_into};
+use super::kernel::{Direction, Kernel, Text, copy_into};
 use crate::Error;
 use crate::aes::{Block, BlockCipher};
 use crate::ctr::incr32;
@@ -277,7 +277,7 @@ impl State {
     ) -> Result<(), Error> {
         let public = self.public_counter;
         self.crypt_with(kernel, data, direction, |counter, y, blocks| {
-            kernel.crypt_blocks(counter, y, blocks, direction, public);
+            kernel.crypt_blocks(counter, y, Text::InPlace(blocks), direction, public);
         })
     }
 
@@ -309,7 +309,7 @@ impl State {
 
     /// [`State::crypt`] from `input` into `out` (the same length, possibly
     /// uninitialized; every byte is written) in one pass: the whole blocks
-    /// through [`Kernel::crypt_blocks_into`].
+    /// through [`Kernel::crypt_blocks`].
     pub(crate) fn crypt_into<K: Kernel>(
         &mut self,
         kernel: &K,
@@ -319,7 +319,7 @@ impl State {
     ) -> Result<(), Error> {
         let public = self.public_counter;
         self.crypt_with_into(kernel, input, out, direction, |counter, y, input, out| {
-            kernel.crypt_blocks_into(counter, y, input, out, direction, public);
+            kernel.crypt_blocks(counter, y, Text::Into { input, out }, direction, public);
         })
     }
 

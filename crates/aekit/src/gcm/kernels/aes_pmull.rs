@@ -185,13 +185,12 @@ use core::arch::aarch64::{
     uint8x16_t, uint32x4_t, vaddq_u8, vaddq_u32, vdupq_n_u8, vdupq_n_u32, veorq_u8, vld1q_u8,
     vreinterpretq_u8_u32, vreinterpretq_u32_u8, vrev32q_u8, vsetq_lane_u32, vshlq_n_u32, vst1q_u8,
 };
-use core::mem::MaybeUninit;
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::aes::armv8::{self, Armv8};
 use crate::aes::{Block, BlockCipher, KeySchedule};
-use crate::gcm::kernel::{Direction, FusedKernel, Kernel, Text, finish_two_pass, in_output, io_of};
+use crate::gcm::kernel::{Direction, FusedKernel, Kernel, Text, finish_two_pass, in_output};
 use crate::ghash::GhashKey;
 use crate::ghash::pmull::{self, Pmull, Sum};
 
@@ -337,30 +336,17 @@ impl Kernel for AesPmull {
         &self,
         counter: &mut Block,
         y: &mut Block,
-        data: &mut [u8],
+        text: Text<'_>,
         direction: Direction,
         public: bool,
     ) {
-        debug_assert_eq!(data.len() % 16, 0);
-        let p = data.as_mut_ptr();
-        // SAFETY: `self.aes` exists, so the CPU has AES and PMULL; in
-        // place, `p` is `data`, readable and writable.
-        unsafe { self.crypt(counter, y, (p, p, data.len()), direction, public) }
-    }
-
-    fn crypt_blocks_into(
-        &self,
-        counter: &mut Block,
-        y: &mut Block,
-        input: &[u8],
-        out: &mut [MaybeUninit<u8>],
-        direction: Direction,
-        public: bool,
-    ) {
-        let io = io_of(input, out);
-        // SAFETY: as in `crypt_blocks`; `io_of` gives `input`, readable,
-        // and `out`, writable, not overlapping.
-        unsafe { self.crypt(counter, y, io, direction, public) }
+        debug_assert_eq!(text.len() % 16, 0);
+        // SAFETY: `self.aes` exists, so the CPU has AES and PMULL;
+        // `text.io()` gives where the blocks are read and written: the
+        // same bytes in place, or the input, readable, and the output,
+        // writable (every byte is written, and only what was written is
+        // read back), not overlapping.
+        unsafe { self.crypt(counter, y, text.io(), direction, public) }
     }
 
     fn crypt_whole(
@@ -1154,7 +1140,9 @@ mod tests {
     use super::AesPmull;
     use crate::aes::fixslice::Fixslice;
     use crate::aes::{Block, BlockCipher, KeySchedule};
-    use crate::gcm::kernel::tests::{blocks_into, reference_pair, whole_messages_match};
+    use crate::gcm::kernel::tests::{
+        blocks_in_place, blocks_into, reference_pair, whole_messages_match,
+    };
     use crate::gcm::kernel::{Direction, FusedKernel, Kernel, Pair, Text};
     use crate::gcm::state::State;
     use crate::ghash::GhashKey;
@@ -1248,10 +1236,20 @@ mod tests {
                             let mut counter: Block = rng.bytes(16).try_into().unwrap();
                             counter[12..].copy_from_slice(&low.to_be_bytes());
                             let y: Block = rng.bytes(16).try_into().unwrap();
-                            let (mut c1, mut y1, mut d1) = (counter, y, data.clone());
-                            let (mut c2, mut y2, mut d2) = (counter, y, data.clone());
-                            fused.crypt_blocks(&mut c1, &mut y1, &mut d1, direction, public);
-                            pair.crypt_blocks(&mut c2, &mut y2, &mut d2, direction, false);
+                            let (d1, c1, y1) = blocks_in_place(
+                                &fused,
+                                (counter, y),
+                                data.clone(),
+                                direction,
+                                public,
+                            );
+                            let (d2, c2, y2) = blocks_in_place(
+                                &pair,
+                                (counter, y),
+                                data.clone(),
+                                direction,
+                                false,
+                            );
                             let id = format!(
                                 "{what} AES-{} {blocks} blocks from {low:#x} public {public}",
                                 key_len * 8
@@ -1268,17 +1266,14 @@ mod tests {
                             let mut out = vec![MaybeUninit::<u8>::uninit(); data.len() + 16];
                             let to = 15 - blocks % 15;
                             let (mut c3, mut y3) = (counter, y);
-                            fused.crypt_blocks_into(
-                                &mut c3,
-                                &mut y3,
-                                &src[at..at + data.len()],
-                                &mut out[to..to + data.len()],
-                                direction,
-                                public,
-                            );
+                            let text = Text::Into {
+                                input: &src[at..at + data.len()],
+                                out: &mut out[to..to + data.len()],
+                            };
+                            fused.crypt_blocks(&mut c3, &mut y3, text, direction, public);
                             let written: Vec<u8> = out[to..to + data.len()]
                                 .iter()
-                                // SAFETY: `crypt_blocks_into` writes every
+                                // SAFETY: `crypt_blocks` writes every
                                 // byte of its output.
                                 .map(|b| unsafe { b.assume_init() })
                                 .collect();

@@ -130,7 +130,7 @@
 //!   hashes its last batch with the lengths block, nine products and one
 //!   reduction.
 //!
-//! Out of place ([`Kernel::crypt_whole`], [`Kernel::crypt_blocks_into`])
+//! Out of place ([`Kernel::crypt_whole`], [`Kernel::crypt_blocks`])
 //! the loop reads the input and writes the output in its one pass (a
 //! source and a destination pointer, the same one in place); the fewer
 //! than eight blocks left are copied and finished in place.
@@ -202,7 +202,7 @@ use crate::aes::{Block, BlockCipher, KeySchedule};
 use crate::ctr::face::round1::Round1;
 use crate::gcm::kernel::{
     Direction, FusedKernel, Kernel, Text, as_uninit, assume_init, copy_into, finish_two_pass,
-    in_output, io_of,
+    in_output,
 };
 use crate::ghash::GhashKey;
 use crate::ghash::clmul::{self, Clmul};
@@ -277,31 +277,18 @@ impl Kernel for NiClmul {
         &self,
         counter: &mut Block,
         y: &mut Block,
-        data: &mut [u8],
+        text: Text<'_>,
         direction: Direction,
         public: bool,
     ) {
-        debug_assert_eq!(data.len() % 16, 0);
-        let p = data.as_mut_ptr();
+        debug_assert_eq!(text.len() % 16, 0);
         // SAFETY: `self.aes` and `self.ghash` exist, so detection found
-        // AES-NI, SSE4.1, PCLMULQDQ and SSSE3; in place, `p` is `data`,
-        // readable and writable.
-        unsafe { self.crypt(counter, y, (p, p, data.len()), direction, public) }
-    }
-    fn crypt_blocks_into(
-        &self,
-        counter: &mut Block,
-        y: &mut Block,
-        input: &[u8],
-        out: &mut [MaybeUninit<u8>],
-        direction: Direction,
-        public: bool,
-    ) {
-        let io = io_of(input, out);
-        // SAFETY: as in `crypt_blocks`; `io_of` gives `input`, readable,
-        // and `out`, writable (every byte is written, and only what was
-        // written is read back), not overlapping.
-        unsafe { self.crypt(counter, y, io, direction, public) }
+        // AES-NI, SSE4.1, PCLMULQDQ and SSSE3; `text.io()` gives where the
+        // blocks are read and written: the same bytes in place, or the
+        // input, readable, and the output, writable (every byte is
+        // written, and only what was written is read back), not
+        // overlapping.
+        unsafe { self.crypt(counter, y, text.io(), direction, public) }
     }
     fn crypt_whole(
         &self,

@@ -130,7 +130,7 @@
 //!   32-byte loads splits a cache line. Below one batch the loop is empty
 //!   and every whole block goes before it.
 //!
-//! Out of place ([`Kernel::crypt_whole`], [`Kernel::crypt_blocks_into`])
+//! Out of place ([`Kernel::crypt_whole`], [`Kernel::crypt_blocks`])
 //! the loop reads one buffer and writes the other, and the blocks around
 //! it the same.
 //!
@@ -207,7 +207,7 @@ use crate::aes::ni::{self, Ni};
 use crate::aes::{Block, BlockCipher, KeySchedule};
 use crate::gcm::kernel::{
     BatchMessage, Direction, FusedKernel, Kernel, LONG, LongPowers, TOP, Text, as_uninit,
-    assume_init, copy_into, finish_two_pass, in_output, io_of, taken,
+    assume_init, copy_into, finish_two_pass, in_output, taken,
 };
 use crate::ghash::GhashKey;
 use crate::ghash::clmul::{self, Clmul};
@@ -298,32 +298,18 @@ impl Kernel for VaesAvx2 {
         &self,
         counter: &mut Block,
         y: &mut Block,
-        data: &mut [u8],
+        text: Text<'_>,
         direction: Direction,
         public: bool,
     ) {
-        debug_assert_eq!(data.len() % 16, 0);
-        let p = data.as_mut_ptr();
+        debug_assert_eq!(text.len() % 16, 0);
         // SAFETY: `self._cpu` proves AVX2, VAES and VPCLMULQDQ;
-        // `self.ni` proves AES-NI and PCLMULQDQ; in place, `p` is
-        // `data`, readable and writable.
-        unsafe { self.crypt(counter, y, (p, p, data.len()), direction, public) }
-    }
-
-    fn crypt_blocks_into(
-        &self,
-        counter: &mut Block,
-        y: &mut Block,
-        input: &[u8],
-        out: &mut [MaybeUninit<u8>],
-        direction: Direction,
-        public: bool,
-    ) {
-        let io = io_of(input, out);
-        // SAFETY: as above; `io_of` gives `input`, readable, and `out`,
-        // writable (every byte is written, and only what was written
-        // is read back), not overlapping.
-        unsafe { self.crypt(counter, y, io, direction, public) }
+        // `self.ni` proves AES-NI and PCLMULQDQ; `text.io()` gives where
+        // the blocks are read and written: the same bytes in place, or
+        // the input, readable, and the output, writable (every byte is
+        // written, and only what was written is read back), not
+        // overlapping.
+        unsafe { self.crypt(counter, y, text.io(), direction, public) }
     }
 
     /// A whole message with a 96-bit IV, no `State`: short ones
