@@ -237,11 +237,14 @@ fn sub_word(w: [u8; 4]) -> [u8; 4] {
     out
 }
 
-/// `SR^-times` on a block in state byte order.
-fn shift_rows_back(block: &Block, times: usize) -> Block {
+/// `SR^-times` on a block in state byte order: row `r` moves right by
+/// `times · r` columns, so that `SR^times` of the result is `block`.
+#[doc(hidden)] // aekit's fixslice uses it.
+pub fn shift_rows_back(block: &Block, times: usize) -> Block {
     let mut out = [0u8; 16];
     for c in 0..4 {
         for r in 0..4 {
+            // -times ≡ 3·times (mod 4)
             out[4 * c + r] = block[4 * ((c + 3 * times * r) % 4) + r];
         }
     }
@@ -273,26 +276,43 @@ pub(crate) fn gather(x: u32, rows: u32, cols: u32) -> u32 {
 
 /// `MC_J = SR^-J ∘ MixColumns ∘ SR^J` on the bitsliced state.
 pub(crate) fn mix_columns<const J: u32>(s: &mut State) {
-    let next = s.map(|x| gather(x, 1, J));
-    let mut t = [0u32; 8];
-    for b in 0..8 {
-        t[b] = s[b] ^ next[b];
-    }
-    // xtime: bit 7 re-enters at bits 0, 1, 3, 4.
-    let doubled = [
-        t[7],
-        t[0] ^ t[7],
-        t[1],
-        t[2] ^ t[7],
-        t[3] ^ t[7],
-        t[4],
-        t[5],
-        t[6],
-    ];
-    for b in 0..8 {
-        let far = gather(t[b], 2, (2 * J) % 4);
-        s[b] = doubled[b] ^ next[b] ^ far;
-    }
+    crate::mix_columns_circuit!(s, gather, J);
+}
+
+/// `MC_J`: `*s ← SR^-J ∘ MixColumns ∘ SR^J (*s)` for `s: &mut [W; 8]` of
+/// any integer word `W`, slice `b` holding bit `b` of every byte, with
+/// `gather(x, rows, cols)` the caller's `R^rows` on one slice of its
+/// layout. A macro, as `ark_sub_circuit!` is, so that each caller
+/// compiles it on its own word: the core's (`u32`) and aekit's fixslice
+/// (`u64`).
+#[doc(hidden)] // aekit's fixslice uses it.
+#[macro_export]
+macro_rules! mix_columns_circuit {
+    ($s:ident, $gather:ident, $j:expr) => {{
+        // next[r][c] = a[r+1][c+J]
+        let next = $s.map(|x| $gather(x, 1, $j));
+        let mut t = [0; 8];
+        for b in 0..8 {
+            t[b] = $s[b] ^ next[b];
+        }
+        // Multiplication by x modulo x^8 + x^4 + x^3 + x + 1: bit 7 falls
+        // off and re-enters at bits 0, 1, 3, 4.
+        let doubled = [
+            t[7],
+            t[0] ^ t[7],
+            t[1],
+            t[2] ^ t[7],
+            t[3] ^ t[7],
+            t[4],
+            t[5],
+            t[6],
+        ];
+        for b in 0..8 {
+            // a[r+2][c+2J] ⊕ a[r+3][c+3J], one move of t.
+            let far = $gather(t[b], 2, (2 * $j) % 4);
+            $s[b] = doubled[b] ^ next[b] ^ far;
+        }
+    }};
 }
 
 /// Rounds `s ← MC_j(S(s ⊕ key) ⊕ 0x63)`, one per `mixes` entry with the
@@ -429,8 +449,9 @@ fn swap_move(w: &mut [u32; 8], lo: usize, hi: usize, step: u32, mask: u32) {
 }
 
 /// Column `c` of a block as a word, row `r` in byte `r`.
+#[doc(hidden)] // aekit's fixslice uses it.
 #[inline(always)]
-fn column(block: &Block, c: usize) -> u32 {
+pub fn column(block: &Block, c: usize) -> u32 {
     u32::from_le_bytes([
         block[4 * c],
         block[4 * c + 1],

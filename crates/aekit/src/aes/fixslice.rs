@@ -142,6 +142,7 @@
 //!   the rounds here through [`Fixslice::encrypt_from`], so this file stays
 //!   one block cipher.
 
+use aekit_core::aes::fixslice::{column, shift_rows_back};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::aes::{Block, BlockCipher, KeySchedule};
@@ -241,19 +242,6 @@ impl Fixslice {
     }
 }
 
-/// `SR^-times` on a block in state byte order: row `r` moves right by
-/// `times · r` columns, so that `SR^times` of the result is `block`.
-fn shift_rows_back(block: &Block, times: usize) -> Block {
-    let mut out = [0u8; 16];
-    for c in 0..4 {
-        for r in 0..4 {
-            // -times ≡ 3·times (mod 4)
-            out[4 * c + r] = block[4 * ((c + 3 * times * r) % 4) + r];
-        }
-    }
-    out
-}
-
 /// SR^2 on one slice: rows 1 and 3 move by two columns, i.e. the two bytes
 /// of their 16-bit lanes trade places; rows 0 and 2 stay.
 #[inline(always)]
@@ -285,32 +273,11 @@ pub(crate) fn ark_sub(s: &mut State, key: &State) {
     aekit_core::ark_sub_circuit!(s, key);
 }
 
-/// `MC_J = SR^-J ∘ MixColumns ∘ SR^J` on the bitsliced state (header).
+/// `MC_J = SR^-J ∘ MixColumns ∘ SR^J` on the bitsliced state (header):
+/// aekit-core's `mix_columns_circuit!` on 64-bit slices.
 #[inline(always)]
 pub(crate) fn mix_columns<const J: u32>(s: &mut State) {
-    // next[r][c] = a[r+1][c+J]
-    let next = s.map(|x| gather(x, 1, J));
-    let mut t = [0u64; 8];
-    for b in 0..8 {
-        t[b] = s[b] ^ next[b];
-    }
-    // Multiplication by x modulo x^8 + x^4 + x^3 + x + 1: bit 7 falls off
-    // and re-enters at bits 0, 1, 3, 4.
-    let doubled = [
-        t[7],
-        t[0] ^ t[7],
-        t[1],
-        t[2] ^ t[7],
-        t[3] ^ t[7],
-        t[4],
-        t[5],
-        t[6],
-    ];
-    for b in 0..8 {
-        // a[r+2][c+2J] ⊕ a[r+3][c+3J], one move of t.
-        let far = gather(t[b], 2, (2 * J) % 4);
-        s[b] = doubled[b] ^ next[b] ^ far;
-    }
+    aekit_core::mix_columns_circuit!(s, gather, J);
 }
 
 /// Spreads the four bytes of `x` to the even bytes of a word (byte `i` to
@@ -353,17 +320,6 @@ fn transpose(w: &mut [u64; 8]) {
             w[lo] ^= t << step;
         }
     }
-}
-
-/// Column `c` of a block as a word, row `r` in byte `r`.
-#[inline(always)]
-fn column(block: &Block, c: usize) -> u32 {
-    u32::from_le_bytes([
-        block[4 * c],
-        block[4 * c + 1],
-        block[4 * c + 2],
-        block[4 * c + 3],
-    ])
 }
 
 /// Bitslices up to four blocks (missing ones read as zero).
