@@ -12,7 +12,7 @@
 //!   pointer may be NULL only when its length is 0. Outputs come with
 //!   their capacity, and the length written goes to `*out_len`.
 //! - **No panic crosses into C.** Each function body runs under
-//!   `catch_unwind` ([`guard`]); a panic (a bug in aekit) becomes
+//!   `catch_unwind` (`guard`); a panic (a bug in aekit) becomes
 //!   `AEKIT_PANIC`. Nothing here is expected to panic.
 //! - **Secrets wiped.** Freeing a handle drops aekit's key, which zeroizes
 //!   itself; a failed decryption zeroes the output buffer.
@@ -20,7 +20,7 @@
 //!   streaming handle by one thread at a time.
 //!
 //! `unsafe` is confined to turning C's pointers into slices and handles
-//! ([`input`], [`output`], the `*_free` functions), each with its `SAFETY`
+//! (`input`, `output`, the `*_free` functions), each with its `SAFETY`
 //! line; a C ABI cannot be had without it.
 
 mod aether;

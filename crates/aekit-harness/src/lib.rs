@@ -20,7 +20,7 @@
 //! in bits 0–11 (4 KiB apart) waits for that store, and an accident of
 //! where the allocator put a buffer, against the stack or a key, can slow
 //! every call of one case and none of another. Each
-//! round of [`measure`] places its buffer at the next of [`PLACEMENTS`]
+//! round of [`measure`] places its buffer at the next of `PLACEMENTS`
 //! (from a 64-byte boundary); a case writes its output there (the buffer
 //! can be longer than the message, as the `api` suite's is) and reads a
 //! separate input from a 64-byte boundary ([`Aligned`]). The best over

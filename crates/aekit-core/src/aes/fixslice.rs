@@ -50,7 +50,7 @@
 //! ```
 //!
 //! computed as `t = a ⊕ R(a)`, `out = 2·t ⊕ R(a) ⊕ R²(t)` with
-//! `R(x)[r][c] = x[r+1][c+j]` ([`gather`]). The round keys absorb the
+//! `R(x)[r][c] = x[r+1][c+j]` (`gather`). The round keys absorb the
 //! `SR^-i` at key setup; the output is `SR^Nr(P_Nr ⊕ SR^-Nr(K_Nr))`, with
 //! `SR^Nr = SR^2` for AES-128 and AES-256 (rows 1 and 3 swap the nibbles
 //! of their lanes) and the identity for AES-192. This is the fully
@@ -103,7 +103,7 @@
 //! - *A byte-oriented S-box table*: not constant-time.
 //! - *Counter mode unpacking its keystream to bytes and XORing them into
 //!   the data after* (`unpack`, then a loop): 32 bytes stored and loaded
-//!   again per group; [`unpack_xor`] XORs the unpacked words in as they
+//!   again per group; `unpack_xor` XORs the unpacked words in as they
 //!   come (`docs/CORTEX-M.md`).
 
 use zeroize::{Zeroize, ZeroizeOnDrop};

@@ -30,7 +30,7 @@
 //!
 //! # The driver (this file)
 //!
-//! [`walk`] goes along the counter: one block through the plain cipher
+//! `walk` goes along the counter: one block through the plain cipher
 //! when the low byte is odd; then each group of two blocks shares bytes
 //! 0..14 (256 is even, so a group never straddles a carry). Before each
 //! group it compares bytes 12..14 with those the caches were built for

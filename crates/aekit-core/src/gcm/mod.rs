@@ -19,13 +19,13 @@
 //!
 //! # Choices are types
 //!
-//! `G` ([`Shoup4`](crate::ghash::Shoup4), [`Karatsuba`](crate::ghash::Karatsuba))
-//! and `C` ([`Plain`](crate::ctr::Plain), [`Rd1Plus`](crate::ctr::face::Rd1Plus), …)
+//! `G` ([`Shoup4`](crate::ghash::Shoup4), [`Karatsuba`])
+//! and `C` ([`Plain`], [`Rd1Plus`](crate::ctr::face::Rd1Plus), …)
 //! are type parameters so that a firmware links one GHASH and one counter
 //! mode: the defaults are the constant-time Karatsuba and plain counter
 //! mode. FACE runs only with a 96-bit IV: any other IV makes Y_0 a
 //! function of the key, which FACE's counter-indexed caches must not see;
-//! those messages run [`Plain`](crate::ctr::Plain) whatever `C` is, with
+//! those messages run [`Plain`] whatever `C` is, with
 //! the same keystream.
 //!
 //! # What is wiped

@@ -139,7 +139,7 @@
 //! - *FACE* inside this file (caching the counter-invariant part of the
 //!   first rounds in CTR mode, the other half of the seed work): it lives in
 //!   `ctr/face/fixslice.rs` as a counter-mode strategy of its own, entering
-//!   the rounds here through [`Fixslice::encrypt_from`], so this file stays
+//!   the rounds here through `Fixslice::encrypt_from`, so this file stays
 //!   one block cipher.
 
 use aekit_core::aes::fixslice::{column, shift_rows_back};

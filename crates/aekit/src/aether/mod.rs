@@ -34,7 +34,7 @@
 //! | `neon`      | `neon.rs`      | yes           | one nibble per byte, `TBL` S-box (AArch64)   |
 //!
 //! The mode (initialization, padding, the short last block, finalization,
-//! tag check) is written once, here, over the small [`Engine`] trait; the
+//! tag check) is written once, here, over the small `Engine` trait; the
 //! strategy is chosen once, when the key is set up, and each call dispatches
 //! on it once.
 //!

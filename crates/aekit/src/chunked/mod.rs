@@ -69,7 +69,7 @@
 //! The `hkdf` crate's `Hkdf::from_prk` refuses a pseudorandom key shorter
 //! than the hash (64 bytes for SHA-512), while Cobblestone's input key *is*
 //! the PRK and is 16 or 32 bytes. HKDF-Expand itself (RFC 5869 §2.3) is
-//! three lines of HMAC-SHA-512, so [`expand`] computes it over the `hmac`
+//! three lines of HMAC-SHA-512, so `expand` computes it over the `hmac`
 //! and `sha2` crates; a test checks it against `hkdf` where both apply.
 
 mod parallel;

@@ -68,7 +68,7 @@
 //!
 //! # The driver (this file)
 //!
-//! [`Face::apply`] walks the counter: until the low byte is a multiple of
+//! `Face::apply` walks the counter: until the low byte is a multiple of
 //! the engine's group (4 blocks for `fixslice`, 1 for `table`) blocks go
 //! through the plain cipher; then each group shares bytes 0..14 (256 is a
 //! multiple of 4, so a group never straddles a carry). Before each group

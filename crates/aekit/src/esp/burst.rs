@@ -18,7 +18,7 @@
 //! Outbound, on a key whose kernel runs messages in vector lanes
 //! (`vaes-avx512`'s and `vaes-avx2`'s multi-buffer paths) with inline
 //! keystream and RFC 4106 nonces, a burst is sealed in two steps per
-//! [`GATHER`] packets: each packet the multi-buffer path takes (an
+//! `GATHER` packets: each packet the multi-buffer path takes (an
 //! encrypted body of 33 bytes to 2 KiB, `AesGcm::takes_in_lanes`) is
 //! framed in order (room checked, sequence number and IV taken
 //! and spent, padding, trailer and header written) exactly as

@@ -35,10 +35,10 @@
 //!
 //! # Three-way XORs
 //!
-//! The sums and the reduction are written with [`xor3`], which is one
+//! The sums and the reduction are written with `xor3`, which is one
 //! `EOR3` (FEAT_SHA3, `veor3q_u8`) where the caller was compiled with
 //! `sha3` and asked for it (`EOR3 = true`), two `EOR` otherwise. The
-//! strategy's own [`GhashKey`] path uses the two EORs (it runs everywhere
+//! strategy's own [`GhashKey`](crate::ghash::GhashKey) path uses the two EORs (it runs everywhere
 //! `pmull` does); the fused kernel `aes-pmull` chooses at key setup.
 //!
 //! # Storage, cost, constant time

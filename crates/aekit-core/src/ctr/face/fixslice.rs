@@ -28,7 +28,7 @@
 //! diagonal-0 bytes copied to every diagonal (the seed's "modified round
 //! key"), and eight counters' varying diagonals come out of one round's
 //! work. Group `g` (counters `base + 2g`, `base + 2g + 1`) is diagonal `g`:
-//! an in-lane rotation ([`gather`]) moves it to diagonal 0.
+//! an in-lane rotation (`gather`) moves it to diagonal 0.
 //!
 //! # The variants, per group of two blocks
 //!
