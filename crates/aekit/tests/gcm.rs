@@ -544,6 +544,56 @@ fn aead_traits_round_trip_and_reject() {
     assert!(aekit::Aes128Gcm::new_from_slice(&key).is_err());
 }
 
+/// `AeadInOut` with an `InOutBuf` of two buffers (one pass from the input
+/// into the output) against the same call in place, both directions, at
+/// lengths around the block and chunk boundaries; a forged tag is refused
+/// and the output zeroed.
+#[test]
+fn aead_traits_out_of_place_match_in_place() {
+    use aead::KeyInit;
+    let mut rng = Rng(0x1a0d);
+    let key = rng.bytes(32);
+    let c = aekit::Aes128Gcm::new_from_slice(&key[..16]).unwrap();
+    out_of_place_matches_in_place(&c, &mut rng, "AES-128");
+    let c = aekit::Aes256Gcm::new_from_slice(&key).unwrap();
+    out_of_place_matches_in_place(&c, &mut rng, "AES-256");
+}
+
+fn out_of_place_matches_in_place<C: aead::AeadInOut>(c: &C, rng: &mut Rng, what: &str) {
+    use aead::inout::InOutBuf;
+    for len in [0, 1, 15, 16, 17, 63, 64, 65, 255, 256, 1500, 4099, 70_000] {
+        let (pt, aad) = (rng.bytes(len), rng.bytes(len % 37));
+        let nonce = aead::Nonce::<C>::try_from(rng.bytes(12).as_slice()).unwrap();
+        let mut sealed = pt.clone();
+        let tag = c
+            .encrypt_inout_detached(&nonce, &aad, InOutBuf::from(&mut sealed[..]))
+            .unwrap();
+        let mut out = vec![0u8; len];
+        let into = InOutBuf::new(&pt, &mut out).unwrap();
+        let tag_into = c.encrypt_inout_detached(&nonce, &aad, into).unwrap();
+        assert!(
+            out == sealed && tag_into == tag,
+            "{what} {len} B: encryption"
+        );
+        let mut opened = vec![0u8; len];
+        let into = InOutBuf::new(&sealed, &mut opened).unwrap();
+        c.decrypt_inout_detached(&nonce, &aad, into, &tag).unwrap();
+        assert!(opened == pt, "{what} {len} B: decryption");
+        let mut forged = tag.clone();
+        forged[len % 16] ^= 1;
+        let mut wiped = vec![0x5a; len];
+        let into = InOutBuf::new(&sealed, &mut wiped).unwrap();
+        assert!(
+            c.decrypt_inout_detached(&nonce, &aad, into, &forged)
+                .is_err()
+        );
+        assert!(
+            wiped.iter().all(|&b| b == 0),
+            "{what} {len} B: forged, output zeroed"
+        );
+    }
+}
+
 #[test]
 fn precise_errors_for_bad_input() {
     let gcm = AesGcm::new(&[0u8; 16]).unwrap();

@@ -48,22 +48,32 @@ impl<K: ArraySize> AeadCore for AeadAesGcm<K> {
 }
 
 impl<K: ArraySize> AeadInOut for AeadAesGcm<K> {
+    /// In place, or out of place in one pass from the input into the
+    /// output ([`AesGcm::encrypt_detached_into`]), not a copy first.
     fn encrypt_inout_detached(
         &self,
         nonce: &Nonce<Self>,
         associated_data: &[u8],
         buffer: InOutBuf<'_, '_, u8>,
     ) -> aead::Result<Tag<Self>> {
-        let out = buffer.into_out_with_copied_in();
-        let tag = self
-            .gcm
-            .encrypt_in_place_detached(nonce, associated_data, out, 16)
-            .map_err(|_| aead::Error)?;
+        let tag = match Buffers::of(buffer) {
+            Buffers::InPlace(buf) => {
+                self.gcm
+                    .encrypt_in_place_detached(nonce, associated_data, buf, 16)
+            }
+            Buffers::Into(input, out) => {
+                self.gcm
+                    .encrypt_detached_into(nonce, associated_data, input, out, 16)
+            }
+        }
+        .map_err(|_| aead::Error)?;
         let mut array = Tag::<Self>::default();
         array.copy_from_slice(tag.as_bytes());
         Ok(array)
     }
 
+    /// As encryption: in place, or one pass from the input into the
+    /// output; the output is zeroed if the tag does not verify.
     fn decrypt_inout_detached(
         &self,
         nonce: &Nonce<Self>,
@@ -71,9 +81,44 @@ impl<K: ArraySize> AeadInOut for AeadAesGcm<K> {
         buffer: InOutBuf<'_, '_, u8>,
         tag: &Tag<Self>,
     ) -> aead::Result<()> {
-        let out = buffer.into_out_with_copied_in();
-        self.gcm
-            .decrypt_in_place_detached(nonce, associated_data, out, tag)
-            .map_err(|_| aead::Error)
+        match Buffers::of(buffer) {
+            Buffers::InPlace(buf) => {
+                self.gcm
+                    .decrypt_in_place_detached(nonce, associated_data, buf, tag)
+            }
+            Buffers::Into(input, out) => {
+                self.gcm
+                    .decrypt_detached_into(nonce, associated_data, input, out, tag)
+            }
+        }
+        .map_err(|_| aead::Error)
+    }
+}
+
+/// An `InOutBuf`'s memory: one buffer, or an input and an output.
+enum Buffers<'i, 'o> {
+    InPlace(&'o mut [u8]),
+    Into(&'i [u8], &'o mut [u8]),
+}
+
+impl<'i, 'o> Buffers<'i, 'o> {
+    #[allow(unsafe_code)] // two slices from `InOutBuf::into_raw`, with their SAFETY line
+    fn of(mut buffer: InOutBuf<'i, 'o, u8>) -> Self {
+        if core::ptr::eq(buffer.get_in().as_ptr(), buffer.get_out().as_ptr()) {
+            return Buffers::InPlace(buffer.into_out());
+        }
+        let len = buffer.len();
+        let (input, out) = buffer.into_raw();
+        // SAFETY: an `InOutBuf` is one buffer or two of `len` bytes each
+        // that do not overlap (made from a shared and a mutable borrow, or
+        // by `InOutBuf::from_raw`, whose caller promises as much), the
+        // input readable for 'i and the output writable for 'o; these two
+        // are not the same buffer, so they do not overlap.
+        unsafe {
+            Buffers::Into(
+                core::slice::from_raw_parts(input, len),
+                core::slice::from_raw_parts_mut(out, len),
+            )
+        }
     }
 }
