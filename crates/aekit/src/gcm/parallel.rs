@@ -545,6 +545,7 @@ mod tests {
     use crate::aes::ni::Ni;
     use crate::gcm::kernel::FusedKernel;
     use crate::gcm::kernel::Pair;
+    use crate::gcm::kernel::tests::blocks_in_place;
     use crate::gcm::kernels::{AesPmull, NiClmul, VaesAvx2, VaesAvx512};
     use crate::ghash::bitserial::BitSerial;
     use crate::ghash::clmul::Clmul;
@@ -680,7 +681,6 @@ mod tests {
                         counter[12..].copy_from_slice(&low.to_be_bytes());
                         let y = [0x1e; 16];
                         let (mut c1, mut y1, mut d1) = (counter, y, data.clone());
-                        let (mut c2, mut y2, mut d2) = (counter, y, data.clone());
                         // The kernel's fast counter paths too (`public`),
                         // against its branch-free one.
                         let public = blocks % 2 == 1;
@@ -703,13 +703,8 @@ mod tests {
                         crypt_blocks_par(kernel, &pool, &mut c3, &mut y3, text, direction, public);
                         // SAFETY: `crypt_blocks_par` wrote every byte.
                         unsafe { d3.set_len(data.len()) };
-                        kernel.crypt_blocks(
-                            &mut c2,
-                            &mut y2,
-                            Text::InPlace(&mut d2),
-                            direction,
-                            false,
-                        );
+                        let (d2, c2, y2) =
+                            blocks_in_place(kernel, (counter, y), data.clone(), direction, false);
                         let id = format!(
                             "{threads} threads lingering {linger:?}, {blocks} blocks from {low:#x}"
                         );
