@@ -1163,10 +1163,7 @@ impl Engine {
                 let nonce = rfc4106_nonce(self.salt, iv);
                 match icv {
                     Icv::Seal(icv) => {
-                        let tag =
-                            self.gcm
-                                .encrypt_in_place_detached(&nonce, aad, body, icv.len())?;
-                        tag.copy_to(icv);
+                        self.gcm.seal_to_slot(&nonce, aad, body, icv)?;
                     }
                     Icv::Open(icv) => self.gcm.decrypt_in_place_detached(&nonce, aad, body, icv)?,
                 }

@@ -547,6 +547,37 @@ impl AesGcm {
         self.in_place(pool, iv, aad, buf, Direction::Encrypt)
     }
 
+    /// Encrypts `buf` in place under a 96-bit IV and writes the tag into
+    /// `slot`, as long as the tag is to be: [`seal_in_place`](Self::seal_in_place)
+    /// for a caller inside aekit that holds the tag's place (ESP's ICV).
+    ///
+    /// Inlined whole, so that the kernel's tag reaches `slot` by one copy.
+    /// Returned through [`seal_block`](Self::seal_block) and a [`Tag`], it
+    /// passes through three stack slots, each a store and a forwarded load
+    /// on the way to the store into `slot`; stores reach the cache in
+    /// order, so the next packet's trailer stores wait for that one, and
+    /// the kernel's masked load of its last block (which no narrower store
+    /// forwards to) waits for them.
+    #[inline(always)]
+    pub(crate) fn seal_to_slot(
+        &self,
+        iv: &[u8; 12],
+        aad: &[u8],
+        buf: &mut [u8],
+        slot: &mut [u8],
+    ) -> Result<(), Error> {
+        self.check_call(iv, aad, buf, slot.len())?;
+        if self.pool().is_none_or(|pool| !pool.splits(buf.len()))
+            && let Some(tag) = self.one_pass(iv, aad, buf, Direction::Encrypt)
+        {
+            copy_tag(&tag, slot.len(), slot);
+            return Ok(());
+        }
+        let tag = self.seal_block(self.pool(), iv, aad, buf, slot.len())?;
+        copy_tag(&tag, slot.len(), slot);
+        Ok(())
+    }
+
     /// [`decrypt_in_place_detached`](Self::decrypt_in_place_detached),
     /// split across `pool` where it splits a message this long.
     #[inline(always)]
@@ -581,15 +612,10 @@ impl AesGcm {
     ) -> Result<Block, Error> {
         match pool.filter(|pool| pool.splits(buf.len())) {
             None => {
-                if let Ok(iv) = <&[u8; 12]>::try_from(iv) {
-                    if let Some(short) = self.short(buf.len())
-                        && let Some(tag) = short.crypt(iv, aad, buf, direction)
-                    {
-                        return Ok(tag);
-                    }
-                    if let Some(tag) = self.whole(iv, aad, Text::InPlace(&mut *buf), direction) {
-                        return Ok(tag);
-                    }
+                if let Ok(iv) = <&[u8; 12]>::try_from(iv)
+                    && let Some(tag) = self.one_pass(iv, aad, buf, direction)
+                {
+                    return Ok(tag);
                 }
                 self.run(OneShot {
                     iv,
@@ -600,6 +626,26 @@ impl AesGcm {
             }
             Some(pool) => self.split(pool, iv, aad, Text::InPlace(buf), direction),
         }
+    }
+
+    /// `buf` encrypted or decrypted in place, under a 96-bit IV, by this
+    /// key's kernel's short path or else its whole-message path, and the
+    /// full tag; `None`, nothing touched, for a key without them (the
+    /// strategy pairs and FACE), which goes through a kernel op.
+    #[inline(always)]
+    fn one_pass(
+        &self,
+        iv: &[u8; 12],
+        aad: &[u8],
+        buf: &mut [u8],
+        direction: Direction,
+    ) -> Option<Block> {
+        if let Some(short) = self.short(buf.len())
+            && let Some(tag) = short.crypt(iv, aad, buf, direction)
+        {
+            return Some(tag);
+        }
+        self.whole(iv, aad, Text::InPlace(buf), direction)
     }
 
     /// This key's kernel's short whole-message path for a message of
