@@ -611,6 +611,12 @@ impl Sa {
 
     /// [`Sa::decapsulate_in_place`] after its header check, which gave
     /// `sequence` and `body_len`.
+    ///
+    /// Always inlined, as are the header check, [`Sa::open`],
+    /// [`Sa::accept_opened`] and the AES-GCM call under them, for the
+    /// reason [`Sa::crypt`] is: as calls, their frames and argument moves
+    /// are a sizeable share of a short packet's work.
+    #[inline(always)]
     fn decapsulate_checked(
         &mut self,
         packet: &mut [u8],
@@ -787,11 +793,13 @@ impl Sa {
     /// The receiver's checks before any cryptography (RFC 4303 §3.4.1–3):
     /// lengths, SPI, the full sequence number (ESN) and the replay window.
     /// Returns the sequence number and the body's length; changes nothing.
+    #[inline(always)]
     fn check_header(&self, packet: &[u8]) -> Result<(u64, usize), Error> {
         self.check_header_against(&self.window, packet)
     }
 
     /// [`Sa::check_header`] against `window` instead of the SA's own.
+    #[inline(always)]
     fn check_header_against(
         &self,
         window: &ReplayWindow,
@@ -849,6 +857,7 @@ impl Sa {
     /// the window. Returns the next header and the payload's length; on an
     /// error `body` is zeroed (the AES-GCM layer wipes on a bad ICV, this
     /// on bad padding) and the window unchanged.
+    #[inline(always)]
     fn open(
         &mut self,
         iv: &[u8],
@@ -866,6 +875,7 @@ impl Sa {
     /// wiped if either refuses: a window that no longer lets `seq` in
     /// refuses it as [`Sa::check_header`] would). Returns the next header
     /// and the payload's length.
+    #[inline(always)]
     fn accept_opened(&mut self, seq: u64, body: &mut [u8]) -> Result<(u8, usize), Error> {
         let body_len = body.len();
         let next_header = body[body_len - 1];
@@ -1165,7 +1175,10 @@ impl Engine {
                     Icv::Seal(icv) => {
                         self.gcm.seal_to_slot(&nonce, aad, body, icv)?;
                     }
-                    Icv::Open(icv) => self.gcm.decrypt_in_place_detached(&nonce, aad, body, icv)?,
+                    Icv::Open(icv) => {
+                        self.gcm
+                            .open_in_place(self.gcm.pool(), &nonce, aad, body, icv)?
+                    }
                 }
                 Ok(())
             }

@@ -82,6 +82,7 @@ impl ReplayWindow {
     /// in; otherwise returns check's refusal and changes nothing. A number
     /// left of the window is refused, never marked: its bit in the ring
     /// stands for a number inside the window.
+    #[inline(always)]
     pub fn accept(&mut self, seq: u64) -> Result<(), Refusal> {
         self.check(seq)?;
         if seq > self.top {

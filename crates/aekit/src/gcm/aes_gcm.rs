@@ -581,7 +581,7 @@ impl AesGcm {
     /// [`decrypt_in_place_detached`](Self::decrypt_in_place_detached),
     /// split across `pool` where it splits a message this long.
     #[inline(always)]
-    pub(super) fn open_in_place(
+    pub(crate) fn open_in_place(
         &self,
         pool: Option<&Pool>,
         iv: &[u8],
