@@ -15,7 +15,12 @@
 //! NIC's receive-side scaling steers flows to queues. One set per worker
 //! thread, each owning its SAs, keeps the hot path free of locks.
 //!
-//! Outbound, on a key whose kernel runs messages in vector lanes
+//! Where the key's one-message path keeps the AES units as busy as its
+//! vector lanes (`vaes-avx512` on Intel, whose whole messages take
+//! `own_powers`), a burst is its packets one call each: gathering them
+//! for the lanes costs more than the lanes save (docs/ESP.md).
+//!
+//! Outbound, on another key whose kernel runs messages in vector lanes
 //! (`vaes-avx512`'s and `vaes-avx2`'s multi-buffer paths) with inline
 //! keystream and RFC 4106 nonces, a burst is sealed in two steps per
 //! `GATHER` packets: each packet the multi-buffer path takes (an
@@ -98,11 +103,13 @@ impl Sa {
     }
 
     /// Whether bursts go through the batch API: inline keystream, RFC 4106
-    /// nonces and a kernel with a multi-buffer path.
+    /// nonces and a kernel with a multi-buffer path whose one-message
+    /// path is not as fast (module header).
     fn in_batches(&self) -> bool {
         self.config.keystream == KeystreamSource::Inline
             && self.config.nonce == NonceFormat::Rfc4106
             && self.engine.gcm.has_multi_buffer()
+            && !self.engine.gcm.whole_messages_match_lanes()
     }
 
     /// Frames up to [`GATHER`] packets in order, then encrypts the framed

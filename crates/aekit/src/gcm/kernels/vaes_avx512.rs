@@ -450,6 +450,14 @@ impl Kernel for VaesAvx512 {
 }
 
 impl VaesAvx512 {
+    /// Whether this key's whole messages of up to [`TOP`] hashed blocks
+    /// take [`own_powers`] (schoolbook products: Intel), which keeps the
+    /// AES units as busy one message at a time as the multi-buffer lanes
+    /// do four.
+    pub(crate) fn takes_own_powers(&self) -> bool {
+        !self.karatsuba
+    }
+
     /// The short whole-message path ([`Short`]), on Intel and for a
     /// message of at most [`NI_SHORT`] bytes.
     #[inline(always)]
