@@ -83,7 +83,8 @@
 //! On ARMv7-M (`build.rs` sets `aekit_armv7m`) the rounds run as Thumb-2
 //! assembly (`armv7m`, written by `tools/armv7m_round.py` from the circuit
 //! of `ark_sub_portable` and from `mix_columns`); everywhere else, and as its
-//! reference, the portable rounds (`run_rounds_portable`). `mix` names
+//! reference, the portable rounds (`sliced::run_rounds_portable` on this
+//! file's circuits). `mix` names
 //! the MixColumns each round ends with.
 //!
 //! # Constant time
@@ -111,12 +112,13 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 use crate::Error;
 use crate::aes::Block;
 use crate::aes::schedule::key_expansion;
+use crate::aes::sliced::{Fixsliced, run_rounds_portable};
 
 #[cfg(aekit_armv7m)]
 mod armv7m;
 mod mix;
 
-pub(crate) use mix::{Finish, Mix, Start};
+pub use mix::{Finish, Mix, Start};
 use mix::{MIXES_10, MIXES_12, MIXES_14};
 
 /// Two blocks, bitsliced: `State[b]` holds bit `b` of all 32 bytes.
@@ -316,11 +318,9 @@ macro_rules! mix_columns_circuit {
 }
 
 /// Rounds `s ← MC_j(S(s ⊕ key) ⊕ 0x63)`, one per `mixes` entry with the
-/// `keys` entry of the same index (`S(s ⊕ key) ⊕ 0x63` where the mix is
-/// `Skip`; `s ← MC_j(s)` for the first with `Start::Mix`), then `finish`,
-/// whose key is the one after the rounds'. On
-/// ARMv7-M the assembly of `armv7m`; elsewhere [`run_rounds_portable`],
-/// its reference.
+/// `keys` entry of the same index ([`Fixsliced::run_rounds`]). On ARMv7-M
+/// the assembly of `armv7m`; elsewhere [`run_rounds_portable`], its
+/// reference.
 #[inline(always)]
 pub(crate) fn run_rounds(
     s: &mut State,
@@ -332,38 +332,7 @@ pub(crate) fn run_rounds(
     #[cfg(aekit_armv7m)]
     armv7m::run_rounds(s, keys, mixes, start, finish);
     #[cfg(not(aekit_armv7m))]
-    run_rounds_portable(s, keys, mixes, start, finish);
-}
-
-/// [`run_rounds`] in portable Rust.
-#[inline(always)]
-pub(crate) fn run_rounds_portable(
-    s: &mut State,
-    keys: &[State],
-    mixes: &[Mix],
-    start: Start,
-    finish: Finish,
-) {
-    for (i, (key, mix)) in keys.iter().zip(mixes).enumerate() {
-        if i > 0 || start == Start::Round {
-            ark_sub_portable(s, key);
-        }
-        match mix {
-            Mix::Mc0 => mix_columns::<0>(s),
-            Mix::Mc1 => mix_columns::<1>(s),
-            Mix::Mc2 => mix_columns::<2>(s),
-            Mix::Mc3 => mix_columns::<3>(s),
-            Mix::Skip => {}
-        }
-    }
-    if finish != Finish::Nothing {
-        for (x, k) in s.iter_mut().zip(&keys[mixes.len()]) {
-            *x ^= k;
-        }
-    }
-    if finish == Finish::KeySr2 {
-        s.iter_mut().for_each(|x| *x = shift_rows_twice(*x));
-    }
+    run_rounds_portable::<Fixslice>(s, keys, mixes, start, finish);
 }
 
 /// One round of [`run_rounds`].
@@ -408,7 +377,7 @@ pub fn rounds_match_portable(state: &State, keys: &[State; 3]) -> bool {
         .all(|(keys, mixes, start, finish)| {
             let (mut a, mut b) = (*state, *state);
             run_rounds(&mut a, keys, mixes, start, finish);
-            run_rounds_portable(&mut b, keys, mixes, start, finish);
+            run_rounds_portable::<Fixslice>(&mut b, keys, mixes, start, finish);
             a == b
         })
 }
@@ -520,6 +489,56 @@ fn xor_unpacked_bytes(state: &State, chunk: &mut [u8]) {
         *b ^= k;
     }
     blocks.zeroize();
+}
+
+/// The core's cipher as FACE enters it: two blocks on 32-bit slices.
+impl Fixsliced for Fixslice {
+    type Word = u32;
+    type Parallels = [State; 32];
+    type Groups = [State; 128];
+    const NO_PARALLELS: [State; 32] = [[0; 8]; 32];
+    const NO_GROUPS: [State; 128] = [[0; 8]; 128];
+
+    #[inline(always)]
+    fn round_key(&self, i: usize) -> &State {
+        Fixslice::round_key(self, i)
+    }
+    #[inline(always)]
+    fn encrypt_from(&self, s: &mut State, first: usize, start: Start) {
+        Fixslice::encrypt_from(self, s, first, start);
+    }
+    #[inline(always)]
+    fn pack(blocks: &[Block]) -> State {
+        pack(blocks)
+    }
+    #[inline(always)]
+    fn unpack(s: &State, blocks: &mut [Block]) {
+        unpack(s, blocks);
+    }
+    #[inline(always)]
+    fn unpack_xor(s: &State, chunk: &mut [u8]) {
+        unpack_xor(s, chunk);
+    }
+    #[inline(always)]
+    fn gather(x: u32, rows: u32, cols: u32) -> u32 {
+        gather(x, rows, cols)
+    }
+    #[inline(always)]
+    fn mix_columns<const J: u32>(s: &mut State) {
+        mix_columns::<J>(s);
+    }
+    #[inline(always)]
+    fn ark_sub(s: &mut State, key: &State) {
+        ark_sub_portable(s, key);
+    }
+    #[inline(always)]
+    fn shift_rows_twice(x: u32) -> u32 {
+        shift_rows_twice(x)
+    }
+    #[inline(always)]
+    fn run_rounds(s: &mut State, keys: &[State], mixes: &[Mix], start: Start, finish: Finish) {
+        run_rounds(s, keys, mixes, start, finish);
+    }
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 pub mod fixslice;
 mod sbox;
 pub mod schedule;
+pub mod sliced;
 
 pub use fixslice::Fixslice;
 

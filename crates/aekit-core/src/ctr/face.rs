@@ -30,13 +30,16 @@
 //!
 //! # The driver (this file)
 //!
-//! `walk` goes along the counter: one block through the plain cipher
-//! when the low byte is odd; then each group of two blocks shares bytes
-//! 0..14 (256 is even, so a group never straddles a carry). Before each
+//! [`walk`] goes along the counter: blocks through the plain cipher until
+//! the low byte is a multiple of the engine's group (one block when it is
+//! odd, for the core's groups of two); then each group shares bytes 0..14
+//! (the group divides 256, so it never straddles a carry). Before each
 //! group it compares bytes 12..14 with those the caches were built for
-//! and resets them on a change. The engines (`face/fixslice.rs`) hold the
-//! caches of each variant and XOR a group's keystream into the data as
-//! they unpack it (`unpack_xor`).
+//! and resets them on a change. The engines (`face/fixslice.rs`, generic
+//! over the fixsliced cipher: the core's 32-bit one, aekit's 64-bit one)
+//! hold the caches of each variant and XOR a group's keystream into the
+//! data as they unpack it (`unpack_xor`). aekit's FACE walks with the
+//! same driver and engines.
 //!
 //! # Constant time
 //!
@@ -53,8 +56,8 @@
 //!   states for `rd1+` whatever the message's length, which made a 1 KiB
 //!   message slower than with `rd1` or no FACE at all.
 //! - *The entries a message reaches made before its first group, with no
-//!   check per group (aekit's 64-bit FACE does so)*: slower on the
-//!   Cortex-M4 model, at every length (`docs/CORTEX-M.md`).
+//!   check per group*: slower on the Cortex-M4 model, at every length
+//!   (`docs/CORTEX-M.md`).
 
 pub mod fixslice;
 
@@ -62,49 +65,66 @@ use zeroize::Zeroize;
 
 pub use fixslice::{Rd0, Rd1, Rd1Plus, Rd2, Rd2Plus};
 
-use crate::aes::{Block, Fixslice, fixslice::GROUP};
+use crate::aes::{Block, Fixslice};
 use crate::ctr::{Mode, apply_keystream};
 
-/// The caches of one FACE variant: built per message, reset when bytes
-/// 12..14 of the counter change, asked to apply the keystream of one
-/// group.
+/// The caches of one FACE variant on one AES: built per message, reset
+/// when bytes 12..14 of the counter change, asked to apply the keystream
+/// of one group. aekit implements it for its T-table AES too.
 pub trait Engine: Zeroize {
-    /// The variant's token.
+    /// The cipher whose rounds the engine enters.
+    type Aes;
+    /// The variant's token: `rd0`, `rd1`, `rd1+`, `rd2`, `rd2+`.
     const NAME: &'static str;
+    /// Blocks per [`Engine::apply`]; a group's first low byte is a
+    /// multiple of it, and it divides 256.
+    const GROUP: usize;
 
     /// Builds what depends on the key and bytes 0..11 of `counter` (the
-    /// tables of `rd1+` and `rd2+`).
-    fn new(aes: &Fixslice, counter: &Block) -> Self;
+    /// tables of `rd1+` and `rd2+`, empty until used).
+    fn new(aes: &Self::Aes, counter: &Block) -> Self;
 
     /// Rebuilds what depends on bytes 12..14 of `counter`.
-    fn reset(&mut self, aes: &Fixslice, counter: &Block);
+    fn reset(&mut self, aes: &Self::Aes, counter: &Block);
 
-    /// XORs into `chunk` (one or two blocks, the last possibly partial)
+    /// XORs into `chunk` (up to `GROUP` blocks, the last possibly partial)
     /// the keystream of the counters whose bytes 12..14 are those of the
-    /// last reset and whose low bytes are `low`, `low + 1`; `low` is even.
-    fn apply(&mut self, aes: &Fixslice, low: u8, chunk: &mut [u8]);
+    /// last reset and whose low bytes are `low`, `low + 1`, …; `low` is a
+    /// multiple of `GROUP`.
+    fn apply(&mut self, aes: &Self::Aes, low: u8, chunk: &mut [u8]);
 }
 
-/// FACE counter mode over one message with `engine`'s caches: the bytes
-/// 12..14 they were built for are tracked here, and the caches reset when
-/// the counter changes them.
-fn walk<E: Engine>(engine: &mut E, aes: &Fixslice, counter: &mut Block, data: &mut [u8]) {
-    // One block through the plain cipher if the low byte is odd, so that
-    // every group starts even and never straddles a carry.
-    let head = if counter[15] % 2 == 1 {
-        data.len().min(16)
-    } else {
+/// FACE counter mode with `engine`'s caches: XORs `data` with the
+/// keystream from `counter` and leaves `counter` at the first unused
+/// value. `prefix` holds the bytes 12..14 the caches were last reset for
+/// (`None`: never), so that a message may be walked in pieces. Blocks
+/// before the first multiple of the engine's group go through `plain`
+/// (plain counter mode on the same cipher).
+#[inline(always)]
+pub fn walk<E: Engine>(
+    engine: &mut E,
+    aes: &E::Aes,
+    prefix: &mut Option<[u8; 3]>,
+    counter: &mut Block,
+    data: &mut [u8],
+    plain: impl FnOnce(&E::Aes, &mut Block, &mut [u8]),
+) {
+    // Up to GROUP - 1 blocks through the plain cipher, so that every group
+    // starts at a multiple of GROUP and never straddles a carry.
+    let misaligned = counter[15] as usize % E::GROUP;
+    let head = if misaligned == 0 {
         0
+    } else {
+        (16 * (E::GROUP - misaligned)).min(data.len())
     };
     let (head, rest) = data.split_at_mut(head);
-    apply_keystream(aes, counter, head);
+    plain(aes, counter, head);
 
-    let mut prefix = None;
-    for chunk in rest.chunks_mut(16 * GROUP) {
+    for chunk in rest.chunks_mut(16 * E::GROUP) {
         let now = [counter[12], counter[13], counter[14]];
-        if prefix != Some(now) {
+        if *prefix != Some(now) {
             engine.reset(aes, counter);
-            prefix = Some(now);
+            *prefix = Some(now);
         }
         let blocks = chunk.len().div_ceil(16);
         engine.apply(aes, counter[15], chunk);
@@ -113,9 +133,9 @@ fn walk<E: Engine>(engine: &mut E, aes: &Fixslice, counter: &mut Block, data: &m
     }
 }
 
-/// Every engine is a counter mode: its caches built from the first
-/// counter, used for the message, and wiped.
-impl<E: Engine> Mode for E {
+/// Every engine on the core's cipher is a counter mode: its caches built
+/// from the first counter, used for the message, and wiped.
+impl<E: Engine<Aes = Fixslice>> Mode for E {
     const NAME: &'static str = E::NAME;
     fn apply(aes: &Fixslice, counter: &mut Block, data: &mut [u8]) {
         if data.is_empty() {
@@ -124,7 +144,7 @@ impl<E: Engine> Mode for E {
         // The engine is a local of its own, not a field beside the
         // driver's state (measured a little faster on the Cortex-M4 model).
         let mut engine = E::new(aes, counter);
-        walk(&mut engine, aes, counter, data);
+        walk(&mut engine, aes, &mut None, counter, data, apply_keystream);
         engine.zeroize();
     }
 }

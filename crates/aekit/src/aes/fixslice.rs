@@ -137,12 +137,13 @@
 //!   widened to nibbles (a few shifts and masks) before the XOR; the 960
 //!   bytes are kept instead.
 //! - *FACE* inside this file (caching the counter-invariant part of the
-//!   first rounds in CTR mode, the other half of the seed work): it lives in
-//!   `ctr/face/fixslice.rs` as a counter-mode strategy of its own, entering
-//!   the rounds here through `Fixslice::encrypt_from`, so this file stays
-//!   one block cipher.
+//!   first rounds in CTR mode, the other half of the seed work): aekit-core's
+//!   FACE engines (`aekit_core::ctr::face::fixslice`, one set for its 32-bit
+//!   cipher and this one) enter the rounds here through the `Fixsliced`
+//!   trait, so this file stays one block cipher.
 
 use aekit_core::aes::fixslice::{column, shift_rows_back};
+use aekit_core::aes::sliced::{Fixsliced, Start};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::aes::{Block, BlockCipher, KeySchedule};
@@ -355,6 +356,76 @@ pub(crate) fn unpack(state: &State, blocks: &mut [Block]) {
         }
     }
     w.zeroize();
+}
+
+/// This cipher as aekit-core's FACE engines enter it (`ctr::face`): four
+/// blocks on 64-bit slices, the rounds of this file.
+impl Fixsliced for Fixslice {
+    type Word = u64;
+    type Parallels = [State; 16];
+    type Groups = [State; 64];
+    const NO_PARALLELS: [State; 16] = [[0; 8]; 16];
+    const NO_GROUPS: [State; 64] = [[0; 8]; 64];
+
+    #[inline(always)]
+    fn round_key(&self, i: usize) -> &State {
+        Fixslice::round_key(self, i)
+    }
+
+    /// `Start::Mix`: round `first`'s MixColumns, then the rounds after.
+    #[inline(always)]
+    fn encrypt_from(&self, s: &mut State, first: usize, start: Start) {
+        if start == Start::Round {
+            return Fixslice::encrypt_from(self, s, first);
+        }
+        match (first + 1) % 4 {
+            1 => mix_columns::<1>(s),
+            2 => mix_columns::<2>(s),
+            3 => mix_columns::<3>(s),
+            _ => mix_columns::<0>(s),
+        }
+        Fixslice::encrypt_from(self, s, first + 1);
+    }
+
+    #[inline(always)]
+    fn pack(blocks: &[Block]) -> State {
+        pack(blocks)
+    }
+
+    #[inline(always)]
+    fn unpack(s: &State, blocks: &mut [Block]) {
+        unpack(s, blocks);
+    }
+
+    #[inline(always)]
+    fn unpack_xor(s: &State, chunk: &mut [u8]) {
+        let mut blocks = [[0u8; 16]; GROUP];
+        unpack(s, &mut blocks);
+        for (byte, k) in chunk.iter_mut().zip(blocks.as_flattened()) {
+            *byte ^= k;
+        }
+        blocks.zeroize();
+    }
+
+    #[inline(always)]
+    fn gather(x: u64, rows: u32, cols: u32) -> u64 {
+        gather(x, rows, cols)
+    }
+
+    #[inline(always)]
+    fn mix_columns<const J: u32>(s: &mut State) {
+        mix_columns::<J>(s);
+    }
+
+    #[inline(always)]
+    fn ark_sub(s: &mut State, key: &State) {
+        ark_sub(s, key);
+    }
+
+    #[inline(always)]
+    fn shift_rows_twice(x: u64) -> u64 {
+        shift_rows_twice(x)
+    }
 }
 
 #[cfg(test)]

@@ -51,7 +51,7 @@
 //! - `table` (`face/table.rs`): byte-oriented T-table AES, where the
 //!   caching is the textbook one: a cached column word is a cached set of
 //!   T-table lookups. Not constant-time, like `table` itself.
-//! - `fixslice` (`face/fixslice.rs`): the seed's contribution. Unpacking
+//! - `fixslice` (aekit-core's engines): the seed's contribution. Unpacking
 //!   the bitsliced state to cache bytes would cost more than it saves, so
 //!   the caches are packed states, and the varying diagonal of sixteen
 //!   consecutive counters is computed *in parallel* in one bitsliced state
@@ -68,27 +68,42 @@
 //!
 //! # The driver (this file)
 //!
-//! `Face::apply` walks the counter: until the low byte is a multiple of
+//! `Face::apply` walks the counter with aekit-core's driver
+//! (`aekit_core::ctr::face::walk`): until the low byte is a multiple of
 //! the engine's group (4 blocks for `fixslice`, 1 for `table`) blocks go
 //! through the plain cipher; then each group shares bytes 0..14 (256 is a
 //! multiple of 4, so a group never straddles a carry). Before each group
 //! it compares bytes 12..14 with those the caches were built for and
-//! resets them on a change. The keystream equals
+//! resets them on a change. `Face` keeps those bytes between calls, so GCM
+//! may walk a message in pieces. The keystream equals
 //! [`crate::ctr::apply_keystream`]'s exactly; `tests/face.rs` checks it
 //! across every reset, across the 32-bit wrap and from arbitrary counters.
 
-mod engine;
-pub(crate) mod fixslice;
 #[allow(unsafe_code)] // AES-NI intrinsics; every block carries a SAFETY line.
 pub(crate) mod round1;
 pub(crate) mod table;
 
-use zeroize::Zeroize;
-
-pub(crate) use engine::Engine;
-
 use crate::Error;
 use crate::aes::{self, Block, BlockCipher, Cipher};
+
+/// FACE on `fixslice`: aekit-core's engines, which serve its 32-bit
+/// cipher and this 64-bit one alike (`aekit_core::ctr::face::fixslice`).
+pub(crate) mod fixslice {
+    use crate::aes::fixslice::Fixslice;
+
+    pub(crate) type Rd0 = aekit_core::ctr::face::Rd0<Fixslice>;
+    pub(crate) type Rd1 = aekit_core::ctr::face::Rd1<Fixslice>;
+    pub(crate) type Rd1Plus = aekit_core::ctr::face::Rd1Plus<Fixslice>;
+    pub(crate) type Rd2 = aekit_core::ctr::face::Rd2<Fixslice>;
+    pub(crate) type Rd2Plus = aekit_core::ctr::face::Rd2Plus<Fixslice>;
+}
+
+/// The caches of one FACE variant on an AES strategy of this crate:
+/// aekit-core's engine contract, on a [`BlockCipher`] (the driver runs the
+/// blocks before the first group through it).
+pub(crate) trait Engine: aekit_core::ctr::face::Engine<Aes: BlockCipher> {}
+
+impl<E: aekit_core::ctr::face::Engine<Aes: BlockCipher>> Engine for E {}
 
 /// The FACE variants of the seed, as data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -225,9 +240,6 @@ impl FaceOp for Apply<'_> {
     }
 }
 
-/// The largest group of any engine.
-const MAX_GROUP: usize = 4;
-
 /// FACE counter mode for one message: an engine, the cipher it enters, and
 /// the bytes 12..14 its caches were built for.
 pub(crate) struct Face<'k, E: Engine> {
@@ -250,36 +262,14 @@ impl<'k, E: Engine> Face<'k, E> {
     /// at the first unused value, as [`crate::ctr::apply_keystream`]. May
     /// be called again with the counter it left (bytes 0..11 unchanged).
     pub(crate) fn apply(&mut self, counter: &mut Block, data: &mut [u8]) {
-        // Up to GROUP - 1 blocks through the plain cipher, so that every
-        // group starts at a multiple of GROUP and never straddles a carry.
-        let misaligned = counter[15] as usize % E::GROUP;
-        let head = if misaligned == 0 {
-            0
-        } else {
-            (16 * (E::GROUP - misaligned)).min(data.len())
-        };
-        let (head, rest) = data.split_at_mut(head);
-        crate::ctr::apply_keystream(self.aes, counter, head);
-        self.engine
-            .prepare(self.aes, counter[15], rest.len().div_ceil(16));
-
-        let mut keystream = [[0u8; 16]; MAX_GROUP];
-        for chunk in rest.chunks_mut(16 * E::GROUP) {
-            let prefix = [counter[12], counter[13], counter[14]];
-            if self.prefix != Some(prefix) {
-                self.engine.reset(self.aes, counter);
-                self.prefix = Some(prefix);
-            }
-            let blocks = chunk.len().div_ceil(16);
-            self.engine
-                .keystream(self.aes, counter[15], &mut keystream[..blocks]);
-            for (byte, k) in chunk.iter_mut().zip(keystream.iter().flatten()) {
-                *byte ^= k;
-            }
-            let low = u32::from_be_bytes([counter[12], counter[13], counter[14], counter[15]]);
-            counter[12..].copy_from_slice(&low.wrapping_add(blocks as u32).to_be_bytes());
-        }
-        keystream.zeroize();
+        aekit_core::ctr::face::walk(
+            &mut self.engine,
+            self.aes,
+            &mut self.prefix,
+            counter,
+            data,
+            crate::ctr::apply_keystream,
+        );
     }
 }
 

@@ -9,11 +9,16 @@
 /// as `j`, 4 for `Skip`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
-pub(crate) enum Mix {
+pub enum Mix {
+    /// `MC_0`: MixColumns itself.
     Mc0 = 0,
+    /// `MC_1`.
     Mc1 = 1,
+    /// `MC_2`.
     Mc2 = 2,
+    /// `MC_3`.
     Mc3 = 3,
+    /// No MixColumns.
     Skip = 4,
 }
 
@@ -37,9 +42,12 @@ const fn mixes<const R: usize>() -> [Mix; R] {
 /// identity for AES-192). `repr(u32)`: the ARMv7-M assembly reads it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u32)]
-pub(crate) enum Finish {
+pub enum Finish {
+    /// Nothing: more rounds follow.
     Nothing = 0,
+    /// The last round key (AES-192).
     Key = 1,
+    /// The last round key, then `SR²` (AES-128, AES-256).
     KeySr2 = 2,
 }
 
@@ -47,8 +55,10 @@ pub(crate) enum Finish {
 /// state already through that round's `Ark_Sub` (FACE's `rd1` and `rd1+`
 /// make it so), at its MixColumns (`Mix`), the round's key unread.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Start {
+pub enum Start {
+    /// At the round's AddRoundKey.
     Round,
+    /// At the round's MixColumns.
     Mix,
 }
 

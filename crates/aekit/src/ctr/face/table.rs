@@ -41,9 +41,9 @@
 
 use zeroize::Zeroize;
 
-use super::engine::Engine;
 use crate::aes::Block;
 use crate::aes::table::{TE, Table, byte, round_column};
+use aekit_core::ctr::face::Engine;
 
 /// `counter ⊕ rk0` as column words, with counter byte 15 taken as zero.
 #[inline(always)]
@@ -106,6 +106,16 @@ fn round2_varying(x: u32) -> [u32; 4] {
     ]
 }
 
+/// XORs one block of keystream into `chunk` (one block, possibly
+/// partial), and wipes it.
+#[inline(always)]
+fn xor_keystream(mut keystream: Block, chunk: &mut [u8]) {
+    for (byte, k) in chunk.iter_mut().zip(&keystream) {
+        *byte ^= k;
+    }
+    keystream.zeroize();
+}
+
 /// `rd0`: round 0's AddRoundKey cached for the 15 static bytes.
 #[derive(Zeroize)]
 pub(crate) struct Rd0 {
@@ -114,6 +124,7 @@ pub(crate) struct Rd0 {
 
 impl Engine for Rd0 {
     type Aes = Table;
+    const NAME: &'static str = "rd0";
     const GROUP: usize = 1;
 
     fn new(_: &Table, _: &Block) -> Self {
@@ -125,10 +136,10 @@ impl Engine for Rd0 {
     }
 
     #[inline(always)]
-    fn keystream(&mut self, aes: &Table, low: u8, out: &mut [Block]) {
+    fn apply(&mut self, aes: &Table, low: u8, chunk: &mut [u8]) {
         let mut s = self.s0;
         s[3] ^= low as u32;
-        out[0] = aes.rounds_from(s, 1);
+        xor_keystream(aes.rounds_from(s, 1), chunk);
     }
 }
 
@@ -141,6 +152,7 @@ pub(crate) struct Rd1 {
 
 impl Engine for Rd1 {
     type Aes = Table;
+    const NAME: &'static str = "rd1";
     const GROUP: usize = 1;
 
     fn new(aes: &Table, _: &Block) -> Self {
@@ -155,10 +167,10 @@ impl Engine for Rd1 {
     }
 
     #[inline(always)]
-    fn keystream(&mut self, aes: &Table, low: u8, out: &mut [Block]) {
+    fn apply(&mut self, aes: &Table, low: u8, chunk: &mut [u8]) {
         let mut s = self.s1;
         s[0] ^= TE[3][(low ^ self.k15) as usize];
-        out[0] = aes.rounds_from(s, 2);
+        xor_keystream(aes.rounds_from(s, 2), chunk);
     }
 }
 
@@ -178,6 +190,7 @@ pub(crate) struct Rd1Plus {
 
 impl Engine for Rd1Plus {
     type Aes = Table;
+    const NAME: &'static str = "rd1+";
     const GROUP: usize = 1;
 
     fn new(aes: &Table, counter: &Block) -> Self {
@@ -192,10 +205,10 @@ impl Engine for Rd1Plus {
     }
 
     #[inline(always)]
-    fn keystream(&mut self, aes: &Table, low: u8, out: &mut [Block]) {
+    fn apply(&mut self, aes: &Table, low: u8, chunk: &mut [u8]) {
         let mut s = self.s1;
         s[0] = self.t1[low as usize];
-        out[0] = aes.rounds_from(s, 2);
+        xor_keystream(aes.rounds_from(s, 2), chunk);
     }
 }
 
@@ -209,6 +222,7 @@ pub(crate) struct Rd2 {
 
 impl Engine for Rd2 {
     type Aes = Table;
+    const NAME: &'static str = "rd2";
     const GROUP: usize = 1;
 
     fn new(aes: &Table, _: &Block) -> Self {
@@ -226,11 +240,11 @@ impl Engine for Rd2 {
     }
 
     #[inline(always)]
-    fn keystream(&mut self, aes: &Table, low: u8, out: &mut [Block]) {
+    fn apply(&mut self, aes: &Table, low: u8, chunk: &mut [u8]) {
         let x = self.p ^ TE[3][(low ^ self.k15) as usize];
         let v = round2_varying(x);
         let s = core::array::from_fn(|j| self.c2[j] ^ v[j]);
-        out[0] = aes.rounds_from(s, 3);
+        xor_keystream(aes.rounds_from(s, 3), chunk);
     }
 }
 
@@ -243,6 +257,7 @@ pub(crate) struct Rd2Plus {
 
 impl Engine for Rd2Plus {
     type Aes = Table;
+    const NAME: &'static str = "rd2+";
     const GROUP: usize = 1;
 
     fn new(aes: &Table, counter: &Block) -> Self {
@@ -257,9 +272,9 @@ impl Engine for Rd2Plus {
     }
 
     #[inline(always)]
-    fn keystream(&mut self, aes: &Table, low: u8, out: &mut [Block]) {
+    fn apply(&mut self, aes: &Table, low: u8, chunk: &mut [u8]) {
         let v = &self.t2[low as usize];
         let s = core::array::from_fn(|j| self.c2[j] ^ v[j]);
-        out[0] = aes.rounds_from(s, 3);
+        xor_keystream(aes.rounds_from(s, 3), chunk);
     }
 }
