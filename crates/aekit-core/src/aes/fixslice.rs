@@ -112,7 +112,7 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 use crate::Error;
 use crate::aes::Block;
 use crate::aes::schedule::key_expansion;
-use crate::aes::sliced::{Fixsliced, run_rounds_portable};
+use crate::aes::sliced::{Fixsliced, run_rounds_portable, xor_unpacked};
 
 #[cfg(aekit_armv7m)]
 mod armv7m;
@@ -483,12 +483,7 @@ pub(crate) fn unpack_xor(state: &State, chunk: &mut [u8]) {
 #[cold]
 #[inline(never)]
 fn xor_unpacked_bytes(state: &State, chunk: &mut [u8]) {
-    let mut blocks = [[0u8; 16]; GROUP];
-    unpack(state, &mut blocks);
-    for (b, k) in chunk.iter_mut().zip(blocks.as_flattened()) {
-        *b ^= k;
-    }
-    blocks.zeroize();
+    xor_unpacked::<Fixslice>(state, chunk);
 }
 
 /// The core's cipher as FACE enters it: two blocks on 32-bit slices.

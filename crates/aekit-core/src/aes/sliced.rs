@@ -149,6 +149,19 @@ pub trait Fixsliced {
     }
 }
 
+/// [`Fixsliced::unpack_xor`] the plain way: the state unpacked to blocks,
+/// then XORed into `chunk` byte by byte (up to `G` blocks, the last
+/// possibly partial), the blocks wiped.
+#[inline(always)]
+pub fn xor_unpacked<A: Fixsliced + ?Sized>(s: &State<A>, chunk: &mut [u8]) {
+    let mut blocks = <A::Word as Slice>::NO_BLOCKS;
+    A::unpack(s, blocks.as_mut());
+    for (byte, k) in chunk.iter_mut().zip(blocks.as_ref().as_flattened()) {
+        *byte ^= k;
+    }
+    blocks.zeroize();
+}
+
 /// [`Fixsliced::run_rounds`] in portable Rust, from `A`'s circuits: the
 /// reference any assembly is tested against.
 #[inline(always)]

@@ -143,7 +143,7 @@
 //!   trait, so this file stays one block cipher.
 
 use aekit_core::aes::fixslice::{column, shift_rows_back};
-use aekit_core::aes::sliced::{Fixsliced, Start};
+use aekit_core::aes::sliced::{Fixsliced, Start, xor_unpacked};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::aes::{Block, BlockCipher, KeySchedule};
@@ -399,12 +399,7 @@ impl Fixsliced for Fixslice {
 
     #[inline(always)]
     fn unpack_xor(s: &State, chunk: &mut [u8]) {
-        let mut blocks = [[0u8; 16]; GROUP];
-        unpack(s, &mut blocks);
-        for (byte, k) in chunk.iter_mut().zip(blocks.as_flattened()) {
-            *byte ^= k;
-        }
-        blocks.zeroize();
+        xor_unpacked::<Self>(s, chunk);
     }
 
     #[inline(always)]
