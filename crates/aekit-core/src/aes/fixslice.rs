@@ -118,6 +118,7 @@ use crate::aes::sliced::{Fixsliced, run_rounds_portable, xor_unpacked};
 mod armv7m;
 mod mix;
 
+#[doc(hidden)] // `sliced::Fixsliced` names them.
 pub use mix::{Finish, Mix, Start};
 use mix::{MIXES_10, MIXES_12, MIXES_14};
 

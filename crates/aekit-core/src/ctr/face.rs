@@ -30,7 +30,7 @@
 //!
 //! # The driver (this file)
 //!
-//! [`walk`] goes along the counter: blocks through the plain cipher until
+//! `walk` goes along the counter: blocks through the plain cipher until
 //! the low byte is a multiple of the engine's group (one block when it is
 //! odd, for the core's groups of two); then each group shares bytes 0..14
 //! (the group divides 256, so it never straddles a carry). Before each
@@ -100,6 +100,7 @@ pub trait Engine: Zeroize {
 /// (`None`: never), so that a message may be walked in pieces. Blocks
 /// before the first multiple of the engine's group go through `plain`
 /// (plain counter mode on the same cipher).
+#[doc(hidden)] // aekit's FACE driver walks with it.
 #[inline(always)]
 pub fn walk<E: Engine>(
     engine: &mut E,
