@@ -523,6 +523,7 @@ impl Sa {
     ///
     /// Sequence exhaustion and a buffer without the room are refused
     /// before anything is written.
+    #[inline]
     pub fn encapsulate_in_place(
         &mut self,
         buf: &mut [u8],
@@ -530,8 +531,26 @@ impl Sa {
         next_header: u8,
     ) -> Result<Sealed, Error> {
         let packet = self.place(buf.len(), &payload)?;
-        let sequence = self.seal(&mut buf[packet.clone()], payload.len(), next_header)?;
+        let sequence =
+            self.seal_out_of_line(&mut buf[packet.clone()], payload.len(), next_header)?;
         Ok(Sealed { sequence, packet })
+    }
+
+    /// [`Sa::seal`] in a function of its own, for the callers of
+    /// [`Sa::encapsulate_in_place`], into which the rest is inlined: so
+    /// that the [`Sealed`] they keep is made in registers where they use
+    /// it. Returned whole through memory, it was written by 8-byte stores
+    /// and moved by the caller with 16-byte loads, which are not forwarded
+    /// from them and wait for the stores to reach the cache
+    /// (`docs/ESP.md`).
+    #[inline(never)]
+    fn seal_out_of_line(
+        &mut self,
+        packet: &mut [u8],
+        payload_len: usize,
+        next_header: u8,
+    ) -> Result<u64, Error> {
+        self.seal(packet, payload_len, next_header)
     }
 
     /// The ESP packet around `payload` in `buf`: where it lies, and its
