@@ -623,9 +623,30 @@ impl Sa {
     /// untouched (refused before decryption: malformed, unknown SPI,
     /// replayed, stale) or its body is zeroed (ICV or padding wrong), so
     /// no unverified plaintext is left behind.
+    #[inline]
     pub fn decapsulate_in_place(&mut self, packet: &mut [u8]) -> Result<Delivered, Error> {
+        let (sequence, next_header, payload_len) = self.decapsulate_out_of_line(packet)?;
+        let header = self.header_len();
+        Ok(Delivered {
+            sequence,
+            next_header,
+            payload: header..header + payload_len,
+        })
+    }
+
+    /// [`Sa::decapsulate_in_place`]'s work in a function of its own,
+    /// returning the sequence number, next header and payload length, so
+    /// that the [`Delivered`] its callers keep is made in registers there
+    /// (as [`Sa::seal_out_of_line`] for encapsulation).
+    #[inline(never)]
+    fn decapsulate_out_of_line(&mut self, packet: &mut [u8]) -> Result<(u64, u8, usize), Error> {
         let (sequence, body_len) = self.check_header(packet)?;
-        self.decapsulate_checked(packet, sequence, body_len)
+        let delivered = self.decapsulate_checked(packet, sequence, body_len)?;
+        Ok((
+            delivered.sequence,
+            delivered.next_header,
+            delivered.payload.len(),
+        ))
     }
 
     /// [`Sa::decapsulate_in_place`] after its header check, which gave
