@@ -190,11 +190,6 @@ impl Fixslice {
         }
     }
 
-    /// Packed round key `i`, in the form the rounds XOR in.
-    pub(crate) fn round_key(&self, i: usize) -> &State {
-        &self.round_keys[i]
-    }
-
     /// Runs rounds `first..rounds` and the final key addition on a state
     /// that has been through rounds `0..first` (and, for `Start::Mix`,
     /// through round `first`'s `Ark_Sub` too): for `first = 0` the whole
@@ -495,9 +490,10 @@ impl Fixsliced for Fixslice {
     const NO_PARALLELS: [State; 32] = [[0; 8]; 32];
     const NO_GROUPS: [State; 128] = [[0; 8]; 128];
 
+    /// Packed round key `i`, in the form the rounds XOR in.
     #[inline(always)]
     fn round_key(&self, i: usize) -> &State {
-        Fixslice::round_key(self, i)
+        &self.round_keys[i]
     }
     #[inline(always)]
     fn encrypt_from(&self, s: &mut State, first: usize, start: Start) {

@@ -208,12 +208,6 @@ impl Fixslice {
         self.encrypt_from(state, 0);
     }
 
-    /// Packed round key `i`, in the form the rounds XOR in (header,
-    /// "Storage").
-    pub(crate) fn round_key(&self, i: usize) -> &State {
-        &self.round_keys[i]
-    }
-
     /// Runs rounds `first..rounds` and the final key addition on a state
     /// that has been through rounds `0..first`: for `first = 0` the whole
     /// cipher. Counter-mode caching (`ctr::face`) enters here after
@@ -367,9 +361,11 @@ impl Fixsliced for Fixslice {
     const NO_PARALLELS: [State; 16] = [[0; 8]; 16];
     const NO_GROUPS: [State; 64] = [[0; 8]; 64];
 
+    /// Packed round key `i`, in the form the rounds XOR in (header,
+    /// "Storage").
     #[inline(always)]
     fn round_key(&self, i: usize) -> &State {
-        Fixslice::round_key(self, i)
+        &self.round_keys[i]
     }
 
     /// `Start::Mix`: round `first`'s MixColumns, then the rounds after.
