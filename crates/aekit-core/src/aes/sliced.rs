@@ -16,8 +16,17 @@
 //!
 //! # Constant time
 //!
-//! The trait adds no operation of its own: its methods are each cipher's
-//! constant-time packing and rounds.
+//! Nothing here branches on data or indexes by it: the trait's methods are
+//! each cipher's constant-time packing and rounds, and the two functions
+//! below loop over public counts.
+//!
+//! # Rejected
+//!
+//! - *The engines once per word* (aekit kept a copy on `u64`): two sets of
+//!   the same caches to keep equal.
+//! - *The tables' sizes as const parameters of the engines*
+//!   (`Rd1Plus<A, 32>`): a second parameter at every use, where the word
+//!   fixes them (`Fixsliced::Parallels`, `Groups`).
 
 use core::ops::{BitAnd, BitOr, BitOrAssign, BitXor, BitXorAssign, Not, Shl};
 
@@ -53,7 +62,7 @@ pub trait Slice:
     const ZERO: Self;
     /// Bit 0 of `x`, as the word's bit 0.
     fn low_bit(x: u8) -> Self;
-    /// Every bit set where bit 0 of `x` is, none where it is clear.
+    /// All ones if bit 0 of `x` is set, else zero.
     fn mask(x: u8) -> Self;
 }
 
