@@ -302,18 +302,16 @@ impl Sa {
                 continue;
             };
             if !in_lanes {
-                *r = self.decapsulate_checked(packet, seq, body_len);
+                *r = self
+                    .decapsulate_checked(packet, seq, body_len)
+                    .map(|opened| self.delivered_in_place(seq, opened));
                 continue;
             }
             *r = match decrypted.next() {
                 Some(Ok(())) => {
                     let body = &mut packet[header..header + body_len];
                     self.accept_opened(seq, body)
-                        .map(|(next_header, len)| Delivered {
-                            sequence: seq,
-                            next_header,
-                            payload: header..header + len,
-                        })
+                        .map(|opened| self.delivered_in_place(seq, opened))
                 }
                 Some(Err(e)) => Err(e.into()),
                 None => Err(Error::AuthenticationFailed), // not reached: one result each

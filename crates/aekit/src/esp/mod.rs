@@ -625,13 +625,8 @@ impl Sa {
     /// no unverified plaintext is left behind.
     #[inline]
     pub fn decapsulate_in_place(&mut self, packet: &mut [u8]) -> Result<Delivered, Error> {
-        let (sequence, next_header, payload_len) = self.decapsulate_out_of_line(packet)?;
-        let header = self.header_len();
-        Ok(Delivered {
-            sequence,
-            next_header,
-            payload: header..header + payload_len,
-        })
+        let (sequence, opened) = self.decapsulate_out_of_line(packet)?;
+        Ok(self.delivered_in_place(sequence, opened))
     }
 
     /// [`Sa::decapsulate_in_place`]'s work in a function of its own,
@@ -639,18 +634,32 @@ impl Sa {
     /// that the [`Delivered`] its callers keep is made in registers there
     /// (as [`Sa::seal_out_of_line`] for encapsulation).
     #[inline(never)]
-    fn decapsulate_out_of_line(&mut self, packet: &mut [u8]) -> Result<(u64, u8, usize), Error> {
+    fn decapsulate_out_of_line(&mut self, packet: &mut [u8]) -> Result<(u64, (u8, usize)), Error> {
         let (sequence, body_len) = self.check_header(packet)?;
-        let delivered = self.decapsulate_checked(packet, sequence, body_len)?;
-        Ok((
-            delivered.sequence,
-            delivered.next_header,
-            delivered.payload.len(),
-        ))
+        let opened = self.decapsulate_checked(packet, sequence, body_len)?;
+        Ok((sequence, opened))
+    }
+
+    /// What an in-place decapsulation delivers: packet `sequence`, whose
+    /// opened body gave its next header and payload length (`opened`),
+    /// the payload starting after the header.
+    #[inline(always)]
+    fn delivered_in_place(
+        &self,
+        sequence: u64,
+        (next_header, payload_len): (u8, usize),
+    ) -> Delivered {
+        let header = self.header_len();
+        Delivered {
+            sequence,
+            next_header,
+            payload: header..header + payload_len,
+        }
     }
 
     /// [`Sa::decapsulate_in_place`] after its header check, which gave
-    /// `sequence` and `body_len`.
+    /// `sequence` and `body_len`: the body opened, its next header and
+    /// payload length returned.
     ///
     /// Always inlined, as are the header check, [`Sa::open`],
     /// [`Sa::accept_opened`] and the AES-GCM call under them, for the
@@ -662,16 +671,10 @@ impl Sa {
         packet: &mut [u8],
         sequence: u64,
         body_len: usize,
-    ) -> Result<Delivered, Error> {
-        let header = self.header_len();
-        let (head, rest) = packet.split_at_mut(header);
+    ) -> Result<(u8, usize), Error> {
+        let (head, rest) = packet.split_at_mut(self.header_len());
         let (body, icv) = rest.split_at_mut(body_len);
-        let (next_header, payload_len) = self.open(&head[8..], sequence, body, icv)?;
-        Ok(Delivered {
-            sequence,
-            next_header,
-            payload: header..header + payload_len,
-        })
+        self.open(&head[8..], sequence, body, icv)
     }
 
     /// Verifies an ESP packet, checks and updates the anti-replay window
