@@ -154,6 +154,7 @@ fn parallel_layout<A: Fixsliced>(
 
 /// What the parallel states need: their packed inputs and round key 1's
 /// diagonal-0 bytes copied to every diagonal.
+#[derive(Zeroize)]
 struct Parallel<A: Fixsliced> {
     /// Diagonal 0's inputs for the counters with low bytes `0 .. 4G`,
     /// packed: bytes 0, 5 and 10 of the counter ⊕ K0 in rows 0–2 of every
@@ -165,13 +166,6 @@ struct Parallel<A: Fixsliced> {
     /// to all four diagonals. One array, so that both steps are one call
     /// of the rounds.
     keys: [State<A>; 2],
-}
-
-impl<A: Fixsliced> Zeroize for Parallel<A> {
-    fn zeroize(&mut self) {
-        self.inputs.zeroize();
-        self.keys.zeroize();
-    }
 }
 
 impl<A: Fixsliced> Parallel<A> {
@@ -211,18 +205,11 @@ impl<A: Fixsliced> Parallel<A> {
 
 /// The parallel state of the `4G` counters around the current one, made
 /// when the group moves into a new `4G` (`rd1`, `rd2`).
+#[derive(Zeroize)]
 struct OnTheFly<A: Fixsliced> {
     parallel: Parallel<A>,
     q: State<A>,
     q_base: Option<u8>,
-}
-
-impl<A: Fixsliced> Zeroize for OnTheFly<A> {
-    fn zeroize(&mut self) {
-        self.parallel.zeroize();
-        self.q.zeroize();
-        self.q_base = None;
-    }
 }
 
 impl<A: Fixsliced> OnTheFly<A> {
@@ -265,12 +252,14 @@ fn finish_from<A: Fixsliced, const FIRST: usize, const MIX: bool>(
 }
 
 /// `rd0`: the packed counter ⊕ K0 cached, byte 15 inserted per group.
+#[derive(Zeroize)]
 pub struct Rd0<A: Fixsliced = Fixslice> {
     c0: State<A>,
 }
 
 /// `rd1`: the static rounds 0–1 cached; the varying diagonal made for
 /// `4G` counters at a time, on the fly (the seed's table-free `rd1`).
+#[derive(Zeroize)]
 pub struct Rd1<A: Fixsliced = Fixslice> {
     on_the_fly: OnTheFly<A>,
     c1: State<A>,
@@ -279,6 +268,7 @@ pub struct Rd1<A: Fixsliced = Fixslice> {
 /// `rd1+`: the parallel states of a message tabulated (1 KiB), each made
 /// the first time the counter reaches its `4G` low bytes and kept for the
 /// rest of the message.
+#[derive(Zeroize)]
 pub struct Rd1Plus<A: Fixsliced = Fixslice> {
     parallel: Parallel<A>,
     table: A::Parallels,
@@ -289,6 +279,7 @@ pub struct Rd1Plus<A: Fixsliced = Fixslice> {
 
 /// `rd2`: round 2's `MC_2` of the static part cached; the varying part as
 /// in `rd1`, through `MC_2` on its own.
+#[derive(Zeroize)]
 pub struct Rd2<A: Fixsliced = Fixslice> {
     on_the_fly: OnTheFly<A>,
     c2: State<A>,
@@ -297,6 +288,7 @@ pub struct Rd2<A: Fixsliced = Fixslice> {
 /// `rd2+`: `MC_2` of every group's varying part tabulated (4 KiB), the
 /// four groups of a parallel state made together the first time the
 /// counter reaches them and kept for the rest of the message.
+#[derive(Zeroize)]
 pub struct Rd2Plus<A: Fixsliced = Fixslice> {
     parallel: Parallel<A>,
     table: A::Groups,
@@ -304,44 +296,6 @@ pub struct Rd2Plus<A: Fixsliced = Fixslice> {
     /// are made.
     made: u32,
     c2: State<A>,
-}
-
-impl<A: Fixsliced> Zeroize for Rd0<A> {
-    fn zeroize(&mut self) {
-        self.c0.zeroize();
-    }
-}
-
-impl<A: Fixsliced> Zeroize for Rd1<A> {
-    fn zeroize(&mut self) {
-        self.on_the_fly.zeroize();
-        self.c1.zeroize();
-    }
-}
-
-impl<A: Fixsliced> Zeroize for Rd1Plus<A> {
-    fn zeroize(&mut self) {
-        self.parallel.zeroize();
-        self.table.zeroize();
-        self.made.zeroize();
-        self.c1.zeroize();
-    }
-}
-
-impl<A: Fixsliced> Zeroize for Rd2<A> {
-    fn zeroize(&mut self) {
-        self.on_the_fly.zeroize();
-        self.c2.zeroize();
-    }
-}
-
-impl<A: Fixsliced> Zeroize for Rd2Plus<A> {
-    fn zeroize(&mut self) {
-        self.parallel.zeroize();
-        self.table.zeroize();
-        self.made.zeroize();
-        self.c2.zeroize();
-    }
 }
 
 impl<A: Fixsliced> Engine for Rd0<A> {
