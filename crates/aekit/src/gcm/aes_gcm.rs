@@ -511,14 +511,15 @@ impl AesGcm {
     /// [`encrypt_in_place_detached`](Self::encrypt_in_place_detached),
     /// split across `pool` where it splits a message this long.
     ///
-    /// Inlined into the caller around the out-of-line
-    /// [`seal_block`](Self::seal_block), so that the [`Tag`] is made where
-    /// it is used. Returned through memory, it would be read back by
-    /// callers that move it whole with loads straddling the stores that
-    /// wrote it (16 + 8 bytes written, 8 + 16 read), which the core does
-    /// not forward: the load waits for the stores to reach the cache, and
-    /// with them the whole previous call's.
-    #[inline]
+    /// Inlined into the caller up to the kernel's whole-message path
+    /// ([`one_pass`](Self::one_pass)), so that the [`Tag`] is made where it
+    /// is used; every other message goes through the out-of-line
+    /// [`seal_block`](Self::seal_block). Returned through memory, the tag
+    /// would be read back by callers that move it whole with loads
+    /// straddling the stores that wrote it (16 + 8 bytes written, 8 + 16
+    /// read), which the core does not forward: the load waits for the
+    /// stores to reach the cache, and with them the whole previous call's.
+    #[inline(always)]
     pub(super) fn seal_in_place(
         &self,
         pool: Option<&Pool>,
@@ -527,11 +528,20 @@ impl AesGcm {
         buf: &mut [u8],
         tag_len: usize,
     ) -> Result<Tag, Error> {
+        self.check_call(iv, aad, buf, tag_len)?;
+        if pool.is_none_or(|pool| !pool.splits(buf.len()))
+            && let Ok(iv) = <&[u8; 12]>::try_from(iv)
+            && let Some(full) = self.one_pass(iv, aad, Text::InPlace(&mut *buf), Direction::Encrypt)
+        {
+            return Ok(Tag::truncate(full, tag_len));
+        }
         let full = self.seal_block(pool, iv, aad, buf, tag_len)?;
         Ok(Tag::truncate(full, tag_len))
     }
 
-    /// The checks and the encryption of [`seal_in_place`](Self::seal_in_place),
+    /// The checks and the encryption of [`seal_in_place`](Self::seal_in_place)
+    /// for a message its inlined part does not take (split across `pool`,
+    /// an IV other than 96 bits, a key without a whole-message path),
     /// returning the full tag: one 16-byte value, which a caller reads
     /// back whole.
     #[inline(never)]
@@ -549,15 +559,8 @@ impl AesGcm {
 
     /// Encrypts `buf` in place under a 96-bit IV and writes the tag into
     /// `slot`, as long as the tag is to be: [`seal_in_place`](Self::seal_in_place)
-    /// for a caller inside aekit that holds the tag's place (ESP's ICV).
-    ///
-    /// Inlined whole, so that the kernel's tag reaches `slot` by one copy.
-    /// Returned through [`seal_block`](Self::seal_block) and a [`Tag`], it
-    /// passes through three stack slots, each a store and a forwarded load
-    /// on the way to the store into `slot`; stores reach the cache in
-    /// order, so the next packet's trailer stores wait for that one, and
-    /// the kernel's masked load of its last block (which no narrower store
-    /// forwards to) waits for them.
+    /// for a caller inside aekit that holds the tag's place (ESP's ICV),
+    /// inlined whole, so that the kernel's tag reaches `slot` by one copy.
     #[inline(always)]
     pub(crate) fn seal_to_slot(
         &self,
@@ -566,15 +569,8 @@ impl AesGcm {
         buf: &mut [u8],
         slot: &mut [u8],
     ) -> Result<(), Error> {
-        self.check_call(iv, aad, buf, slot.len())?;
-        if self.pool().is_none_or(|pool| !pool.splits(buf.len()))
-            && let Some(tag) = self.one_pass(iv, aad, buf, Direction::Encrypt)
-        {
-            copy_tag(&tag, slot.len(), slot);
-            return Ok(());
-        }
-        let tag = self.seal_block(self.pool(), iv, aad, buf, slot.len())?;
-        copy_tag(&tag, slot.len(), slot);
+        self.seal_in_place(self.pool(), iv, aad, buf, slot.len())?
+            .copy_to(slot);
         Ok(())
     }
 
@@ -613,7 +609,7 @@ impl AesGcm {
         match pool.filter(|pool| pool.splits(buf.len())) {
             None => {
                 if let Ok(iv) = <&[u8; 12]>::try_from(iv)
-                    && let Some(tag) = self.one_pass(iv, aad, buf, direction)
+                    && let Some(tag) = self.one_pass(iv, aad, Text::InPlace(&mut *buf), direction)
                 {
                     return Ok(tag);
                 }
@@ -628,24 +624,25 @@ impl AesGcm {
         }
     }
 
-    /// `buf` encrypted or decrypted in place, under a 96-bit IV, by this
-    /// key's kernel's short path or else its whole-message path, and the
-    /// full tag; `None`, nothing touched, for a key without them (the
-    /// strategy pairs and FACE), which goes through a kernel op.
+    /// `text` encrypted or decrypted, in place or into its output, under a
+    /// 96-bit IV, by this key's kernel's short path or else its
+    /// whole-message path, and the full tag; `None`, nothing touched, for
+    /// a key without them (the strategy pairs and FACE), which goes
+    /// through a kernel op.
     #[inline(always)]
-    fn one_pass(
+    pub(super) fn one_pass(
         &self,
         iv: &[u8; 12],
         aad: &[u8],
-        buf: &mut [u8],
+        mut text: Text<'_>,
         direction: Direction,
     ) -> Option<Block> {
-        if let Some(short) = self.short(buf.len())
-            && let Some(tag) = short.crypt(iv, aad, buf, direction)
+        if let Some(short) = self.short(text.len())
+            && let Some(tag) = short.crypt_text(iv, aad, &mut text, direction)
         {
             return Some(tag);
         }
-        self.whole(iv, aad, Text::InPlace(buf), direction)
+        self.whole(iv, aad, text, direction)
     }
 
     /// This key's kernel's short whole-message path for a message of

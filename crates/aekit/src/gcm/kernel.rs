@@ -171,6 +171,7 @@ impl Text<'_> {
     /// output, which do not overlap (a shared and a mutable borrow), `n`
     /// the shorter length. For a kernel's whole-message path, which takes
     /// raw pointers.
+    #[inline(always)]
     pub(super) fn io(self) -> (*const u8, *mut u8, usize) {
         match self {
             Text::InPlace(data) => (data.as_ptr(), data.as_mut_ptr(), data.len()),

@@ -119,7 +119,7 @@ impl AesGcm {
 
     /// [`encrypt_detached_into`](Self::encrypt_detached_into), split
     /// across `pool` where it splits a message this long.
-    #[inline]
+    #[inline(always)]
     pub(super) fn seal_into(
         &self,
         pool: Option<&Pool>,
@@ -138,7 +138,7 @@ impl AesGcm {
 
     /// [`decrypt_detached_into`](Self::decrypt_detached_into), split
     /// across `pool` where it splits a message this long.
-    #[inline]
+    #[inline(always)]
     pub(super) fn open_into(
         &self,
         pool: Option<&Pool>,
@@ -156,7 +156,7 @@ impl AesGcm {
 
     /// [`encrypt_detached_into_uninit`](Self::encrypt_detached_into_uninit),
     /// split across `pool` where it splits a message this long.
-    #[inline]
+    #[inline(always)]
     pub(super) fn seal_into_uninit<'o>(
         &self,
         pool: Option<&Pool>,
@@ -174,7 +174,7 @@ impl AesGcm {
 
     /// [`decrypt_detached_into_uninit`](Self::decrypt_detached_into_uninit),
     /// split across `pool` where it splits a message this long.
-    #[inline]
+    #[inline(always)]
     pub(super) fn open_into_uninit<'o>(
         &self,
         pool: Option<&Pool>,
@@ -200,7 +200,15 @@ impl AesGcm {
     /// return it in, so that it is written once, where the caller reads
     /// it: each copy through memory on its way out lengthens the chain the
     /// next call's work waits behind.)
+    ///
+    /// Inlined into the caller up to the kernel's whole-message path
+    /// ([`one_pass`](Self::one_pass)); every other message goes through
+    /// [`out_of_place_general`](Self::out_of_place_general), out of line.
+    /// Out of line, the common case would take its last arguments from
+    /// the stack, return the tag through memory and, under aekit's C
+    /// ABI, sit in a frame of its own beside the call's checks.
     #[allow(clippy::too_many_arguments)] // the calls' own arguments, passed on
+    #[inline(always)]
     fn out_of_place(
         &self,
         pool: Option<&Pool>,
@@ -213,6 +221,33 @@ impl AesGcm {
     ) -> Result<Block, Error> {
         check_output(input, out)?;
         self.check_call(iv, aad, input, tag_len)?;
+        if pool.is_none_or(|pool| !pool.splits(input.len()))
+            && let Ok(iv) = <&[u8; 12]>::try_from(iv)
+        {
+            let text = Text::Into {
+                input,
+                out: &mut *out,
+            };
+            if let Some(tag) = self.one_pass(iv, aad, text, direction) {
+                return Ok(tag);
+            }
+        }
+        self.out_of_place_general(pool, iv, aad, input, out, direction)
+    }
+
+    /// [`out_of_place`](Self::out_of_place) for a message its inlined
+    /// part does not take (split across `pool`, a key without a
+    /// whole-message path, an IV other than 96 bits), its checks passed.
+    #[inline(never)]
+    fn out_of_place_general(
+        &self,
+        pool: Option<&Pool>,
+        iv: &[u8],
+        aad: &[u8],
+        input: &[u8],
+        out: &mut [MaybeUninit<u8>],
+        direction: Direction,
+    ) -> Result<Block, Error> {
         // Both ops write every byte of `out` when they return the tag
         // (module header; `Split`'s slices copy their input in before
         // running in place, and its state copies the partial last block).
@@ -221,29 +256,13 @@ impl AesGcm {
                 let text = Text::Into { input, out };
                 self.split(pool, iv, aad, text, direction)
             }
-            None => {
-                if let Ok(iv) = <&[u8; 12]>::try_from(iv) {
-                    if let Some(short) = self.short(input.len())
-                        && let Some(tag) = short.crypt_into(iv, aad, input, out, direction)
-                    {
-                        return Ok(tag);
-                    }
-                    let text = Text::Into {
-                        input,
-                        out: &mut *out,
-                    };
-                    if let Some(tag) = self.whole(iv, aad, text, direction) {
-                        return Ok(tag);
-                    }
-                }
-                self.run(OutOfPlace {
-                    iv,
-                    aad,
-                    input,
-                    out,
-                    direction,
-                })
-            }
+            None => self.run(OutOfPlace {
+                iv,
+                aad,
+                input,
+                out,
+                direction,
+            }),
         }
     }
 }

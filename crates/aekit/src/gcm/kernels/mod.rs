@@ -171,7 +171,6 @@ impl Short<'_> {
     /// [`crypt`](Self::crypt) or [`crypt_into`](Self::crypt_into) of
     /// `text`, which is left to the caller's next path where this one
     /// returns `None`.
-    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     pub(crate) fn crypt_text(
         self,
