@@ -170,7 +170,9 @@ impl Text<'_> {
     /// length: the same address in place; out of place the input and the
     /// output, which do not overlap (a shared and a mutable borrow), `n`
     /// the shorter length. For a kernel's whole-message path, which takes
-    /// raw pointers.
+    /// raw pointers; inlined, as out of line the three come back through
+    /// memory and a caller reads two of them with one wider load, which
+    /// the stores that wrote them do not forward.
     #[inline(always)]
     pub(super) fn io(self) -> (*const u8, *mut u8, usize) {
         match self {

@@ -13,13 +13,13 @@
 //! initialized `&mut [u8]` passed to the plain calls is seen the same way;
 //! nothing here ever writes an uninitialized byte into it.
 //!
-//! The public calls and the thin ones under them are `#[inline]`, so the
-//! caller's code calls [`AesGcm::out_of_place`] itself. Out of line, each
-//! would take its last arguments (two slices' lengths and pointers, pushed
-//! one word at a time by the caller) from the stack and copy them on as
-//! 16-byte pairs; a load wider than the stores it reads is not forwarded
-//! from them, and every call would wait for those stores to reach the
-//! cache.
+//! The public calls and the thin ones under them are inlined, and so is
+//! [`AesGcm::out_of_place`] up to the kernel's whole-message path: the
+//! caller's code calls the kernel. Out of line, each would take its last
+//! arguments (two slices' lengths and pointers, pushed one word at a time
+//! by the caller) from the stack and copy them on as 16-byte pairs; a
+//! load wider than the stores it reads is not forwarded from them, and
+//! every call would wait for those stores to reach the cache.
 
 use core::mem::MaybeUninit;
 
