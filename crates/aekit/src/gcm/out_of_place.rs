@@ -232,7 +232,14 @@ impl AesGcm {
                 return Ok(tag);
             }
         }
-        self.out_of_place_general(pool, iv, aad, input, out, direction)
+        let op = OutOfPlace {
+            iv,
+            aad,
+            input,
+            out,
+            direction,
+        };
+        self.out_of_place_general(pool, op)
     }
 
     /// [`out_of_place`](Self::out_of_place) for a message its inlined
@@ -242,27 +249,20 @@ impl AesGcm {
     fn out_of_place_general(
         &self,
         pool: Option<&Pool>,
-        iv: &[u8],
-        aad: &[u8],
-        input: &[u8],
-        out: &mut [MaybeUninit<u8>],
-        direction: Direction,
+        op: OutOfPlace<'_>,
     ) -> Result<Block, Error> {
         // Both ops write every byte of `out` when they return the tag
         // (module header; `Split`'s slices copy their input in before
         // running in place, and its state copies the partial last block).
-        match pool.filter(|pool| pool.splits(input.len())) {
+        match pool.filter(|pool| pool.splits(op.input.len())) {
             Some(pool) => {
-                let text = Text::Into { input, out };
-                self.split(pool, iv, aad, text, direction)
+                let text = Text::Into {
+                    input: op.input,
+                    out: op.out,
+                };
+                self.split(pool, op.iv, op.aad, text, op.direction)
             }
-            None => self.run(OutOfPlace {
-                iv,
-                aad,
-                input,
-                out,
-                direction,
-            }),
+            None => self.run(op),
         }
     }
 }
