@@ -20,10 +20,12 @@
 //!
 //! Valgrind's CPU has no AVX-512, so callgrind counts the kernel of the
 //! class below. The default kernel's instructions are counted by
-//! single-stepping one call under `gdb` (`CALLS` 1): a breakpoint on
-//! `aekit_aes_gcm_encrypt` (or on `AesGcm::seal_block` for the Rust call
-//! in place), then `stepi` until the program counter is the return
-//! address read at the entry.
+//! single-stepping under `gdb` (`examples/count_call.py`): a C call from
+//! its entry to its return (`COUNT_AT=aekit_aes_gcm_encrypt`), or, for
+//! the Rust calls, which are inlined into this loop, one turn of the loop
+//! from one entry into the kernel to the next (`COUNT_LOOP=1`, the
+//! kernel's symbol, `COUNT_SKIP=2` past the two calls made before the
+//! loop; `CALLS` 2).
 
 use core::ffi::c_int;
 use std::hint::black_box;
