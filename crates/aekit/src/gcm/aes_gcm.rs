@@ -529,10 +529,8 @@ impl AesGcm {
         tag_len: usize,
     ) -> Result<Tag, Error> {
         self.check_call(iv, aad, buf, tag_len)?;
-        if pool.is_none_or(|pool| !pool.splits(buf.len()))
-            && let Ok(iv) = <&[u8; 12]>::try_from(iv)
-            && let Some(full) = self.one_pass(iv, aad, Text::InPlace(&mut *buf), Direction::Encrypt)
-        {
+        let text = Text::InPlace(&mut *buf);
+        if let Some(full) = self.one_pass(pool, iv, aad, text, Direction::Encrypt) {
             return Ok(Tag::truncate(full, tag_len));
         }
         let full = self.seal_block(pool, iv, aad, buf, tag_len)?;
@@ -606,37 +604,39 @@ impl AesGcm {
         buf: &mut [u8],
         direction: Direction,
     ) -> Result<Block, Error> {
+        if let Some(tag) = self.one_pass(pool, iv, aad, Text::InPlace(&mut *buf), direction) {
+            return Ok(tag);
+        }
         match pool.filter(|pool| pool.splits(buf.len())) {
-            None => {
-                if let Ok(iv) = <&[u8; 12]>::try_from(iv)
-                    && let Some(tag) = self.one_pass(iv, aad, Text::InPlace(&mut *buf), direction)
-                {
-                    return Ok(tag);
-                }
-                self.run(OneShot {
-                    iv,
-                    aad,
-                    buf,
-                    direction,
-                })
-            }
+            None => self.run(OneShot {
+                iv,
+                aad,
+                buf,
+                direction,
+            }),
             Some(pool) => self.split(pool, iv, aad, Text::InPlace(buf), direction),
         }
     }
 
-    /// `text` encrypted or decrypted, in place or into its output, under a
-    /// 96-bit IV, by this key's kernel's short path or else its
-    /// whole-message path, and the full tag; `None`, nothing touched, for
-    /// a key without them (the strategy pairs and FACE), which goes
-    /// through a kernel op.
+    /// `text` encrypted or decrypted, in place or into its output, by this
+    /// key's kernel's short path or else its whole-message path, and the
+    /// full tag; `None`, nothing touched, where those paths do not take the
+    /// message: `pool` splits it, its IV is not 96 bits, or the key has no
+    /// such paths (the strategy pairs and FACE). The one test of every
+    /// one-message call before its out-of-line paths.
     #[inline(always)]
     pub(super) fn one_pass(
         &self,
-        iv: &[u8; 12],
+        pool: Option<&Pool>,
+        iv: &[u8],
         aad: &[u8],
         mut text: Text<'_>,
         direction: Direction,
     ) -> Option<Block> {
+        if pool.is_some_and(|pool| pool.splits(text.len())) {
+            return None;
+        }
+        let iv = <&[u8; 12]>::try_from(iv).ok()?;
         if let Some(short) = self.short(text.len())
             && let Some(tag) = short.crypt_text(iv, aad, &mut text, direction)
         {

@@ -221,16 +221,12 @@ impl AesGcm {
     ) -> Result<Block, Error> {
         check_output(input, out)?;
         self.check_call(iv, aad, input, tag_len)?;
-        if pool.is_none_or(|pool| !pool.splits(input.len()))
-            && let Ok(iv) = <&[u8; 12]>::try_from(iv)
-        {
-            let text = Text::Into {
-                input,
-                out: &mut *out,
-            };
-            if let Some(tag) = self.one_pass(iv, aad, text, direction) {
-                return Ok(tag);
-            }
+        let text = Text::Into {
+            input,
+            out: &mut *out,
+        };
+        if let Some(tag) = self.one_pass(pool, iv, aad, text, direction) {
+            return Ok(tag);
         }
         let op = OutOfPlace {
             iv,
