@@ -13,7 +13,8 @@
 //! alternating between two ciphertexts), `c` (`aekit_aes_gcm_encrypt` in place),
 //! `c-oop` (out of place) and `c-dec` (`aekit_aes_gcm_decrypt` out of
 //! place); `LEN` the message's bytes (at most 4080), with 16 bytes of AAD
-//! and a 12-byte IV; each form runs `CALLS` times a round, the forms in
+//! and a 12-byte IV, an AES-128 key (AES-256 where the environment sets
+//! `KEY256`); each form runs `CALLS` times a round, the forms in
 //! turn, for `ROUNDS` rounds (default 1), and the best round's ns per call
 //! is printed. The instructions of one call are the difference between
 //! two counts with different `CALLS`, divided by the difference.
@@ -49,7 +50,12 @@ fn main() {
     const ROOM: usize = 4096;
     assert!(len + 16 <= ROOM, "LEN at most {}", ROOM - 16);
 
-    let (key, iv, aad) = ([7u8; 16], [1u8; 12], [2u8; 16]);
+    let key_len = if std::env::var_os("KEY256").is_some() {
+        32
+    } else {
+        16
+    };
+    let (key, iv, aad) = (vec![7u8; key_len], [1u8; 12], [2u8; 16]);
     let gcm = AesGcm::new(&key).expect("key");
     let handle = c_abi::Handle::new(&key).expect("aekit_aes_gcm_new");
     let mut buf = vec![3u8; ROOM];

@@ -118,11 +118,11 @@
 //! only from a store as wide as itself, and a short AAD is usually
 //! written just before the call (ESP's, one 16-byte store).
 //!
-//! On Intel the whole messages take two other paths. Up to three blocks
+//! On Intel the whole messages take two other paths. Up to two blocks
 //! (`NI_SHORT`), `ni-clmul`'s short path (`Short` in
 //! `kernels/mod.rs`, on the `ni` and `clmul` keys the kernel holds
 //! there): one batch of 128-bit AES chains, the lowest fixed latency.
-//! From four blocks up to 132 hashed blocks (about 2 KiB), `own_powers`:
+//! From three blocks up to 132 hashed blocks (about 2 KiB), `own_powers`:
 //! every hashed block is multiplied by its own power of H from the key's
 //! `LongPowers` (H^132 … H^1), all products summed unreduced and reduced
 //! once, so no register waits for another's GHASH; the message goes
@@ -186,7 +186,7 @@
 //!   faster than the loop and a `finish` of the rest, slower at 256 bytes.
 //! - `own_powers` from one block: its one 512-bit chain from FACE's
 //!   round 1 has a longer fixed latency than `ni-clmul`'s 128-bit batch
-//!   up to three blocks (`docs/kernels/vaes_avx512.md`).
+//!   up to two blocks (`docs/kernels/vaes_avx512.md`).
 //! - `own_powers` registers one at a time (a loop of one register's
 //!   rounds, products and sums): slower, the core's scheduler filled with
 //!   the waiting chains; four registers round by round instead.
@@ -260,11 +260,11 @@ pub(crate) struct VaesAvx512 {
 }
 
 /// The longest message (bytes) that goes to `ni-clmul`'s short path on
-/// Intel (module header, "Whole messages"): up to three blocks, its
+/// Intel (module header, "Whole messages"): up to two blocks, its
 /// single AES chain of 128-bit lanes beats the 512-bit path's fixed
-/// latency; from four, the one 512-bit register and E(K, Y_0) beside it
-/// are faster than five or more 128-bit chains.
-const NI_SHORT: usize = 48;
+/// latency; from three, the one 512-bit register and E(K, Y_0) beside it
+/// are faster than four or more 128-bit chains.
+const NI_SHORT: usize = 32;
 
 /// The type of [`whole`]'s instances.
 type Whole = unsafe fn(&VaesAvx512, &[u8; 12], &[u8], *const u8, *mut u8, usize) -> Block;
