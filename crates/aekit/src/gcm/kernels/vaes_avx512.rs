@@ -118,7 +118,7 @@
 //! only from a store as wide as itself, and a short AAD is usually
 //! written just before the call (ESP's, one 16-byte store).
 //!
-//! On Intel the whole messages take two other paths. Up to two blocks
+//! On Intel the whole messages take three other paths. Up to two blocks
 //! (`NI_SHORT`), `ni-clmul`'s short path (`Short` in
 //! `kernels/mod.rs`, on the `ni` and `clmul` keys the kernel holds
 //! there): one batch of 128-bit AES chains, the lowest fixed latency.
@@ -133,8 +133,16 @@
 //! units (one a cycle, where 128- and 256-bit ones issue two a cycle)
 //! while VPCLMULQDQ issues beside it, so Y_0 in a lane of the message's
 //! registers costs a fifth register's rounds where the 128-bit chain
-//! costs half of one. AMD keeps `finish` and the main loop, which its
-//! Karatsuba products were tuned for.
+//! costs half of one. Past 132 hashed blocks (with at most three of
+//! AAD), decryption at every length and encryption up to 3 KiB
+//! (`SPANS_ENCRYPT`) take `own_powers_long`: the message in spans of 128
+//! blocks, each summed as `own_powers` sums a message and reduced once,
+//! the value of the spans before multiplied by its power beside the
+//! span's products, the counters from `Counters` (FACE's table where a
+//! group's low bytes do not wrap). Encrypting longer messages, whose
+//! products wait for their AES, the main loop is as fast or faster. AMD
+//! keeps `finish` and the main loop, which its Karatsuba products were
+//! tuned for.
 //!
 //! # Constant-time
 //!
@@ -966,6 +974,20 @@ unsafe fn whole<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
             )
         };
     }
+    if !KARATSUBA && aad.len().div_ceil(16) < TOP - SPAN && (!ENCRYPT || n <= SPANS_ENCRYPT) {
+        // SAFETY: passed on from the caller; the kernel's `Round1`
+        // proves AES-NI; m > TOP and a < TOP − SPAN.
+        return unsafe {
+            own_powers_long::<N, ENCRYPT>(
+                kernel.aes.round_keys(),
+                (&kernel.extra.long, &kernel.extra.round1),
+                iv,
+                aad,
+                lengths,
+                (src, dst, n),
+            )
+        };
+    }
     // SAFETY: passed on from the caller.
     unsafe { whole_in_chunks::<N, ENCRYPT, KARATSUBA>(kernel, iv, aad, lengths, (src, dst, n)) }
 }
@@ -1253,12 +1275,203 @@ unsafe fn own_powers<const N: usize, const ENCRYPT: bool>(
     tag(reduce_to_128(sum), ek_y0)
 }
 
+/// Message blocks in a span of [`own_powers_long`] but its last.
+const SPAN: usize = 128;
+
+/// The longest message (bytes) whose encryption takes
+/// [`own_powers_long`]; decryption takes it at every length. Encrypting,
+/// a group's products wait for its AES, and from about 4 KiB on the main
+/// loop, which multiplies the chunk before beside each chunk's rounds,
+/// is as fast or faster (`docs/kernels/vaes_avx512.md`).
+const SPANS_ENCRYPT: usize = 3 << 10;
+
+/// [`own_powers`] for a message longer than the stored powers, with at
+/// most `TOP − 1 − SPAN` blocks of AAD: the message in spans of [`SPAN`]
+/// blocks (the last one the rest), each summed as `own_powers` sums a
+/// message and reduced once. The GHASH value of the spans before a span
+/// is multiplied by the power its first hashed block would take, beside
+/// the span's products, so no span's AES or products wait for the
+/// reduction before it. The counts run past 255: [`Counters`] makes each
+/// group's round 1, from FACE's table where the group's low bytes do not
+/// wrap. Returns the full tag.
+///
+/// # Safety
+/// As [`own_powers`], but m > [`TOP`] and a ≤ `TOP − 1 − SPAN`.
+#[inline(never)]
+#[target_feature(enable = "aes,avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
+unsafe fn own_powers_long<const N: usize, const ENCRYPT: bool>(
+    rk: &RoundKeys,
+    (long, table): (&LongPowers, &Round1<4>),
+    iv: &[u8; 12],
+    aad: &[u8],
+    lengths: __m128i,
+    (src, dst, n): (*const u8, *mut u8, usize),
+) -> Block {
+    let c = n.div_ceil(16);
+    let a = aad.len().div_ceil(16);
+    debug_assert!(a + c + 1 > TOP && a < TOP - SPAN);
+    let k = broadcast_keys::<N>(rk);
+    let bswap = bswap_mask();
+    let key = |i: usize| _mm512_castsi512_si128(k[i]);
+    let mut y0 = _mm_xor_si128(ni::counter_block(iv, 1), key(0));
+    for i in 1..N - 1 {
+        y0 = _mm_aesenc_si128(y0, key(i));
+    }
+    let ek_y0 = _mm_aesenclast_si128(y0, key(N - 1));
+    let mut counters = Counters::<true>::from_register(ni::counter_block(iv, 2));
+    counters.run_round1(k[0], k[1]);
+    let powers = |entry: usize| {
+        let four = &long.0[entry..entry + 4];
+        // SAFETY: `four` is 64 readable bytes.
+        unsafe { _mm512_loadu_si512(four.as_ptr().cast()) }
+    };
+    let spans = c.div_ceil(SPAN);
+    let mut y = _mm_setzero_si128();
+    for span in 0..spans {
+        let start = SPAN * span;
+        let blocks = (c - start).min(SPAN);
+        let (first, last) = (span == 0, span == spans - 1);
+        let hashed = blocks + if first { a } else { 0 } + usize::from(last);
+        // Hashed block j of the span takes H^(hashed − j), entry
+        // TOP − hashed + j; the value so far joins block 0.
+        let base = TOP - hashed;
+        let mut sum = Wide::zero();
+        if first {
+            for (r, chunk) in aad.chunks(64).enumerate() {
+                // SAFETY: `chunk` is readable.
+                let raw = unsafe { load_narrow(chunk.as_ptr(), chunk.len()) };
+                sum = sum.xor(mul_wide(
+                    _mm512_shuffle_epi8(raw, bswap),
+                    powers(base + 4 * r),
+                ));
+            }
+        } else {
+            let h = _mm512_maskz_mov_epi64(lane_mask(1), powers(base));
+            sum = sum.xor(mul_wide(_mm512_zextsi128_si512(y), h));
+        }
+        if last {
+            let h1 = _mm512_maskz_mov_epi64(lane_mask(1), powers(TOP - 1));
+            sum = sum.xor(mul_wide(_mm512_zextsi128_si512(lengths), h1));
+        }
+        let first_entry = base + if first { a } else { 0 };
+        let regs = blocks.div_ceil(4);
+        let groups = regs.div_ceil(4);
+        let at = |g: usize| {
+            let offset = 16 * start + 256 * g;
+            GroupAt {
+                powers: long.0[first_entry + 16 * g..].as_ptr(),
+                io: (
+                    src.wrapping_add(offset),
+                    dst.wrapping_add(offset),
+                    (n - offset).min(256),
+                ),
+            }
+        };
+        for g in 0..groups - usize::from(last) {
+            let s = counters.next16(k[0], k[1], table);
+            // SAFETY: passed on from the caller; group g is 256 bytes of
+            // the message, not its end.
+            sum = unsafe { own_group_from::<N, ENCRYPT, 4, false>(&k, s, sum, at(g)) };
+        }
+        if last {
+            let s = counters.next16(k[0], k[1], table);
+            let g = groups - 1;
+            // SAFETY: passed on from the caller; the last group is the
+            // rest of the message.
+            sum = unsafe { own_last_group::<N, ENCRYPT>(&k, s, sum, at(g), regs - 4 * g) };
+        }
+        y = reduce_to_128(sum);
+    }
+    tag(y, ek_y0)
+}
+
+/// [`own_group`] for the group that ends a message: `regs` (1 to 4)
+/// registers of `s`.
+///
+/// # Safety
+/// As [`own_group`] with `END`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
+unsafe fn own_last_group<const N: usize, const ENCRYPT: bool>(
+    k: &[__m512i; N],
+    s: [__m512i; 4],
+    sum: Wide,
+    group: GroupAt,
+    regs: usize,
+) -> Wide {
+    let [s0, s1, s2, s3] = s;
+    // SAFETY: passed on from the caller.
+    unsafe {
+        match regs {
+            1 => own_group_from::<N, ENCRYPT, 1, true>(k, [s0], sum, group),
+            2 => own_group_from::<N, ENCRYPT, 2, true>(k, [s0, s1], sum, group),
+            3 => own_group_from::<N, ENCRYPT, 3, true>(k, [s0, s1, s2], sum, group),
+            _ => own_group_from::<N, ENCRYPT, 4, true>(k, [s0, s1, s2, s3], sum, group),
+        }
+    }
+}
+
 /// `V` registers of a message for [`own_powers`]: the counts from
 /// `count`, their powers from `powers`, the bytes `io`.
 struct Group {
     count: usize,
     powers: *const u128,
     io: (*const u8, *mut u8, usize),
+}
+
+/// What [`own_group`] and [`own_group_from`] do from their state after
+/// round 1 (`$s`) on: the rest of AES round by round, the message
+/// XORed and stored, the ciphertext's products added to `$sum`, which
+/// it returns. A macro rather than a function the two call: as a
+/// function of its own the body changed how the compiler scheduled
+/// `own_powers`, whose 256-byte encryption ran slower
+/// (`docs/kernels/vaes_avx512.md`).
+macro_rules! own_rounds {
+    ($k:ident, $s:ident, $sum:ident, $powers:ident, ($src:ident, $dst:ident, $n:ident)) => {{
+        for key in &$k[2..N - 1] {
+            round(&mut $s, *key);
+        }
+        let bswap = bswap_mask();
+        for (i, s) in $s.iter().enumerate() {
+            let (from, to) = ($src.wrapping_add(64 * i), $dst.wrapping_add(64 * i));
+            let last = END && i == V - 1 && $n - 64 * i < 64;
+            let mask = if last {
+                byte_range(0, $n - 64 * i)
+            } else {
+                u64::MAX
+            };
+            // SAFETY: the mask selects bytes of the message only; masked-off
+            // bytes are not accessed; the others are whole registers.
+            let x = unsafe {
+                if last {
+                    _mm512_maskz_loadu_epi8(mask, from.cast())
+                } else {
+                    _mm512_loadu_si512(from.cast())
+                }
+            };
+            let out = _mm512_aesenclast_epi128(*s, _mm512_xor_si512($k[N - 1], x));
+            // SAFETY: as for the load.
+            unsafe {
+                if last {
+                    _mm512_mask_storeu_epi8(to.cast(), mask, out);
+                } else {
+                    _mm512_storeu_si512(to.cast(), out);
+                }
+            }
+            let ct = if ENCRYPT && last {
+                _mm512_maskz_mov_epi8(mask, out)
+            } else if ENCRYPT {
+                out
+            } else {
+                x
+            };
+            // SAFETY: the group's powers are 4V entries.
+            let h = unsafe { _mm512_loadu_si512($powers.add(4 * i).cast()) };
+            // Lanes past the message are zero; their powers multiply nothing.
+            $sum = $sum.xor(mul_wide(_mm512_shuffle_epi8(ct, bswap), h));
+        }
+        $sum
+    }};
 }
 
 /// `V` registers of [`own_powers`] through AES round by round from
@@ -1290,49 +1503,38 @@ unsafe fn own_group<const N: usize, const ENCRYPT: bool, const V: usize, const E
         // SAFETY: `diff` has 4V entries.
         *s = _mm512_xor_si512(*s, unsafe { _mm512_loadu_si512(diff.add(4 * i).cast()) });
     }
-    for key in &k[2..N - 1] {
-        round(&mut s, *key);
-    }
-    let bswap = bswap_mask();
-    for (i, s) in s.iter().enumerate() {
-        let (from, to) = (src.wrapping_add(64 * i), dst.wrapping_add(64 * i));
-        let last = END && i == V - 1 && n - 64 * i < 64;
-        let mask = if last {
-            byte_range(0, n - 64 * i)
-        } else {
-            u64::MAX
-        };
-        // SAFETY: the mask selects bytes of the message only; masked-off
-        // bytes are not accessed; the others are whole registers.
-        let x = unsafe {
-            if last {
-                _mm512_maskz_loadu_epi8(mask, from.cast())
-            } else {
-                _mm512_loadu_si512(from.cast())
-            }
-        };
-        let out = _mm512_aesenclast_epi128(*s, _mm512_xor_si512(k[N - 1], x));
-        // SAFETY: as for the load.
-        unsafe {
-            if last {
-                _mm512_mask_storeu_epi8(to.cast(), mask, out);
-            } else {
-                _mm512_storeu_si512(to.cast(), out);
-            }
-        }
-        let ct = if ENCRYPT && last {
-            _mm512_maskz_mov_epi8(mask, out)
-        } else if ENCRYPT {
-            out
-        } else {
-            x
-        };
-        // SAFETY: the group's powers are 4V entries.
-        let h = unsafe { _mm512_loadu_si512(powers.add(4 * i).cast()) };
-        // Lanes past the message are zero; their powers multiply nothing.
-        sum = sum.xor(mul_wide(_mm512_shuffle_epi8(ct, bswap), h));
-    }
-    sum
+    own_rounds!(k, s, sum, powers, (src, dst, n))
+}
+
+/// `V` registers of [`own_powers`] through AES round by round from
+/// their state after round 1 (`s`), XORed with the message and stored,
+/// and their ciphertext's products added to `sum`. `END`: the group
+/// ends the message, and its last register, if partial, is read and
+/// written with a byte mask.
+///
+/// # Safety
+/// As [`own_powers`]; `group.io` is 64(V − 1) < n ≤ 64V bytes (`END`)
+/// or 64V bytes, and its powers 4V entries.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
+unsafe fn own_group_from<const N: usize, const ENCRYPT: bool, const V: usize, const END: bool>(
+    k: &[__m512i; N],
+    mut s: [__m512i; V],
+    mut sum: Wide,
+    group: GroupAt,
+) -> Wide {
+    let GroupAt {
+        powers,
+        io: (src, dst, n),
+    } = group;
+    own_rounds!(k, s, sum, powers, (src, dst, n))
+}
+
+/// `V` registers of a message for [`own_group_from`]: their powers
+/// from `powers`, the bytes `io`.
+struct GroupAt {
+    powers: *const u128,
+    io: (*const u8, *mut u8, usize),
 }
 
 /// The end of a whole message with a 96-bit IV, for [`finish`].
