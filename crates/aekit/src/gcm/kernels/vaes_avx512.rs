@@ -1206,13 +1206,7 @@ unsafe fn own_powers<const N: usize, const ENCRYPT: bool>(
     let m = a + c + 1;
     debug_assert!(m <= TOP);
     let k = broadcast_keys::<N>(rk);
-    let bswap = bswap_mask();
-    let key = |i: usize| _mm512_castsi512_si128(k[i]);
-    let mut y0 = _mm_xor_si128(ni::counter_block(iv, 1), key(0));
-    for i in 1..N - 1 {
-        y0 = _mm_aesenc_si128(y0, key(i));
-    }
-    let ek_y0 = _mm_aesenclast_si128(y0, key(N - 1));
+    let ek_y0 = own_ek_y0(&k, iv);
     // Round 1 of IV ‖ 0; the table's entry at a count is the
     // difference to round 1 of IV ‖ count.
     let r1 = _mm512_aesenc_epi128(
@@ -1221,25 +1215,7 @@ unsafe fn own_powers<const N: usize, const ENCRYPT: bool>(
     );
     // Hashed block j takes H^(m − j), entry TOP − m + j.
     let base = TOP - m;
-    let powers = |entry: usize| {
-        let four = &long.0[entry..entry + 4];
-        // SAFETY: `four` is 64 readable bytes.
-        unsafe { _mm512_loadu_si512(four.as_ptr().cast()) }
-    };
-    let mut sum = Wide::zero();
-    for (r, chunk) in aad.chunks(64).enumerate() {
-        // SAFETY: `chunk` is readable.
-        let raw = unsafe { load_narrow(chunk.as_ptr(), chunk.len()) };
-        // Lanes past the AAD are zero: their powers (the message's)
-        // multiply nothing.
-        sum = sum.xor(mul_wide(
-            _mm512_shuffle_epi8(raw, bswap),
-            powers(base + 4 * r),
-        ));
-    }
-    // H (entry TOP − 1) in lane 0, the lanes after it cleared.
-    let h1 = _mm512_maskz_mov_epi64(lane_mask(1), powers(TOP - 1));
-    sum = sum.xor(mul_wide(_mm512_zextsi128_si512(lengths), h1));
+    let mut sum = own_aad(long, aad, base).xor(own_lengths(long, lengths));
     let first = base + a;
     let regs = c.div_ceil(4);
     // Groups of four registers, the last of one to four, its last
@@ -1273,6 +1249,56 @@ unsafe fn own_powers<const N: usize, const ENCRYPT: bool>(
         }
     };
     tag(reduce_to_128(sum), ek_y0)
+}
+
+/// E(K, Y_0) for [`own_powers`] and [`own_powers_long`]: a 128-bit
+/// chain of its own, on lane 0 of the broadcast round keys `k`.
+#[inline]
+#[target_feature(enable = "aes,avx512f")]
+fn own_ek_y0<const N: usize>(k: &[__m512i; N], iv: &[u8; 12]) -> __m128i {
+    let key = |i: usize| _mm512_castsi512_si128(k[i]);
+    let mut y0 = _mm_xor_si128(ni::counter_block(iv, 1), key(0));
+    for i in 1..N - 1 {
+        y0 = _mm_aesenc_si128(y0, key(i));
+    }
+    _mm_aesenclast_si128(y0, key(N - 1))
+}
+
+/// Entries `entry` … `entry + 3` of the stored powers.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn four_powers(long: &LongPowers, entry: usize) -> __m512i {
+    let four = &long.0[entry..entry + 4];
+    // SAFETY: `four` is 64 readable bytes.
+    unsafe { _mm512_loadu_si512(four.as_ptr().cast()) }
+}
+
+/// The products of the AAD's blocks with the stored powers from `entry`
+/// on (block j by entry `entry + j`), unreduced.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,vpclmulqdq")]
+fn own_aad(long: &LongPowers, aad: &[u8], entry: usize) -> Wide {
+    let mut sum = Wide::zero();
+    for (r, chunk) in aad.chunks(64).enumerate() {
+        // SAFETY: `chunk` is readable.
+        let raw = unsafe { load_narrow(chunk.as_ptr(), chunk.len()) };
+        // Lanes past the AAD are zero: their powers (the message's)
+        // multiply nothing.
+        sum = sum.xor(mul_wide(
+            _mm512_shuffle_epi8(raw, bswap_mask()),
+            four_powers(long, entry + 4 * r),
+        ));
+    }
+    sum
+}
+
+/// The lengths block times H (entry TOP − 1, in lane 0, the lanes after
+/// it cleared), unreduced.
+#[inline]
+#[target_feature(enable = "avx512f,vpclmulqdq")]
+fn own_lengths(long: &LongPowers, lengths: __m128i) -> Wide {
+    let h1 = _mm512_maskz_mov_epi64(lane_mask(1), four_powers(long, TOP - 1));
+    mul_wide(_mm512_zextsi128_si512(lengths), h1)
 }
 
 /// Message blocks in a span of [`own_powers_long`] but its last.
@@ -1311,20 +1337,9 @@ unsafe fn own_powers_long<const N: usize, const ENCRYPT: bool>(
     let a = aad.len().div_ceil(16);
     debug_assert!(a + c + 1 > TOP && a < TOP - SPAN);
     let k = broadcast_keys::<N>(rk);
-    let bswap = bswap_mask();
-    let key = |i: usize| _mm512_castsi512_si128(k[i]);
-    let mut y0 = _mm_xor_si128(ni::counter_block(iv, 1), key(0));
-    for i in 1..N - 1 {
-        y0 = _mm_aesenc_si128(y0, key(i));
-    }
-    let ek_y0 = _mm_aesenclast_si128(y0, key(N - 1));
+    let ek_y0 = own_ek_y0(&k, iv);
     let mut counters = Counters::<true>::from_register(ni::counter_block(iv, 2));
     counters.run_round1(k[0], k[1]);
-    let powers = |entry: usize| {
-        let four = &long.0[entry..entry + 4];
-        // SAFETY: `four` is 64 readable bytes.
-        unsafe { _mm512_loadu_si512(four.as_ptr().cast()) }
-    };
     let spans = c.div_ceil(SPAN);
     let mut y = _mm_setzero_si128();
     for span in 0..spans {
@@ -1335,23 +1350,14 @@ unsafe fn own_powers_long<const N: usize, const ENCRYPT: bool>(
         // Hashed block j of the span takes H^(hashed − j), entry
         // TOP − hashed + j; the value so far joins block 0.
         let base = TOP - hashed;
-        let mut sum = Wide::zero();
-        if first {
-            for (r, chunk) in aad.chunks(64).enumerate() {
-                // SAFETY: `chunk` is readable.
-                let raw = unsafe { load_narrow(chunk.as_ptr(), chunk.len()) };
-                sum = sum.xor(mul_wide(
-                    _mm512_shuffle_epi8(raw, bswap),
-                    powers(base + 4 * r),
-                ));
-            }
+        let mut sum = if first {
+            own_aad(long, aad, base)
         } else {
-            let h = _mm512_maskz_mov_epi64(lane_mask(1), powers(base));
-            sum = sum.xor(mul_wide(_mm512_zextsi128_si512(y), h));
-        }
+            let h = _mm512_maskz_mov_epi64(lane_mask(1), four_powers(long, base));
+            mul_wide(_mm512_zextsi128_si512(y), h)
+        };
         if last {
-            let h1 = _mm512_maskz_mov_epi64(lane_mask(1), powers(TOP - 1));
-            sum = sum.xor(mul_wide(_mm512_zextsi128_si512(lengths), h1));
+            sum = sum.xor(own_lengths(long, lengths));
         }
         let first_entry = base + if first { a } else { 0 };
         let regs = blocks.div_ceil(4);
