@@ -974,26 +974,14 @@ unsafe fn whole<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
             )
         };
     }
-    if !KARATSUBA && aad.len().div_ceil(16) < TOP - SPAN && (!ENCRYPT || n <= SPANS_ENCRYPT) {
-        // SAFETY: passed on from the caller; the kernel's `Round1`
-        // proves AES-NI; m > TOP and a < TOP − SPAN.
-        return unsafe {
-            own_powers_long::<N, ENCRYPT>(
-                kernel.aes.round_keys(),
-                (&kernel.extra.long, &kernel.extra.round1),
-                iv,
-                aad,
-                lengths,
-                (src, dst, n),
-            )
-        };
-    }
     // SAFETY: passed on from the caller.
     unsafe { whole_in_chunks::<N, ENCRYPT, KARATSUBA>(kernel, iv, aad, lengths, (src, dst, n)) }
 }
 
-/// [`whole`] for the messages [`own_powers`] does not take: through
-/// [`finish`] alone, or the main loop's chunks and an end. Out of line,
+/// [`whole`] for the messages [`own_powers`] does not take: on Intel
+/// [`own_powers_long`] (AES-128, or decryption with at most
+/// `TOP − SPAN − 1` blocks of AAD); otherwise through [`finish`] alone,
+/// or the main loop's chunks and an end. Out of line,
 /// so that `own_powers`' calls do not set up this code's stack frame.
 ///
 /// # Safety
@@ -1007,6 +995,20 @@ unsafe fn whole_in_chunks<const N: usize, const ENCRYPT: bool, const KARATSUBA: 
     lengths: __m128i,
     (src, dst, n): (*const u8, *mut u8, usize),
 ) -> Block {
+    if !KARATSUBA && aad.len().div_ceil(16) < TOP - SPAN && (!ENCRYPT || N == 11) {
+        // SAFETY: passed on from the caller; the kernel's `Round1`
+        // proves AES-NI; m > TOP and a < TOP − SPAN.
+        return unsafe {
+            own_powers_long::<N, ENCRYPT>(
+                kernel.aes.round_keys(),
+                (&kernel.extra.long, &kernel.extra.round1),
+                iv,
+                aad,
+                lengths,
+                (src, dst, n),
+            )
+        };
+    }
     let rk = kernel.aes.round_keys();
     let all = kernel.extra.powers();
     let hashed = aad.len().div_ceil(16) + n.div_ceil(16) + 1;
@@ -1206,7 +1208,15 @@ unsafe fn own_powers<const N: usize, const ENCRYPT: bool>(
     let m = a + c + 1;
     debug_assert!(m <= TOP);
     let k = broadcast_keys::<N>(rk);
-    let ek_y0 = own_ek_y0(&k, iv);
+    // E(K, Y_0) as `own_ek_y0` makes it, written out: through that
+    // function the compiler spilled AES-256 decryption's IV here
+    // (`docs/kernels/vaes_avx512.md`).
+    let key = |i: usize| _mm512_castsi512_si128(k[i]);
+    let mut y0 = _mm_xor_si128(ni::counter_block(iv, 1), key(0));
+    for i in 1..N - 1 {
+        y0 = _mm_aesenc_si128(y0, key(i));
+    }
+    let ek_y0 = _mm_aesenclast_si128(y0, key(N - 1));
     // Round 1 of IV ‖ 0; the table's entry at a count is the
     // difference to round 1 of IV ‖ count.
     let r1 = _mm512_aesenc_epi128(
@@ -1234,10 +1244,32 @@ unsafe fn own_powers<const N: usize, const ENCRYPT: bool>(
             (n - 256 * g).min(256),
         ),
     };
+    // Encrypting with AES-128, each group's products are made after the
+    // next group's rounds are issued, when its ciphertext is ready
+    // ([`own_encrypt4`]).
+    let mut behind: Option<([__m512i; 4], *const u128)> = None;
     for g in 0..full {
+        let group = at(g);
         // SAFETY: passed on from the caller; group g is 256 bytes of
-        // the message.
-        sum = unsafe { own_group::<N, ENCRYPT, 4, false>(&k, r1, table, sum, at(g)) };
+        // the message; a group's powers are 16 entries.
+        unsafe {
+            if ENCRYPT && N == 11 {
+                let diff = table.entries(group.count as u8, 16);
+                let s = [0, 4, 8, 12]
+                    .map(|j| _mm512_xor_si512(r1, _mm512_loadu_si512(diff.add(j).cast())));
+                let ct = own_encrypt4::<N>(&k, s, group.io);
+                if let Some((ct, powers)) = behind {
+                    sum = own_products4(ct, powers, sum);
+                }
+                behind = Some((ct, group.powers));
+            } else {
+                sum = own_group::<N, ENCRYPT, 4, false>(&k, r1, table, sum, group);
+            }
+        }
+    }
+    if let Some((ct, powers)) = behind {
+        // SAFETY: a group's powers are 16 entries.
+        sum = unsafe { own_products4(ct, powers, sum) };
     }
     // SAFETY: passed on from the caller; the last group is the rest.
     sum = unsafe {
@@ -1304,13 +1336,6 @@ fn own_lengths(long: &LongPowers, lengths: __m128i) -> Wide {
 /// Message blocks in a span of [`own_powers_long`] but its last.
 const SPAN: usize = 128;
 
-/// The longest message (bytes) whose encryption takes
-/// [`own_powers_long`]; decryption takes it at every length. Encrypting,
-/// a group's products wait for its AES, and from about 4 KiB on the main
-/// loop, which multiplies the chunk before beside each chunk's rounds,
-/// is as fast or faster (`docs/kernels/vaes_avx512.md`).
-const SPANS_ENCRYPT: usize = 3 << 10;
-
 /// [`own_powers`] for a message longer than the stored powers, with at
 /// most `TOP − 1 − SPAN` blocks of AAD: the message in spans of [`SPAN`]
 /// blocks (the last one the rest), each summed as `own_powers` sums a
@@ -1373,11 +1398,30 @@ unsafe fn own_powers_long<const N: usize, const ENCRYPT: bool>(
                 ),
             }
         };
+        // Encrypting (AES-128: `whole`), each group's products are made
+        // after the next group's rounds are issued, when its ciphertext
+        // is ready ([`own_encrypt4`]).
+        let mut behind: Option<([__m512i; 4], *const u128)> = None;
         for g in 0..groups - usize::from(last) {
             let s = counters.next16(k[0], k[1], table);
+            let group = at(g);
             // SAFETY: passed on from the caller; group g is 256 bytes of
-            // the message, not its end.
-            sum = unsafe { own_group_from::<N, ENCRYPT, 4, false>(&k, s, sum, at(g)) };
+            // the message, not its end; a group's powers are 16 entries.
+            unsafe {
+                if ENCRYPT {
+                    let ct = own_encrypt4::<N>(&k, s, group.io);
+                    if let Some((ct, powers)) = behind {
+                        sum = own_products4(ct, powers, sum);
+                    }
+                    behind = Some((ct, group.powers));
+                } else {
+                    sum = own_group_from::<N, ENCRYPT, 4, false>(&k, s, sum, group);
+                }
+            }
+        }
+        if let Some((ct, powers)) = behind {
+            // SAFETY: a group's powers are 16 entries.
+            sum = unsafe { own_products4(ct, powers, sum) };
         }
         if last {
             let s = counters.next16(k[0], k[1], table);
@@ -1389,6 +1433,56 @@ unsafe fn own_powers_long<const N: usize, const ENCRYPT: bool>(
         y = reduce_to_128(sum);
     }
     tag(y, ek_y0)
+}
+
+/// Four registers of a message encrypted from their state after round
+/// 1 (`s`): the rest of AES round by round, the message XORed and
+/// stored; returns the ciphertext, for [`own_products4`]. AES-128's
+/// `own_powers` and `own_powers_long` multiply a group's ciphertext
+/// after the next group's rounds, not after its own: its products then
+/// find their operands ready instead of waiting in the core's scheduler
+/// beside the rounds. With AES-192 and AES-256 the four registers'
+/// ciphertext kept across the next group's rounds costs registers that
+/// the longer key schedules' broadcast round keys need (their spills
+/// made the calls slower: `docs/kernels/vaes_avx512.md`).
+///
+/// # Safety
+/// As [`own_powers`]; `src` readable and `dst` writable for 256 bytes.
+#[inline]
+#[target_feature(enable = "avx512f,vaes")]
+unsafe fn own_encrypt4<const N: usize>(
+    k: &[__m512i; N],
+    mut s: [__m512i; 4],
+    (src, dst, _): (*const u8, *mut u8, usize),
+) -> [__m512i; 4] {
+    for key in &k[2..N - 1] {
+        round(&mut s, *key);
+    }
+    for (i, s) in s.iter_mut().enumerate() {
+        // SAFETY: register i is 64 bytes of the 256.
+        unsafe {
+            let x = _mm512_loadu_si512(src.wrapping_add(64 * i).cast());
+            *s = _mm512_aesenclast_epi128(*s, _mm512_xor_si512(k[N - 1], x));
+            _mm512_storeu_si512(dst.wrapping_add(64 * i).cast(), *s);
+        }
+    }
+    s
+}
+
+/// The products of four registers of ciphertext with their sixteen
+/// powers at `powers`, added to `sum`.
+///
+/// # Safety
+/// `powers` points to sixteen readable entries.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq")]
+unsafe fn own_products4(ct: [__m512i; 4], powers: *const u128, mut sum: Wide) -> Wide {
+    for (i, ct) in ct.iter().enumerate() {
+        // SAFETY: entries 4i … 4i + 3 of the sixteen.
+        let h = unsafe { _mm512_loadu_si512(powers.add(4 * i).cast()) };
+        sum = sum.xor(mul_wide(_mm512_shuffle_epi8(*ct, bswap_mask()), h));
+    }
+    sum
 }
 
 /// [`own_group`] for the group that ends a message: `regs` (1 to 4)
