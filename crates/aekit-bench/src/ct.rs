@@ -309,8 +309,8 @@ const BATCH_MESSAGE: usize = 37;
 /// loops with the blocks before them and the end hashed with the last
 /// chunk (`vaes-avx512` on AMD, `vaes-avx2`, `ni-clmul`), or
 /// `vaes-avx512`'s own-powers path on Intel (up to 132 hashed blocks).
-/// 4096 bytes: every fused kernel's main loop (on Intel, `vaes-avx512`'s
-/// decryption takes spans of its stored powers instead: the tag test).
+/// 4096 bytes: every fused kernel's main loop (on Intel, `vaes-avx512`
+/// runs AES-128 in spans of its stored powers instead).
 const LONG_MESSAGES: [(usize, &str); 2] = [
     (600, "class, fused kernel, a long whole message"),
     (4096, "class, fused kernel, its main loop"),

@@ -134,15 +134,19 @@
 //! while VPCLMULQDQ issues beside it, so Y_0 in a lane of the message's
 //! registers costs a fifth register's rounds where the 128-bit chain
 //! costs half of one. Past 132 hashed blocks (with at most three of
-//! AAD), decryption at every length and encryption up to 3 KiB
-//! (`SPANS_ENCRYPT`) take `own_powers_long`: the message in spans of 128
-//! blocks, each summed as `own_powers` sums a message and reduced once,
-//! the value of the spans before multiplied by its power beside the
-//! span's products, the counters from `Counters` (FACE's table where a
-//! group's low bytes do not wrap). Encrypting longer messages, whose
-//! products wait for their AES, the main loop is as fast or faster. AMD
-//! keeps `finish` and the main loop, which its Karatsuba products were
-//! tuned for.
+//! AAD), decryption and AES-128's encryption take `own_powers_long`:
+//! the message in spans of 128 blocks, each summed as `own_powers` sums
+//! a message and reduced once, the value of the spans before multiplied
+//! by its power beside the span's products, the counters from
+//! `Counters` (FACE's table where a group's low bytes do not wrap).
+//! Encrypting with AES-128, both paths multiply a group of sixteen
+//! blocks after the next group's rounds are issued (`own_encrypt4`):
+//! products made right after their own group's rounds wait for them in
+//! the core's scheduler, and past about 3 KiB that made the spans slower
+//! than the main loop, which multiplies the chunk before beside each
+//! chunk's rounds. AES-192 and AES-256 encryption keep the main loop
+//! there. AMD keeps `finish` and the main loop, which its Karatsuba
+//! products were tuned for.
 //!
 //! # Constant-time
 //!
