@@ -1287,8 +1287,9 @@ unsafe fn own_powers<const N: usize, const ENCRYPT: bool>(
     tag(reduce_to_128(sum), ek_y0)
 }
 
-/// E(K, Y_0) for [`own_powers`] and [`own_powers_long`]: a 128-bit
-/// chain of its own, on lane 0 of the broadcast round keys `k`.
+/// E(K, Y_0) for [`own_powers_long`] (`own_powers` writes the same
+/// out): a 128-bit chain of its own, on lane 0 of the broadcast round
+/// keys `k`.
 #[inline]
 #[target_feature(enable = "aes,avx512f")]
 fn own_ek_y0<const N: usize>(k: &[__m512i; N], iv: &[u8; 12]) -> __m128i {
