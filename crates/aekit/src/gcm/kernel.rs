@@ -767,9 +767,10 @@ pub(crate) mod tests {
             aes: &table,
             ghash: &ghash,
         };
-        // Past 2100 bytes: lengths that `vaes-avx512` runs in one to
-        // three spans of its stored powers, then messages whose counts
-        // cross a multiple of 256
+        // Past 2100 bytes: lengths that `vaes-avx512` runs in two spans
+        // of its stored powers (the second of whole groups or ending in
+        // a partial one), then messages whose counts cross a multiple
+        // of 256
         // (block 254, count 0x100, lies at byte 4048; count 0x200 at
         // 8144), where the counter blocks' fast paths hand over to the
         // slow ones. Then every count of whole blocks past the last whole

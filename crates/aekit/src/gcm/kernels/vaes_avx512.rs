@@ -982,10 +982,10 @@ unsafe fn whole<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
     unsafe { whole_in_chunks::<N, ENCRYPT, KARATSUBA>(kernel, iv, aad, lengths, (src, dst, n)) }
 }
 
-/// [`whole`] for the messages [`own_powers`] does not take: on Intel
-/// [`own_powers_long`] (AES-128, or decryption with at most
-/// `TOP − SPAN − 1` blocks of AAD); otherwise through [`finish`] alone,
-/// or the main loop's chunks and an end. Out of line,
+/// [`whole`] for the messages [`own_powers`] does not take: on Intel,
+/// with at most `TOP − SPAN − 1` blocks of AAD, decryption and AES-128's
+/// encryption through [`own_powers_long`]; otherwise through [`finish`]
+/// alone, or the main loop's chunks and an end. Out of line,
 /// so that `own_powers`' calls do not set up this code's stack frame.
 ///
 /// # Safety
