@@ -1241,12 +1241,14 @@ unsafe fn own_powers<const N: usize, const ENCRYPT: bool>(
     let full = (regs - 1) / 4;
     let at = |g: usize| Group {
         count: 2 + 16 * g,
-        powers: long.0[first + 16 * g..].as_ptr(),
-        io: (
-            src.wrapping_add(256 * g),
-            dst.wrapping_add(256 * g),
-            (n - 256 * g).min(256),
-        ),
+        at: GroupAt {
+            powers: long.0[first + 16 * g..].as_ptr(),
+            io: (
+                src.wrapping_add(256 * g),
+                dst.wrapping_add(256 * g),
+                (n - 256 * g).min(256),
+            ),
+        },
     };
     // Encrypting with AES-128, each group's products are made after the
     // next group's rounds are issued, when its ciphertext is ready
@@ -1261,11 +1263,11 @@ unsafe fn own_powers<const N: usize, const ENCRYPT: bool>(
                 let diff = table.entries(group.count as u8, 16);
                 let s = [0, 4, 8, 12]
                     .map(|j| _mm512_xor_si512(r1, _mm512_loadu_si512(diff.add(j).cast())));
-                let ct = own_encrypt4::<N>(&k, s, group.io);
+                let ct = own_encrypt4::<N>(&k, s, group.at.io);
                 if let Some((ct, powers)) = behind {
                     sum = own_products4(ct, powers, sum);
                 }
-                behind = Some((ct, group.powers));
+                behind = Some((ct, group.at.powers));
             } else {
                 sum = own_group::<N, ENCRYPT, 4, false>(&k, r1, table, sum, group);
             }
@@ -1517,11 +1519,10 @@ unsafe fn own_last_group<const N: usize, const ENCRYPT: bool>(
 }
 
 /// `V` registers of a message for [`own_powers`]: the counts from
-/// `count`, their powers from `powers`, the bytes `io`.
+/// `count`, their powers and bytes `at`.
 struct Group {
     count: usize,
-    powers: *const u128,
-    io: (*const u8, *mut u8, usize),
+    at: GroupAt,
 }
 
 /// What [`own_group`] and [`own_group_from`] do from their state after
@@ -1599,8 +1600,10 @@ unsafe fn own_group<const N: usize, const ENCRYPT: bool, const V: usize, const E
 ) -> Wide {
     let Group {
         count,
-        powers,
-        io: (src, dst, n),
+        at: GroupAt {
+            powers,
+            io: (src, dst, n),
+        },
     } = group;
     let diff = table.entries(count as u8, 4 * V);
     let mut s = [r1; V];
@@ -1635,8 +1638,8 @@ unsafe fn own_group_from<const N: usize, const ENCRYPT: bool, const V: usize, co
     own_rounds!(k, s, sum, powers, (src, dst, n))
 }
 
-/// `V` registers of a message for [`own_group_from`]: their powers
-/// from `powers`, the bytes `io`.
+/// `V` registers of a message for [`own_group_from`] and [`own_group`]:
+/// their powers from `powers`, the bytes `io`.
 struct GroupAt {
     powers: *const u128,
     io: (*const u8, *mut u8, usize),
