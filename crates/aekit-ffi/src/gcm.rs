@@ -431,7 +431,7 @@ unsafe fn compute<K: OneShot>(
                 (body, &mut *rest.as_mut_ptr().cast::<[u8; TAG]>())
             };
             let sealed = match text {
-                Some(text) => guarded(|| key.seal_from(nonce, aad, text, body, slot)),
+                Some(text) => guarded(|| seal_from(key, nonce, aad, text, &mut *body, slot)),
                 None => guarded(|| key.seal(nonce, aad, body, slot)),
             };
             if let Err(e) = sealed {
@@ -464,12 +464,45 @@ unsafe fn compute<K: OneShot>(
             // On failure aekit has zeroed the body: no unverified
             // plaintext.
             match text {
-                Some(text) => guarded(|| key.open_from(nonce, aad, text, body, &tag))?,
+                Some(text) => guarded(|| open_from(key, nonce, aad, text, body, &tag))?,
                 None => guarded(|| key.open(nonce, aad, body, &tag))?,
             }
         }
     }
     Ok(())
+}
+
+/// [`OneShot::seal_from`] out of line: the out-of-place encryption
+/// [`compute`] runs under [`guarded`]. Through a call the closure is small
+/// enough for the compiler to inline `catch_unwind`'s frame into the C
+/// function, which then passes the arguments in registers instead of
+/// storing them for that frame to load back. (The in-place calls stay in
+/// the closure: with them out of line too, the compiler's code for the
+/// out-of-place path came out longer again.)
+#[inline(never)]
+fn seal_from<K: OneShot>(
+    key: &K,
+    nonce: &[u8],
+    aad: &[u8],
+    text: &[u8],
+    body: &mut [u8],
+    slot: &mut [u8; AEKIT_AES_GCM_TAG_LEN],
+) -> Result<(), Status> {
+    key.seal_from(nonce, aad, text, body, slot)
+}
+
+/// [`OneShot::open_from`] out of line, as [`seal_from`] is; the tag as an
+/// array, which the kernel's comparison reads whole.
+#[inline(never)]
+fn open_from<K: OneShot>(
+    key: &K,
+    nonce: &[u8],
+    aad: &[u8],
+    text: &[u8],
+    body: &mut [u8],
+    tag: &[u8; AEKIT_AES_GCM_TAG_LEN],
+) -> Result<(), Status> {
+    key.open_from(nonce, aad, text, body, tag)
 }
 
 #[cfg(test)]

@@ -480,18 +480,18 @@ mod shared {
     /// Karatsuba's three products, summed unreduced and reduced once.
     /// Where they are more than the eight powers the `clmul` key holds,
     /// the associated data (at most eight blocks) is hashed and reduced
-    /// first, H^a … H^1, and its value added to the first block hashed
-    /// after it.
-    /// Partial blocks are read and written a few bytes at a time
-    /// (`ni::load_padded`, `ni::xor_block_into`), zero-padded for GHASH.
-    /// The message is read from `src` and written to `dst`, `n` bytes: the
-    /// same address in place. (Separate arguments, not a tuple: a tuple
-    /// goes through memory, and this call is not inlined.) Returns the full
-    /// tag.
+    /// first, H^a … H^1, and its value multiplied by the power of the first
+    /// block hashed after it (as if added to that block, which is what
+    /// GHASH does). Partial blocks are read and written a few bytes at a
+    /// time (`ni::load_padded`, `ni::xor_block_into`), zero-padded for
+    /// GHASH. The message is read from `src` and written to `dst`, `n`
+    /// bytes: the same address in place. Returns the full tag.
     ///
-    /// The lane count and the direction are constants of [`short_lanes`]:
-    /// one straight-line body per message shape, whose message blocks take
-    /// constant powers of H and keystream lanes that stay in registers.
+    /// Inlined into the caller up to the one call of the message's shape,
+    /// [`short_lanes`]: the direction and the lane count are its
+    /// constants, one straight-line body per shape, whose message blocks
+    /// take constant powers of H and keystream lanes that stay in
+    /// registers, and whose frame holds only what that shape uses.
     ///
     /// # Safety
     ///
@@ -499,8 +499,8 @@ mod shared {
     /// message must have at most eight blocks and a ≤ 8; `src`
     /// must be readable and `dst` writable (initialized or not) for `n`
     /// bytes, the same address or not overlapping.
-    #[allow(clippy::too_many_arguments)] // see above: no tuple
-    #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+    #[allow(clippy::too_many_arguments)] // as `short_lanes`
+    #[inline(always)]
     pub(super) unsafe fn short(
         aes: &Ni,
         ghash: &Clmul,
@@ -512,8 +512,7 @@ mod shared {
         direction: Direction,
     ) -> Block {
         let io = (src, dst, n);
-        // SAFETY: this function's contract is `short_lanes`'s; each arm's
-        // lane count is the message's blocks plus one, as it requires.
+        // SAFETY: this function's contract is `short_shape`'s.
         unsafe {
             match direction {
                 Direction::Encrypt => short_shape::<true>(aes, ghash, iv, aad, io),
@@ -522,34 +521,39 @@ mod shared {
         }
     }
 
-    /// [`short`] for one direction: the body for the message's lane count.
+    /// [`short`] for one direction: the call of [`short_lanes`] for the
+    /// message's lane count, and its tag as bytes.
     ///
     /// # Safety
     ///
     /// As for [`short`].
-    #[inline]
-    #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+    #[inline(always)]
     unsafe fn short_shape<const ENCRYPT: bool>(
         aes: &Ni,
         ghash: &Clmul,
         iv: &[u8; 12],
         aad: &[u8],
-        io: (*const u8, *mut u8, usize),
+        (src, dst, n): (*const u8, *mut u8, usize),
     ) -> Block {
-        // SAFETY: as for `short`; L = c + 1 in every arm.
-        unsafe {
-            match io.2.div_ceil(16) {
-                0 => short_lanes::<1, ENCRYPT>(aes, ghash, iv, aad, io),
-                1 => short_lanes::<2, ENCRYPT>(aes, ghash, iv, aad, io),
-                2 => short_lanes::<3, ENCRYPT>(aes, ghash, iv, aad, io),
-                3 => short_lanes::<4, ENCRYPT>(aes, ghash, iv, aad, io),
-                4 => short_lanes::<5, ENCRYPT>(aes, ghash, iv, aad, io),
-                5 => short_lanes::<6, ENCRYPT>(aes, ghash, iv, aad, io),
-                6 => short_lanes::<7, ENCRYPT>(aes, ghash, iv, aad, io),
-                7 => short_lanes::<8, ENCRYPT>(aes, ghash, iv, aad, io),
-                _ => short_lanes::<9, ENCRYPT>(aes, ghash, iv, aad, io),
+        // SAFETY: as for `short`; L = c + 1 in every arm, as
+        // `short_lanes` requires.
+        let tag = unsafe {
+            match n.div_ceil(16) {
+                0 => short_lanes::<1, ENCRYPT>(aes, ghash, iv, aad, src, dst, n),
+                1 => short_lanes::<2, ENCRYPT>(aes, ghash, iv, aad, src, dst, n),
+                2 => short_lanes::<3, ENCRYPT>(aes, ghash, iv, aad, src, dst, n),
+                3 => short_lanes::<4, ENCRYPT>(aes, ghash, iv, aad, src, dst, n),
+                4 => short_lanes::<5, ENCRYPT>(aes, ghash, iv, aad, src, dst, n),
+                5 => short_lanes::<6, ENCRYPT>(aes, ghash, iv, aad, src, dst, n),
+                6 => short_lanes::<7, ENCRYPT>(aes, ghash, iv, aad, src, dst, n),
+                7 => short_lanes::<8, ENCRYPT>(aes, ghash, iv, aad, src, dst, n),
+                _ => short_lanes::<9, ENCRYPT>(aes, ghash, iv, aad, src, dst, n),
             }
-        }
+        };
+        let mut block = [0u8; 16];
+        // SAFETY: `block` is 16 writable bytes; MOVDQU needs no alignment.
+        unsafe { _mm_storeu_si128(block.as_mut_ptr().cast(), tag) };
+        block
     }
 
     /// [`short`] for a message of c = `L` − 1 blocks: AES over the `L`
@@ -562,20 +566,32 @@ mod shared {
     ///
     /// As for [`short`], and the message has c = `L` − 1 blocks (the last
     /// one possibly partial).
-    #[inline]
+    ///
+    /// The C calling convention, between two Rust functions, so that the
+    /// tag comes back in a register (Rust's returns a vector through
+    /// memory); no C code calls it.
+    #[allow(improper_ctypes_definitions, clippy::too_many_arguments)]
+    #[inline(never)]
     #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-    unsafe fn short_lanes<const L: usize, const ENCRYPT: bool>(
+    unsafe extern "C" fn short_lanes<const L: usize, const ENCRYPT: bool>(
         aes: &Ni,
         ghash: &Clmul,
         iv: &[u8; 12],
         aad: &[u8],
-        (src, dst, n): (*const u8, *mut u8, usize),
-    ) -> Block {
+        src: *const u8,
+        dst: *mut u8,
+        n: usize,
+    ) -> __m128i {
         let c = L - 1;
         let a = aad.len().div_ceil(16);
         debug_assert!(n.div_ceil(16) == c && a <= 8);
         let powers = ghash.powers();
-        let power = |k: usize| clmul::to_m128(powers[k]);
+        let power = |k: usize| {
+            debug_assert!(k < 8);
+            // SAFETY: every index below is at most a + c ≤ 7 (or, where
+            // a + c ≥ 8, at most c ≤ 8 less `after`, which is 1 at c = 8).
+            clmul::to_m128(unsafe { *powers.get_unchecked(k) })
+        };
 
         // SAFETY: the features of `counter_blocks_from` and
         // `encrypt_held` are enabled here, and `L` is 1 to 9.
@@ -590,22 +606,30 @@ mod shared {
         // the input when decrypting.
         let ciphertext = |(input, output)| if ENCRYPT { output } else { input };
         let mut sum = clmul::KaratsubaSum::zero();
-        // The associated data in the message's sum where every hashed
-        // block has a power of its own; otherwise hashed alone (H^a …
-        // H^1, one reduction), its value `prior` added to the first
-        // block hashed after it.
-        let mut prior = _mm_setzero_si128();
         // Eight message blocks take H^8 … H^1, and the lengths block is
         // hashed after their reduction, times H again: the key holds no
         // H^9.
         let after = usize::from(c == 8);
+        // The associated data in the message's sum where every hashed
+        // block has a power of its own: its whole blocks, then the last
+        // if partial. Otherwise hashed alone (H^a … H^1, one reduction)
+        // and its value multiplied by the power of the block hashed
+        // after it, as if added to that block (which is what GHASH does).
         if a + c < 8 {
-            for (i, chunk) in aad.chunks(16).enumerate() {
-                sum = sum.add(reflect(ni::load_padded(chunk)), power(a + c - i));
+            let whole = aad.len() / 16;
+            for i in 0..whole {
+                // SAFETY: block i of the associated data lies in it.
+                let x = unsafe { _mm_loadu_si128(aad.as_ptr().add(16 * i).cast()) };
+                sum = sum.add(reflect(x), power(a + c - i));
+            }
+            if whole < a {
+                let x = ni::load_padded(&aad[16 * whole..]);
+                sum = sum.add(reflect(x), power(c + 1));
             }
         } else if a > 0 {
             // SAFETY: the features `aad_alone` needs are enabled here.
-            prior = unsafe { aad_alone(ghash, aad) };
+            let prior = unsafe { aad_alone(ghash, aad) };
+            sum = sum.add(prior, power(c - after));
         }
         if c > 0 {
             // The c − 1 whole blocks, then the last (whole or partial;
@@ -614,9 +638,7 @@ mod shared {
             for j in 0..c - 1 {
                 // SAFETY: block j, whole, lies in the message (`short`).
                 let x = unsafe { ni::xor_whole_into(src.add(16 * j), dst.add(16 * j), s[j + 1]) };
-                let x = reflect(ciphertext(x));
-                let x = if j == 0 { _mm_xor_si128(x, prior) } else { x };
-                sum = sum.add(x, power(c - j - after));
+                sum = sum.add(reflect(ciphertext(x)), power(c - j - after));
             }
             let at = 16 * (c - 1);
             // SAFETY: the last n − 16(c − 1) bytes lie in the message.
@@ -630,29 +652,18 @@ mod shared {
                     ni::xor_partial_into(src.add(at), dst.add(at), n - at, s[c])
                 }
             };
-            let x = reflect(ciphertext(x));
-            let x = if c == 1 { _mm_xor_si128(x, prior) } else { x };
-            sum = sum.add(x, power(1 - after));
+            sum = sum.add(reflect(ciphertext(x)), power(1 - after));
         }
         // len(A) ‖ len(C) in bits as the reflected integer: len(A) is
         // the high qword. Times H.
         let lengths = _mm_set_epi64x((aad.len() as i64) << 3, (n as i64) << 3);
-        let lengths = if c == 0 {
-            _mm_xor_si128(lengths, prior)
-        } else {
-            lengths
-        };
         if after == 1 {
             let y = clmul::reduce(sum.wide());
             sum = clmul::KaratsubaSum::zero().add(_mm_xor_si128(lengths, y), power(0));
         } else {
             sum = sum.add(lengths, power(0));
         }
-        let y = reflect(clmul::reduce(sum.wide()));
-        let mut tag = [0u8; 16];
-        // SAFETY: `tag` is 16 writable bytes; MOVDQU needs no alignment.
-        unsafe { _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(y, s[0])) };
-        tag
+        _mm_xor_si128(reflect(clmul::reduce(sum.wide())), s[0])
     }
 
     /// GHASH of at most eight blocks of associated data alone, each
