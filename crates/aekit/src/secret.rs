@@ -81,24 +81,17 @@ fn refuse(buf: &mut [u8]) -> Result<(), Error> {
 /// ([`opaque`]) before the one comparison with zero, so the compiler
 /// cannot test the halves one by one and branch between them. A 16-byte
 /// tag, the usual one, is copied at a fixed length (a copy of a length
-/// known only at run time is a call to `memcpy`) and needs no mask.
+/// known only at run time is a call to `memcpy`) and needs no mask; a
+/// shorter one is padded out of line ([`padded`]).
 /// Halves, not one `u128`: the computed tag usually arrives in two general
 /// registers, and a `u128` comparison stores it from them in two 8-byte
 /// halves and loads it back as one 16-byte vector, a load the store buffer
 /// does not forward.
 #[inline(always)]
 fn block_matches(computed: &[u8; 16], received: &[u8]) -> bool {
-    let len = received.len();
-    let mut r = [0u8; 16];
-    let mask = match <&[u8; 16]>::try_from(received) {
-        Ok(whole) => {
-            r = *whole;
-            u128::MAX
-        }
-        Err(_) if len < 16 => {
-            r[..len].copy_from_slice(received);
-            u128::MAX.checked_shr(8 * (16 - len) as u32).unwrap_or(0)
-        }
+    let (r, mask) = match <&[u8; 16]>::try_from(received) {
+        Ok(whole) => (*whole, u128::MAX),
+        Err(_) if received.len() < 16 => padded(received),
         Err(_) => return false,
     };
     let half = |b: &[u8; 16], i: usize| {
@@ -108,6 +101,19 @@ fn block_matches(computed: &[u8; 16], received: &[u8]) -> bool {
     };
     let diff = |i: usize| (half(computed, i) ^ half(&r, i)) & (mask >> (64 * i)) as u64;
     opaque(diff(0) | diff(1)) == 0
+}
+
+/// A tag shorter than 16 bytes, zero-padded to a block, and the mask of
+/// its bytes. Out of line: inlined, its copy and the whole tag's were
+/// merged into one call to `memcpy` of the run-time length, which every
+/// decryption given its tag as a slice then made.
+#[cold]
+#[inline(never)]
+fn padded(received: &[u8]) -> ([u8; 16], u128) {
+    let len = received.len();
+    let mut r = [0u8; 16];
+    r[..len].copy_from_slice(received);
+    (r, u128::MAX.checked_shr(8 * (16 - len) as u32).unwrap_or(0))
 }
 
 /// `x`, through a barrier the compiler cannot see through: on x86-64 and
