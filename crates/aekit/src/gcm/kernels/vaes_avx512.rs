@@ -1350,10 +1350,17 @@ fn own_aad_lengths(long: &LongPowers, aad: &[u8], base: usize, lengths: __m128i)
     if aad.len() > 16 {
         return own_aad(long, aad, base).xor(own_lengths(long, lengths));
     }
-    let mask = byte_range(0, aad.len()) as __mmask16;
-    // SAFETY: the mask selects the AAD's bytes; masked-off bytes are not
-    // accessed.
-    let raw = unsafe { _mm_maskz_loadu_epi8(mask, aad.as_ptr().cast()) };
+    // No load for an empty AAD: its pointer may be dangling, and a masked
+    // load from an unmapped page takes a microcode assist even with every
+    // byte masked off (about 0.6× the speed at 64 bytes, measured).
+    let raw = if aad.is_empty() {
+        _mm_setzero_si128()
+    } else {
+        let mask = byte_range(0, aad.len()) as __mmask16;
+        // SAFETY: the mask selects the AAD's bytes; masked-off bytes are
+        // not accessed.
+        unsafe { _mm_maskz_loadu_epi8(mask, aad.as_ptr().cast()) }
+    };
     let block = _mm_shuffle_epi8(raw, _mm512_castsi512_si128(bswap_mask()));
     let pair = _mm512_inserti32x4::<1>(_mm512_zextsi128_si512(block), lengths);
     let power = |entry: usize| {
