@@ -12,10 +12,10 @@
 //! (`decrypt_detached_into`), `rust-open` (`decrypt_in_place_detached`,
 //! alternating between two ciphertexts), `c` (`aekit_aes_gcm_encrypt` in place),
 //! `c-oop` (out of place) and `c-dec` (`aekit_aes_gcm_decrypt` out of
-//! place); `LEN` the message's bytes, with 16 bytes of AAD
-//! and a 12-byte IV, an AES-128 key (AES-256 where the environment sets
-//! `KEY256`); each form runs `CALLS` times a round, the forms in
-//! turn, for `ROUNDS` rounds (default 1), and the best round's ns per call
+//! place); `LEN` the message's bytes, with 16 bytes of AAD (`AAD` bytes
+//! where the environment sets it) and a 12-byte IV, an AES-128 key
+//! (AES-256 where it sets `KEY256`); each form runs `CALLS` times a
+//! round, the forms in turn, for `ROUNDS` rounds (default 1), and the best round's ns per call
 //! is printed. The instructions of one call are the difference between
 //! two counts with different `CALLS`, divided by the difference.
 //!
@@ -54,7 +54,8 @@ fn main() {
     } else {
         16
     };
-    let (key, iv, aad) = (vec![7u8; key_len], [1u8; 12], [2u8; 16]);
+    let aad_len: usize = std::env::var("AAD").map_or(16, |a| a.parse().expect("AAD"));
+    let (key, iv, aad) = (vec![7u8; key_len], [1u8; 12], vec![2u8; aad_len]);
     let gcm = AesGcm::new(&key).expect("key");
     let handle = c_abi::Handle::new(&key).expect("aekit_aes_gcm_new");
     let mut buf = vec![3u8; room];
