@@ -659,11 +659,11 @@ impl AesGcm {
     }
 
     /// Whether this key's one-message path keeps the AES units as busy
-    /// as its multi-buffer lanes (`vaes-avx512` on Intel, `own_powers`):
-    /// there a caller that must frame and gather messages to batch them
-    /// (ESP's bursts) gains less from the lanes than the gathering costs.
+    /// as its multi-buffer lanes (`vaes-avx512`, `own_powers`): there a
+    /// caller that must frame and gather messages to batch them (ESP's
+    /// bursts) gains less from the lanes than the gathering costs.
     pub(crate) fn whole_messages_match_lanes(&self) -> bool {
-        matches!(&self.inner, Inner::VaesAvx512(k) if k.takes_own_powers())
+        matches!(&self.inner, Inner::VaesAvx512(_))
     }
 
     /// This key's fused kernel's whole-message path for a 96-bit IV, for a

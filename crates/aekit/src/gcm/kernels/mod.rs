@@ -316,9 +316,6 @@ mod absent {
     }
 
     impl VaesAvx512 {
-        pub(crate) fn takes_own_powers(&self) -> bool {
-            match *self {}
-        }
         pub(crate) fn short(&self, _: usize) -> Option<Short<'_>> {
             match *self {}
         }

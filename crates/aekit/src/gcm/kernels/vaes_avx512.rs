@@ -7,18 +7,17 @@
 //! `vaes ∧ vpclmulqdq ∧ avx512f ∧ avx512bw ∧ avx512vl`: the union of what
 //! `vaes` and `vclmul` need. The kernel holds a `Vaes` key and a `Vclmul`
 //! key, each its own capability token, so holding a kernel proves all
-//! five; on Intel it also holds `ni` and `clmul` keys (AES-NI, PCLMULQDQ)
-//! for the short path. `new` computes H = E(K, 0^128) and precomputes the
-//! powers H^16 … H^1 (in `Vclmul`), H^132 … H^1 (`LongPowers`: the
-//! batches' long path takes them all, the main loop H^32 … H^1) and every
-//! power's h_L ⊕ h_H (in `Extra`), so a call only loads them.
+//! five; it also holds `ni` and `clmul` keys (AES-NI, PCLMULQDQ) for the
+//! short path. `new` computes H = E(K, 0^128) and precomputes the
+//! powers H^16 … H^1 (in `Vclmul`) and H^132 … H^1 (`LongPowers`, in
+//! `Extra`: the whole messages and the batches' long path take them all,
+//! the main loop H^32 … H^1), so a call only loads them.
 //!
 //! # Registers
 //!
 //! Per iteration: four registers of counter blocks under AES (sixteen
 //! blocks), four of ciphertext under GHASH, the power registers
-//! [H^16..H^13] … [H^4..H^1] and [H^32..H^29] … [H^20..H^17] with their
-//! Karatsuba halves, the round keys broadcast to all lanes (11, 13 or 15),
+//! [H^16..H^13] … [H^4..H^1] and [H^32..H^29] … [H^20..H^17], the round keys broadcast to all lanes (11, 13 or 15),
 //! the counters, the byte-reversal mask, the fold constant and the
 //! accumulator: more than the thirty-two ZMM registers, so the compiler
 //! keeps some round keys and powers on the stack and reads them as memory
@@ -41,35 +40,29 @@
 //!
 //! ```text
 //! counters → rounds 0 and 1 (FACE's table: "Counters") → [AES-192/256: 2 or 4 rounds]
-//! round  │ GHASH work beside it (data D0..D3, powers P0..P3, halves K0..K3)
+//! round  │ GHASH work beside it (data D0..D3, powers P0..P3)
 //! r−8    │ byte-reflect D0..D3, D0 ⊕= Y; LO = Σ D_j ⊗_LL P_j
-//! r−6    │ HI = Σ D_j ⊗_HH P_j; the middle: MK = Σ T_j ⊗ K_j (Karatsuba,
-//!        │ T_j = D_j ⊕ swap(D_j)) or MI = Σ D_j ⊗_LH P_j ⊕ D_j ⊗_HL P_j (schoolbook)
-//! r−4    │ (second of a pair, or alone:) Karatsuba's MI = MK ⊕ LO ⊕ HI; fold LO into MI
+//! r−6    │ HI = Σ D_j ⊗_HH P_j; MI = Σ D_j ⊗_LH P_j ⊕ D_j ⊗_HL P_j
+//! r−4    │ (second of a pair, or alone:) fold LO into MI
 //! r−3    │ fold MI into HI: R, each lane reduced; (first of a pair: the
 //!        │ sums are handed to the next iteration instead)
 //! last   │ AESENCLAST(s, k_last ⊕ input): the XOR with the data is folded
 //!        │ into the last round key, off the critical path; Y = lanes of R XORed
 //! ```
 //!
-//! The aggregated reduction is derived in `vclmul`'s header; Karatsuba's
-//! middle term is (a_L ⊕ a_H)(b_L ⊕ b_H) ⊕ a_L b_L ⊕ a_H b_H, with b_L ⊕
-//! b_H stored per power (`Extra`); everything being linear, the sums are
-//! combined once per reduction.
+//! The aggregated reduction is derived in `vclmul`'s header; everything
+//! being linear, the sums are combined once per reduction.
 //!
-//! # Products: Karatsuba on AMD, schoolbook on Intel
+//! # Products: schoolbook
 //!
-//! Where 512-bit VAESENC and VPCLMULQDQ share one resource (AMD Zen 4: one
-//! cycle per VAESENC, about two per VPCLMULQDQ) the fused loop costs about
-//! the sum of its halves, and what pays is fewer products: Karatsuba (12
-//! per sixteen blocks instead of 16) and one reduction per thirty-two
-//! blocks. On Intel cores with AVX-512 (Ice Lake, Sapphire Rapids) VAESENC
-//! and VPCLMULQDQ issue on different ports, so a saved product saves
-//! little, while Karatsuba's folded operands (a shuffle and an XOR per
-//! register, on the ports the rounds and XORs share) and its stored halves
-//! (eight more registers, which spill AES-256's round keys) cost. The
-//! loop takes either form (`KARATSUBA`, a constant of each instance),
-//! chosen at key setup by the CPU vendor (`is_intel`).
+//! Four products per block (LO, HI and the two cross terms), sixteen per
+//! register, on every CPU. Karatsuba's three (the middle from (a_L ⊕
+//! a_H)(b_L ⊕ b_H) ⊕ LO ⊕ HI, with b_L ⊕ b_H stored per power) save a
+//! quarter of the VPCLMULQDQs but add a shuffle and an XOR per register
+//! on the ports the rounds share and eight stored halves that spill
+//! AES-256's round keys; it lost on Intel (VAESENC and VPCLMULQDQ on
+//! different ports) and, measured again, on AMD Zen 4 too (AES-256 at
+//! 16 KiB 1.24× faster schoolbook; `docs/kernels/vaes_avx512.md`).
 //!
 //! # Counters
 //!
@@ -97,63 +90,58 @@
 //!
 //! A one-shot call with a 96-bit IV skips the state machine
 //! ([`Kernel::crypt_whole`], which out of place reads one buffer and
-//! writes the other in the same pass). A message whose AAD,
-//! blocks and lengths block come to at most sixteen hashed blocks goes
-//! through `finish` alone: Y_0 and the message's counter blocks through
-//! AES together, in one to five registers, the message read and written at
-//! an offset of −16 bytes with a byte mask that leaves out lane 0 of the
-//! first register and everything past the end (masked-off bytes are not
-//! accessed), so keystream lane i + 1 meets message block i with no lane
-//! shuffles and lane 0 comes out as E(K, Y_0); every hashed block times its
-//! own stored power (up to H^17), one reduction. A longer message hashes
-//! its AAD, runs the blocks that do not fill a chunk (and those before a
-//! 64-byte boundary) first, then the main loop over the whole chunks, and
-//! ends with the partial block, whose keystream was made before the loop
-//! beside E(K, Y_0) (`end_keystream`): the loop's last chunk, the partial
-//! block and the lengths block are hashed together, one reduction for
-//! the three. An empty message issues no masked access
-//! (its slice pointer is dangling, and a masked-off byte on an unmapped
-//! page costs a microcode assist). An AAD chunk is read by the narrowest
-//! masked load that holds it (`load_narrow`): a masked load is forwarded
-//! only from a store as wide as itself, and a short AAD is usually
-//! written just before the call (ESP's, one 16-byte store).
+//! writes the other in the same pass). Up to two blocks (`NI_SHORT`) it
+//! takes `ni-clmul`'s short path (`Short` in `kernels/mod.rs`, on the
+//! `ni` and `clmul` keys the kernel holds): one batch of 128-bit AES
+//! chains, the lowest fixed latency. From three blocks up to 132 hashed
+//! blocks (about 2 KiB), `own_powers`: every hashed block is multiplied
+//! by its own power of H from the key's `LongPowers` (H^132 … H^1), all
+//! products summed unreduced and reduced once, so no register waits for
+//! another's GHASH; the message goes through AES in groups of four
+//! registers, round by round from FACE's round 1 (its counts, 2 … c + 1,
+//! share one run of the table), the last register of the last group
+//! masked at the message's end (masked-off bytes are not accessed);
+//! E(K, Y_0) is a 128-bit chain of its own. A 512-bit VAESENC takes both
+//! AES units (one a cycle, where 128- and 256-bit ones issue two a
+//! cycle), so Y_0 in a lane of the message's registers costs a fifth
+//! register's rounds where the 128-bit chain costs half of one. Past 132
+//! hashed blocks (with at most three of AAD), decryption and AES-128's
+//! encryption take `own_powers_long`: the message in spans of 128
+//! blocks, each summed as `own_powers` sums a message and reduced once,
+//! the value of the spans before multiplied by its power beside the
+//! span's products, the counters from `Counters` (FACE's table where a
+//! group's low bytes do not wrap). Encrypting with AES-128, both paths
+//! multiply a group of sixteen blocks after the next group's rounds are
+//! issued (`own_encrypt4`): products made right after their own group's
+//! rounds wait for them in the core's scheduler, and past about 3 KiB
+//! that made the spans slower than the main loop, which multiplies the
+//! chunk before beside each chunk's rounds.
 //!
-//! On Intel the whole messages take three other paths. Up to two blocks
-//! (`NI_SHORT`), `ni-clmul`'s short path (`Short` in
-//! `kernels/mod.rs`, on the `ni` and `clmul` keys the kernel holds
-//! there): one batch of 128-bit AES chains, the lowest fixed latency.
-//! From three blocks up to 132 hashed blocks (about 2 KiB), `own_powers`:
-//! every hashed block is multiplied by its own power of H from the key's
-//! `LongPowers` (H^132 … H^1), all products summed unreduced and reduced
-//! once, so no register waits for another's GHASH; the message goes
-//! through AES in groups of four registers, round by round from FACE's
-//! round 1 (its counts, 2 … c + 1, share one run of the table), the last
-//! register of the last group masked at the message's end; E(K, Y_0) is a
-//! 128-bit chain of its own. On Intel a 512-bit VAESENC takes both AES
-//! units (one a cycle, where 128- and 256-bit ones issue two a cycle)
-//! while VPCLMULQDQ issues beside it, so Y_0 in a lane of the message's
-//! registers costs a fifth register's rounds where the 128-bit chain
-//! costs half of one. Past 132 hashed blocks (with at most three of
-//! AAD), decryption and AES-128's encryption take `own_powers_long`:
-//! the message in spans of 128 blocks, each summed as `own_powers` sums
-//! a message and reduced once, the value of the spans before multiplied
-//! by its power beside the span's products, the counters from
-//! `Counters` (FACE's table where a group's low bytes do not wrap).
-//! Encrypting with AES-128, both paths multiply a group of sixteen
-//! blocks after the next group's rounds are issued (`own_encrypt4`):
-//! products made right after their own group's rounds wait for them in
-//! the core's scheduler, and past about 3 KiB that made the spans slower
-//! than the main loop, which multiplies the chunk before beside each
-//! chunk's rounds. AES-192 and AES-256 encryption keep the main loop
-//! there. AMD keeps `finish` and the main loop, which its Karatsuba
-//! products were tuned for.
+//! AES-192 and AES-256 encryption past 132 hashed blocks, and messages
+//! with more AAD, hash the AAD, run the blocks that do not fill a chunk
+//! (and those before a 64-byte boundary) first, then the main loop over
+//! the whole chunks, and end with the partial block, whose keystream was
+//! made before the loop beside E(K, Y_0) (`end_keystream`): the loop's
+//! last chunk, the partial block and the lengths block are hashed
+//! together, one reduction for the three. Where whole blocks are left
+//! after the loop, `finish` runs them: Y_0 and their counter blocks
+//! through AES together, in one to five registers, read and written at
+//! an offset of −16 bytes with a byte mask that leaves out lane 0 of the
+//! first register and everything past the end, so keystream lane i + 1
+//! meets block i with no lane shuffles and lane 0 comes out as E(K,
+//! Y_0); every hashed block times its own stored power, one reduction.
+//! An empty message issues no masked access (its slice pointer is
+//! dangling, and a masked-off byte on an unmapped page costs a microcode
+//! assist). An AAD chunk is read by the narrowest masked load that holds
+//! it (`load_narrow`): a masked load is forwarded only from a store as
+//! wide as itself, and a short AAD is usually written just before the
+//! call (ESP's, one 16-byte store).
 //!
 //! # Constant-time
 //!
 //! VAES and VPCLMULQDQ take the same time for every operand; keys and
 //! powers are read at offsets that depend on lengths only; the branches
-//! are on the length, the buffer's address, the direction, the CPU vendor
-//! and, for a 96-bit IV's counter (public), its count, which picks the
+//! are on the length, the buffer's address, the direction and, for a 96-bit IV's counter (public), its count, which picks the
 //! counter blocks' path and indexes FACE's table. A secret counter (J0 =
 //! GHASH(IV)) takes the branch-free path, chosen by a constant
 //! (`Counters<false>`). `crates/aekit-ctgrind` checks this under Memcheck.
@@ -173,8 +161,7 @@
 //!
 //! # Rejected
 //!
-//! - One product form on every CPU: Karatsuba loses on Intel, schoolbook
-//!   on AMD (above).
+//! - Karatsuba products on AMD (above): slower on Zen 4 at every size.
 //! - One reduction per sixty-four blocks (H^64 … H^17 stored, 1.5 KiB per
 //!   key): a little faster for AES-128 at 16 KiB, slower for AES-256 (more
 //!   spills) and at 1 KiB (twenty-four more power registers to load).
@@ -194,8 +181,6 @@
 //! - `finish`'s AES batch made before the loop: the loop keeps the one
 //!   512-bit AES port busy, so the moved rounds cost it their issue
 //!   cycles, and up to five registers were carried across it.
-//! - `finish` for up to thirty-two hashed blocks (eight registers): no
-//!   faster than the loop and a `finish` of the rest, slower at 256 bytes.
 //! - `own_powers` from one block: its one 512-bit chain from FACE's
 //!   round 1 has a longer fixed latency than `ni-clmul`'s 128-bit batch
 //!   up to two blocks (`docs/kernels/vaes_avx512.md`).
@@ -259,20 +244,18 @@ pub(crate) struct VaesAvx512 {
     ghash: Vclmul,
     /// What the main loop needs beyond `ghash`'s powers.
     extra: Extra,
-    /// Karatsuba products in the main loop (AMD), or schoolbook
-    /// (Intel): see the module header.
-    karatsuba: bool,
-    /// On Intel, `ni` and `clmul` keys for the short path (`Short`,
-    /// given messages up to [`NI_SHORT`]): see the module header's
-    /// "Whole messages with a 96-bit IV".
+    /// `ni` and `clmul` keys for the short path (`Short`, given
+    /// messages up to [`NI_SHORT`]): see the module header's "Whole
+    /// messages with a 96-bit IV". (`None` only in tests, which take
+    /// the other path.)
     short: Option<(Ni, Clmul)>,
     /// [`whole`] for this key's size and product form, encrypting and
     /// decrypting: chosen once here, so that a call does not choose.
     wholes: [Whole; 2],
 }
 
-/// The longest message (bytes) that goes to `ni-clmul`'s short path on
-/// Intel (module header, "Whole messages"): up to two blocks, its
+/// The longest message (bytes) that goes to `ni-clmul`'s short path
+/// (module header, "Whole messages"): up to two blocks, its
 /// single AES chain of 128-bit lanes beats the 512-bit path's fixed
 /// latency; from three, the one 512-bit register and E(K, Y_0) beside it
 /// are faster than four or more 128-bit chains.
@@ -296,8 +279,6 @@ type Whole = unsafe fn(&VaesAvx512, &[u8; 12], &[u8], *const u8, *mut u8, usize)
 struct Extra {
     /// Entry e holds H^(LONG + 4 − e), then zeros.
     long: LongPowers,
-    high_halves: [u128; 16],
-    halves: [u128; 16],
     /// FACE's first round (`ctr/face/round1.rs`): the main loop's
     /// counter blocks of a 96-bit IV skip rounds 0 and 1.
     round1: Round1<4>,
@@ -308,12 +289,6 @@ impl Extra {
     /// The CPU must support AVX-512F/BW/VL and VPCLMULQDQ.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,vpclmulqdq")]
     unsafe fn new(powers: &Powers, round1: Round1<4>) -> Extra {
-        let halves = |p: &[u128; 16]| {
-            p.map(|p| {
-                let k = u128::from((p as u64) ^ ((p >> 64) as u64));
-                k | k << 64
-            })
-        };
         let lane0 = |p: u128| _mm512_zextsi128_si512(_mm_set_epi64x((p >> 64) as i64, p as i64));
         // H^(16 + k) = H^16 · H^k; twisted times twisted folds to the
         // twisted product (see `vclmul`). Entry e holds H^(32 − e).
@@ -328,19 +303,10 @@ impl Extra {
             unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), p) };
             u128::from_le_bytes(b)
         });
-        let Some(high) = all.first_chunk::<16>() else {
-            unreachable!("H^32 … H^17 are the first sixteen");
-        };
-        let high_halves = halves(high);
         // SAFETY: the features are enabled on this function.
         let long = unsafe { long_powers(&all) };
         all.zeroize();
-        Extra {
-            high_halves,
-            long,
-            halves: halves(&powers.0),
-            round1,
-        }
+        Extra { long, round1 }
     }
 
     /// H^32 … H^1: entry e holds H^(32 − e).
@@ -462,16 +428,8 @@ impl Kernel for VaesAvx512 {
 }
 
 impl VaesAvx512 {
-    /// Whether this key's whole messages of up to [`TOP`] hashed blocks
-    /// take [`own_powers`] (schoolbook products: Intel), which keeps the
-    /// AES units as busy one message at a time as the multi-buffer lanes
-    /// do four.
-    pub(crate) fn takes_own_powers(&self) -> bool {
-        !self.karatsuba
-    }
-
-    /// The short whole-message path ([`Short`]), on Intel and for a
-    /// message of at most [`NI_SHORT`] bytes.
+    /// The short whole-message path ([`Short`]), for a message of at
+    /// most [`NI_SHORT`] bytes.
     #[inline(always)]
     pub(crate) fn short(&self, len: usize) -> Option<Short<'_>> {
         match &self.short {
@@ -527,13 +485,7 @@ impl VaesAvx512 {
             // SAFETY: `self.aes` exists, so VAES and AVX-512F/BW/VL
             // were detected; `self.ghash` exists, so VPCLMULQDQ was;
             // both parts lie in the caller's buffers.
-            unsafe {
-                if self.karatsuba {
-                    dispatch::<true>(self.aes.rounds(), enc, rk, h, io);
-                } else {
-                    dispatch::<false>(self.aes.rounds(), enc, rk, h, io);
-                }
-            }
+            unsafe { dispatch(self.aes.rounds(), enc, rk, h, io) };
         }
     }
 
@@ -580,25 +532,16 @@ impl FusedKernel for VaesAvx512 {
         // SAFETY: `ghash` exists, so AVX-512F/BW/VL and VPCLMULQDQ were
         // detected.
         let extra = unsafe { Extra::new(ghash.powers(), Round1::new(keys)?) };
-        let intel = is_intel();
-        let short = if intel {
-            Some(ni_clmul_keys(keys)?)
-        } else {
-            None
-        };
-        let wholes: [Whole; 2] = match (aes.rounds(), intel) {
-            (10, false) => [whole::<11, true, true>, whole::<11, false, true>],
-            (10, true) => [whole::<11, true, false>, whole::<11, false, false>],
-            (12, false) => [whole::<13, true, true>, whole::<13, false, true>],
-            (12, true) => [whole::<13, true, false>, whole::<13, false, false>],
-            (_, false) => [whole::<15, true, true>, whole::<15, false, true>],
-            (_, true) => [whole::<15, true, false>, whole::<15, false, false>],
+        let short = Some(ni_clmul_keys(keys)?);
+        let wholes: [Whole; 2] = match aes.rounds() {
+            10 => [whole::<11, true>, whole::<11, false>],
+            12 => [whole::<13, true>, whole::<13, false>],
+            _ => [whole::<15, true>, whole::<15, false>],
         };
         Some(VaesAvx512 {
             aes,
             ghash,
             extra,
-            karatsuba: !intel,
             short,
             wholes,
         })
@@ -610,7 +553,7 @@ impl FusedKernel for VaesAvx512 {
 /// # Safety
 /// As [`crypt`].
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
-unsafe fn dispatch<const KARATSUBA: bool>(
+unsafe fn dispatch(
     rounds: usize,
     encrypt: bool,
     rk: &RoundKeys,
@@ -620,31 +563,14 @@ unsafe fn dispatch<const KARATSUBA: bool>(
     // SAFETY: passed on from the caller.
     unsafe {
         match (rounds, encrypt) {
-            (10, true) => crypt::<11, true, KARATSUBA>(rk, h, io),
-            (10, false) => crypt::<11, false, KARATSUBA>(rk, h, io),
-            (12, true) => crypt::<13, true, KARATSUBA>(rk, h, io),
-            (12, false) => crypt::<13, false, KARATSUBA>(rk, h, io),
-            (_, true) => crypt::<15, true, KARATSUBA>(rk, h, io),
-            (_, false) => crypt::<15, false, KARATSUBA>(rk, h, io),
+            (10, true) => crypt::<11, true>(rk, h, io),
+            (10, false) => crypt::<11, false>(rk, h, io),
+            (12, true) => crypt::<13, true>(rk, h, io),
+            (12, false) => crypt::<13, false>(rk, h, io),
+            (_, true) => crypt::<15, true>(rk, h, io),
+            (_, false) => crypt::<15, false>(rk, h, io),
         }
     }
-}
-
-/// Whether this is an Intel CPU (CPUID leaf 0's vendor string
-/// "GenuineIntel"), where the main loop's products are schoolbook.
-/// Asked once per process: in a virtual machine CPUID traps to the
-/// hypervisor, and asked at every key setup it was most of
-/// `AesGcm::new`.
-fn is_intel() -> bool {
-    static INTEL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *INTEL.get_or_init(|| {
-        // SAFETY: CPUID leaf 0 exists on every x86-64 CPU. (Recent
-        // Rust declares `__cpuid` safe; the `unsafe` is for older
-        // compilers within the crate's minimum version.)
-        #[allow(unused_unsafe)]
-        let r = unsafe { core::arch::x86_64::__cpuid(0) };
-        (r.ebx, r.edx, r.ecx) == (0x756e_6547, 0x4965_6e69, 0x6c65_746e)
-    })
 }
 
 /// Counter mode and GHASH over whole blocks, `N` round keys, one pass
@@ -656,17 +582,17 @@ fn is_intel() -> bool {
 /// be readable and `dst` writable for `n` bytes, and the two are the
 /// same buffer or do not overlap.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
-unsafe fn crypt<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
+unsafe fn crypt<const N: usize, const ENCRYPT: bool>(
     rk: &RoundKeys,
     h: (&Powers, &Extra),
     (counter, y, io, public): (&mut Block, &mut Block, (*const u8, *mut u8, usize), bool),
 ) {
     if public {
         // SAFETY: passed on from the caller.
-        unsafe { crypt_from::<N, ENCRYPT, KARATSUBA, true>(rk, h, counter, y, io) }
+        unsafe { crypt_from::<N, ENCRYPT, true>(rk, h, counter, y, io) }
     } else {
         // SAFETY: passed on from the caller.
-        unsafe { crypt_from::<N, ENCRYPT, KARATSUBA, false>(rk, h, counter, y, io) }
+        unsafe { crypt_from::<N, ENCRYPT, false>(rk, h, counter, y, io) }
     }
 }
 
@@ -676,7 +602,7 @@ unsafe fn crypt<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
 /// As [`crypt`].
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
-unsafe fn crypt_from<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool, const P: bool>(
+unsafe fn crypt_from<const N: usize, const ENCRYPT: bool, const P: bool>(
     rk: &RoundKeys,
     (powers, extra): (&Powers, &Extra),
     counter: &mut Block,
@@ -688,15 +614,7 @@ unsafe fn crypt_from<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool,
     // SAFETY: `src` and `dst` are good for `n` ≥ 256 · `chunks` bytes
     // (the caller's contract).
     let acc = unsafe {
-        body::<N, ENCRYPT, KARATSUBA, P>(
-            rk,
-            (powers, extra),
-            &mut ctr,
-            load_acc(y),
-            src,
-            dst,
-            chunks,
-        )
+        body::<N, ENCRYPT, P>(rk, (powers, extra), &mut ctr, load_acc(y), src, dst, chunks)
     };
     let k = broadcast_keys::<N>(rk);
     let rev = &mut ctr.reversed();
@@ -732,7 +650,7 @@ unsafe fn crypt_from<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool,
 /// are the same buffer or do not overlap.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
-unsafe fn body<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool, const P: bool>(
+unsafe fn body<const N: usize, const ENCRYPT: bool, const P: bool>(
     rk: &RoundKeys,
     h: (&Powers, &Extra),
     ctr: &mut Counters<P>,
@@ -742,8 +660,7 @@ unsafe fn body<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool, const
     chunks: usize,
 ) -> __m128i {
     // SAFETY: passed on from the caller.
-    let (acc, last) =
-        unsafe { body_open::<N, ENCRYPT, KARATSUBA, P>(rk, h, ctr, acc, src, dst, chunks) };
+    let (acc, last) = unsafe { body_open::<N, ENCRYPT, P>(rk, h, ctr, acc, src, dst, chunks) };
     with_last(h.0, acc, last.as_ref())
 }
 
@@ -771,7 +688,7 @@ fn with_last(powers: &Powers, acc: __m128i, last: Option<&[__m512i; 4]>) -> __m1
 /// its round keys and powers in registers, and AES-256 slowed down.
 #[inline(never)]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
-unsafe fn body_open<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool, const P: bool>(
+unsafe fn body_open<const N: usize, const ENCRYPT: bool, const P: bool>(
     rk: &RoundKeys,
     (powers, extra): (&Powers, &Extra),
     ctr: &mut Counters<P>,
@@ -791,17 +708,11 @@ unsafe fn body_open<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool, 
     let k = &broadcast_keys::<N>(rk);
     // Chunk i's input and output.
     let at = |i: usize| (src.wrapping_add(256 * i), dst.wrapping_add(256 * i));
-    let low = (powers.load4(), load4_entries(&extra.halves));
-    let low = (&low.0, &low.1);
+    let low = &powers.load4();
     // H^32 … H^17, loaded in the pair loops only (and hoisted out of
     // them by the compiler): a call with fewer than two hashed chunks
     // neither loads nor spills them.
-    let high = || {
-        (
-            load4_entries(extra.powers()),
-            load4_entries(&extra.high_halves),
-        )
-    };
+    let high = || load4_entries(extra.powers());
     let zero = _mm_setzero_si128();
     // Hashed chunks go in pairs, the first multiplied by H^32 … H^17
     // and left unreduced, the second by H^16 … H^1 and the sum reduced
@@ -831,9 +742,8 @@ unsafe fn body_open<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool, 
         while i < chunks {
             if !alone {
                 // The first of a pair: unreduced, with H^32 … H^17.
-                let (h, hk) = high();
-                let h = (&h, &hk);
-                (prev, _, carry) = sixteen_fused::<N, ENCRYPT, false, KARATSUBA, P>(
+                let h = &high();
+                (prev, _, carry) = sixteen_fused::<N, ENCRYPT, false, P>(
                     (k, &extra.round1),
                     h,
                     ctr,
@@ -846,7 +756,7 @@ unsafe fn body_open<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool, 
                 i += 1;
             }
             alone = false;
-            (prev, acc, carry) = sixteen_fused::<N, ENCRYPT, true, KARATSUBA, P>(
+            (prev, acc, carry) = sixteen_fused::<N, ENCRYPT, true, P>(
                 (k, &extra.round1),
                 low,
                 ctr,
@@ -861,13 +771,6 @@ unsafe fn body_open<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool, 
         (acc, Some(prev))
     }
 }
-
-/// Most blocks a whole message may hash (its AAD's, its own and the
-/// lengths block) to go through [`finish`] alone, with one reduction
-/// and one stored power of H each (thirty-two, eight registers of
-/// counter blocks, is no faster than the main loop and a [`finish`] of
-/// the rest).
-const SHORT_HASHED: usize = 16;
 
 /// From this many bytes on, AES-128's [`whole`] and [`Kernel::crypt_blocks`]
 /// run the blocks before the input's next 64-byte boundary alone, so
@@ -928,10 +831,9 @@ fn spare_blocks(n: usize, head: usize, aligned: bool) -> usize {
 
 /// A whole message with a 96-bit IV, no [`State`](super::super::state),
 /// in place (`src` = `dst`) or from `src` into `dst`, `n` bytes each.
-/// With schoolbook products (Intel), messages of at most [`TOP`] hashed
-/// blocks go through [`own_powers`]. Otherwise short messages (at most
-/// [`SHORT_HASHED`] hashed blocks) go through [`finish`] alone, and
-/// longer ones hash the AAD first, run the whole
+/// Messages of at most [`TOP`] hashed blocks go through [`own_powers`];
+/// longer ones, where [`own_powers_long`] does not take them, hash the
+/// AAD first, run the whole
 /// blocks that do not fill a chunk (and those before a 64-byte
 /// boundary) first from Y_1 = IV ‖ 2 ([`spare_blocks`]: up to eight
 /// alone, [`head_dispatch`]; nine or more as a chunk whose first
@@ -952,7 +854,7 @@ fn spare_blocks(n: usize, head: usize, aligned: bool) -> usize {
 /// `src` must be readable and `dst` writable for `n` bytes (dangling if
 /// `n` is zero), the same buffer or two that do not overlap.
 #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
-unsafe fn whole<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
+unsafe fn whole<const N: usize, const ENCRYPT: bool>(
     kernel: &VaesAvx512,
     iv: &[u8; 12],
     aad: &[u8],
@@ -964,7 +866,7 @@ unsafe fn whole<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
     // high qword.
     let lengths = _mm_set_epi64x((aad.len() as i64) << 3, (n as i64) << 3);
     let hashed = aad.len().div_ceil(16) + n.div_ceil(16) + 1;
-    if !KARATSUBA && hashed <= TOP {
+    if hashed <= TOP {
         // SAFETY: passed on from the caller; the kernel's `Round1`
         // proves AES-NI; m ≤ TOP.
         return unsafe {
@@ -979,27 +881,27 @@ unsafe fn whole<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
         };
     }
     // SAFETY: passed on from the caller.
-    unsafe { whole_in_chunks::<N, ENCRYPT, KARATSUBA>(kernel, iv, aad, lengths, (src, dst, n)) }
+    unsafe { whole_in_chunks::<N, ENCRYPT>(kernel, iv, aad, lengths, (src, dst, n)) }
 }
 
-/// [`whole`] for the messages [`own_powers`] does not take: on Intel,
-/// with at most `TOP − SPAN − 1` blocks of AAD, decryption and AES-128's
-/// encryption through [`own_powers_long`]; otherwise through [`finish`]
-/// alone, or the main loop's chunks and an end. Out of line,
+/// [`whole`] for the messages [`own_powers`] does not take: with at
+/// most `TOP − SPAN − 1` blocks of AAD, decryption and AES-128's
+/// encryption through [`own_powers_long`]; otherwise through the main
+/// loop's chunks and an end. Out of line,
 /// so that `own_powers`' calls do not set up this code's stack frame.
 ///
 /// # Safety
 /// As [`whole`]; `lengths` is the message's lengths block.
 #[inline(never)]
 #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
-unsafe fn whole_in_chunks<const N: usize, const ENCRYPT: bool, const KARATSUBA: bool>(
+unsafe fn whole_in_chunks<const N: usize, const ENCRYPT: bool>(
     kernel: &VaesAvx512,
     iv: &[u8; 12],
     aad: &[u8],
     lengths: __m128i,
     (src, dst, n): (*const u8, *mut u8, usize),
 ) -> Block {
-    if !KARATSUBA && aad.len().div_ceil(16) < TOP - SPAN && (!ENCRYPT || N == 11) {
+    if aad.len().div_ceil(16) < TOP - SPAN && (!ENCRYPT || N == 11) {
         // SAFETY: passed on from the caller; the kernel's `Round1`
         // proves AES-NI; m > TOP and a < TOP − SPAN.
         return unsafe {
@@ -1015,19 +917,6 @@ unsafe fn whole_in_chunks<const N: usize, const ENCRYPT: bool, const KARATSUBA: 
     }
     let rk = kernel.aes.round_keys();
     let all = kernel.extra.powers();
-    let hashed = aad.len().div_ceil(16) + n.div_ceil(16) + 1;
-    if hashed <= SHORT_HASHED {
-        let rest = Rest {
-            iv,
-            next: 2,
-            acc: _mm_setzero_si128(),
-            aad,
-            lengths,
-            io: (src, dst, n),
-        };
-        // SAFETY: passed on from the caller; at most 16 hashed blocks.
-        return unsafe { finish_dispatch::<N, ENCRYPT>(rk, all, rest) };
-    }
     let mut y = [0u8; 16];
     kernel.ghash.update_padded(&mut y, aad);
     let mut acc = load_acc(&y);
@@ -1087,7 +976,7 @@ unsafe fn whole_in_chunks<const N: usize, const ENCRYPT: bool, const KARATSUBA: 
     let h = (kernel.ghash.powers(), &kernel.extra);
     // SAFETY: passed on from the caller; 256 · `chunks` ≤ `n`.
     let (acc, last) =
-        unsafe { body_open::<N, ENCRYPT, KARATSUBA, true>(rk, h, &mut ctr, acc, src, dst, chunks) };
+        unsafe { body_open::<N, ENCRYPT, true>(rk, h, &mut ctr, acc, src, dst, chunks) };
     let io = (src.wrapping_add(done), dst.wrapping_add(done), n - done);
     if let Some(keystream) = ends {
         // The loop's last chunk is hashed with the end, one reduction
@@ -1100,7 +989,6 @@ unsafe fn whole_in_chunks<const N: usize, const ENCRYPT: bool, const KARATSUBA: 
         iv,
         next,
         acc,
-        aad: &[],
         lengths,
         io,
     };
@@ -1681,11 +1569,9 @@ struct Rest<'a> {
     iv: &'a [u8; 12],
     /// The count of the counter block of the first byte of `io`.
     next: u32,
-    /// GHASH of everything before `aad` and `io` (zero when `aad` is
-    /// not empty).
+    /// GHASH of everything before `io` (the AAD and the message's
+    /// blocks before it).
     acc: __m128i,
-    /// Associated data to hash first (the whole message's).
-    aad: &'a [u8],
     /// The lengths block: len(A) ‖ len(C) in bits, reflected.
     lengths: __m128i,
     /// The last bytes of the message: read at `.0`, written at `.1`,
@@ -1812,14 +1698,13 @@ unsafe fn finish_dispatch<const N: usize, const ENCRYPT: bool>(
     }
 }
 
-/// The last bytes of a whole message and its tag: E(K, Y_0) and the
-/// message's counter blocks go through AES together in `V` registers
-/// (so E(K, Y_0) costs no latency of its own), and the AAD's a blocks
-/// (if any), the message's c blocks and the lengths block are each
-/// multiplied by their power of H (H^(a+c+1) for the first, …, H for
-/// the lengths block), summed unreduced and reduced once; `acc` joins
-/// the first message block (or the lengths block if there is none).
-/// Returns the full tag.
+/// The last bytes of a long message and its tag: E(K, Y_0) and the
+/// counter blocks of its last c blocks go through AES together in `V`
+/// registers (so E(K, Y_0) costs no latency of its own), and those c
+/// blocks and the lengths block are each multiplied by their power of
+/// H (H^(c+1) for the first, …, H for the lengths block), summed
+/// unreduced and reduced once; `acc` joins the first of them (or the
+/// lengths block if there is none). Returns the full tag.
 ///
 /// Block i of the message is keystream lane i + 1, so the message is
 /// read and written at an offset of −16 bytes with a byte mask that
@@ -1829,8 +1714,8 @@ unsafe fn finish_dispatch<const N: usize, const ENCRYPT: bool>(
 ///
 /// # Safety
 /// The CPU must support VAES, VPCLMULQDQ and AVX-512F/BW/VL; `io` as
-/// [`whole`]'s; the hashed blocks, ⌈aad/16⌉ + ⌈len/16⌉ + 1, must be
-/// at most 17 (the powers stored), and ⌈(⌈len/16⌉ + 1)/4⌉ = `V`.
+/// [`whole`]'s; c = ⌈len/16⌉ at most 16 (c + 1 powers stored), and
+/// ⌈(c + 1)/4⌉ = `V`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
 unsafe fn finish<const N: usize, const ENCRYPT: bool, const V: usize>(
@@ -1842,14 +1727,11 @@ unsafe fn finish<const N: usize, const ENCRYPT: bool, const V: usize>(
         iv,
         next,
         acc,
-        aad,
         lengths,
         io: (src, dst, n),
     } = rest;
     let c = n.div_ceil(16);
-    let a = aad.len().div_ceil(16);
-    let m = a + c + 1;
-    debug_assert!(m <= 17 && (c + 1).div_ceil(4) == V);
+    debug_assert!(c <= 16 && (c + 1).div_ceil(4) == V);
     let k = broadcast_keys::<N>(rk);
     let bswap = bswap_mask();
 
@@ -1886,20 +1768,8 @@ unsafe fn finish<const N: usize, const ENCRYPT: bool, const V: usize>(
         *x = unsafe { _mm512_maskz_loadu_epi8(*mask, src.wrapping_add(64 * r).cast()) };
     }
 
-    // Off the critical path, while AES runs: the AAD's products and the
-    // lengths block's. AAD block j is hashed block j: H^(m − j), at
-    // entry 32 − m + j.
-    let mut sum = Wide::zero();
-    for (r, chunk) in aad.chunks(64).enumerate() {
-        let lanes = chunk.len().div_ceil(16);
-        // SAFETY: `chunk` is readable.
-        let raw = unsafe { load_narrow(chunk.as_ptr(), chunk.len()) };
-        let d = _mm512_shuffle_epi8(raw, bswap);
-        // SAFETY: entries 32 − m + 4r + l for the `lanes` lanes l; the
-        // last is 32 − m + a − 1 < 32 and the first is ≥ 0 (m ≤ 32).
-        let hp = unsafe { load_powers(all, 32 - m + 4 * r, lane_mask(lanes)) };
-        sum = sum.xor(mul_wide(d, hp));
-    }
+    // Off the critical path, while AES runs: the lengths block's
+    // product.
     // The lengths block times H (entry 31); `acc` joins it when there
     // is no message block.
     let last = if c == 0 {
@@ -1909,7 +1779,7 @@ unsafe fn finish<const N: usize, const ENCRYPT: bool, const V: usize>(
     };
     // SAFETY: entry 31, one lane.
     let h1 = unsafe { load_powers(all, 31, lane_mask(1)) };
-    sum = sum.xor(mul_wide(_mm512_zextsi128_si512(last), h1));
+    let sum = mul_wide(_mm512_zextsi128_si512(last), h1);
 
     for key in &k[1..N - 1] {
         round(&mut s, *key);
@@ -2192,24 +2062,16 @@ unsafe fn last_round<const ENCRYPT: bool>(
 /// `h` and added to the unreduced sums `carry`: `prev`, the previous
 /// iteration's ciphertext.
 /// With `REDUCE` the sums are reduced into the returned accumulator;
-/// without, they are returned (Karatsuba form: `mi` holds
-/// Σ (a_L ⊕ a_H) ⊗ (b_L ⊕ b_H), the true middle being that ⊕ LO ⊕ HI)
-/// and the accumulator returned is zero. Also returns this chunk's
+/// without, they are returned and the accumulator returned is zero. Also returns this chunk's
 /// ciphertext, for the next iteration.
 ///
 /// # Safety
 /// As [`last_round`], for `io`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,vaes,vpclmulqdq")]
-unsafe fn sixteen_fused<
-    const N: usize,
-    const ENCRYPT: bool,
-    const REDUCE: bool,
-    const KARATSUBA: bool,
-    const P: bool,
->(
+unsafe fn sixteen_fused<const N: usize, const ENCRYPT: bool, const REDUCE: bool, const P: bool>(
     (k, table): (&[__m512i; N], &Round1<4>),
-    (h, hk): (&[__m512i; 4], &[__m512i; 4]),
+    h: &[__m512i; 4],
     ctr: &mut Counters<P>,
     prev: &[__m512i; 4],
     acc: __m128i,
@@ -2236,10 +2098,7 @@ unsafe fn sixteen_fused<
     let d2 = _mm512_shuffle_epi8(g[2], bswap);
     let d3 = _mm512_shuffle_epi8(g[3], bswap);
 
-    // Karatsuba: MI = Σ (a_L ⊕ a_H) ⊗ (b_L ⊕ b_H) ⊕ LO ⊕ HI, twelve
-    // products instead of sixteen; b_L ⊕ b_H is stored (`hk`).
-    // Schoolbook (`!KARATSUBA`): MI = Σ a_L ⊗ b_H ⊕ a_H ⊗ b_L.
-    let fold = |d: __m512i| _mm512_xor_si512(d, _mm512_shuffle_epi32(d, _MM_PERM_BADC));
+    // Schoolbook: MI = Σ a_L ⊗ b_H ⊕ a_H ⊗ b_L.
     // The two cross products of `d` and `h` added to `sum`: one
     // three-way XOR per register, four for the eight products.
     let cross = |sum: __m512i, d: __m512i, h: __m512i| {
@@ -2248,11 +2107,6 @@ unsafe fn sixteen_fused<
             _mm512_clmulepi64_epi128(d, h, 0x01),
             _mm512_clmulepi64_epi128(d, h, 0x10),
         )
-    };
-    let (t0, t1) = if KARATSUBA {
-        (fold(d0), fold(d1))
-    } else {
-        (d0, d1)
     };
     // LO = Σ a_L ⊗ b_L over the four registers.
     let lo = xor3(
@@ -2266,11 +2120,6 @@ unsafe fn sixteen_fused<
         _mm512_clmulepi64_epi128(d2, h[2], 0x00),
         _mm512_clmulepi64_epi128(d3, h[3], 0x00),
     );
-    let (t2, t3) = if KARATSUBA {
-        (fold(d2), fold(d3))
-    } else {
-        (d2, d3)
-    };
     round(&mut s, m[1]);
 
     // HI = Σ a_H ⊗ b_H.
@@ -2285,39 +2134,22 @@ unsafe fn sixteen_fused<
         _mm512_clmulepi64_epi128(d2, h[2], 0x11),
         _mm512_clmulepi64_epi128(d3, h[3], 0x11),
     );
-    let mk = if KARATSUBA {
-        xor3(
-            carry.mid,
-            _mm512_clmulepi64_epi128(t0, hk[0], 0x00),
-            _mm512_clmulepi64_epi128(t1, hk[1], 0x00),
-        )
-    } else {
-        cross(cross(carry.mid, t0, h[0]), t1, h[1])
-    };
+    let mi = cross(cross(carry.mid, d0, h[0]), d1, h[1]);
     round(&mut s, m[3]);
-    let mk = if KARATSUBA {
-        xor3(
-            mk,
-            _mm512_clmulepi64_epi128(t2, hk[2], 0x00),
-            _mm512_clmulepi64_epi128(t3, hk[3], 0x00),
-        )
-    } else {
-        cross(cross(mk, t2, h[2]), t3, h[3])
-    };
+    let mi = cross(cross(mi, d2, h[2]), d3, h[3]);
     round(&mut s, m[4]);
     if !REDUCE {
         for key in &m[5..] {
             round(&mut s, *key);
         }
-        let sums = Wide { lo, mid: mk, hi };
+        let sums = Wide { lo, mid: mi, hi };
         // SAFETY: as the caller's contract.
         let out = unsafe { last_round::<ENCRYPT>(&s, k[N - 1], io) };
         return (out, _mm_setzero_si128(), sums);
     }
 
-    // First fold, LO into MI: MI' = MK ⊕ LO ⊕ HI ⊕ swap(LO) ⊕ LO_L ⊗ C.
+    // First fold, LO into MI: MI' = MI ⊕ swap(LO) ⊕ LO_L ⊗ C.
     let t = _mm512_clmulepi64_epi128(lo, c, 0x10); // LO_L ⊗ C
-    let mi = if KARATSUBA { xor3(mk, lo, hi) } else { mk };
     let mi = xor3(mi, _mm512_shuffle_epi32(lo, _MM_PERM_BADC), t);
     round(&mut s, m[5]);
 
@@ -2483,9 +2315,9 @@ mod tests {
         }
     }
 
-    /// The whole-message path against the general path, both product
-    /// forms, with and without `ni-clmul`'s short path in front
-    /// (`kernel`'s `whole_messages_match`).
+    /// The whole-message path against the general path, with and
+    /// without `ni-clmul`'s short path in front (`kernel`'s
+    /// `whole_messages_match`).
     #[test]
     fn whole_messages_match_the_general_path() {
         for key_len in [16, 24, 32] {
@@ -2500,11 +2332,8 @@ mod tests {
                     fused.short = ni_clmul_keys(&ks);
                     assert!(fused.short.is_some());
                 }
-                for karatsuba in [true, false] {
-                    fused.karatsuba = karatsuba;
-                    let what = format!("vaes-avx512 karatsuba {karatsuba} ni short {with_ni}");
-                    whole_messages_match(&ks, &fused, &what, true);
-                }
+                let what = format!("vaes-avx512 ni short {with_ni}");
+                whole_messages_match(&ks, &fused, &what, true);
             }
         }
     }
@@ -2516,17 +2345,12 @@ mod tests {
     /// 32-bit count about to wrap.
     #[test]
     fn matches_the_two_pass_pair_and_wraps() {
-        // Both product forms, whichever this CPU's vendor selects.
-        for (key_len, karatsuba) in [16, 24, 32]
-            .into_iter()
-            .flat_map(|k| [(k, true), (k, false)])
-        {
+        for key_len in [16, 24, 32] {
             let ks = KeySchedule::new(&vec![0x5c; key_len]).unwrap();
-            let Some(mut fused) = VaesAvx512::new(&ks) else {
+            let Some(fused) = VaesAvx512::new(&ks) else {
                 eprintln!("SKIP vaes-avx512: not available on this CPU");
                 return;
             };
-            fused.karatsuba = karatsuba;
             let (table, ghash) = reference_pair(&ks);
             let pair = Pair {
                 aes: &table,
@@ -2561,7 +2385,7 @@ mod tests {
                         let (d2, c2, y2) =
                             blocks_in_place(&pair, (counter, y), data, direction, false);
                         let what = format!(
-                            "AES-{} karatsuba {karatsuba} start {start:#x} {blocks} blocks public {public}",
+                            "AES-{} start {start:#x} {blocks} blocks public {public}",
                             key_len * 8
                         );
                         assert!(d1 == d2, "data, {what}");
