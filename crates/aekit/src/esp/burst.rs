@@ -16,7 +16,7 @@
 //! thread, each owning its SAs, keeps the hot path free of locks.
 //!
 //! Where the key's one-message path keeps the AES units as busy as its
-//! vector lanes (`vaes-avx512` on Intel, whose whole messages take
+//! vector lanes (`vaes-avx512`, whose whole messages take
 //! `own_powers`), a burst is its packets one call each: gathering them
 //! for the lanes costs more than the lanes save (docs/ESP.md).
 //!

@@ -451,7 +451,7 @@ mod shared {
     }
 
     /// The `ni` key and the `clmul` key of H = E(K, 0^128): what `ni-clmul`,
-    /// `vaes-avx2` and (on Intel, for the short path) `vaes-avx512` hold.
+    /// `vaes-avx2` and (for the short path) `vaes-avx512` hold.
     /// `None` where the CPU lacks AES-NI or PCLMULQDQ.
     pub(crate) fn ni_clmul_keys(keys: &KeySchedule) -> Option<(Ni, Clmul)> {
         let aes = Ni::new(keys)?;
