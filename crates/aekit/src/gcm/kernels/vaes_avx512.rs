@@ -110,12 +110,13 @@
 //! blocks, each summed as `own_powers` sums a message and reduced once,
 //! the value of the spans before multiplied by its power beside the
 //! span's products, the counters from `Counters` (FACE's table where a
-//! group's low bytes do not wrap). Encrypting with AES-128, both paths
-//! multiply a group of sixteen blocks after the next group's rounds are
-//! issued (`own_encrypt4`): products made right after their own group's
-//! rounds wait for them in the core's scheduler, and past about 3 KiB
-//! that made the spans slower than the main loop, which multiplies the
-//! chunk before beside each chunk's rounds.
+//! group's low bytes do not wrap). Encrypting, both paths multiply a
+//! group of sixteen blocks after the next group's rounds are issued
+//! (`own_encrypt4`): products made right after their own group's rounds
+//! wait for them in the core's scheduler, and past about 3 KiB that made
+//! AES-128's spans slower than the main loop, which multiplies the chunk
+//! before beside each chunk's rounds (AES-192's and AES-256's spans stay
+//! slower than the loop, so their encryption keeps it).
 //!
 //! AES-192 and AES-256 encryption past 132 hashed blocks, and messages
 //! with more AAD, hash the AAD, run the blocks that do not fill a chunk
@@ -1138,8 +1139,8 @@ unsafe fn own_powers<const N: usize, const ENCRYPT: bool>(
             ),
         },
     };
-    // Encrypting with AES-128, each group's products are made after the
-    // next group's rounds are issued, when its ciphertext is ready
+    // Encrypting, each group's products are made after the next
+    // group's rounds are issued, when its ciphertext is ready
     // ([`own_encrypt4`]).
     let mut behind: Option<([__m512i; 4], *const u128)> = None;
     for g in 0..full {
@@ -1147,7 +1148,7 @@ unsafe fn own_powers<const N: usize, const ENCRYPT: bool>(
         // SAFETY: passed on from the caller; group g is 256 bytes of
         // the message; a group's powers are 16 entries.
         unsafe {
-            if ENCRYPT && N == 11 {
+            if ENCRYPT {
                 let diff = table.entries(group.count as u8, 16);
                 let s = [0, 4, 8, 12]
                     .map(|j| _mm512_xor_si512(r1, _mm512_loadu_si512(diff.add(j).cast())));
@@ -1363,14 +1364,14 @@ unsafe fn own_powers_long<const N: usize, const ENCRYPT: bool>(
 
 /// Four registers of a message encrypted from their state after round
 /// 1 (`s`): the rest of AES round by round, the message XORed and
-/// stored; returns the ciphertext, for [`own_products4`]. AES-128's
-/// `own_powers` and `own_powers_long` multiply a group's ciphertext
-/// after the next group's rounds, not after its own: its products then
-/// find their operands ready instead of waiting in the core's scheduler
-/// beside the rounds. With AES-192 and AES-256 the four registers'
-/// ciphertext kept across the next group's rounds costs registers that
-/// the longer key schedules' broadcast round keys need (their spills
-/// made the calls slower: `docs/kernels/vaes_avx512.md`).
+/// stored; returns the ciphertext, for [`own_products4`]. Encrypting,
+/// `own_powers` and `own_powers_long` (AES-128) multiply a group's
+/// ciphertext after the next group's rounds, not after its own: its
+/// products then find their operands ready instead of waiting in the
+/// core's scheduler beside the rounds. With AES-192 and AES-256 the four
+/// registers kept across the next group's rounds crowd the broadcast
+/// round keys, which cost an Intel Xeon a little and gained AMD Zen 4
+/// more (`docs/kernels/vaes_avx512.md`).
 ///
 /// # Safety
 /// As [`own_powers`]; `src` readable and `dst` writable for 256 bytes.
