@@ -61,8 +61,9 @@
 //! quarter of the VPCLMULQDQs but add a shuffle and an XOR per register
 //! on the ports the rounds share and eight stored halves that spill
 //! AES-256's round keys; it lost on Intel (VAESENC and VPCLMULQDQ on
-//! different ports) and, measured again, on AMD Zen 4 too (AES-256 at
-//! 16 KiB 1.24× faster schoolbook; `docs/kernels/vaes_avx512.md`).
+//! different ports) and, measured again, on AMD Zen 4 too, where the
+//! fold's shuffle contends with the products for their pipe
+//! (`docs/kernels/vaes_avx512.md`).
 //!
 //! # Counters
 //!
