@@ -234,7 +234,7 @@ pub fn run(
         "\nt per test is signed (positive: the random class is slower); measurements: the \
          fewest of the three tests (fewer than asked where --max-seconds ran out); cycles: \
          the mean TSC cycles of one plaintext-test encryption of {MESSAGE} bytes \
-         (the length its name gives for a long-message target)."
+         (or the length its name gives)."
     );
 
     if let Some(path) = json_path {
@@ -304,14 +304,17 @@ const AETHER_BATCH: usize = 512;
 /// the last partial (a multi-buffer shape).
 const BATCH_MESSAGE: usize = 37;
 
-/// The long targets' messages, with what each covers. 600 bytes: two
-/// chunks of sixteen blocks, five blocks and a partial one: the main
-/// loops with the blocks before them and the end hashed with the last
-/// chunk (`vaes-avx512` on AMD, `vaes-avx2`, `ni-clmul`), or
-/// `vaes-avx512`'s own-powers path on Intel (up to 132 hashed blocks).
-/// 4096 bytes: every fused kernel's main loop (on Intel, `vaes-avx512`
-/// runs AES-128 in spans of its stored powers instead).
-const LONG_MESSAGES: [(usize, &str); 2] = [
+/// Each fused kernel's targets at other lengths than [`MESSAGE`], with
+/// what each covers. 32 bytes: the short whole-message path every x86
+/// kernel shares (`kernels::Short`: one batch of 128-bit AES lanes,
+/// every block times its own power of H). 600 bytes: two chunks of
+/// sixteen blocks, five blocks and a partial one: the main loops with
+/// the blocks before them and the end hashed with the last chunk
+/// (`vaes-avx2`, `ni-clmul`), or `vaes-avx512`'s own-powers path (up to
+/// 132 hashed blocks). 4096 bytes: every fused kernel's main loop
+/// (`vaes-avx512` runs AES-128 in spans of its stored powers instead).
+const OTHER_MESSAGES: [(usize, &str); 3] = [
+    (32, "class, fused kernel, the short whole-message path"),
     (600, "class, fused kernel, a long whole message"),
     (4096, "class, fused kernel, its main loop"),
 ];
@@ -466,7 +469,7 @@ struct Target {
     what: String,
     constant_time: bool,
     key_len: usize,
-    /// The message's length: [`MESSAGE`], or one of [`LONG_MESSAGES`].
+    /// The message's length: [`MESSAGE`], or one of [`OTHER_MESSAGES`].
     message: usize,
     /// How to key it, or why this CPU cannot run it.
     build: Result<Build, String>,
@@ -510,7 +513,7 @@ fn targets() -> Vec<Target> {
             MESSAGE,
             make,
         ));
-        for (len, what) in LONG_MESSAGES {
+        for (len, what) in OTHER_MESSAGES {
             let make: Build =
                 Box::new(move |k| AesGcm::with_class(k, Class::Fused(f)).map(Cipher::Gcm));
             out.push(gcm_target(
