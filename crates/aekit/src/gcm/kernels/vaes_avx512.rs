@@ -17,11 +17,12 @@
 //!
 //! Per iteration: four registers of counter blocks under AES (sixteen
 //! blocks), four of ciphertext under GHASH, the power registers
-//! [H^16..H^13] … [H^4..H^1] and [H^32..H^29] … [H^20..H^17], the round keys broadcast to all lanes (11, 13 or 15),
-//! the counters, the byte-reversal mask, the fold constant and the
-//! accumulator: more than the thirty-two ZMM registers, so the compiler
-//! keeps some round keys and powers on the stack and reads them as memory
-//! operands (loads are not the bound). The loop is intrinsics, not `asm!`:
+//! [H^16..H^13] … [H^4..H^1] and [H^32..H^29] … [H^20..H^17], the round
+//! keys broadcast to all lanes (11, 13 or 15), the counters, the
+//! byte-reversal mask, the fold constant and the accumulator: more than
+//! the thirty-two ZMM registers, so the compiler keeps some round keys
+//! and powers on the stack and reads them as memory operands (loads are
+//! not the bound). The loop is intrinsics, not `asm!`:
 //! the core's out-of-order window schedules it better than the written
 //! order.
 //!
@@ -143,8 +144,9 @@
 //!
 //! VAES and VPCLMULQDQ take the same time for every operand; keys and
 //! powers are read at offsets that depend on lengths only; the branches
-//! are on the length, the buffer's address, the direction and, for a 96-bit IV's counter (public), its count, which picks the
-//! counter blocks' path and indexes FACE's table. A secret counter (J0 =
+//! are on the length, the buffer's address, the direction and, for a
+//! 96-bit IV's counter (public), its count, which picks the counter
+//! blocks' path and indexes FACE's table. A secret counter (J0 =
 //! GHASH(IV)) takes the branch-free path, chosen by a constant
 //! (`Counters<false>`). `crates/aekit-ctgrind` checks this under Memcheck.
 //!
@@ -251,8 +253,8 @@ pub(crate) struct VaesAvx512 {
     /// messages with a 96-bit IV". (`None` only in tests, which take
     /// the other path.)
     short: Option<(Ni, Clmul)>,
-    /// [`whole`] for this key's size and product form, encrypting and
-    /// decrypting: chosen once here, so that a call does not choose.
+    /// [`whole`] for this key's size, encrypting and decrypting: chosen
+    /// once here, so that a call does not choose.
     wholes: [Whole; 2],
 }
 
@@ -271,11 +273,10 @@ type Whole = unsafe fn(&VaesAvx512, &[u8; 12], &[u8], *const u8, *mut u8, usize)
 /// batches' long path multiplies each block by its own power; the
 /// last thirty-two, H^32 … H^1, are what the main loop hashes
 /// thirty-two blocks per reduction with, and the whole-message path's
-/// last reduction takes up to seventeen), and for every power of
-/// H^32 … H^1 h_L ⊕ h_H (the Karatsuba middle operand), in the order
-/// of the powers; and FACE's first-round table of the AES key (the
-/// main loop and the long batch path start their counter blocks at
-/// round 2). Zeroized on drop.
+/// last reduction takes up to seventeen; `own_powers` multiplies each
+/// hashed block of a whole message by its own); and FACE's first-round
+/// table of the AES key (the main loop and the long batch path start
+/// their counter blocks at round 2). Zeroized on drop.
 #[derive(Zeroize, ZeroizeOnDrop)]
 #[repr(C, align(64))]
 struct Extra {
@@ -491,7 +492,7 @@ impl VaesAvx512 {
         }
     }
 
-    /// [`whole`] for this key's size, product form and `direction`.
+    /// [`whole`] for this key's size and `direction`.
     /// (The buffers go as separate arguments: a tuple goes through
     /// memory, and [`whole`] read it back with a load wider than the
     /// stores that wrote it, which the CPU does not forward.)
@@ -735,8 +736,8 @@ unsafe fn body_open<const N: usize, const ENCRYPT: bool, const P: bool>(
         let mut i = 1;
         // The chunks hashed in this loop (all but the last) go in
         // pairs, the odd one out alone first: an iteration whose first
-        // half is skipped. One call site per product form and
-        // reduction, so that the compiler inlines both (with two call
+        // half is skipped. One call site per form (reducing or
+        // not), so that the compiler inlines both (with two call
         // sites of the reducing form it kept it out of line for
         // AES-256).
         let mut carry = Wide::zero();
