@@ -471,6 +471,8 @@ pub(crate) fn finish_two_pass<K: Kernel>(
 }
 
 /// Copies `input` into `out` (of the same length) and returns it, written.
+/// Nothing to copy is no call: a kernel's rest after its whole batches is
+/// often empty, and `memcpy` of nothing still costs a call.
 #[allow(unsafe_code)] // the copy, then the view of the written bytes
 pub(crate) fn copy_into<'a>(out: &'a mut [MaybeUninit<u8>], input: &[u8]) -> &'a mut [u8] {
     assert_eq!(
@@ -481,14 +483,17 @@ pub(crate) fn copy_into<'a>(out: &'a mut [MaybeUninit<u8>], input: &[u8]) -> &'a
     // SAFETY: `input` is readable and `out` writable for `out.len()` bytes;
     // a shared and a mutable borrow do not overlap.
     unsafe {
-        core::ptr::copy_nonoverlapping(input.as_ptr(), out.as_mut_ptr().cast(), out.len());
+        if !out.is_empty() {
+            core::ptr::copy_nonoverlapping(input.as_ptr(), out.as_mut_ptr().cast(), out.len());
+        }
         assume_init(out)
     }
 }
 
 /// The `len` bytes at `to`, holding what the `len` bytes at `from` hold:
-/// copied there first unless `from` is `to` (in place). How a kernel's
-/// last bytes out of place are finished in place in the output.
+/// copied there first unless `from` is `to` (in place) or there is
+/// nothing to copy ([`copy_into`]). How a kernel's last bytes out of place
+/// are finished in place in the output.
 ///
 /// # Safety
 /// `from` must be readable and `to` writable for `len` bytes, the same
@@ -503,7 +508,7 @@ pub(crate) unsafe fn in_output<'a>(from: *const u8, to: *mut u8, len: usize) -> 
     // SAFETY: the caller's contract; after the copy (or in place) every
     // byte of the slice is initialized.
     unsafe {
-        if !core::ptr::eq(from, to) {
+        if !core::ptr::eq(from, to) && len != 0 {
             core::ptr::copy_nonoverlapping(from, to, len);
         }
         core::slice::from_raw_parts_mut(to, len)
