@@ -83,9 +83,9 @@
 //! beside it where AESENC and PCLMULQDQ share the vector pipes (AMD). The
 //! batch is written as instructions (`asm!`) so that all eight AES chains
 //! are in flight at once, in this order: within a round, after each
-//! AESENC, the next one to three instructions of the product (four with
-//! the reduction), so that no run of PCLMULQDQ and XORs stands between
-//! two rounds (`round_mixed!`).
+//! AESENC, the next one or two instructions of the product (three or
+//! four with the reduction), so that no run of PCLMULQDQ and XORs stands
+//! between two rounds (`round_mixed!`).
 //!
 //! Decryption hashes the batch it decrypts (the ciphertext is in the
 //! buffer until the keystream is XORed in after the last round).
@@ -173,9 +173,9 @@
 //! - Round 0 folded into the counter blocks (round key 0 XORed into the
 //!   prefix once): eight PXOR fewer per batch, slower on Zen 1; replaced
 //!   by FACE's first round, which also saves round 1.
-//! - Each product as a run of instructions between two rounds (the
-//!   schedule until the interleaving): 5–7 % slower on Zen 4 (AES-128,
-//!   1–16 KiB), the AES chains waiting behind the products' PCLMULQDQ.
+//! - Each product as a run of instructions between two rounds: slower
+//!   on Zen 4, the AES chains waiting behind the products' PCLMULQDQ
+//!   (`docs/kernels/ni_clmul.md`).
 //! - The reduction after the last round, or alone in a round of its
 //!   own: no faster than beside the last product.
 //! - The batch from intrinsics: the compiler ran each block's rounds back
