@@ -392,26 +392,6 @@ impl NiClmul {
 /// Bytes per iteration: eight blocks.
 const BATCH: usize = 8 * 16;
 
-/// One round of the eight AES states xmm0–7: the round key at
-/// `$key` (an address expression) into xmm8, then `$op` (PXOR for the
-/// whitening, AESENC, AESENCLAST) on each state.
-#[rustfmt::skip] // one instruction per line
-macro_rules! round {
-    ($op:literal, $key:literal) => {
-        concat!(
-            "movdqa xmm8, xmmword ptr [", $key, "]\n",
-            $op, " xmm0, xmm8\n",
-            $op, " xmm1, xmm8\n",
-            $op, " xmm2, xmm8\n",
-            $op, " xmm3, xmm8\n",
-            $op, " xmm4, xmm8\n",
-            $op, " xmm5, xmm8\n",
-            $op, " xmm6, xmm8\n",
-            $op, " xmm7, xmm8\n",
-        )
-    };
-}
-
 /// `asm!` over the eight AES states `$s` in xmm0–7, xmm8 (the round
 /// key) clobbered, the round keys at `{keys}` and the last at `{last}`
 /// (`$keys`, `$rounds`), with the further operands given.
@@ -435,8 +415,8 @@ macro_rules! on_states {
     };
 }
 
-/// A round of the eight AES states (as [`round!`]) with other
-/// instructions interleaved: the round key at `$key` into xmm8, then
+/// A round of the eight AES states xmm0–7 with other instructions
+/// interleaved: the round key at `$key` into xmm8, then
 /// `$op` on each state followed by its group of instructions, eight
 /// groups in order. Issued this way, the PCLMULQDQ, the XORs and the
 /// loads sit between the AESENC of one round rather than in a run
@@ -460,6 +440,16 @@ macro_rules! round_mixed {
             $op, " xmm6, xmm8\n", $($g6,)*
             $op, " xmm7, xmm8\n", $($g7,)*
         )
+    };
+}
+
+/// One round of the eight AES states xmm0–7 with nothing beside it
+/// ([`round_mixed!`] with empty groups): the round key at `$key` (an
+/// address expression) into xmm8, then `$op` (AESENC, AESENCLAST) on
+/// each state.
+macro_rules! round {
+    ($op:literal, $key:literal) => {
+        round_mixed!($op, $key; [], [], [], [], [], [], [], [])
     };
 }
 
