@@ -73,7 +73,9 @@
 #define AEKIT_UNSUPPORTED 10
 
 /*
- An internal error (a panic inside aekit, caught at the boundary).
+ An internal error (a panic inside aekit, caught at the boundary; in
+ the one-shot encryption and decryption calls it aborts the process
+ instead).
  */
 #define AEKIT_PANIC 11
 

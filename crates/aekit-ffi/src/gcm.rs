@@ -6,7 +6,7 @@ use core::ffi::c_int;
 use std::sync::Arc;
 
 use crate::{
-    Status, free_shared, guard, guarded, input, overlap, slice, slice_mut, status, store, unusable,
+    Status, free_shared, guard, input, overlap, slice, slice_mut, status, store, unusable,
 };
 
 /// Bytes of tag after each ciphertext.
@@ -401,10 +401,14 @@ unsafe fn refuse<K: OneShot>(
 
 /// The computation of a one-shot call whose checks passed: `key` run in
 /// place in `out` (`text` `None`) or from `text` into it, `result_len`
-/// bytes written. Only the computation runs under [`guarded`]: the checks
-/// are comparisons, and the slicing here is in bounds by them (were it
-/// not, the panic would abort the process, as one leaving an `extern "C"`
-/// function does, rather than unwind into C).
+/// bytes written. No `catch_unwind` frame: nothing here is expected to
+/// panic on a call whose checks passed (the slicing is in bounds by
+/// them, the computation allocates nothing), and were it to (a bug),
+/// the panic would abort the process, as one leaving an `extern "C"`
+/// function does, rather than unwind into C. (Rejected: the computation
+/// under [`crate::guarded`], returning `AEKIT_PANIC` as the other
+/// functions do; its frame took the arguments through memory, 16 to 28
+/// instructions a call.)
 ///
 /// # Safety
 ///
@@ -431,8 +435,8 @@ unsafe fn compute<K: OneShot>(
                 (body, &mut *rest.as_mut_ptr().cast::<[u8; TAG]>())
             };
             let sealed = match text {
-                Some(text) => guarded(|| seal_from(key, nonce, aad, text, &mut *body, slot)),
-                None => guarded(|| key.seal(nonce, aad, body, slot)),
+                Some(text) => key.seal_from(nonce, aad, text, &mut *body, slot),
+                None => key.seal(nonce, aad, body, slot),
             };
             if let Err(e) = sealed {
                 // Nothing was encrypted. In place the body is the
@@ -464,45 +468,12 @@ unsafe fn compute<K: OneShot>(
             // On failure aekit has zeroed the body: no unverified
             // plaintext.
             match text {
-                Some(text) => guarded(|| open_from(key, nonce, aad, text, body, &tag))?,
-                None => guarded(|| key.open(nonce, aad, body, &tag))?,
+                Some(text) => key.open_from(nonce, aad, text, body, &tag)?,
+                None => key.open(nonce, aad, body, &tag)?,
             }
         }
     }
     Ok(())
-}
-
-/// [`OneShot::seal_from`] out of line: the out-of-place encryption
-/// [`compute`] runs under [`guarded`]. Through a call the closure is small
-/// enough for the compiler to inline `catch_unwind`'s frame into the C
-/// function, which then passes the arguments in registers instead of
-/// storing them for that frame to load back. (The in-place calls stay in
-/// the closure: with them out of line too, the compiler's code for the
-/// out-of-place path came out longer again.)
-#[inline(never)]
-fn seal_from<K: OneShot>(
-    key: &K,
-    nonce: &[u8],
-    aad: &[u8],
-    text: &[u8],
-    body: &mut [u8],
-    slot: &mut [u8; AEKIT_AES_GCM_TAG_LEN],
-) -> Result<(), Status> {
-    key.seal_from(nonce, aad, text, body, slot)
-}
-
-/// [`OneShot::open_from`] out of line, as [`seal_from`] is; the tag as an
-/// array, which the kernel's comparison reads whole.
-#[inline(never)]
-fn open_from<K: OneShot>(
-    key: &K,
-    nonce: &[u8],
-    aad: &[u8],
-    text: &[u8],
-    body: &mut [u8],
-    tag: &[u8; AEKIT_AES_GCM_TAG_LEN],
-) -> Result<(), Status> {
-    key.open_from(nonce, aad, text, body, tag)
 }
 
 #[cfg(test)]

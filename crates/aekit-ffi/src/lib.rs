@@ -13,7 +13,11 @@
 //!   their capacity, and the length written goes to `*out_len`.
 //! - **No panic crosses into C.** Each function body runs under
 //!   `catch_unwind` (`guard`); a panic (a bug in aekit) becomes
-//!   `AEKIT_PANIC`. Nothing here is expected to panic.
+//!   `AEKIT_PANIC`. Nothing here is expected to panic. The one-shot
+//!   calls (`aekit_aes_gcm_encrypt`, `aekit_aether_decrypt`, …) run
+//!   their computation without that frame, for speed: a panic there
+//!   aborts the process, as Rust does for any panic leaving an
+//!   `extern "C"` function.
 //! - **Secrets wiped.** Freeing a handle drops aekit's key, which zeroizes
 //!   itself; a failed decryption zeroes the output buffer.
 //! - **Threads.** A key handle may be used from several threads at once; a
@@ -66,7 +70,9 @@ pub const AEKIT_FINISHED: c_int = 9;
 /// The implementation cannot run here (for example a mistyped
 /// `AEKIT_KERNEL` environment variable).
 pub const AEKIT_UNSUPPORTED: c_int = 10;
-/// An internal error (a panic inside aekit, caught at the boundary).
+/// An internal error (a panic inside aekit, caught at the boundary; in
+/// the one-shot encryption and decryption calls it aborts the process
+/// instead).
 pub const AEKIT_PANIC: c_int = 11;
 
 /// The status codes as a Rust type, for the functions' bodies.
