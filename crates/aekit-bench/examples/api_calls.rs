@@ -11,8 +11,11 @@
 //! `rust-oop` (`encrypt_detached_into`), `rust-dec`
 //! (`decrypt_detached_into`), `rust-open` (`decrypt_in_place_detached`,
 //! alternating between two ciphertexts), `c` (`aekit_aes_gcm_encrypt` in place),
-//! `c-oop` (out of place) and `c-dec` (`aekit_aes_gcm_decrypt` out of
-//! place); `LEN` the message's bytes, with 16 bytes of AAD (`AAD` bytes
+//! `c-oop` (out of place), `c-dec` (`aekit_aes_gcm_decrypt` out of
+//! place) and `esp` (`esp::Sa::encapsulate_in_place` of a `LEN`-byte
+//! payload, whose one AES-GCM call takes the payload, padding and
+//! trailer with 8 bytes of AAD: compare `rust` with `AAD=8` and the
+//! body's length, `LEN` + 2 rounded up to 4); `LEN` the message's bytes, with 16 bytes of AAD (`AAD` bytes
 //! where the environment sets it) and a 12-byte IV, an AES-128 key
 //! (AES-256 where it sets `KEY256`); each form runs `CALLS` times a
 //! round, the forms in turn, for `ROUNDS` rounds (default 1), and the best round's ns per call
@@ -74,6 +77,10 @@ fn main() {
         .expect("seal");
     let open_tags = [tag.as_ref().to_vec(), tag_of_p.as_ref().to_vec()];
     let mut turn = 0;
+    let mut sa =
+        aekit::esp::Sa::new(&key, [1, 2, 3, 4], aekit::esp::Config::default()).expect("SA");
+    let head = sa.headroom();
+    let mut packet = vec![3u8; head + len + sa.tailroom(len)];
 
     let mut best = vec![f64::INFINITY; forms.len()];
     for _ in 0..rounds {
@@ -117,6 +124,10 @@ fn main() {
                     "c" => handle.encrypt(&iv, &aad, None, &mut buf[..len + 16]),
                     "c-oop" => handle.encrypt(&iv, &aad, Some(&buf[..len]), &mut out[..len + 16]),
                     "c-dec" => handle.decrypt(&iv, &aad, &sealed[..len + 16], &mut out[..len]),
+                    "esp" => sa
+                        .encapsulate_in_place(&mut packet, head..head + len, 4)
+                        .map(|sealed| black_box(sealed.packet.end))
+                        .is_err() as c_int,
                     other => {
                         eprintln!("unknown form {other}");
                         std::process::exit(2);
