@@ -403,12 +403,12 @@ unsafe fn refuse<K: OneShot>(
 /// place in `out` (`text` `None`) or from `text` into it, `result_len`
 /// bytes written. No `catch_unwind` frame: nothing here is expected to
 /// panic on a call whose checks passed (the slicing is in bounds by
-/// them, the computation allocates nothing), and were it to (a bug),
-/// the panic would abort the process, as one leaving an `extern "C"`
-/// function does, rather than unwind into C. (Rejected: the computation
-/// under [`crate::guarded`], returning `AEKIT_PANIC` as the other
-/// functions do; its frame took the arguments through memory, 16 to 28
-/// instructions a call.)
+/// them), and were it to (a bug), the panic would abort the process, as
+/// one leaving an `extern "C"` function does, rather than unwind into
+/// C. (Rejected: the computation under `catch_unwind`, as in
+/// [`crate::guard`], returning `AEKIT_PANIC` as the other functions do:
+/// its frame took the call's arguments through memory;
+/// `docs/BENCHMARKS.md`, "AMD Zen 4".)
 ///
 /// # Safety
 ///

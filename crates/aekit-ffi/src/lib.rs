@@ -218,13 +218,7 @@ pub extern "C" fn aekit_check_panic_boundary() -> c_int {
 /// Runs a function body: its status as an `int`, and [`Status::Panic`]
 /// instead of unwinding into C if it panics.
 pub(crate) fn guard(body: impl FnOnce() -> Result<(), Status>) -> c_int {
-    status(guarded(body))
-}
-
-/// Runs `body`, with [`Status::Panic`] instead of unwinding if it panics.
-#[inline(always)]
-pub(crate) fn guarded<T>(body: impl FnOnce() -> Result<T, Status>) -> Result<T, Status> {
-    catch_unwind(AssertUnwindSafe(body)).unwrap_or(Err(Status::Panic))
+    status(catch_unwind(AssertUnwindSafe(body)).unwrap_or(Err(Status::Panic)))
 }
 
 /// A result as the `int` a C function returns.
@@ -302,7 +296,7 @@ pub(crate) unsafe fn slice<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
     unsafe { core::slice::from_raw_parts(ptr, len) }
 }
 
-/// [`slice`], writable.
+/// [`slice()`], writable.
 ///
 /// # Safety
 ///

@@ -2,7 +2,7 @@
 //! data, then the message in pieces of any size, then the tag.
 //!
 //! aekit's on-line objects borrow their key; a C handle cannot carry a
-//! borrow, so [`self_cell`] keeps the key (a count of the key handle's
+//! borrow, so [`self_cell!`] keeps the key (a count of the key handle's
 //! `Arc`, so the handle may be freed first) beside the object that borrows
 //! it. The state is an `Option` so that finishing, which consumes it, can
 //! take it out: `None` is "finished".
