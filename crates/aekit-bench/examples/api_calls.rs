@@ -15,11 +15,12 @@
 //! place) and `esp` (`esp::Sa::encapsulate_in_place` of a `LEN`-byte
 //! payload, whose one AES-GCM call takes the payload, padding and
 //! trailer with 8 bytes of AAD: compare `rust` with `AAD=8` and the
-//! body's length, `LEN` + 2 rounded up to 4); `LEN` the message's bytes, with 16 bytes of AAD (`AAD` bytes
-//! where the environment sets it) and a 12-byte IV, an AES-128 key
-//! (AES-256 where it sets `KEY256`); each form runs `CALLS` times a
-//! round, the forms in turn, for `ROUNDS` rounds (default 1), and the best round's ns per call
-//! is printed. The instructions of one call are the difference between
+//! body's length, `LEN` + 2 rounded up to 4); `LEN` the message's
+//! bytes, with 16 bytes of AAD (`AAD` bytes where the environment sets
+//! it) and a 12-byte IV, an AES-128 key (AES-256 where it sets
+//! `KEY256`); each form runs `CALLS` times a round, the forms in turn,
+//! for `ROUNDS` rounds (default 1), and the best round's ns per call is
+//! printed. The instructions of one call are the difference between
 //! two counts with different `CALLS`, divided by the difference.
 //!
 //! Valgrind's CPU has no AVX-512, so callgrind counts the kernel of the
