@@ -140,7 +140,7 @@ enum Suite {
     /// One message on many cores (the multi-core rows of `peers` alone).
     Cores(Tables),
     /// AES-GCM called each way (Rust in place and out of place, the C ABI) beside ipsec-mb.
-    Api(Tables),
+    Api(Api),
     /// Statistical timing test (dudect) of every constant-time implementation.
     Ct(Ct),
     /// Many messages per call: the AES-GCM and AETHER batch APIs beside peers.
@@ -167,6 +167,28 @@ struct Tables {
     /// Also write every row as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+}
+
+/// The options of `api`.
+#[derive(Args)]
+struct Api {
+    #[command(flatten)]
+    tables: Tables,
+    /// Message sizes in bytes, comma-separated (for example
+    /// `240,256,272`), instead of 16 B, 64 B, 256 B, 576 B, 1500 B, 16 KiB
+    /// and 1 MiB.
+    #[arg(long, value_name = "BYTES", value_delimiter = ',', value_parser = message_size)]
+    sizes: Option<Vec<usize>>,
+}
+
+/// A message size of `--sizes`: bytes, at most 256 MiB.
+fn message_size(text: &str) -> Result<usize, String> {
+    const MAX: usize = 256 << 20;
+    match text.trim().parse::<usize>() {
+        Ok(n) if n <= MAX => Ok(n),
+        Ok(_) => Err(format!("at most {MAX} bytes (256 MiB)")),
+        Err(e) => Err(format!("a number of bytes: {e}")),
+    }
 }
 
 /// The options of the suites that also draw.
@@ -252,18 +274,25 @@ fn main() -> ExitCode {
         }
     }));
     let result = match Cli::parse().suite {
-        Suite::Peers(args) => runner::run("peers", &[peers::run, cores::run], &args.outputs()),
+        Suite::Peers(args) => runner::run("peers", &[&peers::run, &cores::run], &args.outputs()),
         Suite::Seeds(args) => runner::run(
             "seeds",
-            &[ghash::run, blog::run, m4::run, modes::run, fig3::run],
+            &[&ghash::run, &blog::run, &m4::run, &modes::run, &fig3::run],
             &args.outputs(),
         ),
-        Suite::Cores(args) => runner::run("cores", &[cores::run], &args.outputs()),
-        Suite::Api(args) => runner::run("api", &[api::run], &args.outputs()),
-        Suite::Batch(args) => runner::run("batch", &[batch::run], &args.outputs()),
-        Suite::Esp(args) => runner::run("esp", &[esp::run], &args.outputs()),
+        Suite::Cores(args) => runner::run("cores", &[&cores::run], &args.outputs()),
+        Suite::Api(args) => {
+            let sizes = args.sizes.as_deref().unwrap_or(&api::SIZES);
+            runner::run(
+                "api",
+                &[&|effort| api::run(effort, sizes)],
+                &args.tables.outputs(),
+            )
+        }
+        Suite::Batch(args) => runner::run("batch", &[&batch::run], &args.outputs()),
+        Suite::Esp(args) => runner::run("esp", &[&esp::run], &args.outputs()),
         Suite::AetherAnalysis(args) => {
-            runner::run("aether-analysis", &[aether_analysis::run], &args.outputs())
+            runner::run("aether-analysis", &[&aether_analysis::run], &args.outputs())
         }
         Suite::Ct(args) => ct::run(
             args.measurements

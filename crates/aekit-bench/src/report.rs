@@ -197,7 +197,7 @@ pub(crate) fn add_point(series: &mut Vec<Series>, name: &str, x: f64, y: f64) {
 }
 
 /// A table of a suite: measures, then returns its reports.
-pub(crate) type Table = fn(Effort) -> Vec<Report>;
+pub(crate) type Table<'a> = &'a dyn Fn(Effort) -> Vec<Report>;
 
 /// `(basic − x) / basic` in percent, the seeds' "% change" (positive: fewer
 /// cycles than the basic row).

@@ -44,7 +44,7 @@ fn check_outputs(outputs: &Outputs<'_>) -> Result<(), String> {
 /// Runs the table suite `suite`: its `tables` in order, markdown on
 /// stdout, then the JSON and the plots asked for; an error is one line for
 /// stderr.
-pub(crate) fn run(suite: &str, tables: &[Table], outputs: &Outputs<'_>) -> Result<(), String> {
+pub(crate) fn run(suite: &str, tables: &[Table<'_>], outputs: &Outputs<'_>) -> Result<(), String> {
     check_outputs(outputs)?;
     let effort = if outputs.quick {
         Effort {
