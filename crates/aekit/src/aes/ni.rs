@@ -85,10 +85,8 @@
 //! only on a CPU with those features, which the token proves. Inside them
 //! the only other obligations are the unaligned loads and stores, whose
 //! pointers come from in-bounds 16-byte slices. Each `unsafe` block holds
-//! at least one such load or store, so it is needed whether or not the
-//! compiler treats the register-only intrinsics as safe inside a
-//! `#[target_feature]` function (recent Rust does; 1.85, the minimum
-//! supported version, does not).
+//! at least one such load or store: the register-only intrinsics are
+//! safe to call inside a `#[target_feature]` function.
 
 #[cfg(target_arch = "x86_64")]
 pub use imp::Ni;
