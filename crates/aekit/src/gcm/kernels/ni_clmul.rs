@@ -776,12 +776,6 @@ impl NiClmul {
         if blocks == 0 {
             return _mm_setzero_si128();
         }
-        if blocks == 1 {
-            // A packet header's: one product, no loop.
-            let x = _mm_shuffle_epi8(ni::load_padded(aad), clmul::byte_reverse_mask());
-            let (h, h_fold) = self.tables.power(1);
-            return clmul::reduce(clmul::KaratsubaSum::zero().add_folded(x, h, h_fold).wide());
-        }
         let mut sum = clmul::KaratsubaSum::zero();
         let mut power = blocks;
         let mut add = |x| {
@@ -789,14 +783,19 @@ impl NiClmul {
             sum = sum.add_folded(_mm_shuffle_epi8(x, clmul::byte_reverse_mask()), h, h_fold);
             power -= 1;
         };
-        let mut whole = aad.chunks_exact(16);
-        for block in &mut whole {
-            // SAFETY: `block` is 16 readable bytes; MOVDQU needs no
-            // alignment.
-            add(unsafe { _mm_loadu_si128(block.as_ptr().cast()) });
-        }
-        if !whole.remainder().is_empty() {
-            add(ni::load_padded(whole.remainder()));
+        if blocks == 1 {
+            // A packet header's: one product, without the loop's setup.
+            add(ni::load_padded(aad));
+        } else {
+            let mut whole = aad.chunks_exact(16);
+            for block in &mut whole {
+                // SAFETY: `block` is 16 readable bytes; MOVDQU needs no
+                // alignment.
+                add(unsafe { _mm_loadu_si128(block.as_ptr().cast()) });
+            }
+            if !whole.remainder().is_empty() {
+                add(ni::load_padded(whole.remainder()));
+            }
         }
         clmul::reduce(sum.wide())
     }
