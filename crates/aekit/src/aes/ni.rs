@@ -93,8 +93,8 @@ pub use imp::Ni;
 /// The counter blocks and the one-block XOR, for the fused kernels.
 #[cfg(target_arch = "x86_64")]
 pub(crate) use imp::{
-    counter_block, counter_blocks, counter_blocks_from, load_padded, xor_block, xor_partial,
-    xor_partial_into, xor_whole_into,
+    counter_block, counter_blocks, counter_blocks_from, load_padded, xor_partial, xor_partial_into,
+    xor_whole_into,
 };
 
 #[cfg(not(target_arch = "x86_64"))]

@@ -938,9 +938,10 @@ impl NiClmul {
             let (h, h_fold) = self.tables.power(left + 1 - j);
             sum = sum.add_folded(x, h, h_fold);
         };
+        // Whole blocks inline, a partial last one apart: a call in the
+        // loop would spill the sums around it.
         let first = usize::from(lane0_is_y0);
-        for (j, chunk) in rest.chunks_mut(16).enumerate() {
-            let (input, output) = ni::xor_block(chunk, s[first + j]);
+        let mut hashed = |j: usize, (input, output): (__m128i, __m128i)| {
             add(
                 j,
                 reflect(match direction {
@@ -948,6 +949,17 @@ impl NiClmul {
                     Direction::Decrypt => input,
                 }),
             );
+        };
+        let mut whole = rest.chunks_exact_mut(16);
+        for (j, block) in (&mut whole).enumerate() {
+            let p = block.as_mut_ptr();
+            // SAFETY: `block` is 16 readable and writable bytes, in place.
+            hashed(j, unsafe { ni::xor_whole_into(p, p, s[first + j]) });
+        }
+        let partial = whole.into_remainder();
+        if !partial.is_empty() {
+            let j = left - 1;
+            hashed(j, ni::xor_partial(partial, s[first + j]));
         }
         add(left, lengths);
         tag(clmul::reduce(sum.wide()), tag_mask)
