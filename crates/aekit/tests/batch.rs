@@ -291,7 +291,10 @@ fn gcm_batch_of_more_shapes_than_buckets_equals_one_message_calls() {
 /// of associated data, a run of four
 /// messages of one shape with lengths ending anywhere in the last block:
 /// each equals its one-message call, and one forged message of the run
-/// fails alone.
+/// fails alone. (Where a CPU's batch gives the lanes fewer blocks,
+/// `Kernel::longest_in_lanes`, the library's unit test
+/// `every_shape_in_lanes_equals_one_message_calls` runs the rest in
+/// lanes.)
 #[test]
 fn gcm_batch_of_every_block_count_equals_one_message_calls() {
     each_relaxed_key(&mut Rng(0xba7c_0008), |gcm, what, rng| {

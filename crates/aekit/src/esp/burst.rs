@@ -24,7 +24,8 @@
 //! (`vaes-avx512`'s and `vaes-avx2`'s multi-buffer paths) with inline
 //! keystream and RFC 4106 nonces, a burst is sealed in two steps per
 //! `GATHER` packets: each packet the multi-buffer path takes (an
-//! encrypted body of 33 bytes to 2 KiB, `AesGcm::takes_in_lanes`) is
+//! encrypted body of 33 bytes to 2 KiB, or fewer on some CPUs:
+//! `AesGcm::takes_in_lanes`) is
 //! framed in order (room checked, sequence number and IV taken
 //! and spent, padding, trailer and header written) exactly as
 //! one-at-a-time sealing frames it, and every other packet is sealed at

@@ -18,7 +18,9 @@
 //! # Multi-buffer kernels
 //!
 //! On a `vaes-avx512` or `vaes-avx2` key, messages with a 96-bit IV, 3 to
-//! 128 blocks and at most one block of associated data go four at a time
+//! 128 blocks (`Kernel::longest_in_lanes`: on AMD Zen 3 and Zen 4,
+//! `vaes-avx2`'s to 80, past which its one-message path is faster there)
+//! and at most one block of associated data go four at a time
 //! through the kernel's multi-buffer path (`Kernel::crypt_groups`:
 //! `kernels/vaes_avx512_multi.rs`, one message per 128-bit lane, and
 //! `kernels/vaes_avx2_multi.rs`, two per 256-bit register). A run of
@@ -139,6 +141,7 @@ impl AesGcm {
             messages: batch,
             results,
             direction,
+            every_shape: false,
         });
     }
 
@@ -171,7 +174,7 @@ impl KernelOp for Longest {
     type Output = usize;
 
     fn run<K: Kernel + Sync>(self, _: &K) -> usize {
-        K::LONGEST
+        K::longest_in_lanes()
     }
 }
 
@@ -185,6 +188,11 @@ struct Batch<'g, 'm, 'a> {
     /// One per message.
     results: &'m mut [Result<(), Error>],
     direction: Direction,
+    /// Every shape the kernel's multi-buffer path takes
+    /// ([`Kernel::LONGEST`]), not only those it gains on with this CPU
+    /// ([`Kernel::longest_in_lanes`]): the tests' way to reach all of
+    /// them on any CPU.
+    every_shape: bool,
 }
 
 impl KernelOp for Batch<'_, '_, '_> {
@@ -219,7 +227,12 @@ impl KernelOp for Batch<'_, '_, '_> {
             kernel,
             direction,
         };
-        let shape_of = |m: Option<&BatchMessage<'_>>| m.and_then(|m| bucket(gcm, K::LONGEST, m));
+        let longest = if self.every_shape {
+            K::LONGEST
+        } else {
+            K::longest_in_lanes()
+        };
+        let shape_of = |m: Option<&BatchMessage<'_>>| m.and_then(|m| bucket(gcm, longest, m));
         // Each message's bucket is worked out once: the next one's is
         // carried over to its turn.
         let mut next = shape_of(rest.first());
@@ -513,5 +526,99 @@ fn one_by_one<'a, M: BorrowMut<BatchMessage<'a>>>(
 ) {
     for (k, m) in run.iter_mut().enumerate() {
         results[place(k)] = one(gcm, m.borrow_mut(), direction);
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::{Batch, BatchMessage, Direction};
+    use crate::gcm::kernel::LONG;
+    use crate::gcm::{AesGcm, Class};
+
+    /// Every block count the multi-buffer paths take (3 to `LONG`), with
+    /// and without a block of associated data, on every class of this
+    /// CPU that has such a path, whatever shapes it gains on here
+    /// (`every_shape`; the public calls may run the longer ones one by
+    /// one): a run of four messages of one shape encrypts as their
+    /// one-message calls do and decrypts back, and a forged one fails
+    /// alone, wiped.
+    #[test]
+    fn every_shape_in_lanes_equals_one_message_calls() {
+        let mut seed = 0x5eed_u32;
+        let mut byte = move || {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (seed >> 16) as u8
+        };
+        let mut ran = false;
+        for class in Class::ALL.into_iter().filter(|c| c.is_available()) {
+            for key_len in [16, 32] {
+                let key: Vec<u8> = (0..key_len).map(|_| byte()).collect();
+                let gcm = AesGcm::with_class(&key, class).unwrap();
+                if !gcm.has_multi_buffer() {
+                    continue;
+                }
+                ran = true;
+                for blocks in 3..=LONG {
+                    for aad_len in [0, 1 + usize::from(byte()) % 16] {
+                        let what = format!("{} key {key_len}, {blocks} blocks", class.name());
+                        let len = 16 * (blocks - 1) + 1 + usize::from(byte()) % 16;
+                        let ivs: Vec<[u8; 12]> =
+                            (0..4).map(|_| core::array::from_fn(|_| byte())).collect();
+                        let aad: Vec<u8> = (0..aad_len).map(|_| byte()).collect();
+                        let plain: Vec<Vec<u8>> =
+                            (0..4).map(|_| (0..len).map(|_| byte()).collect()).collect();
+                        let mut bufs = plain.clone();
+                        let mut tags = [[0u8; 16]; 4];
+                        let run = |bufs: &mut [Vec<u8>], tags: &mut [[u8; 16]], direction| {
+                            let mut messages: Vec<BatchMessage<'_>> = bufs
+                                .iter_mut()
+                                .zip(tags.iter_mut())
+                                .zip(&ivs)
+                                .map(|((buf, tag), iv)| BatchMessage {
+                                    iv,
+                                    aad: &aad,
+                                    buf,
+                                    tag,
+                                })
+                                .collect();
+                            let mut results = vec![Ok(()); 4];
+                            gcm.run(Batch {
+                                gcm: &gcm,
+                                messages: &mut messages,
+                                results: &mut results,
+                                direction,
+                                every_shape: true,
+                            });
+                            results
+                        };
+                        let results = run(&mut bufs, &mut tags, Direction::Encrypt);
+                        assert!(results.iter().all(Result::is_ok), "{what}");
+                        for k in 0..4 {
+                            let mut want = plain[k].clone();
+                            let tag = gcm
+                                .encrypt_in_place_detached(&ivs[k], &aad, &mut want, 16)
+                                .unwrap();
+                            assert_eq!(bufs[k], want, "{what}, message {k}");
+                            assert_eq!(&tags[k], tag.as_bytes(), "{what}, message {k}");
+                        }
+                        let forged = usize::from(byte()) % 4;
+                        tags[forged][0] ^= 1;
+                        let results = run(&mut bufs, &mut tags, Direction::Decrypt);
+                        for k in 0..4 {
+                            if k == forged {
+                                assert!(results[k].is_err(), "{what}, forged {k}");
+                                assert!(bufs[k].iter().all(|&b| b == 0), "{what}, wiped {k}");
+                            } else {
+                                assert_eq!(results[k], Ok(()), "{what}, message {k}");
+                                assert_eq!(bufs[k], plain[k], "{what}, message {k}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if !ran {
+            eprintln!("SKIP: no class of this CPU has a multi-buffer path");
+        }
     }
 }

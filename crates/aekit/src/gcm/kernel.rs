@@ -117,6 +117,14 @@ pub(crate) trait Kernel {
     /// ([`crypt_groups`](Self::crypt_groups)) takes; 0: it has none.
     const LONGEST: usize = 0;
 
+    /// The most message blocks of a shape the batch API gives the
+    /// multi-buffer path on this CPU: [`LONGEST`](Self::LONGEST), or
+    /// fewer where the one-message path runs longer messages faster. The
+    /// default is `LONGEST`.
+    fn longest_in_lanes() -> usize {
+        Self::LONGEST
+    }
+
     /// Groups of four whole messages at once, for kernels with a
     /// multi-buffer path: takes the messages at the start of `run` that
     /// [`taken`] finds (messages 4g … 4g + 3 are group g; every one has a

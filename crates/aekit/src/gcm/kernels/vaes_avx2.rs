@@ -216,6 +216,45 @@ use crate::ghash::vclmul::ymm::{Wide, mul_wide, reduce};
 /// Bytes per iteration: sixteen blocks in eight registers.
 const BATCH: usize = 16 * 16;
 
+/// The longest message, in blocks (1 280 bytes), that a batch gives the
+/// multi-buffer path on AMD Zen 3 and Zen 4 (`Kernel::longest_in_lanes`):
+/// with this kernel forced on a Zen 4, batches of longer messages ran
+/// faster one by one, and of shorter ones in lanes
+/// (`docs/kernels/vaes_avx2_multi.md`).
+const LONGEST_ON_ZEN: usize = 80;
+
+/// Whether this CPU is an AMD Zen 3 or Zen 4 (vendor AuthenticAMD,
+/// family 19h), asked once a process: two 256-bit AES pipes and
+/// carry-less units beside them, where this kernel's one-message path
+/// runs long messages at their bound ([`LONGEST_ON_ZEN`]). Zen 5 (family
+/// 1Ah) is not measured and counts as not.
+fn zen3_or_zen4() -> bool {
+    use core::sync::atomic::{AtomicU8, Ordering};
+    // 0: not asked yet; 1: no; 2: yes.
+    static ANSWER: AtomicU8 = AtomicU8::new(0);
+    match ANSWER.load(Ordering::Relaxed) {
+        0 => {
+            let yes = ask_zen3_or_zen4();
+            ANSWER.store(1 + u8::from(yes), Ordering::Relaxed);
+            yes
+        }
+        answer => answer == 2,
+    }
+}
+
+/// [`zen3_or_zen4`] from CPUID: leaf 0's vendor string, leaf 1's family
+/// (the base family, 0Fh, plus the extended one).
+#[cold]
+fn ask_zen3_or_zen4() -> bool {
+    use core::arch::x86_64::__cpuid;
+    let vendor = __cpuid(0);
+    let amd = [vendor.ebx, vendor.edx, vendor.ecx]
+        == [*b"Auth", *b"enti", *b"cAMD"].map(u32::from_le_bytes);
+    let eax = __cpuid(1).eax;
+    let family = ((eax >> 8) & 0xf) + ((eax >> 20) & 0xff);
+    amd && family == 0x19
+}
+
 /// Whether a whole message of `len` bytes takes `ni-clmul`'s
 /// whole-message paths: at most eight blocks, one AES batch there with
 /// E(K, Y_0) (the module header's "The tail, and whole messages").
@@ -335,6 +374,13 @@ impl Kernel for VaesAvx2 {
     }
 
     const LONGEST: usize = LONG;
+
+    /// Every shape, but on AMD Zen 3 and Zen 4 none longer than
+    /// [`LONGEST_ON_ZEN`] blocks: there this kernel's one-message path
+    /// runs a longer message faster than the multi-buffer path.
+    fn longest_in_lanes() -> usize {
+        if zen3_or_zen4() { LONGEST_ON_ZEN } else { LONG }
+    }
 
     /// Groups of four messages of up to 2 KiB through the multi-buffer path
     /// (`vaes_avx2_multi.rs`).
