@@ -182,6 +182,10 @@
 //! - Fifteen blocks before the loop and one after for a message of whole
 //!   batches that starts off a 32-byte boundary: slower than the split
 //!   loads it avoids.
+//! - The blocks before the loop hashed beside it rather than ahead of it
+//!   (the loop from zero, their GHASH value times H^(the loop's blocks)
+//!   added after): slower, the six more products costing more than the
+//!   wait they saved (`docs/kernels/vaes_avx2.md`).
 
 use core::arch::x86_64::{
     __m128i, __m256i, _mm_cvtsi128_si32, _mm_loadu_si128, _mm_setzero_si128, _mm_shuffle_epi8,
