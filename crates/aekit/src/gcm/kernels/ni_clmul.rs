@@ -128,7 +128,8 @@
 //! - Longer: the stitched loop over the whole batches, then one last AES
 //!   batch for the fewer than eight blocks left with Y_0 in its spare
 //!   lane, stitched (when encrypting) with the products of the last whole
-//!   batch; the blocks left and the lengths block share one reduction,
+//!   batch, or (decrypting) alone in two, four or eight lanes, as few as
+//!   hold its blocks; the blocks left and the lengths block share one reduction,
 //!   each product with its power's fold from [`Tables`]. A message of
 //!   whole batches has no block left beside Y_0: it makes E(K, Y_0)
 //!   first, beside the loop, and runs no last batch; encrypting, it

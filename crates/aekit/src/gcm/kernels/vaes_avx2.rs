@@ -249,12 +249,13 @@ fn zen3_or_zen4() -> bool {
 /// [`zen3_or_zen4`] from CPUID: leaf 0's vendor string, leaf 1's family
 /// (the base family, 0Fh, plus the extended one).
 #[cold]
+#[allow(unused_unsafe)] // `__cpuid` is an unsafe fn before Rust 1.94
 fn ask_zen3_or_zen4() -> bool {
     use core::arch::x86_64::__cpuid;
-    let vendor = __cpuid(0);
+    // SAFETY: every x86-64 CPU has CPUID, and leaves 0 and 1.
+    let (vendor, eax) = unsafe { (__cpuid(0), __cpuid(1).eax) };
     let amd = [vendor.ebx, vendor.edx, vendor.ecx]
         == [*b"Auth", *b"enti", *b"cAMD"].map(u32::from_le_bytes);
-    let eax = __cpuid(1).eax;
     let family = ((eax >> 8) & 0xf) + ((eax >> 20) & 0xff);
     amd && family == 0x19
 }
