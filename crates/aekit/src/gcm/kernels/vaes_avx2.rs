@@ -233,17 +233,8 @@ const LONGEST_ON_ZEN: usize = 80;
 /// runs long messages at their bound ([`LONGEST_ON_ZEN`]). Zen 5 (family
 /// 1Ah) is not measured and counts as not.
 fn zen3_or_zen4() -> bool {
-    use core::sync::atomic::{AtomicU8, Ordering};
-    // 0: not asked yet; 1: no; 2: yes.
-    static ANSWER: AtomicU8 = AtomicU8::new(0);
-    match ANSWER.load(Ordering::Relaxed) {
-        0 => {
-            let yes = ask_zen3_or_zen4();
-            ANSWER.store(1 + u8::from(yes), Ordering::Relaxed);
-            yes
-        }
-        answer => answer == 2,
-    }
+    static ANSWER: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ANSWER.get_or_init(ask_zen3_or_zen4)
 }
 
 /// [`zen3_or_zen4`] from CPUID: leaf 0's vendor string, leaf 1's family
