@@ -132,7 +132,7 @@ impl AesGcm {
         // path, go one by one, without the kernel op and its frame.
         if batch.len() < 4 || !self.has_multi_buffer() {
             for (m, r) in batch.iter_mut().zip(results) {
-                *r = one(self, m, direction);
+                one(self, m, direction, r);
             }
             return;
         }
@@ -270,10 +270,10 @@ impl KernelOp for Batch<'_, '_, '_> {
                         Added::Full(s) => {
                             go.run(waiting.take(s), tags.get_or_insert_with(new_tags), results)
                         }
-                        Added::NoRoom(m) => results[i] = one(gcm, m, direction),
+                        Added::NoRoom(m) => one(gcm, m, direction, &mut results[i]),
                     }
                 }
-                _ => results[i] = one(gcm, m, direction),
+                _ => one(gcm, m, direction, &mut results[i]),
             }
             i += 1;
         }
@@ -287,7 +287,7 @@ impl KernelOp for Batch<'_, '_, '_> {
                 go.run(four, tags.get_or_insert_with(new_tags), results);
             }
             for (i, m) in fours.into_remainder().iter_mut().filter_map(Option::take) {
-                results[i] = one(gcm, m, direction);
+                one(gcm, m, direction, &mut results[i]);
             }
         }
     }
@@ -461,16 +461,26 @@ const GATHER: usize = 16;
 /// One message on its own: the one-message API's checks and path, so a
 /// message a batch does not group costs what its own call does (rather
 /// than a kernel op on the batch's kernel, with a frame of its own and
-/// the tag's way out of it).
+/// the tag's way out of it). Its result goes into `result` only where it
+/// fails, the batch's results starting as `Ok`: a whole `Result` moved
+/// into its slot was made on the stack by an 8-byte store and copied by
+/// a 16-byte load, which the core does not forward from it, so the load
+/// waited for the message's ciphertext stores to reach the cache.
 #[inline(always)]
-fn one(gcm: &AesGcm, m: &mut BatchMessage<'_>, direction: Direction) -> Result<(), Error> {
-    match direction {
-        Direction::Encrypt => {
-            gcm.seal_in_place(None, m.iv, m.aad, m.buf, m.tag.len())?
-                .copy_to(m.tag);
-            Ok(())
-        }
+fn one(
+    gcm: &AesGcm,
+    m: &mut BatchMessage<'_>,
+    direction: Direction,
+    result: &mut Result<(), Error>,
+) {
+    let outcome = match direction {
+        Direction::Encrypt => gcm
+            .seal_in_place(None, m.iv, m.aad, m.buf, m.tag.len())
+            .map(|tag| tag.copy_to(m.tag)),
         Direction::Decrypt => gcm.open_in_place(None, m.iv, m.aad, m.buf, m.tag),
+    };
+    if let Err(e) = outcome {
+        *result = Err(e);
     }
 }
 
@@ -525,7 +535,7 @@ fn one_by_one<'a, M: BorrowMut<BatchMessage<'a>>>(
     direction: Direction,
 ) {
     for (k, m) in run.iter_mut().enumerate() {
-        results[place(k)] = one(gcm, m.borrow_mut(), direction);
+        one(gcm, m.borrow_mut(), direction, &mut results[place(k)]);
     }
 }
 
