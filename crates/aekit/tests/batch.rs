@@ -292,7 +292,7 @@ fn gcm_batch_of_more_shapes_than_buckets_equals_one_message_calls() {
 /// messages of one shape with lengths ending anywhere in the last block:
 /// each equals its one-message call, and one forged message of the run
 /// fails alone. (Where a CPU's batch gives the lanes fewer blocks,
-/// `Kernel::longest_in_lanes`, the library's unit test
+/// `Kernel::lanes_pay`, the library's unit test
 /// `every_shape_in_lanes_equals_one_message_calls` runs the rest in
 /// lanes.)
 #[test]

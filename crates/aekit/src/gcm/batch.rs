@@ -18,9 +18,10 @@
 //! # Multi-buffer kernels
 //!
 //! On a `vaes-avx512` or `vaes-avx2` key, messages with a 96-bit IV, 3 to
-//! 128 blocks (`Kernel::longest_in_lanes`: on AMD Zen 3 and Zen 4,
-//! `vaes-avx2`'s to 80, past which its one-message path is faster there)
-//! and at most one block of associated data go four at a time
+//! 128 blocks (`Kernel::lanes_pay`: on AMD Zen 3 and Zen 4, `vaes-avx2`'s
+//! to 80, and not those of exactly three, four or five 256-byte batches,
+//! which its one-message path runs faster there) and at most one block of
+//! associated data go four at a time
 //! through the kernel's multi-buffer path (`Kernel::crypt_groups`:
 //! `kernels/vaes_avx512_multi.rs`, one message per 128-bit lane, and
 //! `kernels/vaes_avx2_multi.rs`, two per 256-bit register). A run of
@@ -149,13 +150,7 @@ impl AesGcm {
     /// vector lanes (`vaes-avx512`'s and `vaes-avx2`'s multi-buffer
     /// paths): where a caller gains by gathering messages into batches.
     pub(crate) fn has_multi_buffer(&self) -> bool {
-        self.longest_in_lanes() > 0
-    }
-
-    /// The most blocks of a message this key's multi-buffer path takes
-    /// (its kernel's `Kernel::LONGEST`), 0 without one.
-    fn longest_in_lanes(&self) -> usize {
-        self.run(Longest)
+        self.run(InLanes(None))
     }
 
     /// Whether a batch runs a message with a 12-byte IV and these lengths
@@ -163,18 +158,24 @@ impl AesGcm {
     ///
     /// [`has_multi_buffer`]: Self::has_multi_buffer
     pub(crate) fn takes_in_lanes(&self, aad_len: usize, len: usize) -> bool {
-        shape(aad_len, len, self.longest_in_lanes()).is_some()
+        self.run(InLanes(Some((aad_len, len))))
     }
 }
 
-/// The kernel's `LONGEST`: asked of the kernel, not restated per key kind.
-struct Longest;
+/// Asked of the kernel, not restated per key kind: whether its
+/// multi-buffer path takes a message of these lengths (associated data,
+/// message) from a batch on this CPU (a shape, `Kernel::lanes_pay`), or
+/// for `None` whether it has such a path (`Kernel::LONGEST` above 0).
+struct InLanes(Option<(usize, usize)>);
 
-impl KernelOp for Longest {
-    type Output = usize;
+impl KernelOp for InLanes {
+    type Output = bool;
 
-    fn run<K: Kernel + Sync>(self, _: &K) -> usize {
-        K::longest_in_lanes()
+    fn run<K: Kernel + Sync>(self, _: &K) -> bool {
+        match self.0 {
+            None => K::LONGEST > 0,
+            Some((aad_len, len)) => shape(aad_len, len, K::LONGEST).is_some() && K::lanes_pay(len),
+        }
     }
 }
 
@@ -190,7 +191,7 @@ struct Batch<'g, 'm, 'a> {
     direction: Direction,
     /// Every shape the kernel's multi-buffer path takes
     /// ([`Kernel::LONGEST`]), not only those it gains on with this CPU
-    /// ([`Kernel::longest_in_lanes`]): the tests' way to reach all of
+    /// ([`Kernel::lanes_pay`]): the tests' way to reach all of
     /// them on any CPU.
     every_shape: bool,
 }
@@ -227,12 +228,10 @@ impl KernelOp for Batch<'_, '_, '_> {
             kernel,
             direction,
         };
-        let longest = if self.every_shape {
-            K::LONGEST
-        } else {
-            K::longest_in_lanes()
-        };
-        let shape_of = |m: Option<&BatchMessage<'_>>| m.and_then(|m| bucket(gcm, longest, m));
+        let every_shape = self.every_shape;
+        let pays = |len| every_shape || K::lanes_pay(len);
+        let shape_of =
+            |m: Option<&BatchMessage<'_>>| m.and_then(|m| bucket(gcm, K::LONGEST, pays, m));
         // Each message's bucket is worked out once: the next one's is
         // carried over to its turn.
         let mut next = shape_of(rest.first());
@@ -438,14 +437,20 @@ fn new_tags() -> [Block; RUN] {
 }
 
 /// The bucket of a message that passes the one-message API's checks and
-/// has a multi-buffer shape (a 96-bit IV, [`shape`]), or `None`.
+/// has a multi-buffer shape (a 96-bit IV, [`shape`]) and a length `pays`
+/// accepts, or `None`.
 /// Of those checks only the tag length's is left to make: a 96-bit IV is
 /// valid, and a shape's lengths (at most 2 KiB of message and 16 bytes of
 /// associated data) are far below GCM's limits.
 #[inline(always)]
-fn bucket(gcm: &AesGcm, longest: usize, m: &BatchMessage<'_>) -> Option<usize> {
+fn bucket(
+    gcm: &AesGcm,
+    longest: usize,
+    pays: impl Fn(usize) -> bool,
+    m: &BatchMessage<'_>,
+) -> Option<usize> {
     let (c, a) = shape(m.aad.len(), m.buf.len(), longest)?;
-    let ok = m.iv.len() == 12 && gcm.check_tag(m.tag.len(), 12).is_ok();
+    let ok = m.iv.len() == 12 && pays(m.buf.len()) && gcm.check_tag(m.tag.len(), 12).is_ok();
     debug_assert!(!ok || gcm.check_call(m.iv, m.aad, m.buf, m.tag.len()).is_ok());
     ok.then_some(2 * (c - 3) + a)
 }

@@ -117,12 +117,12 @@ pub(crate) trait Kernel {
     /// ([`crypt_groups`](Self::crypt_groups)) takes; 0: it has none.
     const LONGEST: usize = 0;
 
-    /// The most message blocks of a shape the batch API gives the
-    /// multi-buffer path on this CPU: [`LONGEST`](Self::LONGEST), or
-    /// fewer where the one-message path runs longer messages faster. The
-    /// default is `LONGEST`.
-    fn longest_in_lanes() -> usize {
-        Self::LONGEST
+    /// Whether the batch API gives a message of `len` bytes (of a
+    /// shape's length, 3 to [`LONGEST`](Self::LONGEST) blocks) to the
+    /// multi-buffer path on this CPU, rather than to the one-message
+    /// path, which runs some lengths faster. The default: every one.
+    fn lanes_pay(_len: usize) -> bool {
+        true
     }
 
     /// Groups of four whole messages at once, for kernels with a

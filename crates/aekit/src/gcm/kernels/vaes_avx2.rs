@@ -221,9 +221,11 @@ use crate::ghash::vclmul::ymm::{Wide, mul_wide, reduce};
 const BATCH: usize = 16 * 16;
 
 /// The longest message, in blocks (1 280 bytes), that a batch gives the
-/// multi-buffer path on AMD Zen 3 and Zen 4 (`Kernel::longest_in_lanes`):
+/// multi-buffer path on AMD Zen 3 and Zen 4 (`Kernel::lanes_pay`):
 /// with this kernel forced on a Zen 4, batches of longer messages ran
-/// faster one by one, and of shorter ones in lanes
+/// faster one by one, and of shorter ones in lanes, but for messages of
+/// three or more whole batches (768, 1 024 and 1 280 bytes), which the
+/// one-message path runs with no blocks around its loop
 /// (`docs/kernels/vaes_avx2_multi.md`).
 const LONGEST_ON_ZEN: usize = 80;
 
@@ -371,11 +373,14 @@ impl Kernel for VaesAvx2 {
 
     const LONGEST: usize = LONG;
 
-    /// Every shape, but on AMD Zen 3 and Zen 4 none longer than
-    /// [`LONGEST_ON_ZEN`] blocks: there this kernel's one-message path
-    /// runs a longer message faster than the multi-buffer path.
-    fn longest_in_lanes() -> usize {
-        if zen3_or_zen4() { LONGEST_ON_ZEN } else { LONG }
+    /// Every shape, but on AMD Zen 3 and Zen 4 no message longer than
+    /// [`LONGEST_ON_ZEN`] blocks and none of exactly three or more whole
+    /// batches (768, 1 024 and 1 280 bytes): there this kernel's
+    /// one-message path runs those messages faster than the multi-buffer
+    /// path (not a byte more or less, which puts blocks around its loop).
+    fn lanes_pay(len: usize) -> bool {
+        let whole_batches = len >= 3 * BATCH && len.is_multiple_of(BATCH);
+        !zen3_or_zen4() || (len <= 16 * LONGEST_ON_ZEN && !whole_batches)
     }
 
     /// Groups of four messages of up to 2 KiB through the multi-buffer path
@@ -1441,6 +1446,19 @@ mod tests {
                 return;
             };
             messages_at_offsets(&ks, &fused, &lengths, "vaes-avx2");
+        }
+    }
+
+    /// Which lengths a batch gives the lanes: on AMD Zen 3 and Zen 4 up
+    /// to 1 280 bytes, but not exactly 768, 1 024 or 1 280 (a byte more
+    /// or less puts blocks around the one-message loop, and the lanes
+    /// are faster again); elsewhere every length.
+    #[test]
+    fn lanes_pay_on_zen_all_but_whole_batches() {
+        let zen = zen3_or_zen4();
+        for len in 33..=16 * LONG {
+            let one_message = zen && (len > 1280 || [768, 1024, 1280].contains(&len));
+            assert_eq!(VaesAvx2::lanes_pay(len), !one_message, "{len} bytes");
         }
     }
 
