@@ -20,7 +20,8 @@
 //! On a `vaes-avx512` or `vaes-avx2` key, messages with a 96-bit IV, 3 to
 //! 128 blocks (`Kernel::lanes_pay`: on AMD Zen 3 and Zen 4, `vaes-avx2`'s
 //! to 80, and not those of exactly three, four or five 256-byte batches,
-//! which its one-message path runs faster there) and at most one block of
+//! `vaes-avx512`'s to 72, past which the one-message paths are faster
+//! there) and at most one block of
 //! associated data go four at a time
 //! through the kernel's multi-buffer path (`Kernel::crypt_groups`:
 //! `kernels/vaes_avx512_multi.rs`, one message per 128-bit lane, and

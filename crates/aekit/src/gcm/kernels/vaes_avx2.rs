@@ -205,7 +205,7 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 use super::Short;
 use super::ni_clmul::NiClmul;
 use super::ni_clmul_supplied;
-use super::shared::{CONSTS, Kind, Pairing, end_keystream, round_key};
+use super::shared::{CONSTS, Kind, Pairing, end_keystream, round_key, zen3_or_zen4};
 use super::vaes_avx2_multi::{crypt_groups, long_powers};
 use crate::aes::ni::{self, Ni};
 use crate::aes::{Block, BlockCipher, KeySchedule};
@@ -228,30 +228,6 @@ const BATCH: usize = 16 * 16;
 /// one-message path runs with no blocks around its loop
 /// (`docs/kernels/vaes_avx2_multi.md`).
 const LONGEST_ON_ZEN: usize = 80;
-
-/// Whether this CPU is an AMD Zen 3 or Zen 4 (vendor AuthenticAMD,
-/// family 19h), asked once a process: two 256-bit AES pipes and
-/// carry-less units beside them, where this kernel's one-message path
-/// runs long messages at their bound ([`LONGEST_ON_ZEN`]). Zen 5 (family
-/// 1Ah) is not measured and counts as not.
-fn zen3_or_zen4() -> bool {
-    static ANSWER: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ANSWER.get_or_init(ask_zen3_or_zen4)
-}
-
-/// [`zen3_or_zen4`] from CPUID: leaf 0's vendor string, leaf 1's family
-/// (the base family, 0Fh, plus the extended one).
-#[cold]
-#[allow(unused_unsafe)] // `__cpuid` is an unsafe fn before Rust 1.94
-fn ask_zen3_or_zen4() -> bool {
-    use core::arch::x86_64::__cpuid;
-    // SAFETY: every x86-64 CPU has CPUID, and leaves 0 and 1.
-    let (vendor, eax) = unsafe { (__cpuid(0), __cpuid(1).eax) };
-    let amd = [vendor.ebx, vendor.edx, vendor.ecx]
-        == [*b"Auth", *b"enti", *b"cAMD"].map(u32::from_le_bytes);
-    let family = ((eax >> 8) & 0xf) + ((eax >> 20) & 0xff);
-    amd && family == 0x19
-}
 
 /// Whether a whole message of `len` bytes takes `ni-clmul`'s
 /// whole-message paths: at most eight blocks, one AES batch there with

@@ -221,7 +221,7 @@ use core::borrow::BorrowMut;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use super::Short;
-use super::shared::{end_keystream, ni_clmul_keys, tag};
+use super::shared::{end_keystream, ni_clmul_keys, tag, zen3_or_zen4};
 use super::vaes_avx512_multi::{crypt_groups, long_powers};
 use super::vaes_avx512_supplied;
 use crate::aes::ni::{self, Ni};
@@ -264,6 +264,13 @@ pub(crate) struct VaesAvx512 {
 /// latency; from three, the one 512-bit register and E(K, Y_0) beside it
 /// are faster than four or more 128-bit chains.
 const NI_SHORT: usize = 32;
+
+/// The longest message, in blocks (1 152 bytes), that a batch gives the
+/// multi-buffer path on AMD Zen 4 (`Kernel::lanes_pay`): there, 64
+/// messages of one length in one buffer ran 2–9 % faster one by one from
+/// 1 216 bytes to 2 KiB, level at 1 088 and 1 152, and up to 13 % faster
+/// in lanes below (`docs/kernels/vaes_avx512_multi.md`).
+const LONGEST_ON_ZEN4: usize = 72;
 
 /// The type of [`whole`]'s instances.
 type Whole = unsafe fn(&VaesAvx512, &[u8; 12], &[u8], *const u8, *mut u8, usize) -> Block;
@@ -397,6 +404,13 @@ impl Kernel for VaesAvx512 {
     }
 
     const LONGEST: usize = LONG;
+
+    /// Every shape, but on AMD Zen 4 no message longer than
+    /// [`LONGEST_ON_ZEN4`] blocks: there this kernel's one-message path
+    /// runs a longer message faster than the multi-buffer path.
+    fn lanes_pay(len: usize) -> bool {
+        !zen3_or_zen4() || len <= 16 * LONGEST_ON_ZEN4
+    }
 
     fn crypt_groups<'a, M: BorrowMut<BatchMessage<'a>>>(
         &self,
@@ -2232,6 +2246,20 @@ mod tests {
     use crate::gcm::kernel::tests::{
         blocks_in_place, blocks_into, messages_at_offsets, reference_pair, whole_messages_match,
     };
+
+    /// Which lengths a batch gives the lanes: on AMD Zen 4 up to 1 152
+    /// bytes, elsewhere every length.
+    #[test]
+    fn lanes_pay_on_zen4_to_1152_bytes() {
+        let zen = zen3_or_zen4();
+        for len in 33..=16 * LONG {
+            assert_eq!(
+                VaesAvx512::lanes_pay(len),
+                !zen || len <= 1152,
+                "{len} bytes"
+            );
+        }
+    }
 
     /// Long messages (where [`whole`] runs the blocks before the input's
     /// 64-byte boundary alone) in buffers at every offset from a
