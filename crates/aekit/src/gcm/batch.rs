@@ -18,14 +18,13 @@
 //! # Multi-buffer kernels
 //!
 //! On a `vaes-avx512` or `vaes-avx2` key, messages with a 96-bit IV, 3 to
-//! 128 blocks (`Kernel::lanes_pay`: on AMD Zen 3 and Zen 4, `vaes-avx2`'s
-//! to 80, and not those of exactly three, four or five 256-byte batches,
-//! `vaes-avx512`'s to 72, past which the one-message paths are faster
-//! there) and at most one block of
-//! associated data go four at a time
+//! 128 blocks and at most one block of associated data go four at a time
 //! through the kernel's multi-buffer path (`Kernel::crypt_groups`:
 //! `kernels/vaes_avx512_multi.rs`, one message per 128-bit lane, and
-//! `kernels/vaes_avx2_multi.rs`, two per 256-bit register). A run of
+//! `kernels/vaes_avx2_multi.rs`, two per 256-bit register), but those the
+//! kernel's one-message path runs faster on this CPU (`Kernel::lanes_pay`:
+//! on AMD Zen 3 and Zen 4, `vaes-avx2`'s past 80 blocks and at exactly
+//! three, four or five 256-byte batches, `vaes-avx512`'s past 72). A run of
 //! consecutive messages of one shape goes to the kernel in whole groups,
 //! up to [`RUN`] messages a call (the kernel pipelines the groups of a
 //! run); in a batch of eight or more, other messages of such a shape wait
