@@ -1218,10 +1218,7 @@ impl Engine {
                     Icv::Seal(icv) => {
                         self.gcm.seal_to_slot(&nonce, aad, body, icv)?;
                     }
-                    Icv::Open(icv) => {
-                        self.gcm
-                            .open_in_place(self.gcm.pool(), &nonce, aad, body, icv)?
-                    }
+                    Icv::Open(icv) => self.gcm.open_in_place(None, &nonce, aad, body, icv)?,
                 }
                 Ok(())
             }

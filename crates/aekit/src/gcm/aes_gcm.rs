@@ -559,6 +559,7 @@ impl AesGcm {
     /// `slot`, as long as the tag is to be: [`seal_in_place`](Self::seal_in_place)
     /// for a caller inside aekit that holds the tag's place (ESP's ICV),
     /// inlined whole, so that the kernel's tag reaches `slot` by one copy.
+    /// Never split across the key's pool: ESP's keys have none.
     #[inline(always)]
     pub(crate) fn seal_to_slot(
         &self,
@@ -567,7 +568,7 @@ impl AesGcm {
         buf: &mut [u8],
         slot: &mut [u8],
     ) -> Result<(), Error> {
-        self.seal_in_place(self.pool(), iv, aad, buf, slot.len())?
+        self.seal_in_place(None, iv, aad, buf, slot.len())?
             .copy_to(slot);
         Ok(())
     }
