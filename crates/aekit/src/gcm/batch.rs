@@ -150,7 +150,7 @@ impl AesGcm {
     /// vector lanes (`vaes-avx512`'s and `vaes-avx2`'s multi-buffer
     /// paths): where a caller gains by gathering messages into batches.
     pub(crate) fn has_multi_buffer(&self) -> bool {
-        self.run(InLanes(None))
+        self.run(HasLanes)
     }
 
     /// Whether a batch runs a message with a 12-byte IV and these lengths
@@ -158,24 +158,35 @@ impl AesGcm {
     ///
     /// [`has_multi_buffer`]: Self::has_multi_buffer
     pub(crate) fn takes_in_lanes(&self, aad_len: usize, len: usize) -> bool {
-        self.run(InLanes(Some((aad_len, len))))
+        self.run(InLanes { aad_len, len })
     }
 }
 
-/// Asked of the kernel, not restated per key kind: whether its
-/// multi-buffer path takes a message of these lengths (associated data,
-/// message) from a batch on this CPU (a shape, `Kernel::lanes_pay`), or
-/// for `None` whether it has such a path (`Kernel::LONGEST` above 0).
-struct InLanes(Option<(usize, usize)>);
+/// Whether the kernel has a multi-buffer path (`Kernel::LONGEST` above
+/// 0): asked of the kernel, not restated per key kind. Apart from
+/// [`InLanes`], so that every batch call inlines this small op.
+struct HasLanes;
+
+impl KernelOp for HasLanes {
+    type Output = bool;
+
+    fn run<K: Kernel + Sync>(self, _: &K) -> bool {
+        K::LONGEST > 0
+    }
+}
+
+/// Whether the kernel's multi-buffer path takes a message of these
+/// lengths from a batch on this CPU (a shape, `Kernel::lanes_pay`).
+struct InLanes {
+    aad_len: usize,
+    len: usize,
+}
 
 impl KernelOp for InLanes {
     type Output = bool;
 
     fn run<K: Kernel + Sync>(self, _: &K) -> bool {
-        match self.0 {
-            None => K::LONGEST > 0,
-            Some((aad_len, len)) => shape(aad_len, len, K::LONGEST).is_some() && K::lanes_pay(len),
-        }
+        shape(self.aad_len, self.len, K::LONGEST).is_some() && K::lanes_pay()(self.len)
     }
 }
 
@@ -229,7 +240,8 @@ impl KernelOp for Batch<'_, '_, '_> {
             direction,
         };
         let every_shape = self.every_shape;
-        let pays = |len| every_shape || K::lanes_pay(len);
+        let lanes_pay = K::lanes_pay();
+        let pays = |len| every_shape || lanes_pay(len);
         let shape_of =
             |m: Option<&BatchMessage<'_>>| m.and_then(|m| bucket(gcm, K::LONGEST, pays, m));
         // Each message's bucket is worked out once: the next one's is

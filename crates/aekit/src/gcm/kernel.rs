@@ -117,12 +117,14 @@ pub(crate) trait Kernel {
     /// ([`crypt_groups`](Self::crypt_groups)) takes; 0: it has none.
     const LONGEST: usize = 0;
 
-    /// Whether the batch API gives a message of `len` bytes (of a
-    /// shape's length, 3 to [`LONGEST`](Self::LONGEST) blocks) to the
-    /// multi-buffer path on this CPU, rather than to the one-message
-    /// path, which runs some lengths faster. The default: every one.
-    fn lanes_pay(_len: usize) -> bool {
-        true
+    /// Which messages the batch API gives the multi-buffer path on this
+    /// CPU, rather than the one-message path, which runs some lengths
+    /// faster: whether one of `len` bytes (of a shape's length, 3 to
+    /// [`LONGEST`](Self::LONGEST) blocks) goes to the lanes. Made once a
+    /// batch, so that what the kernel asks of the CPU is not asked again
+    /// per message. The default: every one.
+    fn lanes_pay() -> impl Fn(usize) -> bool {
+        |_| true
     }
 
     /// Groups of four whole messages at once, for kernels with a

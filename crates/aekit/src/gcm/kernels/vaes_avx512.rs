@@ -408,8 +408,9 @@ impl Kernel for VaesAvx512 {
     /// Every shape, but on AMD Zen 4 no message longer than
     /// [`LONGEST_ON_ZEN4`] blocks: there this kernel's one-message path
     /// runs a longer message faster than the multi-buffer path.
-    fn lanes_pay(len: usize) -> bool {
-        !zen3_or_zen4() || len <= 16 * LONGEST_ON_ZEN4
+    fn lanes_pay() -> impl Fn(usize) -> bool {
+        let zen = zen3_or_zen4();
+        move |len| !zen || len <= 16 * LONGEST_ON_ZEN4
     }
 
     fn crypt_groups<'a, M: BorrowMut<BatchMessage<'a>>>(
@@ -2251,13 +2252,9 @@ mod tests {
     /// bytes, elsewhere every length.
     #[test]
     fn lanes_pay_on_zen4_to_1152_bytes() {
-        let zen = zen3_or_zen4();
+        let (zen, lanes_pay) = (zen3_or_zen4(), VaesAvx512::lanes_pay());
         for len in 33..=16 * LONG {
-            assert_eq!(
-                VaesAvx512::lanes_pay(len),
-                !zen || len <= 1152,
-                "{len} bytes"
-            );
+            assert_eq!(lanes_pay(len), !zen || len <= 1152, "{len} bytes");
         }
     }
 
