@@ -1,20 +1,21 @@
 //! The batch APIs (`AesGcm::{encrypt,decrypt}_batch` and their `_into`
-//! forms,
-//! `Aether::{encrypt,decrypt}_batch`): every message of a batch equals the
-//! one-message API's output, for random batches mixing lengths 0–2000, key
-//! sizes, IV and tag lengths, for batches of mostly short messages (the
-//! one-message short paths'), and for batches whose messages share a few
-//! multi-buffer shapes (the `vaes-avx512` multi-buffer path's groups of
-//! four); a forged message fails alone and is wiped
-//! while the rest decrypt; AETHER's bitsliced groups (filled batches of one
-//! shape) equal the reference on every known answer and on random batches.
+//! forms, `Aether::{encrypt,decrypt}_batch`): every message of a batch
+//! equals the one-message API's output, for random batches mixing lengths
+//! 0–2000, key sizes, IV and tag lengths, for batches of mostly short
+//! messages (the one-message short paths'), and for batches whose messages
+//! share a few multi-buffer shapes (the `vaes-avx512` multi-buffer path's
+//! groups of four); a forged message fails alone and is wiped while the
+//! rest decrypt; nothing is read or written past a message's inputs or its
+//! tag slot when each ends at a page boundary; AETHER's bitsliced groups
+//! (filled batches of one shape) equal the reference on every known answer
+//! and on random batches.
 
 mod common;
 
 use aekit::aether::{self, Aether, Strategy};
 use aekit::gcm::{BatchMessage, Class, TAG_LENGTHS};
 use aekit::{AesGcm, Error};
-use common::{Rng, unhex};
+use common::{Guarded, Rng, unhex};
 use serde::Deserialize;
 
 /// One message's inputs, owned.
@@ -477,6 +478,79 @@ fn gcm_batch_into_equals_the_vec_calls() {
             }
         }
     });
+}
+
+/// Every input and tag slot of a batch ending at a page boundary, the
+/// next page unmapped: IV, associated data, buffer and tag slot (16, 12,
+/// 8 or 4 bytes) of each of eight messages of one length (two groups of
+/// four), encrypted and then decrypted in place, so that a load past an
+/// input or a store past the buffer or the slot faults. Lengths: every
+/// length from 0 to 320 bytes (each residue of a partial last block, up
+/// to 20 blocks), and each side of the multi-buffer paths' limits
+/// (`Kernel::lanes_pay`'s 72 and 80 blocks, the 128-block shapes) and of
+/// the whole 256-byte batches `vaes-avx2` runs one by one on AMD;
+/// associated data each side of one block.
+#[test]
+fn gcm_batch_reads_and_writes_nothing_past_its_inputs_at_a_page_boundary() {
+    let mut rng = Rng(0xba7c_9a9e);
+    let lens = (0..=320).chain([
+        511, 512, 767, 768, 769, 1023, 1024, 1025, 1151, 1152, 1153, 1279, 1280, 1281, 1500, 2047,
+        2048, 2049,
+    ]);
+    let lens: Vec<usize> = lens.collect();
+    for class in classes() {
+        let key = rng.bytes(16);
+        let gcm = AesGcm::with_class(&key, class)
+            .unwrap()
+            .with_relaxed_tag_rules();
+        for &n in &lens {
+            for a in [0, 1, 15, 16, 17] {
+                let plain: Vec<Msg> = (0..8)
+                    .map(|i| Msg {
+                        iv: rng.bytes(12),
+                        aad: rng.bytes(a),
+                        buf: rng.bytes(n),
+                        tag: vec![0; [16, 12, 8, 4][i % 4]],
+                    })
+                    .collect();
+                let guard = |bytes: &[u8]| {
+                    let mut g = Guarded::new(bytes.len());
+                    g.slice().copy_from_slice(bytes);
+                    g
+                };
+                let mut regions: Vec<[Guarded; 4]> = plain
+                    .iter()
+                    .map(|m| [guard(&m.iv), guard(&m.aad), guard(&m.buf), guard(&m.tag)])
+                    .collect();
+                let what = format!("{}: {n} B, AAD {a} B", class.name());
+                let mut batch: Vec<BatchMessage<'_>> = regions
+                    .iter_mut()
+                    .map(|[iv, aad, buf, tag]| BatchMessage {
+                        iv: iv.slice(),
+                        aad: aad.slice(),
+                        buf: buf.slice(),
+                        tag: tag.slice(),
+                    })
+                    .collect();
+                let results = gcm.encrypt_batch(&mut batch);
+                let sealed: Vec<Msg> = batch
+                    .iter()
+                    .zip(&plain)
+                    .map(|(b, p)| Msg {
+                        buf: b.buf.to_vec(),
+                        tag: b.tag.to_vec(),
+                        ..p.clone()
+                    })
+                    .collect();
+                assert_equals_one_message_calls(&gcm, &plain, &sealed, &results, &what);
+                let results = gcm.decrypt_batch(&mut batch);
+                for (i, (b, p)) in batch.iter().zip(&plain).enumerate() {
+                    assert_eq!(results[i], Ok(()), "{what} msg {i}: decrypted");
+                    assert!(*b.buf == p.buf[..], "{what} msg {i}: decrypted");
+                }
+            }
+        }
+    }
 }
 
 #[test]

@@ -12,7 +12,7 @@ mod common;
 
 use aekit::gcm::Fused;
 use aekit::{AesGcm, Error, aes, ghash};
-use common::{Rng, skip};
+use common::{Guarded, Rng, skip};
 
 /// The default key and each fused kernel this CPU runs, with the
 /// portable pair as the oracle.
@@ -184,58 +184,6 @@ fn long_associated_data_at_every_path_limit() {
                 }
             }
         }
-    }
-}
-
-/// `len` bytes that end at a page boundary, the next page unmapped.
-struct Guarded {
-    base: *mut u8,
-    size: usize,
-    start: usize,
-    len: usize,
-}
-
-impl Guarded {
-    fn new(len: usize) -> Guarded {
-        // SAFETY: a plain call.
-        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
-        let body = len.div_ceil(page).max(1) * page;
-        let size = body + page;
-        // SAFETY: an anonymous private mapping of `size` bytes.
-        let base = unsafe {
-            libc::mmap(
-                core::ptr::null_mut(),
-                size,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        assert_ne!(base, libc::MAP_FAILED, "mmap");
-        let base = base.cast::<u8>();
-        // SAFETY: the last page of the mapping made above.
-        let r = unsafe { libc::mprotect(base.add(body).cast(), page, libc::PROT_NONE) };
-        assert_eq!(r, 0, "mprotect");
-        Guarded {
-            base,
-            size,
-            start: body - len,
-            len,
-        }
-    }
-
-    fn slice(&mut self) -> &mut [u8] {
-        // SAFETY: the `len` bytes before the guard page are mapped
-        // read-write and borrowed through `self` only.
-        unsafe { core::slice::from_raw_parts_mut(self.base.add(self.start), self.len) }
-    }
-}
-
-impl Drop for Guarded {
-    fn drop(&mut self) {
-        // SAFETY: the mapping made in `new`.
-        unsafe { libc::munmap(self.base.cast(), self.size) };
     }
 }
 
