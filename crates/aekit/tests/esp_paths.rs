@@ -2,7 +2,9 @@
 //! (the fused kernel where the CPU has one) against the strategy pair the
 //! SA used to run on, and the in-place API against the `Vec` API, byte
 //! for byte, over random packets, every key size, ESN on and off, and
-//! sequence numbers next to the 2^32 and 2^64 boundaries.
+//! sequence numbers next to the 2^32 and 2^64 boundaries; and packets that
+//! end at a page boundary, the next page unmapped, read and written
+//! within their bytes.
 
 mod common;
 mod netsim;
@@ -14,7 +16,7 @@ use aekit::esp::{
 use aekit::gcm::Class;
 use aekit::keystream::Schedule;
 use aekit::{aes, ghash};
-use common::Rng;
+use common::{Guarded, Rng};
 use netsim::ROUGH;
 
 const SALT: [u8; 4] = [0x0b, 0xad, 0xf0, 0x0d];
@@ -542,6 +544,116 @@ fn outbound_bursts_equal_one_at_a_time() {
                             assert!(want.contains(&Err(Error::SequenceExhausted)), "{id}");
                         }
                     }
+                }
+            }
+        }
+    }
+}
+
+/// Packets that end at a page boundary, the next page unmapped, so that a
+/// load or store past a packet faults: each payload's buffer exactly
+/// headroom, payload and tailroom long, encapsulated one at a time and in
+/// a burst of eight, and each sealed packet exactly its own length,
+/// decapsulated one at a time and in a burst; every nonce format, ICV
+/// length and sequence-number width on every class this CPU runs, payloads
+/// of every length to 100 bytes (every padding and trailer placement
+/// around the blocks of a short packet) and a few longer.
+#[test]
+fn packets_at_a_page_boundary_are_read_and_written_within_their_bytes() {
+    let mut rng = Rng(0xe5b9_a9e0);
+    let lens: Vec<usize> = (0..=100).chain([255, 256, 576, 1000, 1500]).collect();
+    let mut configs = Vec::new();
+    for esn in [false, true] {
+        for icv_len in [8, 12, 16] {
+            configs.push((NonceFormat::Rfc4106, icv_len, esn));
+        }
+        configs.push((NonceFormat::ContinuousCounter, 16, esn));
+    }
+    let classes: Vec<Class> = Class::ALL
+        .into_iter()
+        .filter(|c| c.is_available())
+        .collect();
+    for class in classes {
+        for &(nonce, icv_len, esn) in &configs {
+            let key = rng.bytes(16);
+            let config = Config {
+                nonce,
+                icv_len,
+                extended_sequence_numbers: esn,
+                implementation: Implementation::Class(class),
+                ..Config::default()
+            };
+            let sa = || Sa::new(&key, SALT, config).unwrap();
+            let (mut single, mut burst_sa, mut rx, mut burst_rx) = (sa(), sa(), sa(), sa());
+            let id = format!("{}, {nonce:?}, ICV {icv_len}, ESN {esn}", class.name());
+            let head = single.headroom();
+            for &n in &lens {
+                let payloads: Vec<Vec<u8>> = (0..8).map(|_| rng.bytes(n)).collect();
+                let room = head + n + single.tailroom(n);
+                let guarded = |p: &Vec<u8>| {
+                    let mut g = Guarded::new(room);
+                    g.slice()[head..head + n].copy_from_slice(p);
+                    g
+                };
+                let mut bufs: Vec<Guarded> = payloads.iter().map(guarded).collect();
+                let mut sealed: Vec<Vec<u8>> = Vec::new();
+                for b in &mut bufs {
+                    let buf = b.slice();
+                    let s = single.encapsulate_in_place(buf, head..head + n, 4).unwrap();
+                    assert_eq!(s.packet, 0..buf.len(), "{id}: {n} B");
+                    sealed.push(buf.to_vec());
+                }
+                let mut bufs: Vec<Guarded> = payloads.iter().map(guarded).collect();
+                let mut burst: Vec<Outgoing<'_>> = bufs
+                    .iter_mut()
+                    .map(|b| Outgoing {
+                        buf: b.slice(),
+                        payload: head..head + n,
+                        next_header: 4,
+                    })
+                    .collect();
+                let mut results = Vec::new();
+                burst_sa.encapsulate_burst(&mut burst, &mut results);
+                for (i, (b, r)) in burst.iter().zip(&results).enumerate() {
+                    assert!(r.is_ok(), "{id}: {n} B, burst packet {i}: {r:?}");
+                    assert!(*b.buf == sealed[i][..], "{id}: {n} B, burst packet {i}");
+                }
+
+                let mut packets: Vec<Guarded> = sealed
+                    .iter()
+                    .map(|s| {
+                        let mut g = Guarded::new(s.len());
+                        g.slice().copy_from_slice(s);
+                        g
+                    })
+                    .collect();
+                for (i, g) in packets.iter_mut().enumerate() {
+                    let packet = g.slice();
+                    let d = rx.decapsulate_in_place(packet).unwrap();
+                    assert!(
+                        packet[d.payload] == payloads[i][..],
+                        "{id}: {n} B, packet {i}"
+                    );
+                }
+                let mut packets: Vec<Guarded> = sealed
+                    .iter()
+                    .map(|s| {
+                        let mut g = Guarded::new(s.len());
+                        g.slice().copy_from_slice(s);
+                        g
+                    })
+                    .collect();
+                let mut burst: Vec<&mut [u8]> = packets.iter_mut().map(Guarded::slice).collect();
+                let mut results = Vec::new();
+                burst_rx.decapsulate_burst(&mut burst, &mut results);
+                for (i, (p, r)) in burst.iter().zip(&results).enumerate() {
+                    let d = r
+                        .clone()
+                        .unwrap_or_else(|e| panic!("{id}: {n} B, burst {i}: {e}"));
+                    assert!(
+                        p[d.payload] == payloads[i][..],
+                        "{id}: {n} B, burst packet {i}"
+                    );
                 }
             }
         }
