@@ -513,14 +513,9 @@ fn gcm_batch_reads_and_writes_nothing_past_its_inputs_at_a_page_boundary() {
                         tag: vec![0; [16, 12, 8, 4][i % 4]],
                     })
                     .collect();
-                let guard = |bytes: &[u8]| {
-                    let mut g = Guarded::new(bytes.len());
-                    g.slice().copy_from_slice(bytes);
-                    g
-                };
                 let mut regions: Vec<[Guarded; 4]> = plain
                     .iter()
-                    .map(|m| [guard(&m.iv), guard(&m.aad), guard(&m.buf), guard(&m.tag)])
+                    .map(|m| [&m.iv, &m.aad, &m.buf, &m.tag].map(|b| Guarded::holding(b)))
                     .collect();
                 let what = format!("{}: {n} B, AAD {a} B", class.name());
                 let mut batch: Vec<BatchMessage<'_>> = regions

@@ -619,14 +619,8 @@ fn packets_at_a_page_boundary_are_read_and_written_within_their_bytes() {
                     assert!(*b.buf == sealed[i][..], "{id}: {n} B, burst packet {i}");
                 }
 
-                let mut packets: Vec<Guarded> = sealed
-                    .iter()
-                    .map(|s| {
-                        let mut g = Guarded::new(s.len());
-                        g.slice().copy_from_slice(s);
-                        g
-                    })
-                    .collect();
+                let mut packets: Vec<Guarded> =
+                    sealed.iter().map(|s| Guarded::holding(s)).collect();
                 for (i, g) in packets.iter_mut().enumerate() {
                     let packet = g.slice();
                     let d = rx.decapsulate_in_place(packet).unwrap();
@@ -635,14 +629,8 @@ fn packets_at_a_page_boundary_are_read_and_written_within_their_bytes() {
                         "{id}: {n} B, packet {i}"
                     );
                 }
-                let mut packets: Vec<Guarded> = sealed
-                    .iter()
-                    .map(|s| {
-                        let mut g = Guarded::new(s.len());
-                        g.slice().copy_from_slice(s);
-                        g
-                    })
-                    .collect();
+                let mut packets: Vec<Guarded> =
+                    sealed.iter().map(|s| Guarded::holding(s)).collect();
                 let mut burst: Vec<&mut [u8]> = packets.iter_mut().map(Guarded::slice).collect();
                 let mut results = Vec::new();
                 burst_rx.decapsulate_burst(&mut burst, &mut results);

@@ -197,8 +197,7 @@ fn nothing_is_read_or_written_past_a_message_at_a_page_boundary() {
         for a in [0, 5, 16, 33] {
             let aad_data = rng.bytes(a);
             let plain = rng.bytes(n);
-            let mut aad = Guarded::new(a);
-            aad.slice().copy_from_slice(&aad_data);
+            let mut aad = Guarded::holding(&aad_data);
             let mut want = plain.clone();
             let want_tag: [u8; 16] = oracle
                 .encrypt_in_place_detached(&iv, &aad_data, &mut want, 16)
@@ -208,8 +207,7 @@ fn nothing_is_read_or_written_past_a_message_at_a_page_boundary() {
                 .unwrap();
             for (name, gcm) in &keys {
                 let id = format!("{name}: {n} B, AAD {a} B");
-                let (mut input, mut out) = (Guarded::new(n), Guarded::new(n));
-                input.slice().copy_from_slice(&plain);
+                let (mut input, mut out) = (Guarded::holding(&plain), Guarded::new(n));
                 let tag = gcm
                     .encrypt_detached_into(&iv, aad.slice(), input.slice(), out.slice(), 16)
                     .unwrap();

@@ -203,6 +203,13 @@ impl Guarded {
         }
     }
 
+    /// A copy of `bytes`, ending at the page boundary.
+    pub fn holding(bytes: &[u8]) -> Guarded {
+        let mut g = Guarded::new(bytes.len());
+        g.slice().copy_from_slice(bytes);
+        g
+    }
+
     pub fn slice(&mut self) -> &mut [u8] {
         // SAFETY: the `len` bytes before the guard page are mapped
         // read-write and borrowed through `self` only.
