@@ -1247,9 +1247,11 @@ fn blocks_for(payload: usize) -> usize {
 }
 
 /// Bytes of ciphertext for a payload: payload, padding to a multiple of 4
-/// (RFC 4303 §2.4), pad length and next header.
+/// (RFC 4303 §2.4), pad length and next header. Rounded up by a mask
+/// (`next_multiple_of` is a remainder and a branch); a payload is a slice,
+/// at most `isize::MAX` bytes, so the sum does not wrap.
 fn body_len_for(payload: usize) -> usize {
-    (payload + 2).next_multiple_of(4)
+    (payload + 2 + 3) & !3
 }
 
 fn blocks_for_body(body_len: usize) -> usize {
