@@ -196,6 +196,10 @@ pub struct AesGcm {
 }
 
 /// The implementation a key runs on: the enum matched once per call.
+// An explicit one-byte tag: a call's match reads it and compares, where
+// the niche in `Pair`'s fields took a subtraction and a conditional move
+// more.
+#[repr(u8)]
 enum Inner {
     Pair {
         aes: Cipher,
