@@ -555,9 +555,11 @@ fn outbound_bursts_equal_one_at_a_time() {
 /// headroom, payload and tailroom long, encapsulated one at a time and in
 /// a burst of eight, and each sealed packet exactly its own length,
 /// decapsulated one at a time and in a burst; every nonce format, ICV
-/// length and sequence-number width on every class this CPU runs, payloads
-/// of every length to 100 bytes (every padding and trailer placement
-/// around the blocks of a short packet) and a few longer.
+/// length and sequence-number width on every class this CPU runs, with
+/// the keystream computed inline and, for both nonce formats, precomputed
+/// (the supplied-keystream kernels; the buffers filled before each round),
+/// payloads of every length to 100 bytes (every padding and trailer
+/// placement around the blocks of a short packet) and a few longer.
 #[test]
 fn packets_at_a_page_boundary_are_read_and_written_within_their_bytes() {
     let mut rng = Rng(0xe5b9_a9e0);
@@ -565,29 +567,49 @@ fn packets_at_a_page_boundary_are_read_and_written_within_their_bytes() {
     let mut configs = Vec::new();
     for esn in [false, true] {
         for icv_len in [8, 12, 16] {
-            configs.push((NonceFormat::Rfc4106, icv_len, esn));
+            configs.push((NonceFormat::Rfc4106, icv_len, esn, KeystreamSource::Inline));
         }
-        configs.push((NonceFormat::ContinuousCounter, 16, esn));
+        configs.push((
+            NonceFormat::ContinuousCounter,
+            16,
+            esn,
+            KeystreamSource::Inline,
+        ));
     }
+    let precomputed = KeystreamSource::Pipeline(PipelineConfig {
+        max_payload: 1500,
+        buffer_packets: 16,
+        history_packets: 4,
+        schedule: Schedule::Manual,
+    });
+    configs.push((NonceFormat::Rfc4106, 16, false, precomputed));
+    configs.push((NonceFormat::ContinuousCounter, 16, true, precomputed));
     let classes: Vec<Class> = Class::ALL
         .into_iter()
         .filter(|c| c.is_available())
         .collect();
     for class in classes {
-        for &(nonce, icv_len, esn) in &configs {
+        for &(nonce, icv_len, esn, keystream) in &configs {
             let key = rng.bytes(16);
             let config = Config {
                 nonce,
                 icv_len,
                 extended_sequence_numbers: esn,
+                keystream,
                 implementation: Implementation::Class(class),
                 ..Config::default()
             };
             let sa = || Sa::new(&key, SALT, config).unwrap();
             let (mut single, mut burst_sa, mut rx, mut burst_rx) = (sa(), sa(), sa(), sa());
-            let id = format!("{}, {nonce:?}, ICV {icv_len}, ESN {esn}", class.name());
+            let id = format!(
+                "{}, {nonce:?}, ICV {icv_len}, ESN {esn}, {keystream:?}",
+                class.name()
+            );
             let head = single.headroom();
             for &n in &lens {
+                for sa in [&mut single, &mut burst_sa, &mut rx, &mut burst_rx] {
+                    sa.fill_keystream_now();
+                }
                 let payloads: Vec<Vec<u8>> = (0..8).map(|_| rng.bytes(n)).collect();
                 let room = head + n + single.tailroom(n);
                 let guarded = |p: &Vec<u8>| {
@@ -643,6 +665,10 @@ fn packets_at_a_page_boundary_are_read_and_written_within_their_bytes() {
                         "{id}: {n} B, burst packet {i}"
                     );
                 }
+            }
+            if keystream != KeystreamSource::Inline {
+                assert!(single.outbound_stats().hits > 0, "{id}: never precomputed");
+                assert!(rx.inbound_stats().hits > 0, "{id}: never precomputed");
             }
         }
     }
