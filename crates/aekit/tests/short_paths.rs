@@ -6,7 +6,8 @@
 //! lengths, buffers at odd offsets, decryption back and a forged tag
 //! wiping the output; and messages that end at a page boundary with the
 //! next page unmapped, so a load past the input or a store past the output
-//! faults.
+//! faults, through the one-shot calls, the on-line calls (each piece at a
+//! boundary) and the supplied-keystream calls.
 
 mod common;
 
@@ -35,6 +36,15 @@ fn keys(key: &[u8]) -> (AesGcm, Vec<(String, AesGcm)>) {
     (oracle, keys)
 }
 
+/// `plain` sealed by `oracle`: the ciphertext and the 16-byte tag.
+fn sealed_by(oracle: &AesGcm, iv: &[u8; 12], aad: &[u8], plain: &[u8]) -> (Vec<u8>, [u8; 16]) {
+    let mut ct = plain.to_vec();
+    let tag = oracle
+        .encrypt_in_place_detached(iv, aad, &mut ct, 16)
+        .unwrap();
+    (ct, tag.as_bytes().try_into().unwrap())
+}
+
 /// One message every way on `gcm` against `oracle`: in place, into a
 /// buffer at `offsets.1` from `plain` at `offsets.0`, into uninitialized
 /// memory; decrypted back each way; a forged tag refused and the output
@@ -47,13 +57,7 @@ fn every_way(
 ) {
     let n = plain.len();
     let id = format!("{name}: {n} B, AAD {} B, offsets {offsets:?}", aad.len());
-    let mut want = plain.to_vec();
-    let want_tag: [u8; 16] = oracle
-        .encrypt_in_place_detached(iv, aad, &mut want, 16)
-        .unwrap()
-        .as_bytes()
-        .try_into()
-        .unwrap();
+    let (want, want_tag) = sealed_by(oracle, iv, aad, plain);
 
     let mut inplace = plain.to_vec();
     let tag = gcm
@@ -198,13 +202,14 @@ fn nothing_is_read_or_written_past_a_message_at_a_page_boundary() {
             let aad_data = rng.bytes(a);
             let plain = rng.bytes(n);
             let mut aad = Guarded::holding(&aad_data);
-            let mut want = plain.clone();
-            let want_tag: [u8; 16] = oracle
-                .encrypt_in_place_detached(&iv, &aad_data, &mut want, 16)
-                .unwrap()
-                .as_bytes()
-                .try_into()
-                .unwrap();
+            let (want, want_tag) = sealed_by(&oracle, &iv, &aad_data, &plain);
+            let mut keystream = vec![0u8; 16 + n.next_multiple_of(16)];
+            for (j, block) in keystream.chunks_exact_mut(16).enumerate() {
+                block[..12].copy_from_slice(&iv);
+                block[12..].copy_from_slice(&(j as u32 + 1).to_be_bytes());
+                common::oracle_aes(&key, block.try_into().unwrap());
+            }
+            let mut keystream = Guarded::holding(&keystream);
             for (name, gcm) in &keys {
                 let id = format!("{name}: {n} B, AAD {a} B");
                 let (mut input, mut out) = (Guarded::holding(&plain), Guarded::new(n));
@@ -221,7 +226,70 @@ fn nothing_is_read_or_written_past_a_message_at_a_page_boundary() {
                 gcm.decrypt_detached_into(&iv, aad.slice(), input.slice(), out.slice(), &want_tag)
                     .unwrap();
                 assert!(out.slice() == &plain[..], "{id}: decrypted into");
+                online_and_supplied_at_a_page_boundary(
+                    (&id, gcm),
+                    (&iv, &aad_data, &plain),
+                    (&want, &want_tag),
+                    &mut keystream,
+                );
             }
         }
     }
+}
+
+/// The on-line calls with every piece of input at a page boundary (the
+/// associated data in two pieces and the message in three, each in a
+/// mapping of its own, encrypted and decrypted in place there), and the
+/// supplied-keystream calls with the keystream (Y_0's block, then the
+/// message's, no byte more), the associated data and the message each at
+/// one.
+fn online_and_supplied_at_a_page_boundary(
+    (id, gcm): (&str, &AesGcm),
+    (iv, aad, plain): (&[u8; 12], &[u8], &[u8]),
+    (want, want_tag): (&[u8], &[u8; 16]),
+    keystream: &mut Guarded,
+) {
+    let (n, a) = (plain.len(), aad.len());
+    let (aad_cut, cuts) = (a / 2, [n / 3, 2 * n / 3]);
+    let pieces = |bytes: &[u8]| {
+        [
+            &bytes[..cuts[0]],
+            &bytes[cuts[0]..cuts[1]],
+            &bytes[cuts[1]..],
+        ]
+        .map(Guarded::holding)
+    };
+    let mut aad_pieces = [&aad[..aad_cut], &aad[aad_cut..]].map(Guarded::holding);
+    let mut text = pieces(plain);
+    let mut enc = gcm.encryptor(iv).unwrap();
+    for piece in &mut aad_pieces {
+        enc.update_aad(piece.slice()).unwrap();
+    }
+    for piece in &mut text {
+        enc.update(piece.slice()).unwrap();
+    }
+    let tag = enc.finish(16).unwrap();
+    assert_eq!(tag.as_bytes(), &want_tag[..], "{id}: on-line tag");
+    let sealed: Vec<u8> = text.iter_mut().flat_map(|p| p.slice().to_vec()).collect();
+    assert!(sealed == want, "{id}: on-line");
+    let mut dec = gcm.decryptor(iv).unwrap();
+    for piece in &mut aad_pieces {
+        dec.update_aad(piece.slice()).unwrap();
+    }
+    for piece in &mut text {
+        dec.update(piece.slice()).unwrap();
+    }
+    dec.finish(want_tag).unwrap();
+    let opened: Vec<u8> = text.iter_mut().flat_map(|p| p.slice().to_vec()).collect();
+    assert!(opened == plain, "{id}: on-line, decrypted");
+
+    let (mut aad_whole, mut buf) = (Guarded::holding(aad), Guarded::holding(plain));
+    let tag = gcm
+        .encrypt_with_keystream(keystream.slice(), aad_whole.slice(), buf.slice(), 16)
+        .unwrap();
+    assert!(buf.slice() == want, "{id}: supplied keystream");
+    assert_eq!(tag.as_bytes(), &want_tag[..], "{id}: supplied keystream");
+    gcm.decrypt_with_keystream(keystream.slice(), aad_whole.slice(), buf.slice(), want_tag)
+        .unwrap();
+    assert!(buf.slice() == plain, "{id}: supplied keystream, decrypted");
 }
