@@ -1,9 +1,11 @@
 //! The continuous counter refuses to wrap (RFC 4303 §3.3.3 asks the same of
 //! the sequence number; `tests/esp.rs` checks that one through the public
 //! API). The counter position cannot be reached from outside without
-//! sending 2^64 blocks, so these tests set it directly.
+//! sending 2^64 blocks, so these tests set it directly. And the lengths at
+//! the other end: the trailer's against RFC 4303's rule, up to a payload
+//! length of `usize::MAX`.
 
-use super::{Config, Error, NonceFormat, Sa};
+use super::{Config, Error, NonceFormat, Sa, body_len_for, trailer_len};
 
 const SALT: [u8; 4] = [1, 2, 3, 4];
 
@@ -48,4 +50,21 @@ fn a_packet_that_would_cross_into_the_wrapped_segment_is_refused() {
         sender.encapsulate(&[0u8; 1600], 4),
         Err(Error::SequenceExhausted)
     );
+}
+
+#[test]
+fn the_trailer_pads_payload_and_trailer_to_four_bytes() {
+    // RFC 4303 §2.4, spelled out: 0 to 3 bytes of padding, then two.
+    for payload in 0..1000 {
+        let pad = (4 - (payload + 2) % 4) % 4;
+        assert_eq!(body_len_for(payload), payload + pad + 2, "{payload}");
+        assert_eq!(trailer_len(payload), pad + 2, "{payload}");
+    }
+    // A tailroom asked for any length is computed without overflow.
+    for payload in [usize::MAX, usize::MAX - 1, usize::MAX - 2, usize::MAX - 3] {
+        let pad = (4 - (payload % 4 + 2) % 4) % 4;
+        assert_eq!(trailer_len(payload), pad + 2, "{payload}");
+        let sa = Sa::new(&[5; 16], SALT, Config::default()).unwrap();
+        assert_eq!(sa.tailroom(payload), pad + 2 + 16);
+    }
 }
