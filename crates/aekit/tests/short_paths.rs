@@ -203,13 +203,7 @@ fn nothing_is_read_or_written_past_a_message_at_a_page_boundary() {
             let plain = rng.bytes(n);
             let mut aad = Guarded::holding(&aad_data);
             let (want, want_tag) = sealed_by(&oracle, &iv, &aad_data, &plain);
-            let mut keystream = vec![0u8; 16 + n.next_multiple_of(16)];
-            for (j, block) in keystream.chunks_exact_mut(16).enumerate() {
-                block[..12].copy_from_slice(&iv);
-                block[12..].copy_from_slice(&(j as u32 + 1).to_be_bytes());
-                common::oracle_aes(&key, block.try_into().unwrap());
-            }
-            let mut keystream = Guarded::holding(&keystream);
+            let mut keystream = Guarded::holding(&common::oracle_keystream(&key, &iv, n));
             for (name, gcm) in &keys {
                 let id = format!("{name}: {n} B, AAD {a} B");
                 let (mut input, mut out) = (Guarded::holding(&plain), Guarded::new(n));
@@ -230,7 +224,7 @@ fn nothing_is_read_or_written_past_a_message_at_a_page_boundary() {
                     (&id, gcm),
                     (&iv, &aad_data, &plain),
                     (&want, &want_tag),
-                    &mut keystream,
+                    (&mut keystream, &mut aad),
                 );
             }
         }
@@ -241,13 +235,13 @@ fn nothing_is_read_or_written_past_a_message_at_a_page_boundary() {
 /// associated data in two pieces and the message in three, each in a
 /// mapping of its own, encrypted and decrypted in place there), and the
 /// supplied-keystream calls with the keystream (Y_0's block, then the
-/// message's, no byte more), the associated data and the message each at
-/// one.
+/// message's, no byte more), the associated data (`aad`, at a boundary
+/// already in `guarded_aad`) and the message each at one.
 fn online_and_supplied_at_a_page_boundary(
     (id, gcm): (&str, &AesGcm),
     (iv, aad, plain): (&[u8; 12], &[u8], &[u8]),
     (want, want_tag): (&[u8], &[u8; 16]),
-    keystream: &mut Guarded,
+    (keystream, guarded_aad): (&mut Guarded, &mut Guarded),
 ) {
     let (n, a) = (plain.len(), aad.len());
     let (aad_cut, cuts) = (a / 2, [n / 3, 2 * n / 3]);
@@ -283,13 +277,18 @@ fn online_and_supplied_at_a_page_boundary(
     let opened: Vec<u8> = text.iter_mut().flat_map(|p| p.slice().to_vec()).collect();
     assert!(opened == plain, "{id}: on-line, decrypted");
 
-    let (mut aad_whole, mut buf) = (Guarded::holding(aad), Guarded::holding(plain));
+    let mut buf = Guarded::holding(plain);
     let tag = gcm
-        .encrypt_with_keystream(keystream.slice(), aad_whole.slice(), buf.slice(), 16)
+        .encrypt_with_keystream(keystream.slice(), guarded_aad.slice(), buf.slice(), 16)
         .unwrap();
     assert!(buf.slice() == want, "{id}: supplied keystream");
     assert_eq!(tag.as_bytes(), &want_tag[..], "{id}: supplied keystream");
-    gcm.decrypt_with_keystream(keystream.slice(), aad_whole.slice(), buf.slice(), want_tag)
-        .unwrap();
+    gcm.decrypt_with_keystream(
+        keystream.slice(),
+        guarded_aad.slice(),
+        buf.slice(),
+        want_tag,
+    )
+    .unwrap();
     assert!(buf.slice() == plain, "{id}: supplied keystream, decrypted");
 }

@@ -17,6 +17,19 @@ pub fn oracle_aes(key: &[u8], block: &mut [u8; 16]) {
     }
 }
 
+/// The keystream `encrypt_with_keystream` takes for a 96-bit IV and a
+/// message of `len` bytes, by [`oracle_aes`]: E(K, IV ‖ 1) (Y_0's block),
+/// then E(K, IV ‖ 2), … for the message's blocks, no byte more.
+pub fn oracle_keystream(key: &[u8], iv: &[u8; 12], len: usize) -> Vec<u8> {
+    let mut keystream = vec![0u8; 16 + len.next_multiple_of(16)];
+    for (j, block) in keystream.chunks_exact_mut(16).enumerate() {
+        block[..12].copy_from_slice(iv);
+        block[12..].copy_from_slice(&(j as u32 + 1).to_be_bytes());
+        oracle_aes(key, block.try_into().unwrap());
+    }
+    keystream
+}
+
 /// A small deterministic generator (SplitMix64) so failures reproduce
 /// from the seed printed with them.
 pub struct Rng(pub u64);
