@@ -510,7 +510,7 @@ impl Sa {
     /// [`encapsulate_in_place`](Self::encapsulate_in_place) needs (at most
     /// `5 + icv_len`).
     pub fn tailroom(&self, payload_len: usize) -> usize {
-        trailer_len(payload_len) + self.config.icv_len
+        body_len_for(payload_len).wrapping_sub(payload_len) + self.config.icv_len
     }
 
     /// Builds the ESP packet around a payload where it already lies:
@@ -1248,17 +1248,13 @@ fn blocks_for(payload: usize) -> usize {
 
 /// Bytes of ciphertext for a payload: payload, padding to a multiple of 4
 /// (RFC 4303 §2.4), pad length and next header. Rounded up by a mask
-/// (`next_multiple_of` is a remainder and a branch); the payload is a
-/// slice, at most `isize::MAX` bytes, so the sum does not wrap.
+/// (`next_multiple_of` is a remainder and a branch). A payload is a slice,
+/// at most `isize::MAX` bytes, so for one the sum does not wrap; for a
+/// length near `usize::MAX` ([`Sa::tailroom`] takes any) it wraps, and
+/// the result less the payload, taken wrapping too, is still the trailer's
+/// length, the arithmetic being modulo 2^64.
 fn body_len_for(payload: usize) -> usize {
-    (payload + 2 + 3) & !3
-}
-
-/// Bytes after a payload of any length before its ICV: the padding (the
-/// payload and these two bytes made a multiple of 4), pad length and next
-/// header; [`body_len_for`] less the payload, without its sum.
-fn trailer_len(payload: usize) -> usize {
-    2 + (payload.wrapping_neg().wrapping_sub(2) & 3)
+    payload.wrapping_add(2 + 3) & !3
 }
 
 fn blocks_for_body(body_len: usize) -> usize {
