@@ -13,9 +13,9 @@
 mod common;
 
 use aekit::aether::{self, Aether, Strategy};
-use aekit::gcm::{BatchMessage, Class, TAG_LENGTHS};
+use aekit::gcm::{BatchMessage, TAG_LENGTHS};
 use aekit::{AesGcm, Error};
-use common::{Guarded, Rng, unhex};
+use common::{Guarded, Rng, classes, unhex};
 use serde::Deserialize;
 
 /// One message's inputs, owned.
@@ -63,20 +63,6 @@ fn random_msg(rng: &mut Rng, iv_len: usize, aad_len: usize, len: usize) -> Msg {
         buf: rng.bytes(len),
         tag: vec![0; tag_len],
     }
-}
-
-/// The AES-GCM classes this CPU runs.
-fn classes() -> Vec<Class> {
-    Class::ALL
-        .into_iter()
-        .filter(|c| {
-            let on = c.is_available();
-            if !on {
-                common::skip(&format!("{}: not available on this CPU", c.name()));
-            }
-            on
-        })
-        .collect()
 }
 
 /// Asserts that the encrypted batch `msgs` (from `plain`, with `results`)

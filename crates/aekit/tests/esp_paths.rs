@@ -584,11 +584,7 @@ fn packets_at_a_page_boundary_are_read_and_written_within_their_bytes() {
     });
     configs.push((NonceFormat::Rfc4106, 16, false, precomputed));
     configs.push((NonceFormat::ContinuousCounter, 16, true, precomputed));
-    let classes: Vec<Class> = Class::ALL
-        .into_iter()
-        .filter(|c| c.is_available())
-        .collect();
-    for class in classes {
+    for class in common::classes() {
         for &(nonce, icv_len, esn, keystream) in &configs {
             let key = rng.bytes(16);
             let config = Config {

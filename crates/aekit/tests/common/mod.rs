@@ -85,6 +85,11 @@ pub fn ghash_strategies() -> Vec<aekit::ghash::Strategy> {
     )
 }
 
+/// The AES-GCM classes this CPU runs; prints SKIP for the others.
+pub fn classes() -> Vec<aekit::gcm::Class> {
+    available(&aekit::gcm::Class::ALL, |c| c.is_available(), |c| c.name())
+}
+
 /// One way aekit can compute AES-GCM: a strategy pair or a fused kernel.
 #[derive(Clone, Copy, Debug)]
 pub enum Implementation {
