@@ -30,7 +30,7 @@
 //! current x86-64, not the core clock when turbo or power saving changes it.
 //! The tables say "TSC cycles" for that reason.
 
-#![deny(unsafe_code)] // allowed on four items: `rdtsc`, the fenced `rdtsc`, the core clock's chain and the allocator
+#![deny(unsafe_code)] // allowed on five items: `rdtsc`, the fenced `rdtsc`, the core clock's chain, the core width's additions and the allocator
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
@@ -264,7 +264,8 @@ pub fn print_table(names: &[String], sizes: &[usize], results: &[Vec<Option<Samp
 }
 
 /// Prints the machine lines that head a table: the CPU, the TSC's rate
-/// and, where it can be timed, the core clock against the TSC.
+/// and, where they can be timed, the core clock against the TSC and the
+/// core's width ([`adds_per_cycle`]).
 pub fn print_machine() {
     println!("CPU: {}", cpu_model());
     println!("TSC: {:.3} GHz", tsc_ghz(Duration::from_millis(50)));
@@ -272,6 +273,12 @@ pub fn print_machine() {
         println!(
             "Core clock: {c:.2}× the TSC (a chain of dependent additions, timed before the runs)"
         );
+        if let Some(w) = adds_per_cycle(c) {
+            println!(
+                "Core width: {w:.1} independent additions a cycle before the runs \
+                 (fewer where another hardware thread shares the core)"
+            );
+        }
     }
 }
 
@@ -344,6 +351,62 @@ pub fn core_per_tsc() -> Option<f64> {
 /// Core clock cycles per TSC cycle: unknown off x86-64.
 #[cfg(not(target_arch = "x86_64"))]
 pub fn core_per_tsc() -> Option<f64> {
+    None
+}
+
+/// Independent register additions the core retires a core cycle, measured
+/// now (`core_per_tsc`: the core's clock against the TSC): sixteen
+/// additions a pass into eight registers, two chains of two each pass, so
+/// only the integer ALUs bound it, the fastest of nine runs. Whether the
+/// run had the core to itself: about its ALU count (4 on AMD Zen, 5 on
+/// Intel's Golden Cove, less the loop's own `dec`) when it did, about half
+/// when another hardware thread (on a virtual machine, perhaps another
+/// machine's) kept the same core busy, which stretches every instruction a
+/// call adds to its kernel (`docs/BENCHMARKS.md`, "Method"). `None` off
+/// x86-64.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)] // the additions, in `asm!`
+pub fn adds_per_cycle(core_per_tsc: f64) -> Option<f64> {
+    const ADDS: u64 = 4_000_000; // sixteen additions a pass, a quarter million passes
+    let mut best: f64 = 0.0;
+    for _ in 0..9 {
+        let mut r = [0u64; 8];
+        let mut passes = ADDS / 16;
+        let c0 = tsc_fenced();
+        // SAFETY: register arithmetic and a counted loop on the operands
+        // given; no memory, no stack, nothing else changed.
+        unsafe {
+            core::arch::asm!(
+                "2:",
+                "add {a}, {y}", "add {b}, {y}", "add {c}, {y}", "add {d}, {y}",
+                "add {e}, {y}", "add {f}, {y}", "add {g}, {y}", "add {h}, {y}",
+                "add {a}, {y}", "add {b}, {y}", "add {c}, {y}", "add {d}, {y}",
+                "add {e}, {y}", "add {f}, {y}", "add {g}, {y}", "add {h}, {y}",
+                "dec {n}",
+                "jnz 2b",
+                a = inout(reg) r[0],
+                b = inout(reg) r[1],
+                c = inout(reg) r[2],
+                d = inout(reg) r[3],
+                e = inout(reg) r[4],
+                f = inout(reg) r[5],
+                g = inout(reg) r[6],
+                h = inout(reg) r[7],
+                y = in(reg) black_box(3u64),
+                n = inout(reg) passes,
+                options(nomem, nostack),
+            );
+        }
+        let c1 = tsc_fenced();
+        black_box((r, passes));
+        best = best.max(ADDS as f64 / c1.wrapping_sub(c0).max(1) as f64);
+    }
+    Some(best / core_per_tsc)
+}
+
+/// Independent additions a core cycle: unknown off x86-64.
+#[cfg(not(target_arch = "x86_64"))]
+pub fn adds_per_cycle(_core_per_tsc: f64) -> Option<f64> {
     None
 }
 
