@@ -322,10 +322,8 @@ pub fn tsc_ghz(d: Duration) -> f64 {
 #[allow(unsafe_code)] // the chain, in `asm!`
 pub fn core_per_tsc() -> Option<f64> {
     const CHAIN: u64 = 4_000_000; // eight additions a pass, half a million passes
-    let mut best: f64 = 0.0;
-    for _ in 0..9 {
+    Some(fastest_rate(CHAIN, || {
         let (mut x, mut passes) = (1u64, CHAIN / 8);
-        let c0 = tsc_fenced();
         // SAFETY: register arithmetic and a counted loop on the operands
         // given; no memory, no stack, nothing else changed.
         unsafe {
@@ -341,11 +339,23 @@ pub fn core_per_tsc() -> Option<f64> {
                 options(nomem, nostack),
             );
         }
-        let c1 = tsc_fenced();
         black_box((x, passes));
-        best = best.max(CHAIN as f64 / c1.wrapping_sub(c0).max(1) as f64);
+    }))
+}
+
+/// `ops` over the TSC cycles `run` takes, the fastest of nine runs: a
+/// run the system interrupts reads slower, and none can read faster
+/// than the core.
+#[cfg(target_arch = "x86_64")]
+fn fastest_rate(ops: u64, run: impl Fn()) -> f64 {
+    let mut best: f64 = 0.0;
+    for _ in 0..9 {
+        let c0 = tsc_fenced();
+        run();
+        let c1 = tsc_fenced();
+        best = best.max(ops as f64 / c1.wrapping_sub(c0).max(1) as f64);
     }
-    Some(best)
+    best
 }
 
 /// Core clock cycles per TSC cycle: unknown off x86-64.
@@ -368,11 +378,9 @@ pub fn core_per_tsc() -> Option<f64> {
 #[allow(unsafe_code)] // the additions, in `asm!`
 pub fn adds_per_cycle(core_per_tsc: f64) -> Option<f64> {
     const ADDS: u64 = 4_000_000; // sixteen additions a pass, a quarter million passes
-    let mut best: f64 = 0.0;
-    for _ in 0..9 {
+    let per_tsc = fastest_rate(ADDS, || {
         let mut r = [0u64; 8];
         let mut passes = ADDS / 16;
-        let c0 = tsc_fenced();
         // SAFETY: register arithmetic and a counted loop on the operands
         // given; no memory, no stack, nothing else changed.
         unsafe {
@@ -397,11 +405,9 @@ pub fn adds_per_cycle(core_per_tsc: f64) -> Option<f64> {
                 options(nomem, nostack),
             );
         }
-        let c1 = tsc_fenced();
         black_box((r, passes));
-        best = best.max(ADDS as f64 / c1.wrapping_sub(c0).max(1) as f64);
-    }
-    Some(best / core_per_tsc)
+    });
+    Some(per_tsc / core_per_tsc)
 }
 
 /// Independent additions a core cycle: unknown off x86-64.
