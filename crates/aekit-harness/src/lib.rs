@@ -366,13 +366,13 @@ pub fn core_per_tsc() -> Option<f64> {
 
 /// Independent register additions the core retires a core cycle, measured
 /// now (`core_per_tsc`: the core's clock against the TSC): sixteen
-/// additions a pass into eight registers, two chains of two each pass, so
-/// only the integer ALUs bound it, the fastest of nine runs. Whether the
-/// run had the core to itself: about its ALU count (4 on AMD Zen, 5 on
-/// Intel's Golden Cove, less the loop's own `dec`) when it did, about half
+/// additions a pass into eight registers, two a pass into each, so only
+/// the integer ALUs bound it, the fastest of nine runs. Whether the run
+/// had the core to itself: about its ALU count (4 on AMD Zen, 5 on
+/// Intel's Golden Cove, less the loop's own `dec`) when it did, fewer
 /// when another hardware thread (on a virtual machine, perhaps another
-/// machine's) kept the same core busy, which stretches every instruction a
-/// call adds to its kernel (`docs/BENCHMARKS.md`, "Method"). `None` off
+/// machine's) kept the same core busy, which stretches every instruction
+/// a call adds to its kernel (`docs/BENCHMARKS.md`, "Method"). `None` off
 /// x86-64.
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)] // the additions, in `asm!`
