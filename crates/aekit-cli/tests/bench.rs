@@ -12,6 +12,12 @@ fn every_class_has_a_row() {
     let out = String::from_utf8(ok(dir.path(), &["bench"])).unwrap();
     assert!(out.contains("CPU: "), "{out}");
     assert!(out.contains("Default here: "), "{out}");
+    // Whether the core was shared, where it can be measured.
+    assert_eq!(
+        out.contains("Core width: "),
+        cfg!(target_arch = "x86_64"),
+        "{out}"
+    );
     for class in aekit::gcm::Class::ALL {
         for key in ["AES-128", "AES-256"] {
             let row = out
