@@ -1247,12 +1247,12 @@ fn blocks_for(payload: usize) -> usize {
 }
 
 /// Bytes of ciphertext for a payload: payload, padding to a multiple of 4
-/// (RFC 4303 §2.4), pad length and next header. Rounded up by a mask
-/// (`next_multiple_of` is a remainder and a branch). A payload is a slice,
-/// at most `isize::MAX` bytes, so for one the sum does not wrap; for a
-/// length near `usize::MAX` ([`Sa::tailroom`] takes any) it wraps, and
-/// the result less the payload, taken wrapping too, is still the trailer's
-/// length, the arithmetic being modulo 2^64.
+/// (RFC 4303 §2.4), pad length and next header, rounded up by a mask
+/// (rejected: `next_multiple_of`, a remainder and a branch). A payload is
+/// a slice, at most `isize::MAX` bytes, so for one the sum does not wrap;
+/// for a length near `usize::MAX` ([`Sa::tailroom`] takes any) it wraps,
+/// and the result less the payload, taken wrapping too, is still the
+/// trailer's length, the arithmetic being modulo 2^64.
 fn body_len_for(payload: usize) -> usize {
     payload.wrapping_add(2 + 3) & !3
 }

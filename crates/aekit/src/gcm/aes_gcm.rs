@@ -195,10 +195,10 @@ pub struct AesGcm {
     pool: Option<Arc<Pool>>,
 }
 
-/// The implementation a key runs on: the enum matched once per call.
-// An explicit one-byte tag: a call's match reads it and compares, where
-// the niche in `Pair`'s fields took a subtraction and a conditional move
-// more.
+/// The implementation a key runs on: the enum matched once per call, on
+/// an explicit one-byte tag (a load and a compare). Rejected: the niche
+/// in `Pair`'s fields as the tag, which a match decodes with a
+/// subtraction and a conditional move.
 #[repr(u8)]
 enum Inner {
     Pair {
