@@ -41,20 +41,6 @@ fn check_outputs(outputs: &Outputs<'_>) -> Result<(), String> {
     Ok(())
 }
 
-/// The header's and the footer's line on the core's width: independent
-/// additions a core cycle (`harness::adds_per_cycle`), which tell a run
-/// that had the core to itself from one that shared it with another
-/// hardware thread (docs/BENCHMARKS.md, "Method").
-fn width_line(when: &str, adds: f64, explain: bool) -> String {
-    let why = if explain {
-        " (about 4 on AMD Zen and 5 on Intel Golden Cove with the core to itself, \
-         fewer where another hardware thread shares it: docs/BENCHMARKS.md, \"Method\")"
-    } else {
-        ""
-    };
-    format!("{when}, the core retired {adds:.1} independent additions a cycle{why}.")
-}
-
 /// Runs the table suite `suite`: its `tables` in order, markdown on
 /// stdout, then the JSON and the plots asked for; an error is one line for
 /// stderr.
@@ -89,7 +75,11 @@ pub(crate) fn run(suite: &str, tables: &[Table<'_>], outputs: &Outputs<'_>) -> R
     println!("CPU: {cpu}; time-stamp counter {ghz:.2} GHz{clock}. Cycles are TSC cycles.\n");
     let width_before = core.and_then(harness::adds_per_cycle);
     if let Some(w) = width_before {
-        println!("{}\n", width_line("Before the runs", w, true));
+        println!(
+            "Before the runs, the core retired {}; docs/BENCHMARKS.md, \"Method\", says how \
+             to read it.\n",
+            harness::width_words(w)
+        );
     }
     let default = peers::default_implementation();
     if matches!(suite, "peers" | "cores") {
@@ -113,7 +103,7 @@ pub(crate) fn run(suite: &str, tables: &[Table<'_>], outputs: &Outputs<'_>) -> R
     }
     let width_after = core.and_then(harness::adds_per_cycle);
     if let Some(w) = width_after {
-        println!("{}\n", width_line("After the runs", w, false));
+        println!("After the runs, the core retired {w:.1} independent additions a cycle.\n");
     }
 
     if let Some(path) = outputs.json {

@@ -63,12 +63,7 @@ pub fn run(out: &mut dyn Write) -> io::Result<()> {
         harness::cpu_model()
     )?;
     if let Some(width) = harness::core_per_tsc().and_then(harness::adds_per_cycle) {
-        writeln!(
-            out,
-            "Core width: {width:.1} independent additions a cycle (about 4 on AMD Zen and 5 on \
-             Intel Golden Cove with the core to itself; fewer while another hardware thread \
-             shares it, which slows small messages most)."
-        )?;
+        writeln!(out, "Core width: {}.", harness::width_words(width))?;
     }
     writeln!(out, "Default here: {default}.\n")?;
     // One case per (class, key length), in the order of the table's rows.

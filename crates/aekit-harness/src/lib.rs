@@ -274,10 +274,7 @@ pub fn print_machine() {
             "Core clock: {c:.2}× the TSC (a chain of dependent additions, timed before the runs)"
         );
         if let Some(w) = adds_per_cycle(c) {
-            println!(
-                "Core width: {w:.1} independent additions a cycle before the runs \
-                 (fewer where another hardware thread shares the core)"
-            );
+            println!("Core width before the runs: {}", width_words(w));
         }
     }
 }
@@ -408,6 +405,16 @@ pub fn adds_per_cycle(core_per_tsc: f64) -> Option<f64> {
         black_box((r, passes));
     });
     Some(per_tsc / core_per_tsc)
+}
+
+/// [`adds_per_cycle`]'s reading in words, with what it tells: the one
+/// wording of the suites' headers and `aekit bench`'s.
+pub fn width_words(adds: f64) -> String {
+    format!(
+        "{adds:.1} independent additions a cycle (about 4 on AMD Zen and 5 on Intel Golden \
+         Cove with the core to itself; fewer where another hardware thread shares it, which \
+         slows short messages most)"
+    )
 }
 
 /// Independent additions a core cycle: unknown off x86-64.
