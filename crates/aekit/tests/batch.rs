@@ -4,11 +4,11 @@
 //! 0–2000, key sizes, IV and tag lengths, for batches of mostly short
 //! messages (the one-message short paths'), and for batches whose messages
 //! share a few multi-buffer shapes (the `vaes-avx512` and `vaes-avx2`
-//! multi-buffer paths' groups of four); a forged message fails alone and is wiped while the
-//! rest decrypt; nothing is read or written past a message's inputs or its
-//! tag slot when each ends at a page boundary; AETHER's bitsliced groups
-//! (filled batches of one shape) equal the reference on every known answer
-//! and on random batches.
+//! multi-buffer paths' groups of four); a forged message fails alone and
+//! is wiped while the rest decrypt; nothing is read or written past a
+//! message's inputs or its tag slot when each ends at a page boundary;
+//! AETHER's bitsliced groups (filled batches of one shape) equal the
+//! reference on every known answer and on random batches.
 
 mod common;
 
