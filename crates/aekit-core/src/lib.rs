@@ -45,5 +45,5 @@ pub mod gcm;
 pub mod ghash;
 
 pub use error::Error;
-pub use gcm::rustcrypto::{AeadAesGcm, Aes128Gcm, Aes256Gcm};
+pub use gcm::rustcrypto::{AeadAesGcm, Aes128Gcm, Aes256Gcm, AesKeySize};
 pub use gcm::{AesGcm, Tag, TagRules};

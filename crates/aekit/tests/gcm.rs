@@ -542,6 +542,16 @@ fn aead_traits_round_trip_and_reject() {
     sealed[0] ^= 1;
     assert!(c.decrypt(&nonce, sealed.as_slice()).is_err());
     assert!(aekit::Aes128Gcm::new_from_slice(&key).is_err());
+    // AES-192 through the generic type: the bytes of the library's own
+    // call, which the spec's AES-192 cases check.
+    let c = aekit::gcm::AeadAesGcm::<aead::consts::U24>::new_from_slice(&key[..24]).unwrap();
+    let sealed = c.encrypt(&nonce, &b"drop-in"[..]).unwrap();
+    let want = aekit::AesGcm::new(&key[..24])
+        .unwrap()
+        .encrypt(&[9u8; 12], b"", b"drop-in", 16)
+        .unwrap();
+    assert_eq!(sealed, want);
+    assert_eq!(c.decrypt(&nonce, sealed.as_slice()).unwrap(), b"drop-in");
 }
 
 /// `AeadInOut` with an `InOutBuf` of two buffers (one pass from the input

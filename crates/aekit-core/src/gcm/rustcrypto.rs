@@ -5,7 +5,7 @@
 use core::marker::PhantomData;
 
 use aead::array::ArraySize;
-use aead::consts::{U12, U16, U32};
+use aead::consts::{U12, U16, U24, U32};
 use aead::inout::InOutBuf;
 use aead::{AeadCore, AeadInOut, Key, KeyInit, KeySizeUser, Nonce, Tag, TagPosition};
 use zeroize::Zeroize;
@@ -14,8 +14,24 @@ use super::AesGcm;
 use crate::ctr::{Mode, Plain};
 use crate::ghash::{GhashKey, Karatsuba};
 
-/// AES-GCM behind RustCrypto's `aead` traits for a key of `K` bytes, in
-/// GHASH strategy `G` and counter mode `C`.
+/// The key sizes of AES, `U16`, `U24` and `U32` (16, 24 and 32 bytes):
+/// the `K` the `aead` wrappers ([`AeadAesGcm`] here and in `aekit`) are
+/// implemented for. Sealed: no other type implements it.
+pub trait AesKeySize: ArraySize + sealed::Sealed {}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::U16 {}
+    impl Sealed for super::U24 {}
+    impl Sealed for super::U32 {}
+}
+
+impl AesKeySize for U16 {}
+impl AesKeySize for U24 {}
+impl AesKeySize for U32 {}
+
+/// AES-GCM behind RustCrypto's `aead` traits for a key of `K` bytes
+/// ([`AesKeySize`]), in GHASH strategy `G` and counter mode `C`.
 pub struct AeadAesGcm<K, G: GhashKey + Zeroize = Karatsuba, C: Mode = Plain> {
     gcm: AesGcm<G, C>,
     key_size: PhantomData<K>,
@@ -27,13 +43,13 @@ pub type Aes128Gcm = AeadAesGcm<U16>;
 /// AES-256-GCM with RustCrypto's `aead` traits (constant-time defaults).
 pub type Aes256Gcm = AeadAesGcm<U32>;
 
-impl<K: ArraySize, G: GhashKey + Zeroize, C: Mode> KeySizeUser for AeadAesGcm<K, G, C> {
+impl<K: AesKeySize, G: GhashKey + Zeroize, C: Mode> KeySizeUser for AeadAesGcm<K, G, C> {
     type KeySize = K;
 }
 
-impl<K: ArraySize, G: GhashKey + Zeroize, C: Mode> KeyInit for AeadAesGcm<K, G, C> {
-    /// The key length is fixed by the type (16, 24 or 32 bytes), so
-    /// construction cannot fail.
+impl<K: AesKeySize, G: GhashKey + Zeroize, C: Mode> KeyInit for AeadAesGcm<K, G, C> {
+    /// The key length is fixed by the type (16, 24 or 32 bytes,
+    /// [`AesKeySize`]), so construction cannot fail.
     fn new(key: &Key<Self>) -> Self {
         let gcm = AesGcm::new(key).expect("an AES key length");
         AeadAesGcm {
@@ -43,13 +59,13 @@ impl<K: ArraySize, G: GhashKey + Zeroize, C: Mode> KeyInit for AeadAesGcm<K, G, 
     }
 }
 
-impl<K: ArraySize, G: GhashKey + Zeroize, C: Mode> AeadCore for AeadAesGcm<K, G, C> {
+impl<K: AesKeySize, G: GhashKey + Zeroize, C: Mode> AeadCore for AeadAesGcm<K, G, C> {
     type NonceSize = U12;
     type TagSize = U16;
     const TAG_POSITION: TagPosition = TagPosition::Postfix;
 }
 
-impl<K: ArraySize, G: GhashKey + Zeroize, C: Mode> AeadInOut for AeadAesGcm<K, G, C> {
+impl<K: AesKeySize, G: GhashKey + Zeroize, C: Mode> AeadInOut for AeadAesGcm<K, G, C> {
     fn encrypt_inout_detached(
         &self,
         nonce: &Nonce<Self>,

@@ -52,6 +52,6 @@ pub use iv_prefix::IvPrefix;
 pub use kernel::{BatchMessage, OUT_OF_PLACE_PASS};
 pub use nonce::{CounterNonces, NONCE_LEN, RANDOM_NONCE_LIMIT, RandomNonceSealer};
 pub use parallel::{DEFAULT_THRESHOLD, Pool};
-pub use rustcrypto::{AeadAesGcm, Aes128Gcm, Aes256Gcm};
+pub use rustcrypto::{AeadAesGcm, Aes128Gcm, Aes256Gcm, AesKeySize};
 pub use state::{MAX_AAD_LEN, MAX_MESSAGE_LEN, TAG_LENGTHS};
 pub use stream::{AadPrefix, Decryptor, Encryptor};

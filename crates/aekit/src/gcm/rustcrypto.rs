@@ -4,16 +4,17 @@
 
 use core::marker::PhantomData;
 
-use aead::array::ArraySize;
 use aead::consts::{U12, U16, U32};
 use aead::inout::InOutBuf;
 use aead::{AeadCore, AeadInOut, Key, KeyInit, KeySizeUser, Nonce, Tag, TagPosition};
 
 use super::aes_gcm::AesGcm;
+pub use aekit_core::AesKeySize;
 
-/// AES-GCM behind RustCrypto's `aead` traits for a key of `K` bytes, in the
-/// fastest constant-time strategies this CPU runs. Use the aliases
-/// [`Aes128Gcm`] and [`Aes256Gcm`].
+/// AES-GCM behind RustCrypto's `aead` traits for a key of `K` bytes
+/// ([`AesKeySize`]: 16, 24 or 32), in the fastest constant-time strategies
+/// this CPU runs. Use the aliases [`Aes128Gcm`] and [`Aes256Gcm`], or
+/// `AeadAesGcm<U24>` for AES-192.
 pub struct AeadAesGcm<K> {
     gcm: AesGcm,
     key_size: PhantomData<K>,
@@ -25,15 +26,21 @@ pub type Aes128Gcm = AeadAesGcm<U16>;
 /// AES-256-GCM with RustCrypto's `aead` traits.
 pub type Aes256Gcm = AeadAesGcm<U32>;
 
-impl<K: ArraySize> KeySizeUser for AeadAesGcm<K> {
+impl<K: AesKeySize> KeySizeUser for AeadAesGcm<K> {
     type KeySize = K;
 }
 
-impl<K: ArraySize> KeyInit for AeadAesGcm<K> {
-    /// The key length is fixed by the type (16 or 32 bytes) and `best()`
-    /// only returns available strategies, so construction cannot fail.
+impl<K: AesKeySize> KeyInit for AeadAesGcm<K> {
+    /// The key length is fixed by the type ([`AesKeySize`]) and the class
+    /// chosen is one this CPU runs.
+    ///
+    /// # Panics
+    ///
+    /// Where `AEKIT_KERNEL` names no class: [`AesGcm::new`] refuses that
+    /// misconfiguration rather than ignore it, and `KeyInit` has no error
+    /// to return.
     fn new(key: &Key<Self>) -> Self {
-        let gcm = AesGcm::new(key).expect("an AES key length in available strategies");
+        let gcm = AesGcm::new(key).unwrap_or_else(|e| panic!("aekit::AeadAesGcm: {e}"));
         AeadAesGcm {
             gcm,
             key_size: PhantomData,
@@ -41,13 +48,13 @@ impl<K: ArraySize> KeyInit for AeadAesGcm<K> {
     }
 }
 
-impl<K: ArraySize> AeadCore for AeadAesGcm<K> {
+impl<K: AesKeySize> AeadCore for AeadAesGcm<K> {
     type NonceSize = U12;
     type TagSize = U16;
     const TAG_POSITION: TagPosition = TagPosition::Postfix;
 }
 
-impl<K: ArraySize> AeadInOut for AeadAesGcm<K> {
+impl<K: AesKeySize> AeadInOut for AeadAesGcm<K> {
     /// In place, or out of place in one pass from the input into the
     /// output ([`AesGcm::encrypt_detached_into`]), not a copy first.
     fn encrypt_inout_detached(
