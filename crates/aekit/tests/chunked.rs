@@ -646,3 +646,131 @@ fn a_writer_dropped_without_finish_leaves_a_truncated_message() {
     );
     assert!(matches!(result, Err(Error::Truncated)), "{result:?}");
 }
+
+/// An inner writer that records what it is given in `out` (shared, to be
+/// read once the writer is gone), takes `take` bytes of the write numbered
+/// `fail_at` (counting from 1) and fails the write after them; every other
+/// write succeeds.
+struct FailingWrite {
+    out: std::rc::Rc<std::cell::RefCell<Vec<u8>>>,
+    writes: usize,
+    fail_at: usize,
+    take: usize,
+}
+
+impl Write for FailingWrite {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.writes += 1;
+        let failing = self.fail_at + usize::from(self.take > 0);
+        if self.writes == failing {
+            return Err(std::io::ErrorKind::TimedOut.into());
+        }
+        let n = if self.writes == self.fail_at {
+            self.take.min(data.len())
+        } else {
+            data.len()
+        };
+        self.out.borrow_mut().extend_from_slice(&data[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Once writing a sealed chunk failed (wholly, or after part of it went
+/// out), every later `write`, `flush` and `finish` fails, also through a
+/// `BufWriter` (whose drop writes what it holds again), and no run of the
+/// plaintext reaches the inner writer: sealing the chunk again under its
+/// nonce would give the plaintext back.
+#[test]
+fn a_failed_chunk_write_is_never_retried() {
+    let key = [3u8; 16];
+    let plaintext = Rng(0xfa11).bytes(2 * 16384 + 100);
+    // Write 1 is the header, write 2 the first chunk.
+    for take in [0, 5000] {
+        let out = std::rc::Rc::default();
+        let inner = FailingWrite {
+            out: std::rc::Rc::clone(&out),
+            writes: 0,
+            fail_at: 2,
+            take,
+        };
+        let mut writer =
+            EncryptWriter::with_salt(inner, Aead::Aes128Gcm, &key, b"", &[0; 24]).expect("writer");
+        writer.write_all(&plaintext[..16384]).expect("buffered");
+        let first = writer.write(&plaintext[16384..]);
+        let kind = first.expect_err("the chunk's write fails").kind();
+        assert_eq!(kind, std::io::ErrorKind::TimedOut, "take {take}");
+        for _ in 0..3 {
+            assert!(
+                writer.write(&plaintext[16384..]).is_err(),
+                "take {take}: write again"
+            );
+            assert!(writer.flush().is_err(), "take {take}: flush");
+        }
+        assert!(
+            matches!(writer.finish(), Err(Error::Io(_))),
+            "take {take}: finish"
+        );
+
+        let inner = FailingWrite {
+            out: std::rc::Rc::clone(&out),
+            writes: 0,
+            fail_at: 2,
+            take,
+        };
+        let writer =
+            EncryptWriter::with_salt(inner, Aead::Aes128Gcm, &key, b"", &[0; 24]).expect("writer");
+        let mut buffered = std::io::BufWriter::with_capacity(100, writer);
+        assert!(
+            buffered.write_all(&plaintext).is_err(),
+            "take {take}: BufWriter"
+        );
+        drop(buffered);
+
+        let out = out.borrow();
+        assert_eq!(out.len(), 2 * (HEADER_LEN + take), "take {take}: written");
+        let leaked = out
+            .windows(32)
+            .any(|w| plaintext.windows(32).any(|p| p == w));
+        assert!(!leaked, "take {take}: plaintext written");
+    }
+}
+
+/// `flush` seals and writes a full chunk at once (a peer reading the
+/// stream gets it without waiting for more data), and the message is the
+/// same bytes as without the flush.
+#[test]
+fn flush_writes_a_full_chunk() {
+    let key = [4u8; 32];
+    let plaintext = Rng(0xf1).bytes(16384);
+    let out = std::rc::Rc::default();
+    let recording = FailingWrite {
+        out: std::rc::Rc::clone(&out),
+        writes: 0,
+        fail_at: usize::MAX,
+        take: 0,
+    };
+    let mut writer =
+        EncryptWriter::with_salt(recording, Aead::Aes256Gcm, &key, b"", &[5; 24]).expect("writer");
+    writer.write_all(&plaintext).expect("write");
+    assert_eq!(out.borrow().len(), HEADER_LEN, "buffered");
+    writer.flush().expect("flush");
+    assert_eq!(
+        out.borrow().len(),
+        HEADER_LEN + 16384 + 16,
+        "the chunk went out"
+    );
+    writer.finish().expect("finish");
+    let mut writer =
+        EncryptWriter::with_salt(Vec::new(), Aead::Aes256Gcm, &key, b"", &[5; 24]).expect("writer");
+    writer.write_all(&plaintext).expect("write");
+    let unflushed = writer.finish().expect("finish");
+    assert_eq!(*out.borrow(), unflushed);
+    let (opened, result) = drain(
+        &mut DecryptReader::new(Cursor::new(&unflushed), Aead::Aes256Gcm, &key, b"").unwrap(),
+    );
+    assert!(result.is_ok() && opened == plaintext);
+}

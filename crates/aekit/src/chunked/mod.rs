@@ -220,7 +220,8 @@ pub enum Error {
 }
 
 impl Error {
-    /// An equal error, for readers that keep failing once they failed.
+    /// An equal error, for readers and writers that keep failing once they
+    /// failed.
     /// (I/O errors are not `Clone`; the copy keeps the kind and the text.)
     fn again(&self) -> Error {
         match self {

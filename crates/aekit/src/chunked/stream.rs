@@ -1,11 +1,13 @@
 //! Streaming chunked encryption over `Write` and decryption over `Read`,
 //! one chunk at a time, in 16 KiB of buffer.
 //!
-//! The writer seals a chunk as soon as 16 KiB of plaintext are buffered: a
-//! full chunk is never the final one, so nothing needs to be held back.
+//! The writer buffers 16 KiB of plaintext, a chunk, and seals it when more
+//! data comes or on `flush`: a full chunk is never the final one.
 //! [`EncryptWriter::finish`] seals the final, shorter chunk (empty if the
 //! message is a multiple of 16 KiB). A writer dropped without `finish`
-//! leaves a ciphertext that every decryptor rejects as truncated.
+//! leaves a ciphertext that every decryptor rejects as truncated. A writer
+//! whose inner writer failed keeps failing: the chunk it sealed cannot be
+//! sealed again, since the same nonce would turn it back into plaintext.
 //!
 //! The reader reads a full sealed chunk (16 KiB + 16) at a time. Getting
 //! less means the input ended, so that piece is the final chunk; getting a
@@ -30,6 +32,9 @@ pub struct EncryptWriter<W: Write> {
     buf: SecretBuf,
     filled: usize,
     index: u64,
+    /// The error a chunk's sealing or writing met; every later call
+    /// returns it again.
+    failed: Option<Error>,
 }
 
 impl<W: Write> EncryptWriter<W> {
@@ -60,14 +65,27 @@ impl<W: Write> EncryptWriter<W> {
             buf: SecretBuf::zeroed(SEALED_CHUNK_LEN),
             filled: 0,
             index: 0,
+            failed: None,
         }
     }
 
-    /// Seals the buffered plaintext as the next chunk and writes it.
+    /// Seals the buffered plaintext as the next chunk and writes it. Once
+    /// that failed, it fails again without touching the buffer, which
+    /// may hold the chunk sealed: sealed twice under its nonce, it would
+    /// be the plaintext again.
     fn seal_buffer(&mut self) -> Result<(), Error> {
+        if let Some(e) = &self.failed {
+            return Err(e.again());
+        }
         let sealed = &mut self.buf[..self.filled + TAG_LEN];
-        self.key.seal_chunk(self.index, sealed)?;
-        self.inner.write_all(sealed)?;
+        let written = self
+            .key
+            .seal_chunk(self.index, sealed)
+            .and_then(|()| Ok(self.inner.write_all(sealed)?));
+        if let Err(e) = written {
+            self.failed = Some(e.again());
+            return Err(e);
+        }
         self.index += 1;
         self.filled = 0;
         Ok(())
@@ -100,9 +118,13 @@ impl<W: Write> Write for EncryptWriter<W> {
         Ok(n)
     }
 
-    /// Flushes the inner writer; buffered plaintext stays buffered until it
-    /// fills a chunk or [`EncryptWriter::finish`] is called.
+    /// Seals and writes a full chunk, if one is buffered, and flushes the
+    /// inner writer. Less than a chunk stays buffered: it may be the final
+    /// chunk, which only [`EncryptWriter::finish`] seals.
     fn flush(&mut self) -> io::Result<()> {
+        if self.filled == CHUNK_LEN {
+            self.seal_buffer()?;
+        }
         self.inner.flush()
     }
 }
