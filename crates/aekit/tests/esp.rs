@@ -370,6 +370,50 @@ fn sequence_numbers_never_wrap() {
     }
 }
 
+/// A continuous-counter SA resumed under its key, as its documentation
+/// says (sequence number and counter kept, a new `Sa` moved to both):
+/// its packets start past every counter block used before, and the
+/// receiver that followed the first SA takes them. Moved back, or moved
+/// on an RFC 4106 SA, the counter is refused.
+#[test]
+fn a_continuous_counter_sa_resumes_without_reusing_counters() {
+    let config = Config {
+        nonce: NonceFormat::ContinuousCounter,
+        ..Config::default()
+    };
+    let key = [9u8; 16];
+    let first_iv = |packet: &[u8]| u64::from_be_bytes(packet[12..20].try_into().unwrap());
+    let mut sender = Sa::new(&key, SALT, config).unwrap();
+    let mut receiver = Sa::new(&key, SALT, config).unwrap();
+    let mut used = Vec::new();
+    for len in [100, 1500, 3] {
+        let packet = sender.encapsulate(&vec![1; len], 4).unwrap();
+        receiver.decapsulate(&packet).unwrap();
+        used.push(first_iv(&packet));
+    }
+    let (sequence, counter) = (receiver.replay_window_top(), sender.next_counter());
+    assert!(counter > used[2], "the counter moved: {counter}");
+
+    let mut resumed = Sa::new(&key, SALT, config).unwrap();
+    assert_eq!(resumed.next_counter(), 0, "a new SA starts at 0");
+    resumed.skip_to_sequence(sequence + 1).unwrap();
+    resumed.skip_to_counter(counter).unwrap();
+    assert!(
+        resumed.skip_to_counter(counter - 1).is_err(),
+        "never backwards"
+    );
+    let packet = resumed.encapsulate(&[2; 64], 4).unwrap();
+    assert_eq!(first_iv(&packet), counter, "where the first SA stopped");
+    assert!(used.iter().all(|&u| u < counter));
+    let delivered = receiver.decapsulate(&packet).unwrap();
+    assert_eq!(delivered, (vec![2; 64], 4));
+
+    let mut rfc4106 = Sa::new(&key, SALT, Config::default()).unwrap();
+    assert!(rfc4106.skip_to_counter(5).is_err());
+    rfc4106.encapsulate(b"x", 4).unwrap();
+    assert_eq!(rfc4106.next_counter(), 0);
+}
+
 /// The continuous-counter format against its description: every packet's
 /// ESP-IV (the counter it starts at), ciphertext and ICV must be what
 /// `common::continuous` computes from the format alone (salt ‖ 12-byte IV

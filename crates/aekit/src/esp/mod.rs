@@ -939,13 +939,47 @@ impl Sa {
         Ok((next_header, body_len - 2 - pad))
     }
 
-    /// Moves the sender's counter forward so that the next packet carries
-    /// `next` (for resuming an SA; never backwards, which would reuse IVs).
+    /// Moves the sender's sequence number forward so that the next packet
+    /// carries `next`: for resuming an SA under its key, never backwards,
+    /// which would reuse IVs. (A `next` past the sequence space is taken,
+    /// and the next packet refused with [`Error::SequenceExhausted`].)
+    ///
+    /// With [`NonceFormat::ContinuousCounter`] the IVs are the counter's
+    /// positions, not the sequence numbers: resuming such an SA also needs
+    /// [`Sa::skip_to_counter`], or its counter starts again at 0 and
+    /// reuses the keystream of the packets sent before.
     pub fn skip_to_sequence(&mut self, next: u64) -> Result<(), Error> {
         if next <= self.last_sent {
             return Err(Error::InvalidConfig("sequence numbers only move forward"));
         }
         self.last_sent = next - 1;
+        Ok(())
+    }
+
+    /// Where the continuous counter stands: the first counter block the
+    /// next packet may take ([`NonceFormat::ContinuousCounter`]; always 0
+    /// with [`NonceFormat::Rfc4106`], whose IVs are the sequence numbers).
+    /// Kept with the sequence number, it resumes the SA later
+    /// ([`Sa::skip_to_counter`]).
+    pub fn next_counter(&self) -> u64 {
+        self.next_position
+    }
+
+    /// Moves a continuous-counter SA's counter forward to `position`, a
+    /// value [`Sa::next_counter`] gave before: for resuming an SA under its
+    /// key, with [`Sa::skip_to_sequence`]. Never backwards, which would
+    /// reuse counter blocks; refused with [`NonceFormat::Rfc4106`], which
+    /// has no such counter.
+    pub fn skip_to_counter(&mut self, position: u64) -> Result<(), Error> {
+        if self.config.nonce != NonceFormat::ContinuousCounter {
+            return Err(Error::InvalidConfig(
+                "an RFC 4106 SA has no counter to move (its IVs are the sequence numbers)",
+            ));
+        }
+        if position < self.next_position {
+            return Err(Error::InvalidConfig("the counter only moves forward"));
+        }
+        self.next_position = position;
         Ok(())
     }
 
@@ -964,9 +998,10 @@ impl Sa {
         lane_stats(&self.inbound)
     }
 
-    /// The most recent error of either lane's producer (a GPU that failed
-    /// or starved), if any; the packets it affected were computed inline
-    /// and counted in [`PipelineStats::failed`].
+    /// The most recent error of the outbound lane's producer (a GPU that
+    /// failed or starved), or else of the inbound lane's, if any; the
+    /// packets it affected were computed inline and counted in
+    /// [`PipelineStats::failed`].
     pub fn producer_error(&self) -> Option<keystream::Error> {
         [&self.outbound, &self.inbound]
             .into_iter()

@@ -8,7 +8,8 @@
 //! after the ICV verified, so forged packets change nothing.
 //!
 //! RFC 6479's layout: the bits live in a ring of 64-bit words, a power of
-//! two of them, one word more than the window needs. Sliding the window
+//! two of them, at least one word more than the window needs (twice the
+//! window for a window of a power of two of words). Sliding the window
 //! forward clears only the words it moves into — at most the whole ring,
 //! however far the jump — instead of shifting the bitmap bit by bit as
 //! RFC 4303 Appendix A's description does. The spare word is what lets the
@@ -38,7 +39,7 @@ pub struct ReplayWindow {
 }
 
 /// Smallest and largest window sizes accepted (RFC 4303 §3.4.3 asks for at
-/// least 32; the upper bound keeps the ring below 128 KiB).
+/// least 32; the upper bound keeps the ring at 256 KiB at most).
 pub const WINDOW_SIZES: core::ops::RangeInclusive<usize> = 32..=1 << 20;
 
 impl ReplayWindow {
