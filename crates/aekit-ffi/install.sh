@@ -29,6 +29,8 @@ version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -n 1)
 private_libs="-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc"
 
 mkdir -p "$prefix/include" "$prefix/lib/pkgconfig"
+# Absolute, for the paths written into aekit.pc.
+prefix=$(cd "$prefix" && pwd)
 cp "$here/include/aekit.h" "$prefix/include/aekit.h"
 cp "$lib/libaekit_ffi.so" "$lib/libaekit_ffi.a" "$prefix/lib/"
 sed -e "s|@PREFIX@|$prefix|" -e "s|@VERSION@|$version|" -e "s|@PRIVATE_LIBS@|$private_libs|" \

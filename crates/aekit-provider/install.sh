@@ -29,6 +29,10 @@ if [ ! -f "$lib" ]; then
     exit 1
 fi
 mkdir -p "$modules" "$prefix/ssl"
+# Absolute, for the module's path written into the configuration (OpenSSL
+# looks for a relative one under its own modules directory).
+prefix=$(cd "$prefix" && pwd)
+modules=$(cd "$modules" && pwd)
 cp "$lib" "$modules/aekit.so"
 cat > "$prefix/ssl/openssl-aekit.cnf" <<CNF
 # OpenSSL with aekit's AES-GCM: OPENSSL_CONF=$prefix/ssl/openssl-aekit.cnf

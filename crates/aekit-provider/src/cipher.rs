@@ -233,8 +233,18 @@ impl GcmCtx {
 
     /// `encrypt_init` / `decrypt_init`.
     fn init(&mut self, encrypt: bool, key: Option<&[u8]>, iv: Option<&[u8]>) -> bool {
+        // With neither key nor IV, the message in progress goes on, as in
+        // OpenSSL (a call that passes only parameters). Otherwise it is
+        // dropped, and its IV with it: begun again under the same IV, the
+        // message would reuse the keystream of what it already released.
+        let goes_on = key.is_none() && iv.is_none() && encrypt == self.encrypt;
         self.encrypt = encrypt;
-        self.drop_message();
+        if !goes_on {
+            self.drop_message();
+            if self.iv_state == IvState::InUse {
+                self.iv_state = IvState::Finished;
+            }
+        }
         if let Some(iv) = iv {
             if iv.is_empty() || iv.len() > IV_MAX {
                 return false;
@@ -569,9 +579,14 @@ impl GcmCtx {
                 b"ivlen" => match p.size() {
                     Some(n) if (1..=IV_MAX).contains(&n) => {
                         if n != self.iv_len {
+                            // As OpenSSL: an IV given before is spent, so
+                            // that no message runs under a random one
+                            // the caller did not ask for.
                             self.drop_message();
                             self.iv_len = n;
-                            self.iv_state = IvState::Unset;
+                            if self.iv_state != IvState::Unset {
+                                self.iv_state = IvState::Finished;
+                            }
                         }
                         true
                     }

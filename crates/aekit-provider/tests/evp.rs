@@ -241,6 +241,106 @@ fn an_iv_is_not_reused_and_duplication_follows_the_message() {
     assert!(copy(&ctx).is_some(), "a finished context copies");
 }
 
+/// An `init` in the middle of a message, as the default provider takes
+/// it: without key or IV the message goes on (the same bytes as without
+/// the call); with the key alone, or after the IV's length changed, the
+/// next update is refused rather than run under the spent IV or a random
+/// one.
+#[test]
+fn init_mid_message_never_restarts_under_the_same_iv() {
+    let (key, iv) = ([8u8; 16], [9u8; 12]);
+    let m = Msg {
+        key: &key,
+        iv: &iv,
+        aad: b"",
+        text: &[0x5a; 64],
+        splits: &[],
+    };
+    let half = Msg {
+        text: &m.text[..32],
+        ..m
+    };
+    let expected = seal(Prov::Default, &m, 16).unwrap();
+    for prov in [Prov::Default, Prov::Aekit] {
+        let ctx = start(prov, &m, true).unwrap();
+        let first = common::feed(&ctx, &half).unwrap();
+        assert!(reinit(&ctx, None), "{prov:?}: init without key or IV");
+        let second = common::feed(&ctx, &half).unwrap();
+        assert_eq!(
+            [first, second].concat(),
+            expected.0,
+            "{prov:?}: the message went on"
+        );
+        assert!(final_ok(&ctx));
+        let mut tag = [0u8; 16];
+        assert!(ctrl(&ctx, common::GET_TAG, 16, tag.as_mut_ptr().cast()));
+        assert_eq!(tag[..], expected.1[..], "{prov:?}");
+    }
+    // aekit's refusals, where a restart would have reused the keystream.
+    let ctx = start(Prov::Aekit, &m, true).unwrap();
+    let first = common::feed(&ctx, &half).unwrap();
+    assert!(reinit(&ctx, Some(&key)));
+    assert!(common::feed(&ctx, &half).is_none(), "key alone: refused");
+    assert_eq!(first, expected.0[..32]);
+    let ctx = start(Prov::Aekit, &m, true).unwrap();
+    common::feed(&ctx, &half).unwrap();
+    assert!(ctrl(&ctx, common::SET_IVLEN, 16, std::ptr::null_mut()));
+    assert!(
+        common::feed(&ctx, &half).is_none(),
+        "new IV length: refused"
+    );
+    // A new IV starts a new message, as always.
+    assert!(reinit_iv(&ctx, &[1; 16]));
+    assert!(common::feed(&ctx, &half).is_some());
+}
+
+unsafe extern "C" {
+    fn EVP_CipherInit_ex(
+        ctx: *mut std::ffi::c_void,
+        cipher: *const std::ffi::c_void,
+        engine: *mut std::ffi::c_void,
+        key: *const u8,
+        iv: *const u8,
+        enc: i32,
+    ) -> i32;
+}
+
+/// `EVP_CipherInit_ex` on a started encryption context with no cipher,
+/// the key given or not, no IV.
+fn reinit(c: &common::Ctx, key: Option<&[u8]>) -> bool {
+    let key = key.map_or(std::ptr::null(), <[u8]>::as_ptr);
+    // SAFETY: EVP's call on a live context, the key its cipher's length.
+    unsafe {
+        let ok = EVP_CipherInit_ex(
+            c.0,
+            std::ptr::null(),
+            std::ptr::null_mut(),
+            key,
+            std::ptr::null(),
+            1,
+        ) == 1;
+        ERR_clear_error();
+        ok
+    }
+}
+
+/// `EVP_CipherInit_ex` with an IV alone (of the context's IV length).
+fn reinit_iv(c: &common::Ctx, iv: &[u8]) -> bool {
+    // SAFETY: as [`reinit`]; `iv` is the context's IV length.
+    unsafe {
+        let ok = EVP_CipherInit_ex(
+            c.0,
+            std::ptr::null(),
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            iv.as_ptr(),
+            1,
+        ) == 1;
+        ERR_clear_error();
+        ok
+    }
+}
+
 unsafe extern "C" {
     fn EVP_CipherFinal_ex(ctx: *mut std::ffi::c_void, out: *mut u8, outl: *mut i32) -> i32;
     fn ERR_clear_error();
