@@ -32,7 +32,9 @@ pub enum Error {
     },
     /// The key is bound to one tag length (`AesGcm::with_tag_length`, as
     /// the GCM spec requires, §2.1) and the call gave another: a tag
-    /// truncated in transit, or a caller's mistake. Nothing was computed.
+    /// truncated in transit, or a caller's mistake. A one-shot call
+    /// computed nothing; an on-line one's `finish` fails after its pieces
+    /// went through.
     TagLengthMismatch {
         /// The length the key is bound to, in bytes.
         bound: usize,

@@ -59,6 +59,15 @@ pub mod strategies {
     pub use crate::ghash;
 }
 
+/// Prints `SKIP <why>` from a unit test where a reader sees it: straight
+/// to stderr, which the test harness does not capture (it captures
+/// `eprintln!`, and shows it only for a test that failed).
+#[cfg(test)]
+pub(crate) fn skip(why: core::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIP {why}");
+}
+
 pub use error::Error;
 pub use gcm::{AadPrefix, Aes128Gcm, Aes256Gcm, AesGcm, Decryptor, Encryptor, Gmac, IvPrefix, Tag};
 

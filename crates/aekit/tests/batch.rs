@@ -358,11 +358,16 @@ fn gcm_batch_forged_message_fails_alone_and_is_wiped() {
     // Message 3: a flipped tag bit. Message 17: a flipped ciphertext bit
     // (in a message long enough to have one).
     msgs[3].tag[0] ^= 1;
-    msgs[17].buf = rng.bytes(100);
-    let mut forged17 = plain[17].clone();
-    forged17.buf = msgs[17].buf.clone();
-    gcm.encrypt_batch(&mut gcm_batch(std::slice::from_mut(&mut forged17)));
-    msgs[17].tag = forged17.tag;
+    let mut long = plain[17].clone();
+    long.buf = rng.bytes(100);
+    let long_plain = long.buf.clone();
+    gcm.encrypt_batch(&mut gcm_batch(std::slice::from_mut(&mut long)));
+    // Unflipped, it opens: the flip below is what fails it.
+    let mut unflipped = long.clone();
+    let opened = gcm.decrypt_batch(&mut gcm_batch(std::slice::from_mut(&mut unflipped)));
+    assert_eq!(opened, [Ok(())]);
+    assert_eq!(unflipped.buf, long_plain);
+    msgs[17] = long;
     msgs[17].buf[50] ^= 0x80;
     let results = gcm.decrypt_batch(&mut gcm_batch(&mut msgs));
     for (i, (m, p)) in msgs.iter().zip(&plain).enumerate() {

@@ -151,7 +151,10 @@ fn bad_edits_and_tags_are_refused_precisely() {
     assert_eq!(mac.verify(&iv, &wrong), Err(Error::AuthenticationFailed));
     assert_eq!(
         mac.verify(&iv, &tag.as_bytes()[..12]),
-        Err(Error::InvalidTagLength(12))
+        Err(Error::TagLengthMismatch {
+            bound: 16,
+            given: 12
+        })
     );
     // A tag for the old data does not verify after an edit.
     mac.replace(5, &data[5..6], b"x").unwrap();

@@ -36,6 +36,19 @@ fn random_sealer_round_trips_with_fresh_nonces() {
     assert_eq!(sealer.messages_sealed(), 3);
 }
 
+/// A tag length no rule allows is refused as one, before anything is
+/// allocated for it (a length near `usize::MAX` overflowed the capacity),
+/// and spends no nonce.
+#[test]
+fn random_sealer_refuses_impossible_tag_lengths_with_an_error() {
+    let mut sealer = RandomNonceSealer::new(gcm());
+    for tag_len in [usize::MAX, isize::MAX as usize, 1 << 40, 17] {
+        let refused = sealer.seal(b"", b"message", tag_len);
+        assert_eq!(refused, Err(Error::InvalidTagLength(tag_len)));
+    }
+    assert_eq!(sealer.messages_sealed(), 0);
+}
+
 #[test]
 fn random_sealer_refuses_the_message_after_two_to_the_32() {
     let mut sealer = RandomNonceSealer::resume(gcm(), RANDOM_NONCE_LIMIT - 2);

@@ -454,7 +454,9 @@ mod imp {
         #[test]
         fn partial_blocks_at_every_length() {
             if Cpu::detect().is_none() {
-                eprintln!("SKIP armv8: AES instructions not available on this CPU");
+                crate::skip(format_args!(
+                    "armv8: AES instructions not available on this CPU"
+                ));
                 return;
             }
             let keystream: [u8; 16] = core::array::from_fn(|i| 0x80 | i as u8);
@@ -499,7 +501,9 @@ mod imp {
         #[test]
         fn counter_blocks_wrap_in_the_low_word() {
             if Cpu::detect().is_none() {
-                eprintln!("SKIP armv8: AES instructions not available on this CPU");
+                crate::skip(format_args!(
+                    "armv8: AES instructions not available on this CPU"
+                ));
                 return;
             }
             let prefix: Block = core::array::from_fn(|i| i as u8 + 1);

@@ -451,7 +451,7 @@ mod imp {
         fn ctr32_matches_generic_and_wraps() {
             let ks = KeySchedule::new(&[7u8; 32]).unwrap();
             let Some(vaes) = Vaes::new(&ks) else {
-                eprintln!("SKIP vaes: VAES/AVX-512 not available on this CPU");
+                crate::skip(format_args!("vaes: VAES/AVX-512 not available on this CPU"));
                 return;
             };
             let table = Table::new(&ks).unwrap();

@@ -672,7 +672,9 @@ mod tests {
     #[test]
     fn avx512_engine_matches_the_generic_engine() {
         let Some(t) = Avx512::detect() else {
-            eprintln!("SKIP bitsliced-avx512: this CPU has no AVX-512F/VL");
+            crate::skip(format_args!(
+                "bitsliced-avx512: this CPU has no AVX-512F/VL"
+            ));
             return;
         };
         matches_generic::<4>(t);

@@ -21,10 +21,18 @@ use crate::ctr::face::{self, FaceCipher};
 use crate::ghash::{self, GhashKey};
 
 /// An authentication tag of 4 to 16 bytes.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct Tag {
     bytes: Block,
     len: usize,
+}
+
+/// The tag's bytes alone: the rest of the block it was cut from is not
+/// the caller's to see.
+impl core::fmt::Debug for Tag {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("Tag").field(&self.as_bytes()).finish()
+    }
 }
 
 impl Tag {
@@ -80,7 +88,10 @@ pub(super) fn copy_tag(bytes: &Block, len: usize, slot: &mut [u8]) {
 /// The GCM spec (§2.1) lets a tag be any length from 64 to 128 bits (aekit
 /// takes whole bytes, as §2.1 permits), and requires 128-bit tags whenever
 /// the IV is not 96 bits (the IV is then hashed into Y_0). That is the
-/// default of every constructor. NIST SP 800-38D also allows 32-bit tags
+/// default of every constructor, checked call by call: the spec puts the
+/// second rule on the key (one that ever takes another IV length takes
+/// 128-bit tags for every message), which binding the key to 16-byte tags
+/// ([`AesGcm::with_tag_length`]) enforces. NIST SP 800-38D also allows 32-bit tags
 /// and short tags with any IV; interoperability and test suites
 /// (Wycheproof) need them, behind [`AesGcm::with_relaxed_tag_rules`], a
 /// name that says what it gives up.
@@ -499,9 +510,10 @@ impl AesGcm {
         self.seal_in_place(self.pool(), iv, aad, buf, tag_len)
     }
 
-    /// Verifies `tag` and decrypts `buf` in place. On failure `buf` is
-    /// zeroed and [`Error::AuthenticationFailed`] returned: no unverified
-    /// plaintext is ever released. The tag is compared in constant time.
+    /// Verifies `tag` and decrypts `buf` in place. If the tag does not
+    /// verify, `buf` is zeroed and [`Error::AuthenticationFailed`]
+    /// returned: no unverified plaintext is ever released. (A call refused
+    /// for its arguments leaves `buf` as it was.) The tag is compared in constant time.
     pub fn decrypt_in_place_detached(
         &self,
         iv: &[u8],

@@ -7,7 +7,8 @@
 //! the chunk in place, its tag after it). Both already hold a buffer and a
 //! tag slot per message, so a batch is a slice of [`BatchMessage`] borrowing
 //! them: no copy in, no copy out, and the tag length of each message is the
-//! length of its tag slot (4 to 16 bytes, as [`TAG_LENGTHS`] allows).
+//! length of its tag slot (one of [`TAG_LENGTHS`] that the key's
+//! [`TagRules`](super::TagRules) allow with the message's IV).
 //!
 //! Every message is independent: a bad tag length, an empty IV or a forged
 //! message fails alone with the error the one-message API gives, a forged
@@ -645,7 +646,7 @@ mod tests {
             }
         }
         if !ran {
-            eprintln!("SKIP: no class of this CPU has a multi-buffer path");
+            crate::skip(format_args!("no class of this CPU has a multi-buffer path"));
         }
     }
 }

@@ -1,5 +1,5 @@
 //! Which implementation a key runs on: the fused kernels ([`Fused`]) and
-//! the classes [`AesGcm::new`](super::AesGcm::new)(super::AesGcm::new) chooses among, fastest
+//! the classes [`AesGcm::new`](super::AesGcm::new) chooses among, fastest
 //! first ([`Class`]), with the order of preference in one place
 //! ([`Class::best`]) and the cap `AEKIT_KERNEL` sets on it.
 

@@ -192,7 +192,8 @@ impl IncrementalGmac {
     }
 
     /// The bytes at `offset` change from `old` to `new` (of equal length,
-    /// within the data). Cost: the blocks they touch and one power of H.
+    /// within the data; otherwise [`Error::Unsupported`], saying which).
+    /// Cost: the blocks they touch and one power of H.
     pub fn replace(&mut self, offset: u64, old: &[u8], new: &[u8]) -> Result<(), Error> {
         if old.len() != new.len() {
             return Err(Error::Unsupported(
@@ -227,8 +228,8 @@ impl IncrementalGmac {
     }
 
     /// The data is cut to `new_len` bytes; `removed` are the bytes cut
-    /// (`len() − new_len` of them, from offset `new_len`). Cost: the removed
-    /// bytes and one power of H.
+    /// (`len() − new_len` of them, from offset `new_len`; otherwise
+    /// [`Error::Unsupported`]). Cost: the removed bytes and one power of H.
     pub fn truncate(&mut self, new_len: u64, removed: &[u8]) -> Result<(), Error> {
         if new_len.checked_add(removed.len() as u64) != Some(self.len) {
             return Err(Error::Unsupported(
@@ -258,10 +259,15 @@ impl IncrementalGmac {
     }
 
     /// Checks `tag` (16 bytes) against the data as it now stands under
-    /// `iv`, in constant time, without a pass over the data.
+    /// `iv`, in constant time, without a pass over the data. A tag of
+    /// another length is refused with [`Error::TagLengthMismatch`]: these
+    /// tags are always 16 bytes.
     pub fn verify(&self, iv: &[u8; IV_LEN], tag: &[u8]) -> Result<(), Error> {
         if tag.len() != 16 {
-            return Err(Error::InvalidTagLength(tag.len()));
+            return Err(Error::TagLengthMismatch {
+                bound: 16,
+                given: tag.len(),
+            });
         }
         verify_or_wipe(&mut self.full_tag(iv), tag, &mut [])
     }

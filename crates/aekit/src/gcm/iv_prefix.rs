@@ -103,7 +103,7 @@ impl<'k> IvPrefix<'k> {
     }
 
     /// [`AesGcm::decrypt_in_place_detached`] under the IV prefix ‖
-    /// `iv_rest`: on failure `buf` is zeroed.
+    /// `iv_rest`: if the tag does not verify, `buf` is zeroed.
     pub fn decrypt_in_place_detached(
         &self,
         iv_rest: &[u8],

@@ -566,7 +566,7 @@ pub(crate) mod tests {
         for key in [[0x42u8; 16].as_slice(), &[0x17; 24], &[0xa5; 32]] {
             let keys = KeySchedule::new(key).unwrap();
             let Some(fused) = F::new(&keys) else {
-                eprintln!("SKIP {}: not available on this CPU", F::NAME);
+                crate::skip(format_args!("{}: not available on this CPU", F::NAME));
                 return;
             };
             let pair = Pair {
@@ -661,7 +661,7 @@ pub(crate) mod tests {
         for key_len in [16, 24, 32] {
             let ks = KeySchedule::new(&vec![0x6b; key_len]).unwrap();
             let Some(fused) = F::new(&ks) else {
-                eprintln!("SKIP {}: not available on this CPU", F::NAME);
+                crate::skip(format_args!("{}: not available on this CPU", F::NAME));
                 return;
             };
             for aad_len in 0..=256usize {
@@ -850,11 +850,14 @@ pub(crate) mod tests {
             let ks = KeySchedule::new(&vec![0x3e; key_len]).unwrap();
             match NiClmul::new(&ks) {
                 Some(fused) => whole_messages_match(&ks, &fused, NiClmul::NAME, true),
-                None => eprintln!("SKIP {}: not available on this CPU", NiClmul::NAME),
+                None => crate::skip(format_args!("{}: not available on this CPU", NiClmul::NAME)),
             }
             match VaesAvx2::new(&ks) {
                 Some(fused) => whole_messages_match(&ks, &fused, VaesAvx2::NAME, true),
-                None => eprintln!("SKIP {}: not available on this CPU", VaesAvx2::NAME),
+                None => crate::skip(format_args!(
+                    "{}: not available on this CPU",
+                    VaesAvx2::NAME
+                )),
             }
         }
     }

@@ -7,7 +7,9 @@
 //! `AesGcm::whole`) and then runs code monomorphized for the choice, so
 //! no inner loop ever branches on the strategy.
 //!
-//! The files, read top to bottom, each building only on those above it:
+//! The files, read top to bottom, each building on those above it (the
+//! on-line form's `Encryptor` and `Decryptor` also name the key and its
+//! tag, from `aes_gcm.rs`):
 //!
 //! - `kernel.rs`: the kernel contract, the `Kernel` trait and every type
 //!   it names;

@@ -109,6 +109,11 @@ impl RandomNonceSealer {
         plaintext: &[u8],
         tag_len: usize,
     ) -> Result<([u8; NONCE_LEN], Vec<u8>), Error> {
+        // The arguments checked before the allocation, which for a tag
+        // length near `usize::MAX` or an over-long message would panic or
+        // abort instead of failing.
+        self.gcm
+            .check_call(&[0; NONCE_LEN], aad, plaintext, tag_len)?;
         let mut out = Vec::with_capacity(plaintext.len() + tag_len);
         out.extend_from_slice(plaintext);
         let (nonce, tag) = self.seal_in_place_detached(aad, &mut out, tag_len)?;

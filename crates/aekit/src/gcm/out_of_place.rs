@@ -58,9 +58,10 @@ impl AesGcm {
 
     /// Verifies `tag` and decrypts `ciphertext` into `out` (of the same
     /// length), in one pass over memory as
-    /// [`encrypt_detached_into`](Self::encrypt_detached_into) does. On
-    /// failure `out` is zeroed and [`Error::AuthenticationFailed`]
-    /// returned; the tag is compared in constant time.
+    /// [`encrypt_detached_into`](Self::encrypt_detached_into) does. If the
+    /// tag does not verify, `out` is zeroed and
+    /// [`Error::AuthenticationFailed`] returned (a call refused for its
+    /// arguments writes nothing); the tag is compared in constant time.
     #[inline]
     pub fn decrypt_detached_into(
         &self,
@@ -273,7 +274,9 @@ impl AesGcm {
         plaintext: &[u8],
         tag_len: usize,
     ) -> Result<Vec<u8>, Error> {
-        self.check_tag(tag_len, iv.len())?;
+        // Every check before the allocation, which for an over-long
+        // message could abort the process instead of failing.
+        self.check_call(iv, aad, plaintext, tag_len)?;
         // Room for the tag from the start: appending it to a full vector
         // would reallocate it at twice the size.
         let mut out = Vec::with_capacity(plaintext.len() + tag_len);
@@ -298,6 +301,8 @@ impl AesGcm {
     ) -> Result<Vec<u8>, Error> {
         self.check_tag(tag_len, iv.len())?;
         let (ciphertext, tag) = split_tag(ciphertext_and_tag, tag_len)?;
+        // As `encrypt`: every check before the allocation.
+        self.check_call(iv, aad, ciphertext, tag_len)?;
         let mut out = Vec::with_capacity(ciphertext.len());
         let spare = &mut out.spare_capacity_mut()[..ciphertext.len()];
         // On failure the call has zeroed what it wrote, and the vector is

@@ -176,7 +176,8 @@ pub struct Pool {
 
 impl Pool {
     /// A pool that splits a message across `threads` threads, the
-    /// calling one and `threads − 1` workers created now; 0 means one per
+    /// calling one and `threads − 1` workers created now (a pool of one
+    /// thread never splits, and keeps one idle worker); 0 means one per
     /// core this process may use. Fails only when the operating system
     /// refuses to create the threads.
     pub fn new(threads: usize) -> std::io::Result<Pool> {
@@ -636,19 +637,28 @@ mod tests {
         // The fused kernels, whose slices out of place run in one pass.
         match VaesAvx512::new(&keys) {
             Some(fused) => check(&fused),
-            None => eprintln!("SKIP {}: not available on this CPU", VaesAvx512::NAME),
+            None => crate::skip(format_args!(
+                "{}: not available on this CPU",
+                VaesAvx512::NAME
+            )),
         }
         match VaesAvx2::new(&keys) {
             Some(fused) => check(&fused),
-            None => eprintln!("SKIP {}: not available on this CPU", VaesAvx2::NAME),
+            None => crate::skip(format_args!(
+                "{}: not available on this CPU",
+                VaesAvx2::NAME
+            )),
         }
         match NiClmul::new(&keys) {
             Some(fused) => check(&fused),
-            None => eprintln!("SKIP {}: not available on this CPU", NiClmul::NAME),
+            None => crate::skip(format_args!("{}: not available on this CPU", NiClmul::NAME)),
         }
         match AesPmull::new(&keys) {
             Some(fused) => check(&fused),
-            None => eprintln!("SKIP {}: not available on this CPU", AesPmull::NAME),
+            None => crate::skip(format_args!(
+                "{}: not available on this CPU",
+                AesPmull::NAME
+            )),
         }
     }
 

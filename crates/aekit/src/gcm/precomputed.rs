@@ -90,7 +90,7 @@ impl AesGcm {
     }
 
     /// Verifies `tag` and decrypts `buf` in place with the supplied
-    /// `keystream`; on failure `buf` is zeroed and
+    /// `keystream`; if the tag does not verify, `buf` is zeroed and
     /// [`Error::AuthenticationFailed`] returned. The keystream is as for
     /// [`encrypt_with_keystream`](Self::encrypt_with_keystream).
     pub fn decrypt_with_keystream(

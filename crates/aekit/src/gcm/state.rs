@@ -486,12 +486,14 @@ impl State {
 /// unverified plaintext leaves. The contract of
 /// [`crate::secret::verify_or_wipe`] for GCM's truncated tags: the
 /// received tag (its length checked against the key's rules) against as
-/// many leading bytes of the full computed one. `full` by reference, to be
+/// many leading bytes of the full computed one; a tag shorter than GCM's
+/// shortest, 4 bytes, compares unequal whatever the caller checked.
+/// `full` by reference, to be
 /// read where the kernel op's result holds it: each move on its way here
 /// is a store and a load on the chain the call ends with.
 #[inline(always)]
 pub(crate) fn verify_or_wipe(full: &mut Block, tag: &[u8], buf: &mut [u8]) -> Result<(), Error> {
-    crate::secret::verify_or_wipe(full, tag.len(), tag, buf)
+    crate::secret::verify_or_wipe(full, tag.len().max(4), tag, buf)
 }
 
 #[cfg(test)]
@@ -532,9 +534,26 @@ mod tests {
         ghash: &Identity,
     };
 
+    /// A tag of fewer than 4 bytes never verifies (an empty one matched
+    /// the empty prefix of any computed tag), and the message is wiped.
+    #[test]
+    fn a_tag_shorter_than_four_bytes_never_verifies() {
+        for len in 0..4 {
+            let mut full = [0u8; 16];
+            let mut buf = [9u8; 5];
+            let result = verify_or_wipe(&mut full, &[0u8; 3][..len], &mut buf);
+            assert_eq!(result, Err(Error::AuthenticationFailed), "{len} bytes");
+            assert_eq!(buf, [0; 5]);
+        }
+        let mut full = [0u8; 16];
+        assert_eq!(verify_or_wipe(&mut full, &[0u8; 4], &mut []), Ok(()));
+    }
+
     #[test]
     fn message_limit_is_2_pow_36_minus_32_and_a_rejected_piece_changes_nothing() {
-        let mut state = State::start(&KERNEL, &[0; 12]);
+        // An IV of ones: the identity cipher's keystream (the counter
+        // blocks themselves) then changes every byte it would touch.
+        let mut state = State::start(&KERNEL, &[0xff; 12]);
         state.text_len = MAX_MESSAGE_LEN - 10;
         let mut piece = [7u8; 11];
         let err = state.crypt(&KERNEL, &mut piece, Direction::Encrypt);

@@ -39,7 +39,11 @@ impl<'k> Encryptor<'k> {
     }
 
     /// Ends the message and returns its tag, `tag_len` bytes long (checked
-    /// against the key's [`TagRules`](super::TagRules) for this IV).
+    /// against the key's [`TagRules`](super::TagRules) for this IV, and
+    /// its bound length, [`AesGcm::with_tag_length`]). A length they
+    /// refuse fails here, once every piece is encrypted, and the message
+    /// can then get no tag: a caller whose tag length varies checks it
+    /// first ([`TagRules::check`](super::TagRules::check)).
     pub fn finish(mut self, tag_len: usize) -> Result<Tag, Error> {
         self.0.check_tag(tag_len)?;
         Ok(Tag::truncate(self.0.step(Step::Finish)?, tag_len))

@@ -589,7 +589,9 @@ mod imp {
         fn key(h: &Block) -> Option<Vclmul> {
             let key = Vclmul::new(h);
             if key.is_none() {
-                eprintln!("SKIP vclmul: AVX-512 VPCLMULQDQ not available on this CPU");
+                crate::skip(format_args!(
+                    "vclmul: AVX-512 VPCLMULQDQ not available on this CPU"
+                ));
             }
             key
         }
