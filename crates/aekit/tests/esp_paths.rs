@@ -13,7 +13,7 @@ use aekit::esp::{
     Config, Delivered, Error, Implementation, KeystreamSource, NonceFormat, Outgoing,
     PipelineConfig, Sa, SaSet, spi_of, worker_for,
 };
-use aekit::gcm::Class;
+use aekit::gcm::{Class, Fused};
 use aekit::keystream::Schedule;
 use aekit::{aes, ghash};
 use common::{Guarded, Rng};
@@ -261,8 +261,8 @@ fn outcome(result: Result<Delivered, Error>, packet: &[u8]) -> Outcome {
 /// refused and wiped; the windows end where one-at-a-time leaves them.
 #[test]
 fn bursts_and_workers_deliver_what_single_packets_deliver() {
-    // Payloads up to 1400 bytes, and up to 100 (mostly the multi-buffer
-    // path's, in the batched bursts).
+    // Payloads up to 1400 bytes, and up to 100 (on a key whose bursts
+    // are batched, mostly the multi-buffer path's).
     for (nonce, max_len) in [
         (NonceFormat::Rfc4106, 1400),
         (NonceFormat::Rfc4106, 100),
@@ -457,16 +457,23 @@ fn bursts_and_workers_deliver_what_single_packets_deliver() {
 }
 
 /// An outbound burst seals what one-at-a-time sealing seals, byte for
-/// byte and result for result (on a `vaes-avx512` key with inline
-/// keystream and RFC 4106 nonces, through the batch API's multi-buffer
-/// path), over bursts of 1 to 100 packets of mostly short payloads, with
-/// packets refused for want of room among them, every key size, ESN on
-/// and off, every ICV length each nonce format takes, and sequence
-/// numbers running out inside a burst.
+/// byte and result for result, on the default key and every fused class
+/// this CPU runs (on `vaes-avx2`, with inline keystream and RFC 4106
+/// nonces, through the batch API's multi-buffer path), over bursts of 1
+/// to 100 packets of mostly short payloads, with packets refused for want
+/// of room among them, every key size, ESN on and off, every ICV length
+/// each nonce format takes, and sequence numbers running out inside a
+/// burst.
 #[test]
 fn outbound_bursts_equal_one_at_a_time() {
     let mut rng = Rng(0xb0b5);
-    for key_len in [16, 24, 32] {
+    let implementations = std::iter::once(Implementation::Best).chain(
+        Fused::ALL
+            .into_iter()
+            .filter(|f| f.is_available())
+            .map(|f| Implementation::Class(Class::Fused(f))),
+    );
+    for (implementation, key_len) in implementations.flat_map(|i| [(i, 16), (i, 24), (i, 32)]) {
         let key = rng.bytes(key_len);
         for esn in [false, true] {
             for icv_len in [8, 12, 16] {
@@ -480,6 +487,7 @@ fn outbound_bursts_equal_one_at_a_time() {
                         icv_len,
                         extended_sequence_numbers: esn,
                         nonce,
+                        implementation,
                         ..Config::default()
                     };
                     let mut single = Sa::new(&key, SALT, config).unwrap();
@@ -536,7 +544,7 @@ fn outbound_bursts_equal_one_at_a_time() {
                         let mut got = Vec::new();
                         burst_sa.encapsulate_burst(&mut burst, &mut got);
                         let id = format!(
-                            "key {key_len}, ESN {esn}, ICV {icv_len}, {nonce:?}, burst of {n}"
+                            "{implementation:?}, key {key_len}, ESN {esn}, ICV {icv_len}, {nonce:?}, burst of {n}"
                         );
                         assert_eq!(got, want, "{id}: results");
                         assert_eq!(got_bufs, want_bufs, "{id}: bytes");
