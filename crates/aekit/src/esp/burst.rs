@@ -468,9 +468,17 @@ pub fn spi_of(packet: &[u8]) -> Option<u32> {
 /// function of a set of [`SaSet`]s, one per thread. SPIs are chosen by the
 /// receiver (RFC 4301 §4.1), often sequentially, so they are mixed before
 /// the modulo to spread neighbours across workers.
+///
+/// # Panics
+///
+/// If `workers` is 0 or more than 2^32.
 pub fn worker_for(spi: u32, workers: usize) -> usize {
-    assert!(workers > 0, "at least one worker");
-    // Fibonacci hashing: multiply by 2^32 / φ, keep the high half.
+    assert!(
+        (1..=1u64 << 32).contains(&(workers as u64)),
+        "1 to 2^32 workers, not {workers}"
+    );
+    // Fibonacci hashing: multiply by 2^32 / φ, keep the high half (below
+    // `workers`; under 2^32 times at most 2^32, the product fits).
     let mixed = u64::from(spi.wrapping_mul(0x9e37_79b9));
     ((mixed * workers as u64) >> 32) as usize
 }

@@ -209,11 +209,12 @@ pub enum KeystreamSource {
 /// The shape of a keystream pipeline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PipelineConfig {
-    /// The largest payload the pipeline prepares for; larger packets are
-    /// computed inline. In RFC 4106 mode every sequence number is given
-    /// keystream for this much.
+    /// The largest payload the pipeline prepares for (at most 64 KiB);
+    /// larger packets are computed inline. In RFC 4106 mode every
+    /// sequence number is given keystream for this much.
     pub max_payload: usize,
-    /// Packets of `max_payload` per buffer.
+    /// Packets of `max_payload` per buffer (more than 0; the buffer's
+    /// bytes must fit in memory, or [`Sa::new`] refuses it).
     pub buffer_packets: usize,
     /// Packets of `max_payload` kept as history at the head of a buffer
     /// (at most `buffer_packets`).
@@ -250,7 +251,8 @@ pub struct Config {
     pub nonce: NonceFormat,
     /// Inline or pipelined keystream.
     pub keystream: KeystreamSource,
-    /// Anti-replay window size in packets (RFC 4303 §3.4.3).
+    /// Anti-replay window size in packets (RFC 4303 §3.4.3), 32 to 2^20
+    /// ([`Sa::new`] refuses others).
     pub replay_window: usize,
     /// The AES-GCM implementation of packets and producers alike.
     pub implementation: Implementation,
@@ -381,6 +383,14 @@ pub struct Sa {
 impl Sa {
     /// An SA with a 16-, 24- or 32-byte AES key and the 4-byte salt
     /// (RFC 4106 §8.1: the keying material is key ‖ salt).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Crypto`] for a key of another length or an implementation
+    /// this CPU lacks; [`Error::InvalidIcvLength`] for an ICV other than
+    /// 8, 12 or 16 bytes; [`Error::InvalidConfig`] for a shorter one with
+    /// [`NonceFormat::ContinuousCounter`], a replay window or pipeline
+    /// sizes out of range.
     pub fn new(key: &[u8], salt: [u8; 4], config: Config) -> Result<Sa, Error> {
         Sa::build(key, salt, config, None)
     }
@@ -454,6 +464,16 @@ impl Sa {
                     .ok()
                     .and_then(NonZeroU32::new)
                     .ok_or(Error::InvalidConfig("max_payload"))?;
+                // Each of a lane's two buffers holds history and fresh
+                // packets of `slot` blocks: sizes whose bytes overflow are
+                // refused here, not met by the first packet.
+                p.buffer_packets
+                    .checked_add(p.history_packets)
+                    .and_then(|packets| packets.checked_mul(slot.get() as usize * 16))
+                    .filter(|&bytes| bytes <= isize::MAX as usize / 2)
+                    .ok_or(Error::InvalidConfig(
+                        "buffer_packets too large for a buffer in memory",
+                    ))?;
                 (
                     Lane::Idle(Some(outbound)),
                     Lane::Idle(Some(inbound)),

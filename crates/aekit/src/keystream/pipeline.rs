@@ -29,8 +29,12 @@
 //! - `behind`: the next buffer is still with the producer;
 //! - `ahead`: beyond every buffer (a jump after loss) — the caller then
 //!   calls [`Pipeline::observe`] once the packet is authentic, which
-//!   re-aims the buffers there; unauthenticated packets never move them,
-//!   so forged sequence numbers cannot push the pipeline off course;
+//!   re-aims the buffers there; unauthenticated packets never re-aim
+//!   them, so forged sequence numbers cannot send the pipeline off course
+//!   (one whose range lies in the next buffer does make that buffer
+//!   current, as the genuine packet would, before its ICV is checked:
+//!   genuine packets left behind it may then fall back as `late`, slower
+//!   and never wrong);
 //! - `unplaceable`: longer than the buffer, or not on the expected
 //!   counters (a peer's IV that is not its sequence number);
 //! - `failed`: the producer reported an error for the buffer that holds
