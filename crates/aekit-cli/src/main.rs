@@ -42,7 +42,7 @@ use std::str::FromStr;
 use aekit::chunked::{self, Aead, SeekReader};
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use zeroize::Zeroize;
+use zeroize::{Zeroize, Zeroizing};
 
 use failure::{EXIT_CODES, Exit, Failure, is_dash};
 use output::{Options, Output};
@@ -82,7 +82,9 @@ enum Command {
     Encrypt(CryptArgs),
     /// Decrypt a file (or stdin); to a file, nothing appears unless it all verifies.
     ///
-    /// With -o FILE, FILE appears only if every chunk verified; on any
+    /// With -o FILE, FILE appears only if every chunk verified (with
+    /// --range, every chunk the range covers: a range of a damaged or
+    /// truncated file reads where its own chunks are intact); on any
     /// failure or interruption nothing is left behind. An interruption
     /// (Ctrl-C, or any other signal that would end the process) either
     /// comes before FILE is put in place, and then FILE does not appear,
@@ -368,9 +370,10 @@ const KEY_READ_LIMIT: u64 = 1024;
 /// Reads the key file and settles the AEAD: `--aead` if given (the key must
 /// fit it), else the one the key's size implies. Refuses text (hex digits,
 /// a passphrase) with the command that makes a proper key, and warns when
-/// the file is open to other users.
-fn read_key(args: &CryptArgs) -> Result<(Vec<u8>, Aead), Failure> {
-    let mut key = Vec::new();
+/// the file is open to other users. The key is wiped when dropped, on every
+/// path (read into room for the limit, so no reallocation leaves a copy).
+fn read_key(args: &CryptArgs) -> Result<(Zeroizing<Vec<u8>>, Aead), Failure> {
+    let mut key = Zeroizing::new(Vec::with_capacity(KEY_READ_LIMIT as usize + 1));
     let file = File::open(&args.key).map_err(|e| Failure::io("reading key", &args.key, e))?;
     warn_if_shared(&args.key, &file);
     file.take(KEY_READ_LIMIT + 1)
@@ -378,7 +381,6 @@ fn read_key(args: &CryptArgs) -> Result<(Vec<u8>, Aead), Failure> {
         .map_err(|e| Failure::io("reading key", &args.key, e))?;
     let name = args.key.display();
     if let Some(what) = key_text(&key) {
-        key.zeroize();
         return Err(Failure::new(
             Exit::KeySize,
             format!(
@@ -405,7 +407,6 @@ fn read_key(args: &CryptArgs) -> Result<(Vec<u8>, Aead), Failure> {
     };
     if key.len() != aead.key_len() {
         let len = key.len();
-        key.zeroize();
         return Err(chunked::Error::KeyLength { aead, len }.into());
     }
     Ok((key, aead))
@@ -620,7 +621,20 @@ fn decrypt_range(args: &CryptArgs, range: ByteRange, buffer: bool) -> Result<(),
             )
         })?;
     let file = File::open(path).map_err(|e| Failure::io("reading", path, e))?;
-    let mut reader = SeekReader::new(file, aead, &key, args.context.as_bytes())?;
+    // The header's read and the seek to the end name the file when they
+    // fail (a directory, a pipe), as every other input's errors do.
+    let mut reader =
+        SeekReader::new(file, aead, &key, args.context.as_bytes()).map_err(|e| match e {
+            chunked::Error::Io(e) if e.kind() == io::ErrorKind::NotSeekable => Failure::new(
+                Exit::Failure,
+                format!(
+                    "--range needs a seekable input file; {} is not one",
+                    path.display()
+                ),
+            ),
+            chunked::Error::Io(e) => Failure::io("reading", path, e),
+            e => e.into(),
+        })?;
     let mut out = Output::open(args.output.as_deref(), plaintext_options(args, buffer))?;
     let result = (|| -> Result<(), chunked::Error> {
         reader.seek(SeekFrom::Start(range.start))?;

@@ -165,6 +165,22 @@ fn range_reads_decrypt_only_what_is_asked() {
         &[],
     );
     assert_eq!(usage.status.code(), Some(2));
+
+    // An input that cannot be read or seeked is named, as everywhere.
+    fs::create_dir(dir.join("d")).expect("dir");
+    let message = fails(&dir, &split("decrypt --key k.key --range 0.. d"), 1, "x");
+    assert!(message.contains("reading d"), "{message}");
+    let piped = aekit(
+        &dir,
+        &split("decrypt --key k.key --range 0.. /dev/stdin"),
+        &sealed[..4096],
+    );
+    let message = String::from_utf8_lossy(&piped.stderr);
+    assert_eq!(piped.status.code(), Some(1), "{message}");
+    assert!(
+        message.contains("needs a seekable input file; /dev/stdin"),
+        "{message}"
+    );
 }
 
 #[test]

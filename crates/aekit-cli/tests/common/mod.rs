@@ -98,3 +98,11 @@ pub fn write_key(path: &Path, key: &[u8]) {
         fs::set_permissions(path, fs::Permissions::from_mode(0o600)).expect("chmod");
     }
 }
+
+/// Prints `SKIP <why>` where a reader sees it: straight to stderr, which
+/// the test harness does not capture (it captures `eprintln!`).
+#[allow(dead_code)] // not every test file skips
+pub fn skip(why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIP {why}");
+}

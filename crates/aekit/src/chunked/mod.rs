@@ -7,7 +7,8 @@
 //!
 //! ```text
 //! key ‖ base nonce ‖ commitment = HKDF-Expand(SHA-512, prk = input key,
-//!     info = "c2sp.org/chunked-encryption@v1+" ‖ "AEAD_AES_128_GCM" ‖ 0x00 ‖ salt ‖ context)
+//!     info = "c2sp.org/chunked-encryption@v1+" ‖ AEAD name ‖ 0x00 ‖ salt ‖ context)
+//!     (AEAD name: "AEAD_AES_128_GCM" or "AEAD_AES_256_GCM")
 //!
 //! message = salt (24) ‖ commitment (32) ‖ chunk 0 ‖ chunk 1 ‖ … ‖ chunk n
 //! chunk i = AES-GCM(key, nonce = base nonce ⊕ i, aad = "", plaintext_i) ‖ tag (16)
@@ -30,8 +31,10 @@
 //! - A chunk's plaintext is released only after its tag verified.
 //! - A short chunk is taken as the final one only when the input ends right
 //!   after it; data after the final chunk and a missing final chunk are
-//!   errors, never a clean end of file. Errors are sticky: a reader that
-//!   failed keeps failing.
+//!   errors, never a clean end of file. Errors are sticky: a
+//!   [`DecryptReader`] that failed keeps failing. (A [`SeekReader`] reads
+//!   each chunk on its own: one that failed, sought elsewhere, reads the
+//!   chunks that verify there.)
 //!
 //! # The pieces
 //!
@@ -464,7 +467,17 @@ impl MessageKey {
     }
 
     /// Encrypts chunk `index` in place: `sealed` holds the plaintext followed
-    /// by [`TAG_LEN`] bytes of room, which receive the tag.
+    /// by [`TAG_LEN`] bytes of room, which receive the tag. The format's
+    /// chunks are [`CHUNK_LEN`] bytes of plaintext, all but the final one,
+    /// which is shorter (possibly empty): any length is sealed, and
+    /// keeping to those is the caller's part. Fails with
+    /// [`Error::Truncated`] where there is no room for the tag, and
+    /// [`Error::TooLong`] for an index past the format's 2^38 chunks.
+    ///
+    /// # Panics
+    ///
+    /// For a plaintext over GCM's limit of 2^36 − 32 bytes, which no chunk
+    /// of the format comes near.
     pub fn seal_chunk(&self, index: u64, sealed: &mut [u8]) -> Result<(), Error> {
         let nonce = self.nonce(index)?;
         let split = sealed.len().checked_sub(TAG_LEN).ok_or(Error::Truncated)?;
