@@ -52,7 +52,10 @@
 
 /*
  The tag did not verify: wrong key, nonce, associated data, ciphertext
- or tag. The output buffer has been zeroed.
+ or tag. A one-shot decryption has zeroed the plaintext it wrote to the
+ output (one of a ciphertext shorter than a tag wrote nothing); a
+ stream's `finish` can zero nothing, its plaintext being the caller's
+ already.
  */
 #define AEKIT_AUTHENTICATION_FAILED 7
 
@@ -93,6 +96,10 @@ typedef struct aekit_aes_gcm aekit_aes_gcm;
 /*
  An AETHER key. Opaque to C; made by `aekit_aether_new`, freed (and
  wiped) by `aekit_aether_free`.
+
+ **As published, AETHER lets an attacker move bytes between the
+ associated data and the message without changing the tag.** Use it only
+ where the associated data is fixed for a key (for example always empty).
  */
 typedef struct aekit_aether aekit_aether;
 
@@ -157,7 +164,8 @@ void aekit_aether_free(aekit_aether *aether);
  Encrypts `plaintext_len` bytes under a 16-byte nonce and writes
  ciphertext ‖ 16-byte tag to `out` (capacity `out_cap`, length written to
  `*out_len`). `out` may be `plaintext` itself but must not otherwise
- overlap it. See the warning about associated data above.
+ overlap it. The associated data must be fixed for the key (the warning
+ on `aekit_aether`: bytes moved between it and the message keep the tag).
 
  # Safety
 
@@ -197,7 +205,8 @@ int aekit_aether_decrypt(const aekit_aether *aether,
 /*
  Makes an AES-GCM key handle from `key_len` (16, 24 or 32) bytes of key
  and stores it in `*out` (NULL on failure). Free it with
- `aekit_aes_gcm_free`, which wipes the key.
+ `aekit_aes_gcm_free` (the key is wiped once it and the streams started
+ under it are freed).
 
  # Safety
 
@@ -206,8 +215,9 @@ int aekit_aether_decrypt(const aekit_aether *aether,
 int aekit_aes_gcm_new(const uint8_t *key, size_t key_len, aekit_aes_gcm **out);
 
 /*
- Frees a key handle (NULL is ignored) and wipes the key. Streams started
- under it stay usable until they are freed.
+ Frees a key handle (NULL is ignored). Streams started under it stay
+ usable until they are freed; the key is wiped when the handle and every
+ such stream are.
 
  # Safety
 

@@ -13,6 +13,10 @@ use crate::{free, guard, input, status, store};
 
 /// An AETHER key. Opaque to C; made by `aekit_aether_new`, freed (and
 /// wiped) by `aekit_aether_free`.
+///
+/// **As published, AETHER lets an attacker move bytes between the
+/// associated data and the message without changing the tag.** Use it only
+/// where the associated data is fixed for a key (for example always empty).
 pub struct Aether {
     aether: aekit::aether::Aether,
 }
@@ -76,7 +80,8 @@ pub unsafe extern "C" fn aekit_aether_free(aether: *mut Aether) {
 /// Encrypts `plaintext_len` bytes under a 16-byte nonce and writes
 /// ciphertext ‖ 16-byte tag to `out` (capacity `out_cap`, length written to
 /// `*out_len`). `out` may be `plaintext` itself but must not otherwise
-/// overlap it. See the warning about associated data above.
+/// overlap it. The associated data must be fixed for the key (the warning
+/// on `aekit_aether`: bytes moved between it and the message keep the tag).
 ///
 /// # Safety
 ///

@@ -50,7 +50,8 @@ pub(crate) enum Direction {
 
 /// Makes an AES-GCM key handle from `key_len` (16, 24 or 32) bytes of key
 /// and stores it in `*out` (NULL on failure). Free it with
-/// `aekit_aes_gcm_free`, which wipes the key.
+/// `aekit_aes_gcm_free` (the key is wiped once it and the streams started
+/// under it are freed).
 ///
 /// # Safety
 ///
@@ -73,8 +74,9 @@ pub unsafe extern "C" fn aekit_aes_gcm_new(
     })
 }
 
-/// Frees a key handle (NULL is ignored) and wipes the key. Streams started
-/// under it stay usable until they are freed.
+/// Frees a key handle (NULL is ignored). Streams started under it stay
+/// usable until they are freed; the key is wiped when the handle and every
+/// such stream are.
 ///
 /// # Safety
 ///

@@ -18,8 +18,9 @@
 //!   their computation without that frame, for speed: a panic there
 //!   aborts the process, as Rust does for any panic leaving an
 //!   `extern "C"` function.
-//! - **Secrets wiped.** Freeing a handle drops aekit's key, which zeroizes
-//!   itself; a failed decryption zeroes the output buffer.
+//! - **Secrets wiped.** aekit's key zeroizes itself when the last of its
+//!   handle and the streams started under it is freed; a failed one-shot
+//!   decryption zeroes the plaintext it wrote.
 //! - **Threads.** A key handle may be used from several threads at once; a
 //!   streaming handle by one thread at a time.
 //!
@@ -61,7 +62,10 @@ pub const AEKIT_TOO_LONG: c_int = 5;
 /// bytes are needed.
 pub const AEKIT_BUFFER_TOO_SMALL: c_int = 6;
 /// The tag did not verify: wrong key, nonce, associated data, ciphertext
-/// or tag. The output buffer has been zeroed.
+/// or tag. A one-shot decryption has zeroed the plaintext it wrote to the
+/// output (one of a ciphertext shorter than a tag wrote nothing); a
+/// stream's `finish` can zero nothing, its plaintext being the caller's
+/// already.
 pub const AEKIT_AUTHENTICATION_FAILED: c_int = 7;
 /// Associated data was given after message data in a stream.
 pub const AEKIT_AAD_AFTER_MESSAGE: c_int = 8;

@@ -205,7 +205,10 @@ static void test_aether(void) {
     EXPECT(aekit_aether_decrypt(x, nonce, 16, ad, 48, out, 32, back, sizeof back, &n),
            AEKIT_AUTHENTICATION_FAILED);
     CHECK(all_zero(back, 16));
+    /* Refused out of place: no copy of the plaintext is left in out. */
+    memset(out, 0xaa, sizeof out);
     EXPECT(aekit_aether_encrypt(x, nonce, 12, ad, 48, msg, 16, out, sizeof out, &n), AEKIT_NONCE_LENGTH);
+    CHECK(memcmp(out, msg, 16) != 0);
     /* Refused in place: the plaintext stays. */
     memcpy(out, msg, 16);
     EXPECT(aekit_aether_encrypt(x, nonce, 12, ad, 48, out, 16, out, sizeof out, &n), AEKIT_NONCE_LENGTH);
