@@ -143,11 +143,13 @@ impl<'a> Args<'a> {
         out: &mut [MaybeUninit<u8>],
     ) -> PyResult<()> {
         let (nonce, aad) = (&*self.nonce, &*self.aad);
+        // Read where it lies, with the GIL released, unless it overlaps
+        // the output, its tag's room included: then copied into it first
+        // (with the GIL held).
+        let apart = self.data.beside(out);
         let (text, tag_out) = out.split_at_mut(self.data.len());
         let pool = pool_for(aead, text.len());
-        // Read where it lies, with the GIL released, unless it overlaps
-        // the output: then copied into it first (with the GIL held).
-        let tag = match self.data.beside(text) {
+        let tag = match apart {
             Some(data) => detach_from(py, self.work(), || {
                 aead.seal_from(pool.as_ref(), nonce, aad, data, text)
             }),

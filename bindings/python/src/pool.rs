@@ -73,7 +73,12 @@ pub fn set_threads(threads: usize) -> PyResult<()> {
     let mut shared = SHARED.lock().unwrap_or_else(PoisonError::into_inner);
     shared.threads = threads;
     // The next large message makes a pool of the new size; one in use by
-    // another thread's message lives until that message is done.
-    shared.pool = None;
+    // another thread's message lives until that message is done. A pool
+    // inherited over `fork` is forgotten, as in `shared`.
+    if let Some((owner, pool)) = shared.pool.take()
+        && owner != std::process::id()
+    {
+        std::mem::forget(pool);
+    }
     Ok(())
 }

@@ -136,17 +136,26 @@ impl State {
 #[pyclass(subclass, module = "aekit._aekit", name = "AESGCMContext")]
 pub struct Context {
     state: State,
+    /// Whether `update` or `update_into` was called, even with an empty
+    /// piece: associated data is refused after it, as `cryptography`
+    /// does (aekit's stream counts only non-empty pieces).
+    updated: bool,
 }
 
 #[pymethods]
 impl Context {
     /// Authenticates `data` without encrypting it; all of it must come
-    /// before the first `update` (else `AlreadyUpdated`).
+    /// before the first `update`, even an empty one (else
+    /// `AlreadyUpdated`).
     fn authenticate_additional_data(
         &mut self,
         py: Python<'_>,
         data: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
+        // Finalized first, as `cryptography` checks.
+        if self.updated && !self.state.finalized() {
+            return Err(errors::already_updated(py));
+        }
         let data = Input::new(data, "data")?.to_cow(py)?;
         match detach_from(py, data.len(), || self.state.aad(&data)) {
             None => Err(errors::already_finalized(py)),
@@ -162,6 +171,7 @@ impl Context {
         data: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let data = Input::new(data, "data")?;
+        self.updated = true;
         new_bytes(py, data.len(), |out| self.state.step_into(py, &data, out))
     }
 
@@ -183,6 +193,7 @@ impl Context {
             )));
         }
         let len = data.len();
+        self.updated = true;
         out.with_space(|space| self.state.step_into(py, &data, &mut space[..len]))?;
         Ok(len)
     }
@@ -209,6 +220,7 @@ impl Encryptor {
             .map_err(|e| errors::aead(py, e))?;
         let base = Context {
             state: State::Encrypt(cell),
+            updated: false,
         };
         Ok(PyClassInitializer::from(base).add_subclass(Encryptor { tag: None }))
     }
@@ -264,6 +276,7 @@ impl Decryptor {
             .map_err(|e| errors::aead(py, e))?;
         let base = Context {
             state: State::Decrypt(cell),
+            updated: false,
         };
         Ok(PyClassInitializer::from(base).add_subclass(Decryptor {}))
     }

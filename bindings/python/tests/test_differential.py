@@ -67,8 +67,9 @@ def test_into_methods_with_overlapping_buffers():
     for n in (0, 1, 100, 255, 256, 257, 4096, 70000):
         message = random.Random(n).randbytes(n)
         expected = theirs.encrypt(nonce, message, aad)
-        for shift in (0, 5, 16, n + 16):
-            # The message at `shift` in a shared buffer; the result at 0.
+        for shift in (0, 5, 16, n, n + 16):
+            # The message at `shift` in a shared buffer (at `n`, over the
+            # tag's room alone for short ones); the result at 0.
             shared = bytearray(max(n + 16, shift + n))
             shared[shift:shift + n] = message
             view = memoryview(shared)

@@ -181,3 +181,24 @@ def test_decrypt_into_says_its_buffer_holds_unverified_plaintext_during_the_call
     doc = " ".join(aekit.AESGCM.decrypt_into.__doc__.split())
     assert "before the tag is checked" in doc
     assert "GIL released" in doc and "another thread" in doc
+
+
+def test_aad_after_an_empty_update_is_refused_as_cryptography_does():
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+    reference = Cipher(algorithms.AES(KEY), modes.GCM(NONCE)).encryptor()
+    reference.update(b"")
+    with pytest.raises(cx.AlreadyUpdated):
+        reference.authenticate_additional_data(b"late")
+    a = aekit.AESGCM(KEY)
+    for stream in (a.encryptor(NONCE), a.decryptor(NONCE)):
+        stream.update(b"")
+        with pytest.raises(cx.AlreadyUpdated):
+            stream.authenticate_additional_data(b"late")
+    e = a.encryptor(NONCE)
+    e.update_into(b"", bytearray(0))
+    with pytest.raises(cx.AlreadyUpdated):
+        e.authenticate_additional_data(b"late")
+    e.finalize()
+    with pytest.raises(cx.AlreadyFinalized):
+        e.authenticate_additional_data(b"late")

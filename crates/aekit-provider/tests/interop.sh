@@ -192,6 +192,11 @@ NGINX
     listening "$port"
     local nginx_pid
     nginx_pid=$(cat "$work/nginx.pid")
+    # The configuration loads the module, or this is not the run it says.
+    if [ "$conf" != /dev/null ] && ! grep -q '/aekit\.so$' "/proc/$nginx_pid/maps"; then
+        echo "FAIL nginx $label: aekit.so is not loaded in the server"
+        return 1
+    fi
     before=$(cpu_seconds "$nginx_pid")
     got=$(env -u OPENSSL_CONF timeout 120 curl -sk --tlsv1.3 "https://127.0.0.1:$port/big.bin" | sha256sum | cut -c1-16)
     after=$(cpu_seconds "$nginx_pid")
