@@ -264,7 +264,7 @@ fn init_mid_message_never_restarts_under_the_same_iv() {
     for prov in [Prov::Default, Prov::Aekit] {
         let ctx = start(prov, &m, true).unwrap();
         let first = common::feed(&ctx, &half).unwrap();
-        assert!(reinit(&ctx, None), "{prov:?}: init without key or IV");
+        assert!(reinit(&ctx, None, None), "{prov:?}: init without key or IV");
         let second = common::feed(&ctx, &half).unwrap();
         assert_eq!(
             [first, second].concat(),
@@ -279,7 +279,7 @@ fn init_mid_message_never_restarts_under_the_same_iv() {
     // aekit's refusals, where a restart would have reused the keystream.
     let ctx = start(Prov::Aekit, &m, true).unwrap();
     let first = common::feed(&ctx, &half).unwrap();
-    assert!(reinit(&ctx, Some(&key)));
+    assert!(reinit(&ctx, Some(&key), None));
     assert!(common::feed(&ctx, &half).is_none(), "key alone: refused");
     assert_eq!(first, expected.0[..32]);
     let ctx = start(Prov::Aekit, &m, true).unwrap();
@@ -290,7 +290,7 @@ fn init_mid_message_never_restarts_under_the_same_iv() {
         "new IV length: refused"
     );
     // A new IV starts a new message, as always.
-    assert!(reinit_iv(&ctx, &[1; 16]));
+    assert!(reinit(&ctx, None, Some(&[1; 16])));
     assert!(common::feed(&ctx, &half).is_some());
 }
 
@@ -305,37 +305,14 @@ unsafe extern "C" {
     ) -> i32;
 }
 
-/// `EVP_CipherInit_ex` on a started encryption context with no cipher,
-/// the key given or not, no IV.
-fn reinit(c: &common::Ctx, key: Option<&[u8]>) -> bool {
-    let key = key.map_or(std::ptr::null(), <[u8]>::as_ptr);
-    // SAFETY: EVP's call on a live context, the key its cipher's length.
+/// `EVP_CipherInit_ex` on a started encryption context, with no cipher
+/// and the key and IV given or not (each of the context's length).
+fn reinit(c: &common::Ctx, key: Option<&[u8]>, iv: Option<&[u8]>) -> bool {
+    let [key, iv] = [key, iv].map(|b| b.map_or(std::ptr::null(), <[u8]>::as_ptr));
+    // SAFETY: EVP's call on a live context, the key and IV of the
+    // lengths its cipher takes.
     unsafe {
-        let ok = EVP_CipherInit_ex(
-            c.0,
-            std::ptr::null(),
-            std::ptr::null_mut(),
-            key,
-            std::ptr::null(),
-            1,
-        ) == 1;
-        ERR_clear_error();
-        ok
-    }
-}
-
-/// `EVP_CipherInit_ex` with an IV alone (of the context's IV length).
-fn reinit_iv(c: &common::Ctx, iv: &[u8]) -> bool {
-    // SAFETY: as [`reinit`]; `iv` is the context's IV length.
-    unsafe {
-        let ok = EVP_CipherInit_ex(
-            c.0,
-            std::ptr::null(),
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            iv.as_ptr(),
-            1,
-        ) == 1;
+        let ok = EVP_CipherInit_ex(c.0, std::ptr::null(), std::ptr::null_mut(), key, iv, 1) == 1;
         ERR_clear_error();
         ok
     }
