@@ -126,7 +126,11 @@ pub enum Error {
     Malformed(&'static str),
     /// The sequence number was received before.
     Replay(u64),
-    /// The sequence number is left of the anti-replay window.
+    /// The sequence number is left of the anti-replay window. With
+    /// extended sequence numbers, a packet whose high half cannot be
+    /// inferred from the window (RFC 4303 Appendix A2.2: too far behind,
+    /// or past the end of the 64-bit space) carries the low 32 bits it
+    /// sent.
     Stale(u64),
     /// The ICV did not verify.
     AuthenticationFailed,
