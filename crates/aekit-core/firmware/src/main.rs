@@ -1,7 +1,9 @@
 //! aekit-core's test firmware for Cortex-M: checks the AES rounds'
 //! assembly against the portable rounds on random inputs, then runs the
 //! GCM spec's test cases 1–18, Wycheproof's AES-GCM cases and
-//! FACE-against-plain cross-checks on every configuration of the core, prints a line per suite over ARM
+//! FACE-against-plain cross-checks on nine configurations of the core
+//! (Karatsuba with plain counters and every FACE variant, the 4-bit table
+//! with plain, rd1+ and rd2+), prints a line per suite over ARM
 //! semihosting, and exits with success or failure (SYS_EXIT), so that
 //! `qemu-system-arm -semihosting` returns the verdict as its status.
 //!

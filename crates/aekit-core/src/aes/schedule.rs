@@ -8,16 +8,23 @@ pub const MAX_WORDS: usize = 60;
 
 /// Fills `w[..4 · (rounds + 1)]` with the schedule's words `w[i]` of the
 /// 16-, 24- or 32-byte `key` (`rounds` = 10, 12 or 14), SubWord by
-/// `sub_word`; the words past them are left as they are. The caller
-/// checks the key length. Constant-time if `sub_word` is: the branches
-/// depend on the word index alone.
+/// `sub_word`; the words past them are left as they are.
+/// Constant-time if `sub_word` is: the branches depend on the word index
+/// alone.
+///
+/// # Panics
+///
+/// For a key of another length (the callers check it first).
 #[inline(always)]
 pub fn key_expansion(
     key: &[u8],
     w: &mut [[u8; 4]; MAX_WORDS],
     sub_word: impl Fn([u8; 4]) -> [u8; 4],
 ) {
-    debug_assert!(matches!(key.len(), 16 | 24 | 32));
+    assert!(
+        matches!(key.len(), 16 | 24 | 32),
+        "an AES key is 16, 24 or 32 bytes"
+    );
     let nk = key.len() / 4;
     let rounds = nk + 6;
     for (i, word) in key.chunks_exact(4).enumerate() {

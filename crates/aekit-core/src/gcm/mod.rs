@@ -57,10 +57,18 @@ pub const MAX_AAD_LEN: u64 = (1 << 61) - 1;
 pub const TAG_LENGTHS: [usize; 10] = [4, 8, 9, 10, 11, 12, 13, 14, 15, 16];
 
 /// An authentication tag of 4 to 16 bytes.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct Tag {
     bytes: Block,
     len: usize,
+}
+
+/// The tag's bytes alone: the rest of the block it was cut from is not
+/// the caller's to see.
+impl core::fmt::Debug for Tag {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("Tag").field(&self.as_bytes()).finish()
+    }
 }
 
 impl Tag {

@@ -31,8 +31,9 @@
 //! (`aekit-bench batch`) on an Intel Xeon with AVX-512 (Sapphire Rapids
 //! class). Each piece of a run goes to the engine with the lowest cost per message. What that
 //! gives: short messages go to a bitsliced group once a run has enough of
-//! them to fill its lanes, and long ones (33 blocks, 1500 bytes, and more)
-//! never do: the bitsliced F is cheaper than the one-message engine's
+//! them to fill its lanes, and on an `avx512` key long ones (33 blocks,
+//! 1500 bytes, and more) never do (on a `portable` key, whose one message
+//! costs far more, a run of a few dozen long ones of one shape does): the bitsliced F is cheaper than the one-message engine's
 //! (whose `vpshufb` S-box is bound by the shuffle ports), but the
 //! transposes in and out cost about as much as the rounds of a block, so
 //! the longer the message the less a group gains. Other CPUs would draw
@@ -468,8 +469,9 @@ fn crypt_group<const N: usize, S: Slicer<N>>(
     let (ad_blocks, msg_blocks) = group[0].shape;
     let short_ad = group.iter().map(|e| e.m.ad.len()).min().unwrap_or(0);
     let short_buf = group.iter().map(|e| e.m.buf.len()).min().unwrap_or(0);
-    let k0 = bitsliced::broadcast::<N>(&key.k0);
-    let k1 = bitsliced::broadcast::<N>(&key.k1);
+    // The key's copies here, named, are wiped at the end.
+    let mut k0 = bitsliced::broadcast::<N>(&key.k0);
+    let mut k1 = bitsliced::broadcast::<N>(&key.k1);
     let z = [Z0, Z1, Z2].map(|w| bitsliced::broadcast::<N>(&w));
     let zero: Planes<N> = [[0; N]; 128];
 
@@ -477,7 +479,7 @@ fn crypt_group<const N: usize, S: Slicer<N>>(
     to_planes(sl, group, &mut x[..1], spill, 0, 0, false, |m| &m.nonce[..]);
     let mut n_k0 = x[0];
     bitsliced::xor_into(&mut n_k0, &k0);
-    st.set(&[z[1], k0, n_k0, zero, z[0], zero, x[0], k1, z[2]]);
+    st.set([&z[1], &k0, &n_k0, &zero, &z[0], &zero, &x[0], &k1, &z[2]]);
     n_k0.zeroize();
     for _ in 0..20 {
         sl.round(st, &z);
@@ -533,7 +535,7 @@ fn crypt_group<const N: usize, S: Slicer<N>>(
     {
         bitsliced::xor_into(st.word_mut(i), k);
     }
-    let fin = [k0, z[0], k1];
+    let mut fin = [k0, z[0], k1];
     for _ in 0..20 {
         sl.round(st, &fin);
     }
@@ -561,8 +563,9 @@ fn crypt_group<const N: usize, S: Slicer<N>>(
         }
     }
     tags.zeroize();
-    let mut k = [k0, k1];
-    k.zeroize();
+    k0.zeroize();
+    k1.zeroize();
+    fin.zeroize();
     st.s.0.zeroize();
 }
 

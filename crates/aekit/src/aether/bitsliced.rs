@@ -275,10 +275,13 @@ impl<const N: usize> Lanes<N> {
         &mut self.s[at]
     }
 
-    /// Sets the state to `words` (word `i` from `words[i]`).
-    pub(crate) fn set(&mut self, words: &[Planes<N>; 9]) {
+    /// Sets the state to `words` (word `i` from `words[i]`), each copied
+    /// into its place: no copy of the nine besides the state's.
+    pub(crate) fn set(&mut self, words: [&Planes<N>; 9]) {
         self.rot = 0;
-        **self.s = *words;
+        for (slot, word) in (**self.s).iter_mut().zip(words) {
+            *slot = *word;
+        }
     }
 }
 

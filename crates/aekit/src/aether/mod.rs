@@ -34,9 +34,11 @@
 //! | `neon`      | `neon.rs`      | yes           | one nibble per byte, `TBL` S-box (AArch64)   |
 //!
 //! The mode (initialization, padding, the short last block, finalization,
-//! tag check) is written once, here, over the small `Engine` trait; the
-//! strategy is chosen once, when the key is set up, and each call dispatches
-//! on it once.
+//! tag check) is written here over the small `Engine` trait, and once more
+//! in `batch.rs` over the bitsliced engines, which run many messages in
+//! lanes (a batch of a key of any strategy may run there, where the CPU
+//! has AVX2 or AVX-512); the strategy is chosen once, when the key is set
+//! up, and each call dispatches on it once.
 //!
 //! ```
 //! # fn main() -> Result<(), aekit::Error> {
@@ -165,7 +167,9 @@ fn finalize<E: Engine>(e: E, key: &Key, s: &mut State) -> Word {
     for (i, k) in [k0, k0, k1, k1, k0, k0, k1, k0, k1].into_iter().enumerate() {
         xor_into(&mut s[i], k);
     }
-    e.absorb_repeated(s, &[*k0, Z0, *k1], 20);
+    let mut fin = [*k0, Z0, *k1];
+    e.absorb_repeated(s, &fin, 20);
+    fin.zeroize();
     for (i, k) in [k1, k0, k0, k0, k1, k0, k0, k1, k1].into_iter().enumerate() {
         xor_into(&mut s[i], k);
     }
@@ -369,6 +373,11 @@ impl Aether {
     /// Encrypts `buf` in place and returns the 16-byte tag. The nonce is 16
     /// bytes and must never repeat under one key. See the type's warning
     /// about associated data.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidNonceLength`] for a nonce of another length; `buf`
+    /// is then untouched.
     pub fn encrypt_in_place_detached(
         &self,
         nonce: &[u8],
@@ -384,9 +393,15 @@ impl Aether {
         }))
     }
 
-    /// Verifies `tag` and decrypts `buf` in place. On failure `buf` is
-    /// zeroed and [`Error::AuthenticationFailed`] returned: no unverified
+    /// Verifies `tag` and decrypts `buf` in place. If the tag does not
+    /// verify (a tag of other than 16 bytes never does), `buf` is zeroed
+    /// and [`Error::AuthenticationFailed`] returned: no unverified
     /// plaintext is ever released. The tag is compared in constant time.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidNonceLength`] for a nonce of another length (`buf`
+    /// untouched); [`Error::AuthenticationFailed`] as above.
     pub fn decrypt_in_place_detached(
         &self,
         nonce: &[u8],
@@ -406,8 +421,12 @@ impl Aether {
         secret::verify_or_wipe(&mut expected, TAG_LEN, tag, buf)
     }
 
-    /// Encrypts `plaintext` and returns ciphertext ‖ tag.
+    /// Encrypts `plaintext` and returns ciphertext ‖ tag; the errors of
+    /// [`encrypt_in_place_detached`](Self::encrypt_in_place_detached).
     pub fn encrypt(&self, nonce: &[u8], ad: &[u8], plaintext: &[u8]) -> Result<Vec<u8>, Error> {
+        // Checked before the plaintext is copied: a refused call leaves no
+        // copy behind.
+        check_nonce(nonce)?;
         let mut out = Vec::with_capacity(plaintext.len() + TAG_LEN);
         out.extend_from_slice(plaintext);
         let tag = self.encrypt_in_place_detached(nonce, ad, &mut out)?;
@@ -416,7 +435,8 @@ impl Aether {
     }
 
     /// Verifies and decrypts ciphertext ‖ tag and returns the plaintext, or
-    /// an error and nothing.
+    /// an error and nothing: [`Error::InvalidNonceLength`], or
+    /// [`Error::AuthenticationFailed`] (also for input shorter than a tag).
     pub fn decrypt(
         &self,
         nonce: &[u8],

@@ -28,8 +28,9 @@
 //! on a CPU with a data cache that index can leak. Use it to check, not to
 //! protect ([`super::Strategy::best`] never picks it).
 //!
-//! Cost: about 32 table reads and 200 nibble operations per F, twelve F per
-//! 48-byte block — slow on purpose, nothing is fused or precomputed.
+//! Cost: about 64 table reads (the S-box layer twice) and 200 nibble
+//! operations per F, twelve F per 48-byte block — slow on purpose, nothing
+//! is fused or precomputed.
 
 use super::engine::{Engine, State, Word};
 
