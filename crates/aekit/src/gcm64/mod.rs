@@ -42,16 +42,19 @@
 //! - **Data per key (enforced).** Counter mode over a 64-bit block cipher
 //!   is distinguishable from random after about 2^32 blocks (the birthday
 //!   bound: the advantage after σ blocks is about σ²/2^65, and the
-//!   Sweet32 attacks recover plaintext at that scale). A [`TdeaGcm`] key
+//!   Sweet32 attacks recover plaintext at that scale). A [`TdeaGcm`] value
 //!   counts every block its cipher computes — E(K, Y_0) and the keystream
 //!   of each message, encrypting and decrypting alike — and refuses, with
 //!   [`Error::KeyDataLimit`] and nothing touched, any call that would take
 //!   it past [`DEFAULT_BLOCK_LIMIT`] = 2^20 blocks (8 MiB), NIST SP 800-67
 //!   Rev. 2's limit for one TDEA key bundle (advantage about 2^-25). Then
 //!   use a fresh key. [`TdeaGcm::with_block_limit`] may lower the limit,
-//!   never raise it. Decryption counts because a receiver's key computes
-//!   the same blocks; an attacker who floods a receiver with forgeries
-//!   exhausts its key too, and must: each forgery attempt is a chance.
+//!   never raise it. The count is the value's: a key given to two values,
+//!   or to a new one after a restart, has a budget in each, so keep one
+//!   value per key for its life, or count across them. Decryption counts
+//!   because a receiver's key computes the same blocks; an attacker who
+//!   floods a receiver with forgeries exhausts its key too, and must: each
+//!   forgery attempt is a chance.
 //! - **Tags are 64 bits (enforced).** §2.1 asks for at least 64 bits, the
 //!   whole block here; [`TAG_LEN`] is the only length taken. A forgery
 //!   attempt succeeds with probability about (ℓ + 1)/2^64 for a message
@@ -293,11 +296,13 @@ impl TdeaGcm {
 
     /// Encrypts `plaintext` and returns ciphertext ‖ tag.
     pub fn encrypt(&self, iv: &[u8], aad: &[u8], plaintext: &[u8]) -> Result<Vec<u8>, Error> {
-        let mut out = Vec::with_capacity(plaintext.len() + TAG_LEN);
+        // The copy of the plaintext is wiped if the call is refused (the
+        // checks, the data limit's among them, come with the encryption).
+        let mut out = zeroize::Zeroizing::new(Vec::with_capacity(plaintext.len() + TAG_LEN));
         out.extend_from_slice(plaintext);
         let tag = self.encrypt_in_place_detached(iv, aad, &mut out)?;
         out.extend_from_slice(&tag);
-        Ok(out)
+        Ok(core::mem::take(&mut *out))
     }
 
     /// Verifies and decrypts ciphertext ‖ tag; the plaintext, or an error

@@ -84,8 +84,9 @@ impl Buffer {
         self.storage.blocks().len()
     }
 
-    /// One past the last fresh index; saturating, for a buffer aimed at
-    /// the very end of the index space (its fill fails there).
+    /// One past the last fresh index; saturating, though no buffer is
+    /// aimed past the index space (the pipeline drops such a buffer
+    /// instead of handing it out).
     pub(super) fn end(&self) -> u64 {
         self.first
             .saturating_add((self.len() - self.history) as u64)

@@ -20,7 +20,7 @@ use core::fmt;
 #[non_exhaustive]
 pub enum Error {
     /// No usable GPU: what is missing (the CUDA driver library, a CUDA
-    /// device, the NVRTC library, or this build's `cuda` feature).
+    /// device, the NVRTC library).
     GpuUnavailable(&'static str),
     /// A GPU operation failed: which one, and CUDA's error code (0 where
     /// there is none, such as a service that has stopped).

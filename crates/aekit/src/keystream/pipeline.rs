@@ -512,8 +512,9 @@ mod tests {
             assert!(p.keystream(first, 2).is_none(), "{first:#x}");
         }
         // An authentic packet at the very end (only a user's own counter
-        // discipline gets there): a buffer that fits is served; those aimed
-        // past the last index fail their fills, and those packets fall back.
+        // discipline gets there): a buffer that fits is served; those whose
+        // range would pass the last index are dropped unfilled, and those
+        // packets fall back.
         p.observe(u64::MAX - 250);
         let mut served = 0;
         for first in (u64::MAX - 250..u64::MAX - 10).step_by(10) {
@@ -524,13 +525,15 @@ mod tests {
     }
 
     /// Panics on every fill.
-    struct Panicking;
+    /// Panics on every fill, counting its calls.
+    struct Panicking(std::sync::Arc<std::sync::atomic::AtomicUsize>);
 
     impl KeystreamProducer for Panicking {
         fn name(&self) -> String {
             "panicking".into()
         }
         fn fill(&mut self, _: &CounterSpace, _: u64, _: &mut [Block]) -> Result<(), Error> {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             panic!("injected")
         }
     }
@@ -539,7 +542,9 @@ mod tests {
     fn a_panicking_producer_is_retired_on_every_schedule() {
         for schedule in [Schedule::Thread, Schedule::Immediate, Schedule::Manual] {
             let space = CounterSpace::Continuous { salt: [0; 4] };
-            let mut p = Pipeline::new(Box::new(Panicking), space, 100, 20, schedule, 0);
+            let calls = std::sync::Arc::default();
+            let producer = Panicking(std::sync::Arc::clone(&calls));
+            let mut p = Pipeline::new(Box::new(producer), space, 100, 20, schedule, 0);
             p.fill_now();
             // On a thread the failed buffer comes back when it comes back.
             let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
@@ -554,11 +559,16 @@ mod tests {
             );
             assert!(p.keystream(0, 4).is_none());
             let s = p.stats();
-            assert_eq!(
-                s.producer_errors, 1,
-                "{schedule:?}: called once, then never"
-            );
+            assert_eq!(s.producer_errors, 1, "{schedule:?}");
             assert!(s.failed >= 1, "{schedule:?}: {s:?}");
+            // Asked for more, the retired producer is not called again.
+            p.fill_now();
+            for first in [0, 100, 1000] {
+                assert!(p.keystream(first, 4).is_none());
+            }
+            p.fill_now();
+            let called = calls.load(std::sync::atomic::Ordering::Relaxed);
+            assert_eq!(called, 1, "{schedule:?}: called once, then never");
         }
     }
 

@@ -1,6 +1,6 @@
 /*
  * AES-128/192/256 in counter mode on a GPU: the kernel of aekit's CUDA
- * keystream producer (`cuda.rs`), compiled at run time by NVRTC for the GPU
+ * keystream producer (`cuda/driver.rs`), compiled at run time by NVRTC for the GPU
  * that is present, and compiled as plain C by the host tests
  * (`host_test.rs`) so that its arithmetic is checked on every machine.
  *
@@ -117,7 +117,7 @@ typedef struct { u32 x, y, z, w; } aek_out;
     do { (p)->x = (a); (p)->y = (b); (p)->z = (c); (p)->w = (d); } while (0)
 #endif
 
-/* One fill request. 64 bytes; the Rust side (`cuda.rs`, `Job`) has the same
+/* One fill request. 64 bytes; the Rust side (`cuda/mod.rs`, `Job`) has the same
  * layout and asserts its size at compile time. */
 typedef struct aek_job {
     u64 first;      /* linear index of the job's first counter block */

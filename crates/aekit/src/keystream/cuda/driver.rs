@@ -74,7 +74,7 @@ use cudarc::driver::{
     PushKernelArg, ValidAsZeroBits, result, sys,
 };
 use cudarc::nvrtc;
-use zeroize::Zeroize;
+use zeroize::Zeroizing;
 
 use super::{Job, KERNEL_SOURCE, KEY_WORDS, key_words};
 use crate::aes::Block;
@@ -342,7 +342,8 @@ struct Request {
 unsafe impl Send for Request {}
 
 enum Message {
-    Register(Vec<u32>, SyncSender<Result<u32, Error>>),
+    /// Round keys, wiped wherever the message ends (also unsent).
+    Register(Zeroizing<Vec<u32>>, SyncSender<Result<u32, Error>>),
     Release(u32),
     Fill(Request),
 }
@@ -466,10 +467,9 @@ impl CudaProducer {
     /// A producer for `key` sharing `service` with others: the key is
     /// uploaded once, into a slot of its own.
     pub fn on(service: &GpuService, key: &[u8]) -> Result<CudaProducer, Error> {
-        let (mut words, rounds) = key_words(key)?;
+        let (words, rounds) = key_words(key)?;
         let (reply, answer) = mpsc::sync_channel(1);
-        service.send(Message::Register(words.clone(), reply))?;
-        words.zeroize();
+        service.send(Message::Register(Zeroizing::new(words), reply))?;
         let slot = answer
             .recv()
             .map_err(|_| Error::GpuFailed("the service has stopped", 0))??;
@@ -675,9 +675,8 @@ impl Engine {
 
     fn take(&mut self, message: Message, stats: &Mutex<ServiceStats>) {
         match message {
-            Message::Register(mut words, reply) => {
+            Message::Register(words, reply) => {
                 let _ = reply.send(self.register(&words));
-                words.zeroize();
             }
             Message::Release(slot) => {
                 // Its producer is gone, so nothing of it is queued or in
@@ -726,14 +725,16 @@ impl Engine {
         let start = slot as usize * KEY_WORDS;
         let stream = &self.lanes[0].stream;
         let mut view = self.keys.slice_mut(start..start + KEY_WORDS);
-        stream
-            .memcpy_htod(words, &mut view)
-            .map_err(cuda_err("uploading round keys"))?;
         // Both streams' kernels read the slot: done before any launch.
-        stream
-            .synchronize()
-            .map_err(cuda_err("uploading round keys"))?;
-        Ok(slot)
+        let uploaded = stream
+            .memcpy_htod(words, &mut view)
+            .and_then(|()| stream.synchronize())
+            .map_err(cuda_err("uploading round keys"));
+        if uploaded.is_err() {
+            // The slot goes back for the next key.
+            self.free_slots.push(slot);
+        }
+        uploaded.map(|()| slot)
     }
 
     /// Refuses requests that waited too long before any of them started.
