@@ -31,6 +31,10 @@ pub enum Error {
     /// A keystream producer panicked; the pipeline stopped using it and
     /// computes every packet's keystream inline.
     ProducerPanicked,
+    /// The operating system refused the thread a pipeline on the `Thread`
+    /// schedule runs its producer on; the pipeline computes every packet's
+    /// keystream inline.
+    ProducerThreadRefused,
     /// A range of counter blocks runs past the last linear index of its
     /// counter space (2^64 − 1), where counters would wrap and repeat.
     CounterOverflow,
@@ -54,6 +58,9 @@ impl fmt::Display for Error {
             }
             Error::GpuStarved => f.write_str("GPU fill request starved in the service queue"),
             Error::ProducerPanicked => f.write_str("the keystream producer panicked"),
+            Error::ProducerThreadRefused => {
+                f.write_str("no thread could be started for the keystream producer")
+            }
             Error::CounterOverflow => {
                 f.write_str("counter range runs past the end of the counter space (2^64 blocks)")
             }

@@ -166,6 +166,14 @@ impl Pipeline {
             producer_name,
             retired: false,
         };
+        if !pipeline.driver.started() {
+            // No thread for the producer: retired at once, with the error
+            // to say why every packet computes its keystream inline.
+            pipeline.stats.producer_errors += 1;
+            pipeline.last_error = Some(Error::ProducerThreadRefused);
+            pipeline.retired = true;
+            return pipeline;
+        }
         for buffer in buffers {
             pipeline.submit(buffer);
         }
@@ -536,6 +544,25 @@ mod tests {
             self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             panic!("injected")
         }
+    }
+
+    /// A pipeline whose producer thread the system refuses says so: it is
+    /// retired with `ProducerThreadRefused`, and every request falls back,
+    /// counted as failed.
+    #[test]
+    fn a_refused_producer_thread_retires_the_pipeline_with_its_error() {
+        let space = CounterSpace::Continuous { salt: [0; 4] };
+        crate::keystream::thread::REFUSE_SPAWN.set(true);
+        let producer =
+            crate::keystream::CpuProducer::new(crate::aes::Strategy::Table, &[0; 16]).unwrap();
+        let mut p = Pipeline::new(Box::new(producer), space, 100, 20, Schedule::Thread, 0);
+        crate::keystream::thread::REFUSE_SPAWN.set(false);
+        assert_eq!(p.last_error(), Some(Error::ProducerThreadRefused));
+        for first in [0, 50, 500] {
+            assert!(p.keystream(first, 4).is_none());
+        }
+        let s = p.stats();
+        assert_eq!((s.producer_errors, s.failed, s.hits), (1, 3, 0), "{s:?}");
     }
 
     #[test]

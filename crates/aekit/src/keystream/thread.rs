@@ -101,19 +101,26 @@ impl Driver {
                 let (requests, inbox) = mpsc::channel::<Buffer>();
                 let (outbox, filled) = mpsc::channel();
                 let mut producer = producer;
-                let worker = std::thread::Builder::new()
-                    .name("aekit-keystream".into())
-                    .spawn(move || {
-                        // Ends when the pipeline drops its sender, or after
-                        // the producer panicked (never called again).
-                        for mut buffer in inbox {
-                            buffer.fill(&mut *producer, &space);
-                            let panicked = buffer.panicked();
-                            if outbox.send(buffer).is_err() || panicked {
-                                break;
-                            }
+                let builder = std::thread::Builder::new().name("aekit-keystream".into());
+                #[cfg(test)]
+                if REFUSE_SPAWN.get() {
+                    return Driver::Thread {
+                        requests: None,
+                        filled,
+                        worker: None,
+                    };
+                }
+                let worker = builder.spawn(move || {
+                    // Ends when the pipeline drops its sender, or after
+                    // the producer panicked (never called again).
+                    for mut buffer in inbox {
+                        buffer.fill(&mut *producer, &space);
+                        let panicked = buffer.panicked();
+                        if outbox.send(buffer).is_err() || panicked {
+                            break;
                         }
-                    });
+                    }
+                });
                 match worker {
                     Ok(worker) => Driver::Thread {
                         requests: Some(requests),
@@ -121,7 +128,8 @@ impl Driver {
                         worker: Some(worker),
                     },
                     // No thread to be had: no producer, every packet inline
-                    // (the pipeline sees nothing come back, ever).
+                    // ([`Driver::started`] says so, and the pipeline
+                    // retires with an error).
                     Err(_) => Driver::Thread {
                         requests: None,
                         filled,
@@ -170,6 +178,12 @@ impl Driver {
 
     /// The oldest filled buffer, waiting up to `wait` for the worker if
     /// need be; `None` when nothing came.
+    /// Whether the producer can run: false only where the operating system
+    /// refused the `Thread` schedule its thread.
+    pub(super) fn started(&self) -> bool {
+        !matches!(self, Driver::Thread { requests: None, .. })
+    }
+
     pub(super) fn take_waiting(&mut self, wait: Duration) -> Option<Buffer> {
         match self {
             // A timeout and a stopped worker alike: nothing came.
@@ -227,4 +241,11 @@ impl Drop for Driver {
             }
         }
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Set by a test on its own thread: the next `Thread` driver made there
+    /// is refused its thread, as the operating system may refuse one.
+    pub(super) static REFUSE_SPAWN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
