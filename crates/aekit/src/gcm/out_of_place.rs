@@ -23,7 +23,7 @@
 
 use core::mem::MaybeUninit;
 
-use super::aes_gcm::{AesGcm, OneShot, Tag};
+use super::aes_gcm::{AesGcm, OneShot, Tag, check_lengths};
 use super::kernel::{
     Direction, Kernel, KernelOp, OUT_OF_PLACE_PASS, Text, as_uninit, assume_init, copy_into,
 };
@@ -301,8 +301,9 @@ impl AesGcm {
     ) -> Result<Vec<u8>, Error> {
         self.check_tag(tag_len, iv.len())?;
         let (ciphertext, tag) = split_tag(ciphertext_and_tag, tag_len)?;
-        // As `encrypt`: every check before the allocation.
-        self.check_call(iv, aad, ciphertext, tag_len)?;
+        // As `encrypt`: every check before the allocation (the tag's was
+        // the first).
+        check_lengths(iv, aad, ciphertext)?;
         let mut out = Vec::with_capacity(ciphertext.len());
         let spare = &mut out.spare_capacity_mut()[..ciphertext.len()];
         // On failure the call has zeroed what it wrote, and the vector is
