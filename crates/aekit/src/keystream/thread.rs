@@ -101,16 +101,7 @@ impl Driver {
                 let (requests, inbox) = mpsc::channel::<Buffer>();
                 let (outbox, filled) = mpsc::channel();
                 let mut producer = producer;
-                let builder = std::thread::Builder::new().name("aekit-keystream".into());
-                #[cfg(test)]
-                if REFUSE_SPAWN.get() {
-                    return Driver::Thread {
-                        requests: None,
-                        filled,
-                        worker: None,
-                    };
-                }
-                let worker = builder.spawn(move || {
+                let work = move || {
                     // Ends when the pipeline drops its sender, or after
                     // the producer panicked (never called again).
                     for mut buffer in inbox {
@@ -120,7 +111,16 @@ impl Driver {
                             break;
                         }
                     }
-                });
+                };
+                let builder = std::thread::Builder::new().name("aekit-keystream".into());
+                #[cfg(test)]
+                let worker = if REFUSE_SPAWN.get() {
+                    Err(std::io::Error::other("refused by a test"))
+                } else {
+                    builder.spawn(work)
+                };
+                #[cfg(not(test))]
+                let worker = builder.spawn(work);
                 match worker {
                     Ok(worker) => Driver::Thread {
                         requests: Some(requests),
