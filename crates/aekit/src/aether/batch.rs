@@ -33,8 +33,9 @@
 //! gives: short messages go to a bitsliced group once a run has enough of
 //! them to fill its lanes, and on an `avx512` key long ones (33 blocks,
 //! 1500 bytes, and more) never do (on a `portable` key, whose one message
-//! costs far more, a run of a few dozen long ones of one shape does): the bitsliced F is cheaper than the one-message engine's
-//! (whose `vpshufb` S-box is bound by the shuffle ports), but the
+//! costs far more, a run of a few dozen long ones of one shape does): the
+//! bitsliced F is cheaper than the one-message engine's (whose `vpshufb`
+//! S-box is bound by the shuffle ports), but the
 //! transposes in and out cost about as much as the rounds of a block, so
 //! the longer the message the less a group gains. Other CPUs would draw
 //! these lines elsewhere; the costs are that machine's.
