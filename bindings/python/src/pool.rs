@@ -34,6 +34,21 @@ struct Shared {
     pool: Option<(u32, Arc<Pool>)>,
 }
 
+impl Shared {
+    /// Takes the pool out if this process (`pid`) made it; one inherited
+    /// over `fork` is forgotten, not dropped.
+    fn take_own(&mut self, pid: u32) -> Option<Arc<Pool>> {
+        match self.pool.take() {
+            Some((owner, pool)) if owner == pid => Some(pool),
+            Some(inherited) => {
+                std::mem::forget(inherited);
+                None
+            }
+            None => None,
+        }
+    }
+}
+
 static SHARED: Mutex<Shared> = Mutex::new(Shared {
     threads: 1,
     pool: None,
@@ -44,13 +59,9 @@ static SHARED: Mutex<Shared> = Mutex::new(Shared {
 pub fn shared() -> Option<Arc<Pool>> {
     let pid = std::process::id();
     let mut shared = SHARED.lock().unwrap_or_else(PoisonError::into_inner);
-    match shared.pool.take() {
-        Some((owner, pool)) if owner == pid => {
-            shared.pool = Some((owner, Arc::clone(&pool)));
-            return Some(pool);
-        }
-        Some(inherited) => std::mem::forget(inherited),
-        None => {}
+    if let Some(pool) = shared.take_own(pid) {
+        shared.pool = Some((pid, Arc::clone(&pool)));
+        return Some(pool);
     }
     if shared.threads == 1 {
         return None;
@@ -73,12 +84,7 @@ pub fn set_threads(threads: usize) -> PyResult<()> {
     let mut shared = SHARED.lock().unwrap_or_else(PoisonError::into_inner);
     shared.threads = threads;
     // The next large message makes a pool of the new size; one in use by
-    // another thread's message lives until that message is done. A pool
-    // inherited over `fork` is forgotten, as in `shared`.
-    if let Some((owner, pool)) = shared.pool.take()
-        && owner != std::process::id()
-    {
-        std::mem::forget(pool);
-    }
+    // another thread's message lives until that message is done.
+    drop(shared.take_own(std::process::id()));
     Ok(())
 }
